@@ -1,0 +1,349 @@
+"""Catalog model: parts with sourced specs and prices, tiers, and the catalog that holds them.
+
+Everything here is read-only data produced by :mod:`torchrig.catalog.loader`; a user's price
+edits live in a build, never in these objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal, TypeVar
+
+from torchrig.catalog.specs import (
+    CpuSpec,
+    GpuSpec,
+    MemorySpec,
+    MotherboardSpec,
+    NetworkSpec,
+    PsuSpec,
+    Spec,
+    StorageSpec,
+)
+from torchrig.errors import InputError
+from torchrig.i18n import Msg
+from torchrig.units import GB, GiB, TERA, fmt_gb, fmt_rate
+
+Currency = Literal["CNY", "USD"]
+CURRENCIES: tuple[str, ...] = ("CNY", "USD")
+PriceKind = Literal["launch-msrp", "retail", "estimate"]
+PRICE_KINDS: tuple[str, ...] = ("launch-msrp", "retail", "estimate")
+
+_S = TypeVar("_S")
+
+
+@dataclass(frozen=True)
+class Price:
+    """One sourced price. ``source`` is a URL/source key, or ``"estimate: <basis>"``.
+
+    ``date`` is ``YYYY-MM-DD`` or ``YYYY-MM`` (the month a launch price was announced).
+    """
+
+    amount: Decimal
+    currency: Currency
+    date: str
+    kind: PriceKind
+    source: str
+    reliability: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "amount": str(self.amount),
+            "currency": self.currency,
+            "date": self.date,
+            "kind": self.kind,
+            "source": self.source,
+            "reliability": self.reliability,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A source named in the catalog: a short key (``"TPU"``) with its URL and description."""
+
+    key: str
+    url: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """A catalog part.
+
+    Attributes:
+        id: stable kebab-case id starting with the vendor (``nvidia-rtx-4090``).
+        specs: the category's typed spec record, SI units.
+        sources: source keys or URLs backing the part as a whole.
+        field_sources: per-field source where the JSON gave one (spec attribute -> source).
+        derived_fields: spec attributes computed from a sourced figure -> how (lower confidence).
+        prices: sourced prices, oldest first; may be empty (the build then asks for one).
+        match_names: names hardware detection reports for this part (used by match_*).
+    """
+
+    id: str
+    category: str
+    vendor: str
+    name: str
+    specs: Spec
+    sources: tuple[str, ...]
+    field_sources: dict[str, str] = field(default_factory=dict)
+    derived_fields: dict[str, str] = field(default_factory=dict)
+    prices: tuple[Price, ...] = ()
+    notes: Msg | None = None
+    match_names: tuple[str, ...] = ()
+
+    @property
+    def gpu(self) -> GpuSpec:
+        return _spec_as(self, GpuSpec)
+
+    @property
+    def cpu(self) -> CpuSpec:
+        return _spec_as(self, CpuSpec)
+
+    @property
+    def memory(self) -> MemorySpec:
+        return _spec_as(self, MemorySpec)
+
+    @property
+    def storage(self) -> StorageSpec:
+        return _spec_as(self, StorageSpec)
+
+    @property
+    def motherboard(self) -> MotherboardSpec:
+        return _spec_as(self, MotherboardSpec)
+
+    @property
+    def psu(self) -> PsuSpec:
+        return _spec_as(self, PsuSpec)
+
+    @property
+    def network(self) -> NetworkSpec:
+        return _spec_as(self, NetworkSpec)
+
+    def is_derived(self, attr: str) -> bool:
+        return attr in self.derived_fields
+
+    def key_spec(self, lang: str = "en") -> str:
+        """One short line for tables, e.g. ``24 GiB GDDR6X, 165.2 TFLOPS FP16 TC``."""
+        return _key_spec(self, lang)
+
+
+def _spec_as(part: Part, cls: type[_S]) -> _S:
+    if not isinstance(part.specs, cls):
+        raise TypeError(f"part {part.id} is a {part.category}, not a {cls.__name__}")
+    return part.specs
+
+
+def _num(value: float, digits: int = 1) -> str:
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _unknown(lang: str) -> str:
+    return "未知" if lang == "zh" else "unknown"
+
+
+def _key_spec(part: Part, lang: str) -> str:
+    s = part.specs
+    zh = lang == "zh"
+    bits: list[str] = []
+    if isinstance(s, GpuSpec):
+        if s.vram_bytes is not None:
+            bits.append(f"{_num(s.vram_bytes / GiB)} GiB {s.memory_type or ''}".strip())
+        if s.fp16_tensor_flops is not None:
+            mark = "*" if part.is_derived("fp16_tensor_flops") else ""
+            bits.append(f"{_num(s.fp16_tensor_flops / TERA)}{mark} TFLOPS FP16 TC")
+        elif s.tensor_cores is False:
+            bits.append("无 Tensor Core" if zh else "no tensor cores")
+        if s.tdp_w is not None:
+            bits.append(f"{s.tdp_w:.0f} W")
+    elif isinstance(s, CpuSpec):
+        cores = f"{s.cores}C/{s.threads}T" if s.cores and s.threads else _unknown(lang)
+        bits.append(cores)
+        if s.boost_clock_hz:
+            bits.append(f"{_num(s.boost_clock_hz / 1e9, 2)} GHz")
+        if s.socket:
+            bits.append(s.socket)
+        if s.memory_support:
+            bits.append("/".join(m.type for m in s.memory_support))
+    elif isinstance(s, MemorySpec):
+        if s.modules and s.module_bytes:
+            bits.append(f"{s.modules}x{_num(s.module_bytes / GiB)} GiB")
+        speed = f"-{s.speed_mts}" if s.speed_mts else ""
+        bits.append(f"{s.memory_type}{speed}")
+        if s.module_form:
+            bits.append(s.module_form)
+    elif isinstance(s, StorageSpec):
+        if s.capacity_bytes:
+            bits.append(fmt_gb(s.capacity_bytes, 0 if s.capacity_bytes % GB == 0 else 1))
+        bits.append(s.interface or s.kind or "")
+        if s.seq_read:
+            bits.append(("顺序读 " if zh else "read ") + fmt_rate(s.seq_read))
+    elif isinstance(s, MotherboardSpec):
+        bits.append(" ".join(x for x in (s.socket, s.chipset) if x))
+        if s.memory_slots and s.memory_type:
+            bits.append(f"{s.memory_slots}x {s.memory_type}")
+        if s.gpu_lane_configs:
+            widths = ["+".join(f"x{slot.lanes}" for slot in cfg) for cfg in s.gpu_lane_configs]
+            bits.append(" / ".join(widths))
+        if s.sxm_gpu_slots:
+            bits.append(f"{s.sxm_gpu_slots}x SXM")
+    elif isinstance(s, PsuSpec):
+        if s.wattage_w:
+            bits.append(f"{s.wattage_w:.0f} W")
+        if s.efficiency:
+            bits.append(s.efficiency)
+    elif isinstance(s, NetworkSpec):
+        if s.rate_bits_per_s:
+            ports = f"{s.ports}x " if s.ports and s.ports > 1 else ""
+            bits.append(f"{ports}{_num(s.rate_bits_per_s / 1e9)} Gb/s")
+        if s.bandwidth:
+            bits.append(fmt_rate(s.bandwidth))
+        if s.standard:
+            bits.append(s.standard)
+    text = ", ".join(b for b in bits if b)
+    return text or _unknown(lang)
+
+
+@dataclass(frozen=True)
+class SeedRule:
+    """One of the seed document's general rules (sections 1.1/1.2), kept as data."""
+
+    id: str
+    section: str
+    value: float | bool | str
+    text: Msg
+
+
+@dataclass(frozen=True)
+class TierPartChoice:
+    """The seed's recommended part for one role and its alternatives, as catalog ids."""
+
+    role: str
+    recommended: str
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def all_ids(self) -> tuple[str, ...]:
+        return (self.recommended, *self.alternatives)
+
+
+@dataclass(frozen=True)
+class TierRequirements:
+    """What a tier implies for a machine. Part-derived minimums (cores, VRAM) are computed from
+    the tier's recommended parts at load time, so the data states them only once."""
+
+    min_cpu_cores: int | None
+    min_vram_bytes: int | None
+    gpus_per_node: tuple[int, int]
+    nodes: tuple[int, int]
+    min_ram_bytes: int
+    memory_type: str | None
+    storage_kinds: tuple[str, ...]
+    storage_bytes: int | None
+    interconnect: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StarterLine:
+    part_id: str
+    quantity: int
+    role: str
+    scope: Literal["node", "cluster"] = "node"
+
+
+@dataclass(frozen=True)
+class Tier:
+    """A target tier from the seed (section 2.x), in both languages.
+
+    ``starter_lines`` are TorchRig's picks for the parts the seed does not name (board, PSU,
+    memory kit, drives, network), used by "Start a build from this tier".
+    """
+
+    id: str
+    section: str
+    name: Msg
+    use_cases: Msg
+    parts: tuple[TierPartChoice, ...]
+    ram: Msg
+    storage: Msg
+    price_range_cny: tuple[Decimal, Decimal] | None
+    price_note: Msg
+    advantages: Msg
+    model_scale: Literal["small", "large"]
+    requirements: TierRequirements
+    starter_nodes: int
+    starter_lines: tuple[StarterLine, ...]
+    starter_note: Msg
+    claims: tuple[Msg, ...] = ()
+
+    def part_choice(self, role: str) -> TierPartChoice | None:
+        return next((c for c in self.parts if c.role == role), None)
+
+    def part_ids(self) -> Iterator[str]:
+        for choice in self.parts:
+            yield from choice.all_ids
+        for line in self.starter_lines:
+            yield line.part_id
+
+
+@dataclass
+class Catalog:
+    """All parts, tiers and seed rules, with lookups by id, category and detected name."""
+
+    parts: dict[str, Part]
+    tiers: dict[str, Tier]
+    seed_rules: dict[str, SeedRule]
+    sources: dict[str, SourceRef]
+    root: str = ""
+
+    def get(self, part_id: str) -> Part:
+        try:
+            return self.parts[part_id]
+        except KeyError:
+            raise InputError(f"unknown catalog part id {part_id!r}") from None
+
+    def by_category(self, category: str) -> list[Part]:
+        return [p for p in self.parts.values() if p.category == category]
+
+    def tier(self, tier_id: str) -> Tier:
+        try:
+            return self.tiers[tier_id]
+        except KeyError:
+            known = ", ".join(self.tiers)
+            raise InputError(f"unknown tier {tier_id!r}: use one of {known}") from None
+
+    def match_gpu(self, detected_name: str, vram_bytes: int | None = None) -> Part | None:
+        from torchrig.catalog.matching import match_part
+
+        return match_part(self.by_category("gpu"), detected_name, vram_bytes=vram_bytes)
+
+    def match_cpu(self, detected_name: str) -> Part | None:
+        from torchrig.catalog.matching import match_part
+
+        return match_part(self.by_category("cpu"), detected_name)
+
+    def source_url(self, ref: str) -> str:
+        """A source key's URL (``"TPU"`` -> its URL); URLs and other text pass through."""
+        src = self.sources.get(ref)
+        return src.url if src else ref
+
+
+__all__ = [
+    "CURRENCIES",
+    "PRICE_KINDS",
+    "Catalog",
+    "Currency",
+    "Part",
+    "Price",
+    "PriceKind",
+    "SeedRule",
+    "SourceRef",
+    "StarterLine",
+    "Tier",
+    "TierPartChoice",
+    "TierRequirements",
+]

@@ -1,0 +1,350 @@
+"""Typed spec records for each part category, and the JSON schema that fills them.
+
+The JSON catalog uses friendly units named in the key (``vram_gib``, ``fp16_tensor_tflops``,
+``memory_bandwidth_gb_s``); the model stores SI base units (bytes, bytes/s, FLOP/s, W, Hz, bit/s)
+so that every consumer compares like with like. Each :class:`FieldDef` says how one JSON key maps
+to one attribute, with the scale and the plausible range that the loader enforces. A value the
+sources do not give stays ``None`` and the UI shows "unknown".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from torchrig.units import GB, GiB, MB
+
+CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard", "psu", "network")
+"""Part categories, in the order a build sheet lists them."""
+
+Kind = Literal["num", "int", "str", "bool", "str_list", "mem_support", "lane_configs"]
+
+TERA = 1e12
+GIGA = 1e9
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """How one JSON spec key maps to one model attribute.
+
+    ``scale`` multiplies the JSON number into SI base units; ``lo``/``hi`` bound the JSON value
+    (in the JSON's own unit) so a typo such as ``"vram_gib": 2400`` is caught at load time.
+    ``choices`` restricts text values.
+    """
+
+    key: str
+    attr: str
+    kind: Kind
+    scale: float = 1.0
+    lo: float | None = None
+    hi: float | None = None
+    required: bool = False
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class MemorySupport:
+    """One memory type a CPU supports, with its rated speed when the source gives one."""
+
+    type: str
+    speed_mts: int | None
+
+    def text(self) -> str:
+        return f"{self.type}-{self.speed_mts}" if self.speed_mts else self.type
+
+
+@dataclass(frozen=True)
+class GpuSlot:
+    """The electrical width a board gives one GPU in a given population of x16-size slots."""
+
+    lanes: int
+    gen: int | None
+    via: Literal["cpu", "chipset"]
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """A GPU. Tensor figures are dense (no 2:4 sparsity) with FP32 accumulate, the rate that
+    PyTorch AMP/bf16 matmuls see; ``tensor_accumulate`` states that convention per part."""
+
+    architecture: str | None = None
+    chip: str | None = None
+    compute_capability: str | None = None
+    gfx_target: str | None = None
+    vram_bytes: int | None = None
+    vram_ecc: bool | None = None
+    memory_type: str | None = None
+    memory_bus_bits: int | None = None
+    memory_bandwidth: float | None = None
+    fp32_flops: float | None = None
+    fp32_matrix_flops: float | None = None
+    fp16_flops: float | None = None
+    tensor_cores: bool | None = None
+    fp16_tensor_flops: float | None = None
+    bf16_tensor_flops: float | None = None
+    tf32_tensor_flops: float | None = None
+    fp16_tensor_sparse_flops: float | None = None
+    int8_tensor_sparse_ops: float | None = None
+    tensor_accumulate: str | None = None
+    tdp_w: float | None = None
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = None
+    nvlink: bool | None = None
+    gpu_link: str | None = None
+    gpu_link_bandwidth: float | None = None
+    form_factor: str | None = None
+    slot_width: float | None = None
+    cooling: str | None = None
+
+
+@dataclass(frozen=True)
+class CpuSpec:
+    """A CPU. ``tdp_w`` is AMD TDP or Intel base power (PBP); ``max_turbo_power_w`` is Intel
+    MTP. ``pcie_lanes`` counts lanes from the CPU itself (not the chipset)."""
+
+    microarchitecture: str | None = None
+    cores: int | None = None
+    performance_cores: int | None = None
+    efficiency_cores: int | None = None
+    threads: int | None = None
+    base_clock_hz: float | None = None
+    boost_clock_hz: float | None = None
+    tdp_w: float | None = None
+    max_turbo_power_w: float | None = None
+    socket: str | None = None
+    max_sockets: int | None = None
+    memory_support: tuple[MemorySupport, ...] = ()
+    memory_channels: int | None = None
+    max_memory_bytes: int | None = None
+    memory_bandwidth: float | None = None
+    pcie_lanes: int | None = None
+    pcie_gen: int | None = None
+    avx512: bool | None = None
+
+    @property
+    def memory_types(self) -> tuple[str, ...]:
+        return tuple(m.type for m in self.memory_support)
+
+    @property
+    def smt(self) -> bool | None:
+        if self.cores is None or self.threads is None:
+            return None
+        return self.threads > self.cores
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """A memory kit (a box of identical modules)."""
+
+    memory_type: str | None = None
+    speed_mts: int | None = None
+    modules: int | None = None
+    module_bytes: int | None = None
+    module_form: str | None = None
+    ecc: bool | None = None
+    cas_latency: int | None = None
+    voltage: float | None = None
+
+    @property
+    def total_bytes(self) -> int | None:
+        if self.modules is None or self.module_bytes is None:
+            return None
+        return self.modules * self.module_bytes
+
+
+@dataclass(frozen=True)
+class StorageSpec:
+    """A drive. Sequential rates are the vendor's best-case figures (HDD: outer tracks)."""
+
+    kind: str | None = None
+    interface: str | None = None
+    pcie_gen: int | None = None
+    capacity_bytes: int | None = None
+    seq_read: float | None = None
+    seq_write: float | None = None
+    form_factor: str | None = None
+    rpm: int | None = None
+    endurance_tbw: float | None = None
+
+
+@dataclass(frozen=True)
+class MotherboardSpec:
+    """A motherboard or a GPU server's system board.
+
+    ``gpu_lane_configs[n - 1]`` is how the board wires ``n`` GPUs in its x16-size slots (for
+    example ``x16`` for one card, ``x8 + x8`` for two); a board with no entry for ``n`` cannot
+    take ``n`` cards at all. ``sxm_gpu_slots`` counts SXM/OAM sockets on an HGX-type baseboard.
+    """
+
+    socket: str | None = None
+    cpu_sockets: int | None = None
+    chipset: str | None = None
+    form_factor: str | None = None
+    memory_type: str | None = None
+    memory_slots: int | None = None
+    max_memory_bytes: int | None = None
+    max_memory_speed_mts: int | None = None
+    module_form: str | None = None
+    x16_slots: int | None = None
+    gpu_lane_configs: tuple[tuple[GpuSlot, ...], ...] = ()
+    m2_slots: int | None = None
+    sxm_gpu_slots: int | None = None
+    onboard_lan: str | None = None
+
+
+@dataclass(frozen=True)
+class PsuSpec:
+    """A power supply."""
+
+    wattage_w: float | None = None
+    efficiency: str | None = None
+    form_factor: str | None = None
+    atx_version: str | None = None
+    pcie_12v_2x6_connectors: int | None = None
+    pcie_8pin_connectors: int | None = None
+    modular: str | None = None
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """A network adapter or a GPU link (NVLink bridge)."""
+
+    kind: str | None = None
+    standard: str | None = None
+    rate_bits_per_s: float | None = None
+    ports: int | None = None
+    bandwidth: float | None = None
+    host_pcie_gen: int | None = None
+    host_pcie_lanes: int | None = None
+    connector: str | None = None
+    gpus_bridged: int | None = None
+
+
+Spec = GpuSpec | CpuSpec | MemorySpec | StorageSpec | MotherboardSpec | PsuSpec | NetworkSpec
+
+SPEC_CLASSES: dict[str, type] = {
+    "gpu": GpuSpec,
+    "cpu": CpuSpec,
+    "memory": MemorySpec,
+    "storage": StorageSpec,
+    "motherboard": MotherboardSpec,
+    "psu": PsuSpec,
+    "network": NetworkSpec,
+}
+
+_LANES = (1.0, 16.0)
+_GEN = (1.0, 6.0)
+
+SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
+    "gpu": (
+        FieldDef("architecture", "architecture", "str", required=True),
+        FieldDef("chip", "chip", "str"),
+        FieldDef("compute_capability", "compute_capability", "str"),
+        FieldDef("gfx_target", "gfx_target", "str"),
+        FieldDef("vram_gib", "vram_bytes", "int", GiB, 0.5, 1024, required=True),
+        FieldDef("vram_ecc", "vram_ecc", "bool"),
+        FieldDef("memory_type", "memory_type", "str"),
+        FieldDef("memory_bus_bits", "memory_bus_bits", "int", 1, 32, 8192),
+        FieldDef("memory_bandwidth_gb_s", "memory_bandwidth", "num", GB, 10, 20_000),
+        FieldDef("fp32_tflops", "fp32_flops", "num", TERA, 0.1, 1_000),
+        FieldDef("fp32_matrix_tflops", "fp32_matrix_flops", "num", TERA, 0.1, 1_000),
+        FieldDef("fp16_tflops", "fp16_flops", "num", TERA, 0.1, 1_000),
+        FieldDef("tensor_cores", "tensor_cores", "bool", required=True),
+        FieldDef("fp16_tensor_tflops", "fp16_tensor_flops", "num", TERA, 1, 10_000),
+        FieldDef("bf16_tensor_tflops", "bf16_tensor_flops", "num", TERA, 1, 10_000),
+        FieldDef("tf32_tensor_tflops", "tf32_tensor_flops", "num", TERA, 1, 10_000),
+        FieldDef("fp16_tensor_sparse_tflops", "fp16_tensor_sparse_flops", "num", TERA, 1, 20_000),
+        FieldDef("int8_tensor_sparse_tops", "int8_tensor_sparse_ops", "num", TERA, 1, 50_000),
+        FieldDef("tensor_accumulate", "tensor_accumulate", "str", choices=("fp32",)),
+        FieldDef("tdp_w", "tdp_w", "num", 1, 5, 2_000),
+        FieldDef("pcie_gen", "pcie_gen", "int", 1, *_GEN),
+        FieldDef("pcie_lanes", "pcie_lanes", "int", 1, *_LANES),
+        FieldDef("nvlink", "nvlink", "bool"),
+        FieldDef("gpu_link", "gpu_link", "str"),
+        FieldDef("gpu_link_gb_s", "gpu_link_bandwidth", "num", GB, 1, 10_000),
+        FieldDef("form_factor", "form_factor", "str", required=True,
+                 choices=("pcie", "sxm4", "sxm5", "oam", "module")),
+        FieldDef("slot_width", "slot_width", "num", 1, 1, 5),
+        FieldDef("cooling", "cooling", "str", choices=("open-air", "blower", "passive")),
+    ),
+    "cpu": (
+        FieldDef("microarchitecture", "microarchitecture", "str"),
+        FieldDef("cores", "cores", "int", 1, 1, 512, required=True),
+        FieldDef("performance_cores", "performance_cores", "int", 1, 1, 512),
+        FieldDef("efficiency_cores", "efficiency_cores", "int", 1, 0, 512),
+        FieldDef("threads", "threads", "int", 1, 1, 1024, required=True),
+        FieldDef("base_clock_ghz", "base_clock_hz", "num", GIGA, 0.5, 7),
+        FieldDef("boost_clock_ghz", "boost_clock_hz", "num", GIGA, 0.5, 7),
+        FieldDef("tdp_w", "tdp_w", "num", 1, 5, 1_000),
+        FieldDef("max_turbo_power_w", "max_turbo_power_w", "num", 1, 5, 1_000),
+        FieldDef("socket", "socket", "str", required=True),
+        FieldDef("max_sockets", "max_sockets", "int", 1, 1, 8),
+        FieldDef("memory", "memory_support", "mem_support"),
+        FieldDef("memory_channels", "memory_channels", "int", 1, 1, 24),
+        FieldDef("max_memory_gib", "max_memory_bytes", "int", GiB, 1, 65_536),
+        FieldDef("memory_bandwidth_gb_s", "memory_bandwidth", "num", GB, 1, 2_000),
+        FieldDef("pcie_lanes", "pcie_lanes", "int", 1, 1, 256),
+        FieldDef("pcie_gen", "pcie_gen", "int", 1, *_GEN),
+        FieldDef("avx512", "avx512", "bool"),
+    ),
+    "memory": (
+        FieldDef("memory_type", "memory_type", "str", required=True,
+                 choices=("DDR4", "DDR5")),
+        FieldDef("speed_mts", "speed_mts", "int", 1, 800, 12_000),
+        FieldDef("modules", "modules", "int", 1, 1, 32, required=True),
+        FieldDef("module_gib", "module_bytes", "int", GiB, 1, 512, required=True),
+        FieldDef("module_form", "module_form", "str", choices=("UDIMM", "RDIMM")),
+        FieldDef("ecc", "ecc", "bool"),
+        FieldDef("cas_latency", "cas_latency", "int", 1, 5, 100),
+        FieldDef("voltage_v", "voltage", "num", 1, 0.9, 2),
+    ),
+    "storage": (
+        FieldDef("kind", "kind", "str", required=True, choices=("nvme", "sata-ssd", "hdd")),
+        FieldDef("interface", "interface", "str"),
+        FieldDef("pcie_gen", "pcie_gen", "int", 1, *_GEN),
+        FieldDef("capacity_gb", "capacity_bytes", "int", GB, 1, 100_000, required=True),
+        FieldDef("seq_read_mb_s", "seq_read", "num", MB, 10, 30_000),
+        FieldDef("seq_write_mb_s", "seq_write", "num", MB, 10, 30_000),
+        FieldDef("form_factor", "form_factor", "str"),
+        FieldDef("rpm", "rpm", "int", 1, 3_000, 20_000),
+        FieldDef("endurance_tbw", "endurance_tbw", "num", 1, 1, 100_000),
+    ),
+    "motherboard": (
+        FieldDef("socket", "socket", "str", required=True),
+        FieldDef("cpu_sockets", "cpu_sockets", "int", 1, 1, 8),
+        FieldDef("chipset", "chipset", "str"),
+        FieldDef("form_factor", "form_factor", "str"),
+        FieldDef("memory_type", "memory_type", "str", required=True,
+                 choices=("DDR4", "DDR5")),
+        FieldDef("memory_slots", "memory_slots", "int", 1, 1, 64, required=True),
+        FieldDef("max_memory_gib", "max_memory_bytes", "int", GiB, 1, 65_536),
+        FieldDef("max_memory_speed_mts", "max_memory_speed_mts", "int", 1, 800, 12_000),
+        FieldDef("module_form", "module_form", "str", choices=("UDIMM", "RDIMM")),
+        FieldDef("x16_slots", "x16_slots", "int", 1, 0, 16),
+        FieldDef("gpu_lane_configs", "gpu_lane_configs", "lane_configs"),
+        FieldDef("m2_slots", "m2_slots", "int", 1, 0, 16),
+        FieldDef("sxm_gpu_slots", "sxm_gpu_slots", "int", 1, 0, 16),
+        FieldDef("onboard_lan", "onboard_lan", "str"),
+    ),
+    "psu": (
+        FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),
+        FieldDef("efficiency", "efficiency", "str"),
+        FieldDef("form_factor", "form_factor", "str"),
+        FieldDef("atx_version", "atx_version", "str"),
+        FieldDef("pcie_12v_2x6_connectors", "pcie_12v_2x6_connectors", "int", 1, 0, 8),
+        FieldDef("pcie_8pin_connectors", "pcie_8pin_connectors", "int", 1, 0, 16),
+        FieldDef("modular", "modular", "str", choices=("full", "semi", "none")),
+    ),
+    "network": (
+        FieldDef("kind", "kind", "str", required=True,
+                 choices=("ethernet", "infiniband", "nvlink-bridge")),
+        FieldDef("standard", "standard", "str"),
+        FieldDef("rate_gbit_s", "rate_bits_per_s", "num", GIGA, 1, 2_000),
+        FieldDef("ports", "ports", "int", 1, 1, 16),
+        FieldDef("bandwidth_gb_s", "bandwidth", "num", GB, 1, 10_000),
+        FieldDef("host_pcie_gen", "host_pcie_gen", "int", 1, *_GEN),
+        FieldDef("host_pcie_lanes", "host_pcie_lanes", "int", 1, *_LANES),
+        FieldDef("connector", "connector", "str"),
+        FieldDef("gpus_bridged", "gpus_bridged", "int", 1, 2, 8),
+    ),
+}

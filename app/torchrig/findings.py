@@ -1,0 +1,89 @@
+"""Findings: what analysis, compatibility checks and benchmarks tell the user.
+
+One model for all of them, so the GUI, the CLI and the PDF show findings the same way. Each
+finding has the numbers behind it, a fix, and its source (a seed section such as "seed 4.2" or a
+reference), so a user can check the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from torchrig.i18n import Msg
+
+
+class Severity(str, Enum):
+    """Ordered from worst to mildest.
+
+    BLOCKER is the "error" severity of the CLI contract: the build cannot work or the workload
+    will not run (does not fit in VRAM, socket mismatch). ``torchrig check`` exits 1 on one.
+    """
+
+    BLOCKER = "blocker"
+    BOTTLENECK = "bottleneck"
+    WARNING = "warning"
+    OVERKILL = "overkill"
+    ADVICE = "advice"
+
+    @property
+    def rank(self) -> int:
+        return list(Severity).index(self)
+
+    @property
+    def label(self) -> Msg:
+        return _SEVERITY_LABELS[self]
+
+
+_SEVERITY_LABELS = {
+    Severity.BLOCKER: Msg("Blocker", "阻断"),
+    Severity.BOTTLENECK: Msg("Bottleneck", "瓶颈"),
+    Severity.WARNING: Msg("Warning", "警告"),
+    Severity.OVERKILL: Msg("Overkill", "配置过剩"),
+    Severity.ADVICE: Msg("Advice", "建议"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One observation with its evidence.
+
+    Attributes:
+        code: stable dotted id, e.g. ``"compat.socket"``, ``"analysis.vram"``.
+        severity: how bad it is.
+        title: one line.
+        detail: the numbers behind it, in words.
+        fix: what to change (a catalog part, a technique).
+        source: where the rule comes from ("seed 4.2", "Dettmers", "ATX12V rule").
+        numbers: the same numbers in SI base units, for JSON consumers.
+    """
+
+    code: str
+    severity: Severity
+    title: Msg
+    detail: Msg
+    fix: Msg
+    source: str
+    numbers: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "title": self.title.to_dict(),
+            "detail": self.detail.to_dict(),
+            "fix": self.fix.to_dict(),
+            "source": self.source,
+            "numbers": dict(self.numbers),
+        }
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Worst first; stable within a severity so related findings stay together."""
+    return sorted(findings, key=lambda f: f.severity.rank)
+
+
+def has_blocker(findings: Iterable[Finding]) -> bool:
+    return any(f.severity is Severity.BLOCKER for f in findings)

@@ -1,0 +1,167 @@
+"""This machine: one card per component, filled by detection on a worker thread."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from torchrig.gui.qt import (
+    QApplication,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from torchrig.gui.workers import TaskRunner
+from torchrig.hardware.model import SystemProfile
+from torchrig.hardware.sections import Section, profile_sections, sections_text
+
+
+class _Card(QFrame):
+    def __init__(self, section: Section, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("card")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        grid = QGridLayout(self)
+        title = QLabel(section.title)
+        title.setTextFormat(Qt.TextFormat.PlainText)
+        font = title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        title.setFont(font)
+        grid.addWidget(title, 0, 0, 1, 2)
+        for i, row in enumerate(section.rows, start=1):
+            label = QLabel(row.label)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setStyleSheet("color: palette(placeholder-text);")
+            value = QLabel(row.value)
+            value.setTextFormat(Qt.TextFormat.PlainText)
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            if not row.known:
+                value.setStyleSheet("color: #a15c00;")
+            if row.hint:
+                label.setToolTip(row.hint)
+                value.setToolTip(row.hint)
+            grid.addWidget(label, i, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(value, i, 1)
+        grid.setColumnStretch(1, 1)
+
+
+class MachinePage(QWidget):
+    """Detected CPU, memory, GPUs, storage and software.
+
+    Signals:
+        profile_changed(object): a new SystemProfile after detection finished.
+    Attributes:
+        profile: the last detected profile, or None while the first detection runs.
+    """
+
+    profile_changed = Signal(object)
+
+    def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.profile: SystemProfile | None = None
+        self._lang = lang
+        self._runner = TaskRunner(self)
+        self._runner.succeeded.connect(self._on_detected)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.finished.connect(self._on_finished)
+
+        outer = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        heading = QLabel(self.tr("<h2>This machine</h2>"))
+        self.status = QLabel(self.tr("Detecting…"))
+        self.refresh_button = QPushButton(self.tr("Refresh"))
+        self.torch_button = QPushButton(self.tr("Ask torch too"))
+        self.torch_button.setToolTip(self.tr(
+            "Also query torch for CUDA/ROCm/MPS details (loads torch: takes a few seconds)"))
+        self.copy_text_button = QPushButton(self.tr("Copy as text"))
+        self.copy_json_button = QPushButton(self.tr("Copy as JSON"))
+        for button in (self.copy_text_button, self.copy_json_button):
+            button.setEnabled(False)
+        bar.addWidget(heading)
+        bar.addWidget(self.status, 1)
+        for button in (self.refresh_button, self.torch_button, self.copy_text_button,
+                       self.copy_json_button):
+            bar.addWidget(button)
+        outer.addLayout(bar)
+
+        self._cards_host = QWidget()
+        self._cards = QGridLayout(self._cards_host)
+        self._cards.setAlignment(Qt.AlignmentFlag.AlignTop)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self._cards_host)
+        outer.addWidget(scroll, 1)
+
+        self.refresh_button.clicked.connect(lambda: self.refresh(use_torch=False))
+        self.torch_button.clicked.connect(lambda: self.refresh(use_torch=True))
+        self.copy_text_button.clicked.connect(self.copy_text)
+        self.copy_json_button.clicked.connect(self.copy_json)
+
+    def refresh(self, use_torch: bool = False) -> None:
+        if self._runner.running:
+            return
+        self.status.setText(self.tr("Detecting… (loading torch)") if use_torch
+                            else self.tr("Detecting…"))
+        self.refresh_button.setEnabled(False)
+        self.torch_button.setEnabled(False)
+
+        def work(cancel: Any, progress: Any) -> SystemProfile:
+            from torchrig.hardware import detect
+
+            return detect(use_torch=use_torch)
+
+        self._runner.start(work)
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    def set_profile(self, profile: SystemProfile) -> None:
+        self.profile = profile
+        while self._cards.count():
+            item = self._cards.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        for i, section in enumerate(profile_sections(profile, self._lang)):
+            self._cards.addWidget(_Card(section), i // 2, i % 2)
+        seconds = profile.detection_seconds
+        errors = len(profile.probe_errors)
+        text = self.tr("Detected in {0:.0f} ms").format((seconds or 0) * 1000)
+        if errors:
+            text += self.tr(" · {0} probe(s) failed: {1}").format(
+                errors, ", ".join(sorted(profile.probe_errors)))
+        self.status.setText(text)
+        self.copy_text_button.setEnabled(True)
+        self.copy_json_button.setEnabled(True)
+        self.profile_changed.emit(profile)
+
+    def copy_text(self) -> None:
+        if self.profile is not None:
+            QApplication.clipboard().setText(
+                sections_text(profile_sections(self.profile, self._lang)))
+
+    def copy_json(self) -> None:
+        if self.profile is not None:
+            QApplication.clipboard().setText(
+                json.dumps(self.profile.to_dict(), ensure_ascii=False, indent=2))
+
+    def _on_detected(self, profile: object) -> None:
+        if isinstance(profile, SystemProfile):
+            self.set_profile(profile)
+
+    def _on_failed(self, message: str, details: str) -> None:
+        # detect() never raises by contract; this guards against a bug, not a normal path.
+        self.status.setText(self.tr("Detection failed: {0}").format(message))
+
+    def _on_finished(self) -> None:
+        self.refresh_button.setEnabled(True)
+        self.torch_button.setEnabled(True)

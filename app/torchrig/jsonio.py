@@ -1,0 +1,246 @@
+"""Versioned JSON files the user owns: safe loading and atomic saving.
+
+Every user file (build, workload, bench report, collective report) is a JSON object with
+``"format"`` (what kind of file) and ``"version"`` (schema version). Loading refuses oversized,
+non-UTF-8, malformed, too deeply nested or non-finite input with one clear message, and never
+modifies the file. Saving writes a temporary file in the same folder, fsyncs it and renames it
+over the target, so a crash leaves either the old or the new file, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from torchrig.errors import InputError
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""User files are small; anything larger is refused before it is read into memory."""
+
+MAX_DEPTH = 64
+"""Deeper nesting than any of our schemas use; refusing it avoids RecursionError."""
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth, computed iteratively so hostile input cannot overflow the stack."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return depth
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def parse_json_text(text: str, where: str) -> Any:
+    """Parse JSON text, refusing NaN/Infinity and absurd nesting, with errors naming ``where``."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise InputError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def read_text_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """Read a small UTF-8 text file the user gave us, with a clear error for every failure."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    if size > max_bytes:
+        raise InputError(
+            f"{path}: file is {size / 1e6:.1f} MB, larger than the {max_bytes / 1e6:.0f} MB "
+            "limit for this kind of file"
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def load_versioned(
+    path: Path,
+    fmt: str,
+    current_version: int,
+    migrations: Mapping[int, Migration] | None = None,
+) -> dict[str, Any]:
+    """Load a versioned JSON object of format ``fmt`` and bring it to ``current_version``.
+
+    ``migrations[v]`` turns a version-``v`` document into version ``v + 1``. A newer version
+    than we know is refused with a message naming both versions.
+    """
+    data = parse_json_text(read_text_file(path), str(path))
+    return upgrade_document(data, fmt, current_version, migrations, where=str(path))
+
+
+def upgrade_document(
+    data: Any,
+    fmt: str,
+    current_version: int,
+    migrations: Mapping[int, Migration] | None = None,
+    where: str = "document",
+) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a JSON object, found {type(data).__name__}")
+    found_fmt = data.get("format")
+    if found_fmt != fmt:
+        raise InputError(f"{where}: field 'format' is {found_fmt!r}, expected {fmt!r}")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError(f"{where}: field 'version' must be a positive integer, got {version!r}")
+    if version > current_version:
+        raise InputError(
+            f"{where}: {fmt} version {version} is newer than this TorchRig understands "
+            f"(version {current_version}); update TorchRig to open it"
+        )
+    migrations = migrations or {}
+    while version < current_version:
+        step = migrations.get(version)
+        if step is None:
+            raise InputError(f"{where}: {fmt} version {version} can no longer be read")
+        data = step(dict(data))
+        version += 1
+        data["version"] = version
+    return data
+
+
+def dumps(data: Any) -> str:
+    """Canonical JSON text for user files: sorted keys would reorder lists of meaning, so keep
+    insertion order; refuse NaN so we never write a file we would refuse to read."""
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Replace ``path`` with ``payload`` atomically (temp file + fsync + rename).
+
+    Raises InputError with a clear message when the folder is missing or not writable; the
+    existing file is left untouched in every failure.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"{path}: folder {folder} does not exist")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write in {folder} ({exc.strerror})") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            # Keep the permissions the user gave the file they are replacing.
+            os.chmod(tmp_name, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp_name, 0o666 & ~umask)
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        _remove_quietly(tmp_name)
+        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+    except BaseException:
+        _remove_quietly(tmp_name)
+        raise
+    _fsync_folder(folder)
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_bytes(Path(path), dumps(data).encode("utf-8"))
+
+
+def _remove_quietly(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable where the OS allows opening a folder (POSIX)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --- small typed field readers used by every loader, so messages look the same everywhere ---
+
+
+def req(obj: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in obj:
+        raise InputError(f"{where}: missing field '{key}'")
+    return obj[key]
+
+
+def get_str(obj: Mapping[str, Any], key: str, where: str, default: str | None = None,
+            max_len: int = 10_000) -> str:
+    if key not in obj or obj[key] is None:
+        if default is None:
+            raise InputError(f"{where}: missing field '{key}'")
+        return default
+    value = obj[key]
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field '{key}' must be text, got {type(value).__name__}")
+    if len(value) > max_len:
+        raise InputError(f"{where}: field '{key}' is longer than {max_len} characters")
+    return value
+
+
+def get_num(obj: Mapping[str, Any], key: str, where: str, *, default: float | None = None,
+            minimum: float | None = None, maximum: float | None = None,
+            optional: bool = False, integer: bool = False) -> Any:
+    """Read a finite number in [minimum, maximum]; ``optional`` allows a missing/null field."""
+    if key not in obj or obj[key] is None:
+        if default is not None:
+            return default
+        if optional:
+            return None
+        raise InputError(f"{where}: missing field '{key}'")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: field '{key}' must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise InputError(f"{where}: field '{key}' must be a finite number, got {value!r}")
+    if integer and not float(value).is_integer():
+        raise InputError(f"{where}: field '{key}' must be a whole number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InputError(f"{where}: field '{key}' must be at least {minimum:g}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{where}: field '{key}' must be at most {maximum:g}, got {value!r}")
+    return int(value) if integer else value

@@ -1,0 +1,1 @@
+"""Planning: workload requirements, builds, pricing, compatibility and analysis."""

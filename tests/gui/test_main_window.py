@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from torchrig.gui.qt import QApplication, QLabel
+from torchrig.hardware.model import CpuInfo, GpuInfo, MemoryInfo, SystemProfile
+
+
+def test_window_has_title_and_all_pages(window):
+    assert window.windowTitle() == "TorchRig"
+    assert list(window.pages) == ["machine", "targets", "build", "wizard", "bench", "report"]
+    assert window.nav.count() == 6
+
+
+def test_machine_page_fills_in_from_real_detection(qtbot, window):
+    page = window.machine_page
+    with qtbot.waitSignal(page.profile_changed, timeout=15_000):
+        window.start()
+    assert page.profile is not None
+    texts = [label.text() for label in page.findChildren(QLabel)]
+    assert any("Physical cores" in t for t in texts)
+    assert any("GiB" in t for t in texts)  # memory is shown with an explicit binary unit
+    page.copy_json()
+    assert '"format": "torchrig.system-profile"' in QApplication.clipboard().text()
+    page.copy_text()
+    assert "== CPU ==" in QApplication.clipboard().text()
+
+
+def test_unknown_fields_show_their_reason(qtbot, window):
+    profile = SystemProfile(
+        cpu=CpuInfo(model_name="测试 CPU", unknown={"max_freq_hz": "not exposed (container)"}),
+        memory=MemoryInfo(total_bytes=16 * 2**30, unknown={"dimm_type": "needs root"}),
+        gpus=[GpuInfo(index=0, name="NVIDIA GeForce RTX 4090", vram_total_bytes=24 * 2**30,
+                      unknown={"pcie_gen_current": "NVML: Not Supported"})],
+        probe_errors={"storage": "PermissionError: /sys"},
+    )
+    window.machine_page.set_profile(profile)
+    texts = [label.text() for label in window.machine_page.findChildren(QLabel)]
+    assert "unknown (not exposed (container))" in texts
+    assert "unknown (NVML: Not Supported)" in texts
+    assert "测试 CPU" in texts
+    assert "storage" in window.machine_page.status.text()
+
+
+def test_window_appears_before_torch_is_imported():
+    """torch is heavy: the first window and detection must not import it."""
+    code = textwrap.dedent(
+        """
+        import os, sys
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from torchrig.gui.app import create_app
+        from torchrig.gui.main_window import MainWindow
+        app = create_app(sys.argv)
+        win = MainWindow()
+        win.show()
+        app.processEvents()
+        assert win.isVisible()
+        shown_with_torch = "torch" in sys.modules
+        done = []
+        win.machine_page.profile_changed.connect(lambda p: done.append(p))
+        win.start()
+        import time
+        deadline = time.monotonic() + 20
+        while not done and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        win.close()
+        print(shown_with_torch, bool(done), "torch" in sys.modules)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.split() == ["False", "True", "False"], out.stdout + out.stderr
