@@ -9,6 +9,7 @@ over the target, so a crash leaves either the old or the new file, never half of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -179,10 +180,8 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 
 def _remove_quietly(name: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(name)
-    except OSError:
-        pass
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -17,9 +17,9 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import (
-    QCloseEvent,
     QAction,
     QBrush,
+    QCloseEvent,
     QColor,
     QFont,
     QGuiApplication,
@@ -69,7 +69,8 @@ from PySide6.QtWidgets import (
 QT_VERSION = QtCore.qVersion()
 
 __all__ = [
-    "QT_VERSION", "QAbstractItemView", "QCloseEvent", "QAction", "QApplication", "QBrush", "QCheckBox", "QColor",
+    "QT_VERSION", "QAbstractItemView", "QAction", "QApplication", "QBrush", "QCheckBox",
+    "QCloseEvent", "QColor",
     "QComboBox", "QDialog", "QDialogButtonBox", "QDoubleSpinBox", "QFileDialog", "QFont",
     "QFormLayout", "QFrame", "QGridLayout", "QGroupBox", "QGuiApplication", "QHBoxLayout",
     "QHeaderView", "QIcon", "QKeySequence", "QLabel", "QLineEdit", "QListWidget",

@@ -30,7 +30,8 @@ class CpuInfo:
     base_freq_hz: float | None = None
     max_freq_hz: float | None = None
     cache_bytes: dict[str, int] = field(default_factory=dict)  # {"L1d": .., "L2": .., "L3": ..}
-    isa_features: list[str] = field(default_factory=list)  # torch-relevant: avx2, avx512f, amx_tile, neon...
+    # torch-relevant ISA flags only: avx2, avx512f, amx_tile, neon, ...
+    isa_features: list[str] = field(default_factory=list)
     numa_nodes: int | None = None
     torch_threads: int | None = None  # torch.get_num_threads(), only when torch is loaded
     unknown: dict[str, str] = field(default_factory=dict)

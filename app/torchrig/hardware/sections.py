@@ -144,8 +144,8 @@ def memory_section(profile: SystemProfile, lang: str) -> Section:
         swap = f"{fmt_gib(mem.swap_used_bytes)} / {fmt_gib(mem.swap_total_bytes)}"
     dimm = None
     if mem.dimm_type or mem.dimm_speed_mts:
-        dimm = " ".join(p for p in [mem.dimm_type or "?",
-                                    f"{mem.dimm_speed_mts} MT/s" if mem.dimm_speed_mts else ""] if p)
+        speed = f"{mem.dimm_speed_mts} MT/s" if mem.dimm_speed_mts else ""
+        dimm = " ".join(p for p in [mem.dimm_type or "?", speed] if p)
     return Section("memory", _t("memory", lang), [
         _row(_t("ram_total", lang), fmt_gib(mem.total_bytes) if mem.total_bytes else None,
              why.get("total_bytes"), lang),
@@ -177,6 +177,8 @@ def gpu_section(gpu: GpuInfo, profile: SystemProfile, lang: str) -> Section:
     if gpu.nvlinks:
         active = sum(1 for link in gpu.nvlinks if link.active)
         nvlink = f"{active} / {len(gpu.nvlinks)} links active"
+    elif "nvlinks" not in why and "nvml" in gpu.sources:
+        nvlink = "none" if lang != "zh" else "无"
     title = f"{_t('gpu', lang)} {gpu.index}: {gpu.name or _t('unknown', lang)}"
     pcie_hint = PCIE_IDLE_NOTE_ZH if lang == "zh" else PCIE_IDLE_NOTE_EN
     rows = [
@@ -192,7 +194,9 @@ def gpu_section(gpu: GpuInfo, profile: SystemProfile, lang: str) -> Section:
              why.get("mig_enabled"), lang),
         _row(_t("torch_use", lang),
              (_yes_no(gpu.torch_usable, lang) or "") +
-             (f" ({gpu.torch_device})" if gpu.torch_device and gpu.torch_usable else "")
+             (f" ({gpu.torch_device})" if gpu.torch_device and gpu.torch_usable else "") +
+             (f" ({why['torch_usable']})" if not gpu.torch_usable and "torch_usable" in why
+              else "")
              if gpu.torch_usable is not None else None,
              why.get("torch_usable"), lang),
         _row(_t("seen_by", lang), ", ".join(gpu.sources), None, lang),

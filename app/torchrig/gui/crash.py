@@ -1,0 +1,83 @@
+"""Uncaught exceptions in the GUI: log them, show them, keep running.
+
+PySide6 routes an exception raised in a slot to ``sys.excepthook``; the default prints it and
+carries on, which a GUI user never sees. Ours writes it to a log file in the user's data folder
+and shows a dialog with a "Copy details" button. It never writes to ``sys.stderr`` when that is
+None (a Windows GUI launch has no console).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+import sys
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+from torchrig import __version__
+
+
+def log_dir() -> Path:
+    base = os.environ.get("TORCHRIG_DATA_DIR")
+    if base:
+        return Path(base) / "logs"
+    try:
+        from torchrig.paths import data_dir
+
+        return data_dir() / "logs"
+    except ImportError:
+        return Path.home() / ".local" / "share" / "torchrig" / "logs"
+
+
+def write_log(text: str) -> Path | None:
+    """Append to the log; returns its path, or None when it cannot be written."""
+    try:
+        folder = log_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "torchrig.log"
+        stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"--- {stamp} torchrig {__version__}\n{text}\n")
+        return path
+    except OSError:
+        return None
+
+
+def _show_dialog(summary: str, details: str, log_path: Path | None) -> None:
+    from torchrig.gui.qt import QApplication, QMessageBox, QPushButton
+
+    if QApplication.instance() is None:
+        return
+    box = QMessageBox()
+    box.setIcon(QMessageBox.Icon.Critical)
+    box.setWindowTitle("TorchRig")
+    box.setText(summary)
+    where = f"\n\nLogged to {log_path}" if log_path else ""
+    box.setInformativeText(
+        "TorchRig hit an internal error; your open work is unchanged and the app keeps running."
+        + where)
+    box.setDetailedText(details)
+    copy = QPushButton("Copy details")
+    box.addButton(copy, QMessageBox.ButtonRole.ActionRole)
+    box.addButton(QMessageBox.StandardButton.Close)
+    copy.clicked.connect(lambda: QApplication.clipboard().setText(details))
+    box.exec()
+
+
+def excepthook(exc_type: type[BaseException], exc: BaseException,
+               tb: TracebackType | None) -> None:
+    if issubclass(exc_type, KeyboardInterrupt):
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    details = "".join(traceback.format_exception(exc_type, exc, tb))
+    log_path = write_log(details)
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(details)
+    _show_dialog(f"{exc_type.__name__}: {exc}", details, log_path)
+
+
+def install() -> None:
+    sys.excepthook = excepthook

@@ -1,0 +1,150 @@
+"""Targets: this machine (and the current build) beside the seed's three tiers."""
+
+from __future__ import annotations
+
+from html import escape
+
+from torchrig.catalog.model import Catalog, Tier
+from torchrig.catalog.tiers import tier_contradictions
+from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.qt import (
+    QAbstractItemView,
+    QBrush,
+    QColor,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from torchrig.gui.style import STATUS_COLOURS
+from torchrig.hardware.model import SystemProfile
+from torchrig.planning.capabilities import Capabilities, from_profile
+from torchrig.planning.targets import compare
+
+
+class TargetsPage(QWidget):
+    """Signals:
+        start_build(str): the user asked to start a build from this tier id.
+    """
+
+    start_build = Signal(str)
+
+    def __init__(self, catalog: Catalog, lang: str = "en", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.lang = lang
+        self._machine: Capabilities | None = None
+        self._build: Capabilities | None = None
+
+        layout = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(self.tr("<h2>Targets</h2>")))
+        bar.addStretch(1)
+        bar.addWidget(QLabel(self.tr("Tier:")))
+        self.tier_box = QComboBox()
+        for tier in catalog.tiers.values():
+            self.tier_box.addItem(f"{tier.name.get(lang)} (seed {tier.section})", tier.id)
+        bar.addWidget(self.tier_box)
+        self.start_button = QPushButton(self.tr("Start a build from this tier"))
+        bar.addWidget(self.start_button)
+        layout.addLayout(bar)
+
+        self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.summary)
+
+        self.table = QTableWidget()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(True)
+
+        self.tier_info = QTextBrowser()
+        self.contradictions = FindingsView(lang)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(self.tier_info)
+        lower.addWidget(self.contradictions)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(lower)
+        splitter.setSizes([380, 300])
+        layout.addWidget(splitter, 1)
+
+        self.tier_box.currentIndexChanged.connect(self.refresh)
+        self.start_button.clicked.connect(lambda: self.start_build.emit(self.current_tier().id))
+        self.refresh()
+
+    def current_tier(self) -> Tier:
+        return self.catalog.tier(self.tier_box.currentData())
+
+    def set_profile(self, profile: SystemProfile) -> None:
+        self._machine = from_profile(profile, self.catalog, label=self.tr("This machine"))
+        self.refresh()
+
+    def set_build_capabilities(self, caps: Capabilities | None) -> None:
+        self._build = caps
+        self.refresh()
+
+    def refresh(self) -> None:
+        tier = self.current_tier()
+        subjects = [s for s in (self._machine, self._build) if s is not None]
+        rows = compare(tier, self.catalog, subjects)
+        headers = [self.tr("Dimension"), self.tr("Target: {0}").format(tier.name.get(self.lang))]
+        headers += [s.label for s in subjects]
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(row.dimension.get(self.lang)))
+            self.table.setItem(r, 1, QTableWidgetItem(row.target))
+            for c, cell in enumerate(row.cells, start=2):
+                item = QTableWidgetItem(f"{cell.status.label.get(self.lang)} · {cell.text}")
+                item.setForeground(QBrush(QColor(STATUS_COLOURS[cell.status.value])))
+                item.setToolTip(self.tr(
+                    "short: below the tier's target; meets: at or above it; exceeds: at least "
+                    "twice the target or a faster class of device"))
+                self.table.setItem(r, c, item)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.resizeRowsToContents()
+        if subjects:
+            counts = [sum(1 for row in rows if row.cells[i].status.value == "short")
+                      for i in range(len(subjects))]
+            self.summary.setText(" · ".join(
+                self.tr("{0}: {1} of {2} dimensions short").format(escape(s.label), n, len(rows))
+                for s, n in zip(subjects, counts, strict=False)))
+        else:
+            self.summary.setText(self.tr("Waiting for detection of this machine…"))
+        self._show_tier(tier)
+
+    def _show_tier(self, tier: Tier) -> None:
+        lang = self.lang
+        parts = []
+        for choice in tier.parts:
+            names = [self.catalog.get(pid).name for pid in choice.all_ids]
+            parts.append(f"<li><b>{escape(choice.role)}</b>: {escape(' / '.join(names))}</li>")
+        price = ""
+        if tier.price_range_cny:
+            lo, hi = tier.price_range_cny
+            price = f"<p><b>{self.tr('Seed price range')}:</b> CNY {lo:,.0f}-{hi:,.0f} " \
+                    f"({escape(tier.price_note.get(lang))})</p>"
+        self.tier_info.setHtml(
+            f"<h3>{escape(tier.name.get(lang))} — seed {escape(tier.section)}</h3>"
+            f"<p><b>{self.tr('Use cases')}:</b> {escape(tier.use_cases.get(lang))}</p>"
+            f"<ul>{''.join(parts)}</ul>"
+            f"<p><b>{self.tr('RAM')}:</b> {escape(tier.ram.get(lang))}<br/>"
+            f"<b>{self.tr('Storage')}:</b> {escape(tier.storage.get(lang))}</p>{price}"
+            f"<p><b>{self.tr('Claimed advantages')}:</b> {escape(tier.advantages.get(lang))}</p>"
+        )
+        self.contradictions.set_findings(
+            tier_contradictions(tier, self.catalog),
+            empty=self.tr("This tier is consistent with the seed's own rules."))

@@ -1,0 +1,124 @@
+"""One GpuInfo per physical GPU, from what NVML and torch each saw.
+
+The two enumerate differently: NVML by PCI bus, CUDA fastest-first by default (unless
+CUDA_DEVICE_ORDER=PCI_BUS_ID), and CUDA_VISIBLE_DEVICES may hide GPUs from torch or renumber
+them. Index positions therefore mean nothing across the two; the GPU UUID is the only safe key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from torchrig.hardware.gpu_torch import TorchGpus, normalize_uuid
+from torchrig.hardware.model import GpuInfo
+
+NOT_PROBED = "torch not probed (detection with use_torch=True / --torch fills this)"
+
+# Facts torch can add to an NVML entry (NVML's own value wins when both exist).
+_FILLABLE = ("name", "uuid", "vram_total_bytes", "compute_capability", "sm_count")
+
+
+def merge_gpus(
+    nvml_gpus: list[GpuInfo],
+    torch_gpus: TorchGpus | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> list[GpuInfo]:
+    """Merge by UUID; ``torch_gpus`` is None when torch was not probed.
+
+    Result order: NVML's (PCI bus) order, then GPUs only torch saw (ROCm, MPS, unmatched).
+    ``GpuInfo.index`` is the position in that list, so it equals the NVML / nvidia-smi index
+    for NVIDIA GPUs; ``torch_device`` carries torch's own numbering.
+    """
+    environ = os.environ if environ is None else environ
+    merged = list(nvml_gpus)
+    if torch_gpus is None:
+        for gpu in merged:
+            gpu.unknown.setdefault("torch_device", NOT_PROBED)
+            gpu.unknown.setdefault("torch_usable", NOT_PROBED)
+        return _renumber(merged)
+
+    remaining = list(torch_gpus.gpus)
+    for gpu in merged:
+        match = _take_match(gpu, remaining, nvml_count=len(nvml_gpus))
+        if match is not None:
+            _absorb(gpu, match)
+    for leftover in list(remaining):
+        host = _mig_host(leftover, merged)
+        if host is not None:
+            _absorb(host, leftover)
+            host.unknown["torch_device"] = (
+                f"torch addresses a MIG instance of this GPU ({leftover.name or leftover.uuid})"
+            )
+            remaining.remove(leftover)
+    merged.extend(remaining)
+
+    hidden = _not_visible_reason(torch_gpus, environ)
+    for gpu in merged:
+        if "torch" not in gpu.sources:
+            gpu.torch_usable = False
+            gpu.unknown["torch_device"] = gpu.unknown["torch_usable"] = hidden
+            if gpu.sm_count is None:
+                gpu.unknown["sm_count"] = (
+                    "NVML reports SMs only for MIG devices, and torch does not see this GPU"
+                )
+    return _renumber(merged)
+
+
+def _take_match(gpu: GpuInfo, candidates: list[GpuInfo], *, nvml_count: int) -> GpuInfo | None:
+    key = normalize_uuid(gpu.uuid) if gpu.uuid else None
+    if key is not None:
+        for candidate in candidates:
+            if candidate.uuid is not None and normalize_uuid(candidate.uuid) == key:
+                candidates.remove(candidate)
+                return candidate
+    # Old torch without device UUIDs: only a lone GPU of the same name is an unambiguous match.
+    no_uuid = [c for c in candidates if c.uuid is None and c.vendor == gpu.vendor]
+    if nvml_count == 1 and len(no_uuid) == 1 and no_uuid[0].name == gpu.name:
+        candidates.remove(no_uuid[0])
+        return no_uuid[0]
+    return None
+
+
+def _absorb(gpu: GpuInfo, seen_by_torch: GpuInfo) -> None:
+    for name in _FILLABLE:
+        if getattr(gpu, name) is None and getattr(seen_by_torch, name) is not None:
+            setattr(gpu, name, getattr(seen_by_torch, name))
+            gpu.unknown.pop(name, None)
+    gpu.torch_device = seen_by_torch.torch_device
+    gpu.torch_usable = seen_by_torch.torch_usable
+    gpu.unknown.pop("torch_device", None)
+    gpu.unknown.pop("torch_usable", None)
+    for source in seen_by_torch.sources:
+        if source not in gpu.sources:
+            gpu.sources.append(source)
+
+
+def _mig_host(torch_gpu: GpuInfo, nvml_gpus: list[GpuInfo]) -> GpuInfo | None:
+    """With MIG on, CUDA lists MIG instances (UUID "MIG-...", name "<GPU> MIG 1g.10gb"),
+    which no NVML GPU UUID matches; attach one to its parent GPU instead of listing it as a
+    second physical GPU."""
+    is_mig = (torch_gpu.uuid or "").startswith("MIG-") or " MIG " in f"{torch_gpu.name} "
+    if not is_mig:
+        return None
+    base_name = (torch_gpu.name or "").split(" MIG ")[0]
+    for gpu in nvml_gpus:
+        if gpu.mig_enabled and gpu.torch_device is None and gpu.name == base_name:
+            return gpu
+    return None
+
+
+def _not_visible_reason(torch_gpus: TorchGpus, environ: Mapping[str, str]) -> str:
+    if torch_gpus.cuda_unusable_reason:
+        return f"torch cannot use CUDA: {torch_gpus.cuda_unusable_reason}"
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return f"not visible to torch (CUDA_VISIBLE_DEVICES={visible!r})"
+    return "not visible to torch (no CUDA device with this UUID)"
+
+
+def _renumber(gpus: list[GpuInfo]) -> list[GpuInfo]:
+    for position, gpu in enumerate(gpus):
+        gpu.index = position
+    return gpus

@@ -1,0 +1,366 @@
+"""Storage probe: each mounted filesystem a dataset could live on, and what medium is under it.
+
+Data loading is a classic PyTorch bottleneck (seed 4.3), so the kind of medium matters more than
+the model number: NVMe, SATA SSD, spinning disk, a network mount, or something virtual whose
+real medium is invisible from here. Each :class:`DiskInfo` says how its kind was decided in
+``kind_basis`` so a user can check it.
+
+On Linux the mount table is read from /proc/self/mountinfo and block devices are resolved
+through /sys (partitions to their disk, device-mapper/md to their member disks), without lsblk.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from torchrig.hardware.model import DiskInfo
+from torchrig.hardware.sysfs import (
+    LINUX_ROOTS,
+    FsRoots,
+    list_dir,
+    read_text,
+    unescape_mount_field,
+)
+
+# Kernel-internal and API filesystems: never a place for data.
+PSEUDO_FSTYPES = frozenset(
+    {
+        "autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs", "devpts",
+        "devtmpfs", "efivarfs", "fusectl", "hugetlbfs", "mqueue", "nsfs", "proc", "pstore",
+        "ramfs", "rpc_pipefs", "securityfs", "selinuxfs", "sysfs", "tracefs", "nfsd",
+        "fuse.lxcfs", "fuse.gvfsd-fuse", "fuse.portal", "fuse.snapfuse",
+        # Read-only images (snap packages, live media): nothing is written there.
+        "squashfs", "iso9660", "udf", "devfs",
+    }
+)  # fmt: skip
+NETWORK_FSTYPES = frozenset(
+    {
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "lustre", "glusterfs", "gpfs",
+        "beegfs", "afs", "wekafs", "afpfs", "webdav",
+        "fuse.sshfs", "fuse.glusterfs", "fuse.ceph-fuse", "fuse.s3fs", "fuse.rclone",
+        "fuse.gcsfuse", "fuse.juicefs", "fuse.mountpoint-s3", "fuse.davfs2",
+    }
+)  # fmt: skip
+# Host folders shared into a VM or WSL: fast or slow depending on a medium we cannot see.
+SHARED_FOLDER_FSTYPES = frozenset({"virtiofs", "9p", "drvfs", "vboxsf", "fuse.vmhgfs-fuse"})
+# tmpfs mounts worth listing: DataLoader workers pass batches through /dev/shm (Docker's 64 MB
+# default there breaks multi-worker loading), and some systems keep /tmp in RAM.
+TMPFS_KEPT = frozenset({"/dev/shm", "/tmp"})
+
+# Disk model strings that betray a virtual disk (hypervisor) or network block storage.
+VIRTUAL_DISK_MODELS = (
+    "QEMU HARDDISK",
+    "QEMU NVMe",
+    "VBOX HARDDISK",
+    "Virtual disk",  # VMware
+    "Virtual Disk",  # Hyper-V
+    "PersistentDisk",  # Google Cloud persistent disk
+)
+NETWORK_DISK_MODELS = ("Amazon Elastic Block Store",)  # EBS volumes appear as NVMe devices
+
+# When member disks differ, the slowest decides what a reader sees.
+_SLOWEST_FIRST = ("hdd", "network", "unknown", "virtual", "ssd", "nvme")
+
+UsageFn = Callable[[str], Any]  # psutil.disk_usage-like: returns an object with total, free
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str
+    mountpoint: str
+    fstype: str
+    majmin: str | None = None  # "259:2"; "0:NN" for filesystems without a block device
+
+
+def probe_storage(
+    roots: FsRoots = LINUX_ROOTS,
+    *,
+    system: str | None = None,
+    usage: UsageFn | None = None,
+    is_dir: Callable[[str], bool] = os.path.isdir,
+) -> list[DiskInfo]:
+    """List local (and network) filesystems with size and medium kind.
+
+    ``usage`` and ``is_dir`` are injectable so tests can describe mounts that do not exist.
+    """
+    system = system or platform.system()
+    if usage is None:
+        import psutil
+
+        usage = psutil.disk_usage
+    if system != "Linux":
+        return _probe_portable(system, usage)
+    mounts = select_mounts(read_mounts(roots), is_dir=is_dir)
+    disks: list[DiskInfo] = []
+    for mount in mounts:
+        kind, basis = classify_mount(mount, roots)
+        disk = DiskInfo(
+            mountpoint=mount.mountpoint,
+            device=mount.source or None,
+            fstype=mount.fstype or None,
+            kind=kind,
+            kind_basis=basis,
+        )
+        if not mount.source:
+            disk.unknown["device"] = "the mount table names no source"
+        _fill_usage(disk, usage)
+        disks.append(disk)
+    return disks
+
+
+# --------------------------------------------------------------------------- mount table
+
+
+def read_mounts(roots: FsRoots) -> list[Mount]:
+    """/proc/self/mountinfo (has device numbers), else /proc/self/mounts."""
+    got = read_text(roots.proc / "self/mountinfo", max_bytes=1 << 24)
+    if got.text:
+        return parse_mountinfo(got.text)
+    got = read_text(roots.proc / "self/mounts", max_bytes=1 << 24)
+    if got.text:
+        return parse_mounts(got.text)
+    raise OSError(f"no mount table: {got.reason}")
+
+
+def parse_mountinfo(text: str) -> list[Mount]:
+    """``36 35 98:0 /root /mnt opts [optional...] - fstype source superopts``."""
+    mounts: list[Mount] = []
+    for line in text.splitlines():
+        fields = line.split()
+        if "-" not in fields:
+            continue
+        dash = fields.index("-")
+        if dash < 5 or len(fields) < dash + 3:
+            continue
+        mounts.append(
+            Mount(
+                source=unescape_mount_field(fields[dash + 2]),
+                mountpoint=unescape_mount_field(fields[4]),
+                fstype=fields[dash + 1],
+                majmin=fields[2],
+            )
+        )
+    return mounts
+
+
+def parse_mounts(text: str) -> list[Mount]:
+    """/proc/mounts format: ``source mountpoint fstype options 0 0``."""
+    mounts: list[Mount] = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 3:
+            mounts.append(
+                Mount(
+                    unescape_mount_field(fields[0]),
+                    unescape_mount_field(fields[1]),
+                    fields[2],
+                )
+            )
+    return mounts
+
+
+def select_mounts(mounts: list[Mount], *, is_dir: Callable[[str], bool]) -> list[Mount]:
+    """Keep one entry per real filesystem a user could store data on.
+
+    - pseudo and read-only image filesystems go; tmpfs only at /dev/shm and /tmp;
+    - overlay only as a container's root (other overlays are Docker's layers on the host);
+    - a later mount on the same mountpoint hides the earlier one;
+    - bind mounts and btrfs subvolumes repeat a device: keep its shortest mountpoint;
+    - file bind mounts (a container's /etc/hosts) are not filesystems to list.
+    """
+    by_mountpoint: dict[str, Mount] = {}
+    for mount in mounts:
+        fstype = mount.fstype
+        if fstype in PSEUDO_FSTYPES:
+            continue
+        if fstype == "tmpfs" and mount.mountpoint not in TMPFS_KEPT:
+            continue
+        if fstype in ("overlay", "aufs") and mount.mountpoint != "/":
+            continue
+        by_mountpoint.pop(mount.mountpoint, None)
+        by_mountpoint[mount.mountpoint] = mount
+
+    by_device: dict[str, Mount] = {}
+    kept: list[Mount] = []
+    for mount in sorted(by_mountpoint.values(), key=lambda m: (len(m.mountpoint), m.mountpoint)):
+        # stat() on a network mount blocks when its server is gone: only ask local ones.
+        local = mount.fstype not in NETWORK_FSTYPES
+        if mount.mountpoint != "/" and local and not is_dir(mount.mountpoint):
+            continue
+        key = _device_key(mount)
+        if key is not None:
+            if key in by_device:
+                continue
+            by_device[key] = mount
+        kept.append(mount)
+    order = {m.mountpoint: i for i, m in enumerate(by_mountpoint.values())}
+    return sorted(kept, key=lambda m: order[m.mountpoint])
+
+
+def _device_key(mount: Mount) -> str | None:
+    if mount.fstype in NETWORK_FSTYPES:
+        return f"net:{mount.source}"
+    if mount.majmin and not mount.majmin.startswith("0:"):
+        return f"dev:{mount.majmin}"
+    if mount.source.startswith("/dev/"):
+        return f"dev:{mount.source}"
+    return None  # tmpfs, overlay, zfs datasets: each mount is its own filesystem
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def classify_mount(mount: Mount, roots: FsRoots) -> tuple[str, str]:
+    fstype = mount.fstype
+    if fstype in NETWORK_FSTYPES:
+        return "network", f"fstype {fstype} is a network filesystem"
+    if fstype in ("overlay", "aufs"):
+        return "virtual", (
+            f"{fstype} root of a container: its medium is the host's and is not visible here"
+        )
+    if fstype == "tmpfs":
+        return "virtual", "tmpfs lives in RAM (and swap), not on a disk"
+    if fstype in SHARED_FOLDER_FSTYPES:
+        return "virtual", f"{fstype} shares a host folder into this VM/WSL; its medium is hidden"
+    if fstype == "zfs" and not mount.source.startswith("/dev/"):
+        return "unknown", f"zfs dataset {mount.source}: the pool's disks are not resolved"
+    name = _block_name(mount, roots)
+    if name is None:
+        return "unknown", f"source {mount.source!r} is not a block device"
+    return classify_block(name, roots)
+
+
+def _block_name(mount: Mount, roots: FsRoots) -> str | None:
+    if mount.majmin and not mount.majmin.startswith("0:"):
+        link = roots.sys / "dev/block" / mount.majmin
+        if link.exists():
+            return Path(os.path.realpath(link)).name
+    if mount.source.startswith("/dev/"):
+        # /dev/mapper/vg-root and /dev/disk/by-uuid/... are symlinks to the kernel name.
+        name = Path(os.path.realpath(mount.source)).name
+        if (roots.sys / "class/block" / name).exists():
+            return name
+        return _dm_by_name(Path(mount.source).name, roots) or name
+    return None
+
+
+def _dm_by_name(mapper_name: str, roots: FsRoots) -> str | None:
+    class_dir = roots.sys / "class/block"
+    for entry in list_dir(class_dir):
+        if entry.startswith("dm-") and read_text(class_dir / entry / "dm/name").text == mapper_name:
+            return entry
+    return None
+
+
+def classify_block(name: str, roots: FsRoots, depth: int = 0) -> tuple[str, str]:
+    """Medium kind of a kernel block device, following partitions and stacked devices."""
+    block_dir = roots.sys / "class/block" / name
+    if depth > 8:
+        return "unknown", f"{name}: device stack too deep to follow"
+    if not block_dir.exists():
+        return "unknown", f"no /sys/class/block/{name}"
+    if (block_dir / "partition").exists():
+        parent = Path(os.path.realpath(block_dir)).parent.name
+        kind, basis = classify_block(parent, roots, depth + 1)
+        return kind, f"{name} is a partition of {parent}; {basis}"
+    slaves = list_dir(block_dir / "slaves")
+    if slaves:
+        return _classify_stack(name, block_dir, slaves, roots, depth)
+    return _classify_disk(name, block_dir)
+
+
+def _classify_stack(
+    name: str, block_dir: Path, slaves: list[str], roots: FsRoots, depth: int
+) -> tuple[str, str]:
+    label = read_text(block_dir / "dm/name").text
+    what = f"{name} ({label})" if label else name
+    parts = [classify_block(slave, roots, depth + 1) for slave in slaves]
+    kinds = [kind for kind, _ in parts]
+    kind = min(kinds, key=_SLOWEST_FIRST.index)
+    detail = "; ".join(f"{slave}: {basis}" for slave, (_, basis) in zip(slaves, parts, strict=True))
+    if len(set(kinds)) > 1:
+        return kind, f"{what} spans {', '.join(slaves)} of mixed kinds, slowest counts; {detail}"
+    return kind, f"{what} sits on {', '.join(slaves)}; {detail}"
+
+
+def _classify_disk(name: str, block_dir: Path) -> tuple[str, str]:
+    model = read_text(block_dir / "device/model").text or ""
+    if any(marker in model for marker in NETWORK_DISK_MODELS):
+        return "network", f"{name} model {model!r} is network block storage"
+    if any(marker in model for marker in VIRTUAL_DISK_MODELS):
+        return "virtual", f"{name} model {model!r} is a virtual disk; the host's medium is hidden"
+    if name.startswith("nvme"):
+        return "nvme", f"device name {name} (NVMe)"
+    if name.startswith("vd"):
+        return "virtual", f"{name} is a virtio disk: virtio cannot tell the host's medium"
+    if name.startswith("xvd"):
+        return "virtual", f"{name} is a Xen virtual disk: the host's medium is not visible"
+    if name.startswith("loop"):
+        backing = read_text(block_dir / "loop/backing_file").text
+        return "virtual", f"{name} is a loop device backed by the file {backing or '(unknown)'}"
+    if name.startswith("zram"):
+        return "virtual", f"{name} is compressed RAM"
+    if name.startswith(("nbd", "rbd")):
+        return "network", f"{name} is a network block device"
+    if name.startswith("mmcblk"):
+        return "unknown", f"{name} is eMMC/SD flash; its speed varies too widely to classify"
+    rotational = read_text(block_dir / "queue/rotational")
+    if rotational.text == "1":
+        return "hdd", f"/sys/block/{name}/queue/rotational = 1"
+    if rotational.text == "0":
+        return "ssd", f"/sys/block/{name}/queue/rotational = 0"
+    return "unknown", rotational.reason or f"{name}: unexpected rotational value"
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def _fill_usage(disk: DiskInfo, usage: UsageFn) -> None:
+    if disk.kind == "network":
+        # statvfs on an NFS/CIFS mount blocks for minutes when the server is unreachable.
+        reason = "not queried: asking a network mount can hang when its server is unreachable"
+        disk.unknown["total_bytes"] = disk.unknown["free_bytes"] = reason
+        return
+    try:
+        result = usage(disk.mountpoint)
+        disk.total_bytes = int(result.total)
+        disk.free_bytes = int(result.free)
+    except Exception as exc:  # PermissionError, OSError, psutil errors: one field, not the probe
+        reason = f"disk usage of {disk.mountpoint} failed: {exc}"
+        disk.unknown["total_bytes"] = disk.unknown["free_bytes"] = reason
+
+
+# --------------------------------------------------------------------------- macOS / Windows
+
+
+def _probe_portable(system: str, usage: UsageFn) -> list[DiskInfo]:
+    import psutil
+
+    where = {"Darwin": "macOS"}.get(system, system)
+    disks: list[DiskInfo] = []
+    for part in psutil.disk_partitions(all=False):
+        options = set((part.opts or "").split(","))
+        if "cdrom" in options:
+            continue
+        # APFS system volumes share the container of "/": listing them repeats its free space.
+        if part.mountpoint.startswith(("/System/Volumes/", "/private/var/vm")):
+            continue
+        if part.fstype.lower() in NETWORK_FSTYPES or "remote" in options:
+            kind, basis = "network", f"fstype {part.fstype} / options {part.opts} say network"
+        else:
+            kind, basis = "unknown", f"medium not read on {where}"
+        disk = DiskInfo(
+            mountpoint=part.mountpoint,
+            device=part.device or None,
+            fstype=part.fstype or None,
+            kind=kind,
+            kind_basis=basis,
+        )
+        _fill_usage(disk, usage)
+        disks.append(disk)
+    return disks

@@ -1,0 +1,68 @@
+"""Take screenshots of every page of the real window (README images).
+
+Runs the real app on an X server: under Xvfb when no display is set
+(``xvfb-run -a -s "-screen 0 1400x900x24" python scripts/screenshots.py``; ``./dev screenshots``
+does this). Pictures land in docs/screenshots/ (or the folder given as the first argument).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reexec_under_xvfb() -> None:
+    if os.environ.get("DISPLAY") or os.environ.get("TORCHRIG_SCREENSHOT_CHILD"):
+        return
+    xvfb = shutil.which("xvfb-run")
+    if xvfb is None:
+        sys.exit("no DISPLAY and no xvfb-run: install xvfb (Debian: apt-get install xvfb)")
+    env = dict(os.environ, TORCHRIG_SCREENSHOT_CHILD="1")
+    cmd = [xvfb, "-a", "-s", "-screen 0 1400x900x24", sys.executable, *sys.argv]
+    sys.exit(subprocess.call(cmd, env=env))
+
+
+def _wait(app, condition, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
+    for _ in range(20):
+        app.processEvents()
+
+
+def main() -> int:
+    _reexec_under_xvfb()
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+    from torchrig.gui.app import create_app
+    from torchrig.gui.main_window import MainWindow
+
+    app = create_app(sys.argv)
+    window = MainWindow()
+    window.resize(1360, 860)
+    window.show()
+    window.start()
+    _wait(app, lambda: window.machine_page.profile is not None, 20)
+    prepare = getattr(window, "prepare_screenshots", None)
+    for key in window.pages:
+        window.show_page(key)
+        if prepare is not None:
+            prepare(key, lambda cond, s=30: _wait(app, cond, s))
+        _wait(app, lambda: True, 0.3)
+        path = out / f"{key}.png"
+        window.grab().save(str(path))
+        print(path)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
