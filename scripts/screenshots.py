@@ -51,11 +51,11 @@ def main() -> int:
     window.show()
     window.start()
     _wait(app, lambda: window.machine_page.profile is not None, 20)
-    prepare = getattr(window, "prepare_screenshots", None)
+    build_page = window.pages.get("build")
+    if hasattr(build_page, "open_path"):
+        build_page.open_path(ROOT / "builds" / "professional.json")
     for key in window.pages:
         window.show_page(key)
-        if prepare is not None:
-            prepare(key, lambda cond, s=30: _wait(app, cond, s))
         _wait(app, lambda: True, 0.3)
         path = out / f"{key}.png"
         window.grab().save(str(path))

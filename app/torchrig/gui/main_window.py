@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from torchrig.catalog.model import Catalog
+from torchrig.errors import InputError
 from torchrig.gui.pages.machine_page import MachinePage
 from torchrig.gui.pages.placeholder import PlaceholderPage
 from torchrig.gui.qt import (
@@ -9,37 +11,51 @@ from torchrig.gui.qt import (
     QHBoxLayout,
     QListWidget,
     QMainWindow,
+    QMessageBox,
     QStackedWidget,
     QWidget,
 )
+from torchrig.gui.settings import Settings
+from torchrig.hardware.model import SystemProfile
+
+
+def _load_catalog() -> tuple[Catalog | None, str]:
+    from torchrig.catalog import load_catalog
+
+    try:
+        return load_catalog(), ""
+    except InputError as exc:
+        return None, str(exc)
 
 
 class MainWindow(QMainWindow):
     """Attributes:
     pages: page widgets by key ("machine", "targets", "build", "wizard", "bench", "report").
+    catalog: the shipped catalog, or None when it failed to load (pages then say why).
     """
 
-    def __init__(self, lang: str = "en") -> None:
+    def __init__(self, lang: str = "en", settings: Settings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("TorchRig")
-        self.resize(1200, 800)
+        self.resize(1280, 820)
         self.lang = lang
+        self.settings = settings or Settings()
+        self.catalog, catalog_error = _load_catalog()
 
         self.nav = QListWidget()
-        self.nav.setFixedWidth(190)
+        self.nav.setFixedWidth(170)
         self.stack = QStackedWidget()
         self.pages: dict[str, QWidget] = {}
 
         self.machine_page = MachinePage(lang)
         self._add("machine", self.tr("This machine"), self.machine_page)
-        self._add("targets", self.tr("Targets"), PlaceholderPage(
-            self.tr("Targets"),
-            self.tr("This machine beside the entry, professional and enterprise tiers from the "
-                    "seed document, one row per dimension, each marked meets / short / exceeds.")))
-        self._add("build", self.tr("Build"), PlaceholderPage(
-            self.tr("Build"),
-            self.tr("Pick parts from the catalog, edit prices, see totals and compatibility "
-                    "findings live, compare up to three builds, save and open build files.")))
+        if self.catalog is not None:
+            self._add_catalog_pages(self.catalog)
+        else:
+            for key, title in (("targets", self.tr("Targets")), ("build", self.tr("Build"))):
+                self._add(key, title, PlaceholderPage(
+                    title, self.tr("The parts catalog could not be loaded: {0}")
+                    .format(catalog_error)))
         self._add("wizard", self.tr("Wizard"), PlaceholderPage(
             self.tr("Wizard"),
             self.tr("Describe the work (task, model, precision, batch, data, GPUs) and get the "
@@ -60,6 +76,21 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(0)
+        self.machine_page.profile_changed.connect(self._on_profile)
+
+    def _add_catalog_pages(self, catalog: Catalog) -> None:
+        from torchrig.gui.pages.build_page import BuildPage
+        from torchrig.gui.pages.targets_page import TargetsPage
+        from torchrig.planning.capabilities import from_build
+
+        self.targets_page = TargetsPage(catalog, self.lang)
+        self.build_page = BuildPage(catalog, self.settings, self.lang)
+        self._add("targets", self.tr("Targets"), self.targets_page)
+        self._add("build", self.tr("Build"), self.build_page)
+        self.targets_page.start_build.connect(self._start_build_from_tier)
+        self.build_page.build_changed.connect(
+            lambda build: self.targets_page.set_build_capabilities(from_build(build, catalog)))
+        self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
     def _add(self, key: str, title: str, page: QWidget) -> None:
         self.pages[key] = page
@@ -73,9 +104,24 @@ class MainWindow(QMainWindow):
         """Work that must not delay the first paint: detection runs on a worker thread."""
         self.machine_page.refresh()
 
+    def _on_profile(self, profile: SystemProfile) -> None:
+        if self.catalog is not None:
+            self.targets_page.set_profile(profile)
+
+    def _start_build_from_tier(self, tier_id: str) -> None:
+        self.build_page.start_from_tier(tier_id)
+        self.show_page("build")
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        build_page = self.pages.get("build")
+        maybe_save = getattr(build_page, "maybe_save", None)
+        if maybe_save is not None and not maybe_save():
+            event.ignore()
+            return
         for page in self.pages.values():
             shutdown = getattr(page, "shutdown", None)
-            if shutdown is not None:
-                shutdown()
+            if shutdown is not None and not shutdown():
+                QMessageBox.warning(self, "TorchRig",
+                                    self.tr("A background task did not stop in time."))
+        self.settings.sync()
         super().closeEvent(event)

@@ -52,6 +52,8 @@ class _Card(QFrame):
             grid.addWidget(label, i, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(value, i, 1)
         grid.setColumnStretch(1, 1)
+        # Cards share a grid row with a taller neighbour: keep rows packed at the top.
+        grid.setRowStretch(len(section.rows) + 1, 1)
 
 
 class MachinePage(QWidget):
@@ -121,8 +123,8 @@ class MachinePage(QWidget):
 
         self._runner.start(work)
 
-    def shutdown(self) -> None:
-        self._runner.shutdown()
+    def shutdown(self) -> bool:
+        return self._runner.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
         self.profile = profile

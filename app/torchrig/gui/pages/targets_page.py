@@ -76,7 +76,7 @@ class TargetsPage(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(lower)
-        splitter.setSizes([380, 300])
+        splitter.setSizes([300, 380])
         layout.addWidget(splitter, 1)
 
         self.tier_box.currentIndexChanged.connect(self.refresh)
@@ -107,7 +107,9 @@ class TargetsPage(QWidget):
             self.table.setItem(r, 0, QTableWidgetItem(row.dimension.get(self.lang)))
             self.table.setItem(r, 1, QTableWidgetItem(row.target))
             for c, cell in enumerate(row.cells, start=2):
-                item = QTableWidgetItem(f"{cell.status.label.get(self.lang)} · {cell.text}")
+                status = cell.status.label.get(self.lang)
+                text = cell.text if cell.text.startswith(status) else f"{status} · {cell.text}"
+                item = QTableWidgetItem(text)
                 item.setForeground(QBrush(QColor(STATUS_COLOURS[cell.status.value])))
                 item.setToolTip(self.tr(
                     "short: below the tier's target; meets: at or above it; exceeds: at least "

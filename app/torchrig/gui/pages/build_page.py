@@ -1,0 +1,648 @@
+"""Build: pick parts, edit prices, see totals and compatibility findings live, save/open.
+
+The page edits a :class:`~torchrig.planning.build.Build` by replacing it with edited copies;
+after every edit it re-prices (``price_build``) and re-checks (``check_build``) — both are fast,
+pure functions of the build and the catalog, so nothing is cached that could go stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal, InvalidOperation
+from html import escape
+from pathlib import Path
+
+from torchrig.catalog.model import Catalog, Part
+from torchrig.catalog.specs import CATEGORIES
+from torchrig.errors import InputError
+from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.qt import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from torchrig.gui.settings import Settings
+from torchrig.planning.build import (
+    CUSTOM_CATEGORIES,
+    Build,
+    Discount,
+    ExchangeRate,
+    LineItem,
+    build_from_tier,
+    load_build,
+    save_build,
+)
+from torchrig.planning.compat import check_build
+from torchrig.planning.pricelist import load_price_list
+from torchrig.planning.pricing import PricedBuild, best_catalog_price, price_build
+
+BUILD_FILTER = "TorchRig build (*.json)"
+LINE_COLUMNS = ["Category", "Item", "Key spec", "Qty", "Unit price", "Line total", "Price origin"]
+QTY_COL, PRICE_COL = 3, 4
+
+
+def _money(amount: Decimal | None, currency: str) -> str:
+    return "—" if amount is None else f"{currency} {amount:,.2f}"
+
+
+class _CustomLineDialog(QDialog):
+    """Asks for a custom line item: free text, category, quantity, unit price."""
+
+    def __init__(self, currency: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Custom line item"))
+        form = QFormLayout(self)
+        self.text = QLineEdit()
+        self.category = QComboBox()
+        self.category.addItems(list(CUSTOM_CATEGORIES))
+        self.category.setCurrentText("other")
+        self.quantity = QSpinBox()
+        self.quantity.setRange(1, 10_000)
+        self.price = QLineEdit()
+        self.price.setPlaceholderText(self.tr("unit price in {0} (empty: ask later)")
+                                      .format(currency))
+        self.scope = QComboBox()
+        self.scope.addItem(self.tr("per node"), "node")
+        self.scope.addItem(self.tr("once for the cluster"), "cluster")
+        form.addRow(self.tr("Description"), self.text)
+        form.addRow(self.tr("Category"), self.category)
+        form.addRow(self.tr("Quantity"), self.quantity)
+        form.addRow(self.tr("Unit price"), self.price)
+        form.addRow(self.tr("Scope"), self.scope)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+
+class BuildPage(QWidget):
+    """Signals:
+        build_changed(object): the edited Build after every change (for Targets and Report).
+        status(str): a one-line message for the status bar.
+    Attributes:
+        build, path (None until saved), dirty (unsaved edits), priced, findings.
+    """
+
+    build_changed = Signal(object)
+    status = Signal(str)
+
+    def __init__(self, catalog: Catalog, settings: Settings, lang: str = "en",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.settings = settings
+        self.lang = lang
+        self.build = Build(name=self.tr("New build"), currency=settings.currency)
+        self.path: Path | None = None
+        self.dirty = False
+        self.priced: PricedBuild | None = None
+        self.findings: list = []
+        self._updating = False
+
+        outer = QVBoxLayout(self)
+        outer.addLayout(self._toolbar())
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self._left_side())
+        splitter.addWidget(self._picker())
+        splitter.setSizes([800, 420])
+        outer.addWidget(splitter, 1)
+        self._refresh_all()
+
+    # --- layout -------------------------------------------------------------------------------
+
+    def _toolbar(self) -> QHBoxLayout:
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(self.tr("<h2>Build</h2>")))
+        self.title = QLabel()
+        bar.addWidget(self.title, 1)
+        buttons = [
+            (self.tr("New"), self.new_build), (self.tr("Open…"), self.open_dialog),
+            (self.tr("Save"), self.save), (self.tr("Save as…"), self.save_as),
+            (self.tr("Import prices…"), self.import_prices),
+            (self.tr("Compare…"), self.compare_dialog),
+        ]
+        self.buttons: dict[str, QPushButton] = {}
+        for text, slot in buttons:
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            bar.addWidget(button)
+            self.buttons[text] = button
+        self.recent_box = QComboBox()
+        self.recent_box.setMinimumWidth(160)
+        self.recent_box.activated.connect(self._open_recent)
+        bar.addWidget(self.recent_box)
+        self._fill_recent()
+        return bar
+
+    def _left_side(self) -> QWidget:
+        host = QWidget()
+        layout = QVBoxLayout(host)
+        layout.setContentsMargins(0, 0, 0, 0)
+        header = QGroupBox(self.tr("Quote"))
+        form = QHBoxLayout(header)
+        left, right = QFormLayout(), QFormLayout()
+        form.addLayout(left)
+        form.addLayout(right)
+        self.name_edit = QLineEdit()
+        self.customer_edit = QLineEdit()
+        self.project_edit = QLineEdit()
+        self.nodes_spin = QSpinBox()
+        self.nodes_spin.setRange(1, 10_000)
+        self.nodes_spin.setToolTip(self.tr("Identical machines: per-node lines are multiplied"))
+        left.addRow(self.tr("Name"), self.name_edit)
+        left.addRow(self.tr("Customer"), self.customer_edit)
+        left.addRow(self.tr("Project"), self.project_edit)
+        left.addRow(self.tr("Nodes"), self.nodes_spin)
+        self.currency_box = QComboBox()
+        self.currency_box.addItems(["CNY", "USD"])
+        self.rate_spin = QDoubleSpinBox()
+        self.rate_spin.setRange(0, 100)
+        self.rate_spin.setDecimals(4)
+        self.rate_spin.setSpecialValueText(self.tr("not set"))
+        self.rate_spin.setToolTip(self.tr("CNY per USD, as you set it (no online rates)"))
+        self.rate_date = QLineEdit()
+        self.rate_date.setPlaceholderText("YYYY-MM-DD")
+        self.tax_spin = QDoubleSpinBox()
+        self.tax_spin.setRange(0, 100)
+        self.tax_spin.setSuffix(" %")
+        self.discount_spin = QDoubleSpinBox()
+        self.discount_spin.setRange(0, 1e9)
+        self.discount_kind = QComboBox()
+        self.discount_kind.addItem("%", "percent")
+        self.discount_kind.addItem(self.tr("amount"), "amount")
+        discount_row = QHBoxLayout()
+        discount_row.addWidget(self.discount_spin, 1)
+        discount_row.addWidget(self.discount_kind)
+        right.addRow(self.tr("Currency"), self.currency_box)
+        right.addRow(self.tr("Exchange rate (CNY/USD)"), self.rate_spin)
+        right.addRow(self.tr("Rate date"), self.rate_date)
+        right.addRow(self.tr("Tax"), self.tax_spin)
+        right.addRow(self.tr("Discount"), discount_row)
+        layout.addWidget(header)
+        for widget in (self.name_edit, self.customer_edit, self.project_edit, self.rate_date):
+            widget.editingFinished.connect(self._header_edited)
+        for spin in (self.nodes_spin, self.rate_spin, self.tax_spin, self.discount_spin):
+            spin.valueChanged.connect(self._header_edited)
+        self.currency_box.currentIndexChanged.connect(self._header_edited)
+        self.discount_kind.currentIndexChanged.connect(self._header_edited)
+
+        self.lines = QTableWidget(0, len(LINE_COLUMNS))
+        self.lines.setHorizontalHeaderLabels([self.tr(c) for c in LINE_COLUMNS])
+        self.lines.verticalHeader().setVisible(False)
+        self.lines.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.lines.setWordWrap(True)
+        head = self.lines.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.lines.itemChanged.connect(self._cell_edited)
+        layout.addWidget(self.lines, 3)
+
+        row = QHBoxLayout()
+        self.remove_button = QPushButton(self.tr("Remove line"))
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.custom_button = QPushButton(self.tr("Add custom line…"))
+        self.custom_button.clicked.connect(self.add_custom_dialog)
+        row.addWidget(self.remove_button)
+        row.addWidget(self.custom_button)
+        row.addStretch(1)
+        hint = QLabel(self.tr("Edit Qty and Unit price in the table; clear a price to use the "
+                              "catalog's."))
+        hint.setStyleSheet("color: palette(placeholder-text);")
+        row.addWidget(hint)
+        layout.addLayout(row)
+
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.totals = QLabel()
+        self.totals.setTextFormat(Qt.TextFormat.RichText)
+        self.totals.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.totals.setWordWrap(True)
+        self.findings_view = FindingsView(self.lang)
+        bottom.addWidget(self.totals)
+        bottom.addWidget(self.findings_view)
+        bottom.setSizes([300, 520])
+        layout.addWidget(bottom, 2)
+        return host
+
+    def _picker(self) -> QWidget:
+        box = QGroupBox(self.tr("Catalog"))
+        layout = QVBoxLayout(box)
+        self.category_box = QComboBox()
+        for category in CATEGORIES:
+            self.category_box.addItem(category.upper() if category in ("gpu", "cpu", "psu")
+                                      else category.capitalize(), category)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("Search parts…"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.parts_table = QTableWidget(0, 2)
+        self.parts_table.setHorizontalHeaderLabels([self.tr("Part"), self.tr("Catalog price")])
+        self.parts_table.verticalHeader().setVisible(False)
+        self.parts_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.parts_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.parts_table.setWordWrap(True)
+        head = self.parts_table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.add_button = QPushButton(self.tr("Add to build"))
+        layout.addWidget(self.category_box)
+        layout.addWidget(self.search_edit)
+        layout.addWidget(self.parts_table, 1)
+        layout.addWidget(self.add_button)
+        self.category_box.currentIndexChanged.connect(self._fill_parts)
+        self.search_edit.textChanged.connect(self._fill_parts)
+        self.add_button.clicked.connect(self.add_selected_part)
+        self.parts_table.doubleClicked.connect(lambda _index: self.add_selected_part())
+        self._fill_parts()
+        return box
+
+    # --- catalog picker -----------------------------------------------------------------------
+
+    def visible_parts(self) -> list[Part]:
+        category = self.category_box.currentData()
+        words = self.search_edit.text().lower().split()
+        parts = self.catalog.by_category(category)
+        return [p for p in parts
+                if all(w in f"{p.vendor} {p.name} {p.id} {p.key_spec(self.lang)}".lower()
+                       for w in words)]
+
+    def _fill_parts(self) -> None:
+        parts = self.visible_parts()
+        self.parts_table.setRowCount(len(parts))
+        for r, part in enumerate(parts):
+            name = QTableWidgetItem(f"{part.vendor} {part.name}\n{part.key_spec(self.lang)}")
+            name.setData(Qt.ItemDataRole.UserRole, part.id)
+            name.setToolTip(f"{part.id}\n{part.key_spec(self.lang)}")
+            self.parts_table.setItem(r, 0, name)
+            price = best_catalog_price(part, self.build.currency)
+            text = (f"{price.currency} {price.amount:,.0f}\n{price.kind}, {price.date}"
+                    if price else self.tr("no price:\nenter one"))
+            item = QTableWidgetItem(text)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if price:
+                item.setToolTip(price.source)
+            self.parts_table.setItem(r, 1, item)
+        self.parts_table.resizeRowsToContents()
+
+    def add_selected_part(self) -> None:
+        row = self.parts_table.currentRow()
+        if row < 0:
+            self.status.emit(self.tr("Select a part in the catalog list first."))
+            return
+        part_id = self.parts_table.item(row, 0).data(Qt.ItemDataRole.UserRole)
+        self.add_part(part_id)
+
+    def add_part(self, part_id: str, quantity: int = 1) -> None:
+        lines = list(self.build.line_items)
+        for i, item in enumerate(lines):
+            if item.part_id == part_id:
+                lines[i] = replace(item, quantity=item.quantity + quantity)
+                break
+        else:
+            lines.append(LineItem(part_id=part_id, quantity=quantity))
+        self._set_build(replace(self.build, line_items=lines))
+
+    def add_custom_dialog(self) -> None:
+        dialog = _CustomLineDialog(self.build.currency, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        text = dialog.text.text().strip()
+        if not text:
+            self._warn(self.tr("A custom line needs a description."))
+            return
+        price = self._parse_price(dialog.price.text())
+        if price is False:
+            return
+        item = LineItem(text=text, category=dialog.category.currentText(),
+                        quantity=dialog.quantity.value(),
+                        unit_price=price if isinstance(price, Decimal) else None,
+                        currency=self.build.currency if isinstance(price, Decimal) else None,
+                        scope=dialog.scope.currentData())
+        self._set_build(replace(self.build, line_items=[*self.build.line_items, item]))
+
+    def remove_selected(self) -> None:
+        rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
+        if not rows:
+            return
+        lines = list(self.build.line_items)
+        for r in rows:
+            del lines[r]
+        self._set_build(replace(self.build, line_items=lines))
+
+    # --- editing ------------------------------------------------------------------------------
+
+    def _parse_price(self, text: str) -> Decimal | None | bool:
+        """None for empty (use the catalog), a Decimal, or False after telling the user."""
+        text = text.strip().replace(",", "")
+        for prefix in ("CNY", "USD", "¥", "$", "￥"):
+            text = text.removeprefix(prefix).strip()
+        if not text:
+            return None
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            self._warn(self.tr("'{0}' is not a price: type a number such as 12999.00")
+                       .format(text))
+            return False
+        if not value.is_finite() or value < 0 or value > Decimal("1e9"):
+            self._warn(self.tr("A price must be between 0 and 1,000,000,000."))
+            return False
+        return value
+
+    def _cell_edited(self, item: QTableWidgetItem) -> None:
+        if self._updating:
+            return
+        row, col = item.row(), item.column()
+        line = self.build.line_items[row]
+        if col == QTY_COL:
+            try:
+                qty = int(item.text().strip())
+                if not 1 <= qty <= 10_000:
+                    raise ValueError
+            except ValueError:
+                self._warn(self.tr("Quantity must be a whole number from 1 to 10,000."))
+                self._refresh_all()
+                return
+            new = replace(line, quantity=qty)
+        elif col == PRICE_COL:
+            price = self._parse_price(item.text())
+            if price is False:
+                self._refresh_all()
+                return
+            if price is None:
+                new = replace(line, unit_price=None, currency=None, price_source="",
+                              price_date="")
+            else:
+                new = replace(line, unit_price=price, currency=self.build.currency,
+                              price_source=self.tr("edited in TorchRig"))
+        else:
+            return
+        lines = list(self.build.line_items)
+        lines[row] = new
+        self._set_build(replace(self.build, line_items=lines))
+
+    def _header_edited(self) -> None:
+        if self._updating:
+            return
+        rate = None
+        if self.rate_spin.value() > 0:
+            rate = ExchangeRate(Decimal(str(round(self.rate_spin.value(), 4))),
+                                self.rate_date.text().strip() or "unknown")
+        discount = None
+        if self.discount_spin.value() > 0:
+            discount = Discount(self.discount_kind.currentData(),
+                                Decimal(str(round(self.discount_spin.value(), 2))))
+        self._set_build(replace(
+            self.build,
+            name=self.name_edit.text().strip() or self.tr("Untitled build"),
+            customer=self.customer_edit.text(),
+            project=self.project_edit.text(),
+            nodes=self.nodes_spin.value(),
+            currency=self.currency_box.currentText(),
+            exchange_rate=rate,
+            tax_rate=Decimal(str(round(self.tax_spin.value(), 4))) / 100,
+            discount=discount,
+        ))
+
+    def _set_build(self, build: Build, *, dirty: bool = True) -> None:
+        self.build = build
+        self.dirty = dirty
+        self._refresh_all()
+        self.build_changed.emit(build)
+
+    # --- display ------------------------------------------------------------------------------
+
+    def _refresh_all(self) -> None:
+        self._updating = True
+        try:
+            self._show_header()
+            self.priced = price_build(self.build, self.catalog)
+            self.findings = check_build(self.build, self.catalog)
+            self._show_lines()
+            self._show_totals()
+            self.findings_view.set_findings(
+                self.findings, empty=self.tr("No compatibility problems found."))
+        finally:
+            self._updating = False
+        name = self.path.name if self.path else self.tr("not saved")
+        self.title.setText(f"{self.build.name} — {name}{' *' if self.dirty else ''}")
+
+    def _show_header(self) -> None:
+        b = self.build
+        self.name_edit.setText(b.name)
+        self.customer_edit.setText(b.customer)
+        self.project_edit.setText(b.project)
+        self.nodes_spin.setValue(b.nodes)
+        self.currency_box.setCurrentText(b.currency)
+        self.rate_spin.setValue(float(b.exchange_rate.cny_per_usd) if b.exchange_rate else 0.0)
+        self.rate_date.setText(b.exchange_rate.date if b.exchange_rate else "")
+        self.tax_spin.setValue(float(b.tax_rate * 100))
+        if b.discount:
+            self.discount_spin.setValue(float(b.discount.value))
+            self.discount_kind.setCurrentIndex(0 if b.discount.kind == "percent" else 1)
+        else:
+            self.discount_spin.setValue(0)
+
+    def _show_lines(self) -> None:
+        assert self.priced is not None
+        cur = self.build.currency
+        self.lines.setRowCount(len(self.build.line_items))
+        for r, (item, priced) in enumerate(zip(self.build.line_items, self.priced.lines)):
+            part = self.catalog.get(item.part_id) if item.part_id else None
+            qty = f"{item.quantity}"
+            cells = [
+                priced.category,
+                priced.label,
+                part.key_spec(self.lang) if part else self.tr("custom line"),
+                qty,
+                "" if priced.unit_price is None else f"{priced.unit_price:,.2f}",
+                (_money(priced.total, cur) + (f" (x{priced.multiplier} nodes)"
+                                              if priced.multiplier > 1 else ""))
+                if priced.total is not None else self.tr(priced.status),
+                self._origin_text(priced),
+            ]
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                editable = c in (QTY_COL, PRICE_COL)
+                flags = cell.flags()
+                cell.setFlags(flags | Qt.ItemFlag.ItemIsEditable if editable
+                              else flags & ~Qt.ItemFlag.ItemIsEditable)
+                if c in (QTY_COL, PRICE_COL, 5):
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                if c == len(cells) - 1:
+                    cell.setToolTip(priced.origin)
+                if priced.status != "ok" and c in (PRICE_COL, 5):
+                    cell.setForeground(Qt.GlobalColor.darkRed)
+                    cell.setToolTip(self.tr("Enter a unit price for this line"))
+                self.lines.setItem(r, c, cell)
+        self.lines.resizeRowsToContents()
+
+    def _origin_text(self, priced: object) -> str:
+        """Short origin for the table; the full origin (source URL) is the cell's tooltip."""
+        kind = getattr(priced, "origin_kind", "missing")
+        if kind == "missing":
+            return self.tr("price needed")
+        if kind == "override":
+            return self.tr("your price")
+        label = getattr(priced, "price_kind", None) or "catalog"
+        return self.tr("catalog: {0}").format(label)
+
+    def _show_totals(self) -> None:
+        p = self.priced
+        assert p is not None
+        cur = p.currency
+        rows = [f"<tr><td>{escape(cat)}</td><td align=right>{_money(v, cur)}</td></tr>"
+                for cat, v in p.category_totals.items()]
+        rows.append(f"<tr><td><b>{self.tr('Subtotal')}</b></td>"
+                    f"<td align=right>{_money(p.subtotal, cur)}</td></tr>")
+        if p.discount:
+            rows.append(f"<tr><td>{self.tr('Discount')}</td>"
+                        f"<td align=right>-{_money(p.discount, cur)}</td></tr>")
+        if p.tax_rate:
+            rows.append(f"<tr><td>{self.tr('Tax')} ({p.tax_rate * 100:g}%)</td>"
+                        f"<td align=right>{_money(p.tax, cur)}</td></tr>")
+        rows.append(f"<tr><td><b>{self.tr('Total')}</b></td>"
+                    f"<td align=right><b>{_money(p.total, cur)}</b></td></tr>")
+        notes = []
+        if p.incomplete:
+            text = self.tr("Incomplete: {0} line(s) need a price or an exchange rate.")
+            notes.append(f"<p style='color:#b3261e'>"
+                         f"{escape(text.format(len(p.missing_price_lines)))}</p>")
+        notes += [f"<p style='color:#9c6d00'>{escape(w.get(self.lang))}</p>"
+                  for w in p.warnings]
+        self.totals.setText(f"<table width=100%>{''.join(rows)}</table>{''.join(notes)}")
+
+    # --- files --------------------------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved edits; False means the user cancelled (keep the window open)."""
+        if not self.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, self.tr("Unsaved build"),
+            self.tr("The build “{0}” has unsaved changes. Save them?").format(self.build.name),
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_build(self) -> None:
+        if self.maybe_save():
+            self.path = None
+            self._set_build(Build(name=self.tr("New build"), currency=self.settings.currency),
+                            dirty=False)
+
+    def start_from_tier(self, tier_id: str) -> None:
+        if self.maybe_save():
+            self.path = None
+            self._set_build(build_from_tier(tier_id, self.catalog), dirty=True)
+
+    def open_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open build"),
+                                              self.settings.build_folder, BUILD_FILTER)
+        if path:
+            self.open_path(Path(path))
+
+    def open_path(self, path: Path) -> bool:
+        try:
+            build = load_build(path, self.catalog)
+        except InputError as exc:
+            self._warn(str(exc), title=self.tr("Cannot open build"))
+            return False
+        self.path = path
+        self.settings.add_recent(str(path))
+        self.settings.build_folder = str(path.parent)
+        self._fill_recent()
+        self._set_build(build, dirty=False)
+        self.status.emit(self.tr("Opened {0}").format(path))
+        return True
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self._write(self.path)
+
+    def save_as(self) -> bool:
+        start = str(Path(self.settings.build_folder or ".") / f"{self.build.name}.json")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start, BUILD_FILTER)
+        if not path:
+            return False
+        if not path.endswith(".json"):
+            path += ".json"
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            save_build(self.build, path)
+        except (InputError, OSError) as exc:
+            self._warn(str(exc), title=self.tr("Cannot save build"))
+            return False
+        self.path = path
+        self.dirty = False
+        self.settings.add_recent(str(path))
+        self._fill_recent()
+        self._refresh_all()
+        self.status.emit(self.tr("Saved {0}").format(path))
+        return True
+
+    def import_prices(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Import price list"), "",
+                                              "CSV (*.csv)")
+        if not path:
+            return
+        try:
+            prices = load_price_list(path, self.catalog)
+        except InputError as exc:
+            self._warn(str(exc), title=self.tr("Cannot import price list"))
+            return
+        build, applied = prices.apply(self.build)
+        self._set_build(build)
+        message = self.tr("Applied {0} price(s) from {1}.").format(applied, Path(path).name)
+        if prices.warnings:
+            message += "\n\n" + "\n".join(prices.warnings[:20])
+        QMessageBox.information(self, self.tr("Price list"), message)
+
+    def compare_dialog(self) -> None:
+        from torchrig.gui.compare_dialog import CompareDialog
+
+        CompareDialog(self.catalog, self.build, self.settings, self.lang, self).exec()
+
+    def _fill_recent(self) -> None:
+        self.recent_box.clear()
+        self.recent_box.addItem(self.tr("Recent files…"), None)
+        for path in self.settings.recent_files:
+            self.recent_box.addItem(Path(path).name, path)
+            self.recent_box.setItemData(self.recent_box.count() - 1, path,
+                                        Qt.ItemDataRole.ToolTipRole)
+
+    def _open_recent(self, index: int) -> None:
+        path = self.recent_box.itemData(index)
+        self.recent_box.setCurrentIndex(0)
+        if path and self.maybe_save():
+            self.open_path(Path(path))
+
+    def _warn(self, text: str, title: str | None = None) -> None:
+        QMessageBox.warning(self, title or self.tr("Build"), text)

@@ -1,0 +1,223 @@
+"""Capabilities: one normalised view of "a machine" for comparison and analysis.
+
+The Targets table and the bottleneck analysis both ask the same questions (how many cores, how
+much VRAM per GPU, what tensor throughput, what storage...) of three different things: this
+machine (a SystemProfile), a tier (seed section 2), or a build (catalog parts). Each is turned
+into :class:`Capabilities` once, here, so the rules downstream are written only once.
+Values are per node; ``None`` means unknown, with the reason in ``unknown``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog, Part, Tier
+    from torchrig.hardware.model import SystemProfile
+    from torchrig.planning.build import Build
+
+SubjectKind = Literal["machine", "tier", "build"]
+
+STORAGE_RANK = {"hdd": 0, "network": 1, "sata-ssd": 2, "nvme": 3}
+"""Slowest to fastest local read path; "network" storage depends on the network (seed 2.3)."""
+
+
+@dataclass
+class Capabilities:
+    label: str
+    kind: SubjectKind
+    nodes: int = 1
+    cpu_name: str | None = None
+    cpu_cores: int | None = None
+    cpu_threads: int | None = None
+    gpu_name: str | None = None
+    gpu_part: Part | None = None  # the catalog entry behind the GPU figures, when known
+    gpu_count: int = 0
+    vram_per_gpu_bytes: int | None = None
+    tensor_cores: bool | None = None
+    tensor_flops: float | None = None  # dense FP16/BF16 tensor, FP32 accumulate, per GPU
+    fp32_flops: float | None = None
+    gpu_memory_bandwidth: float | None = None
+    compute_capability: str | None = None
+    gpu_tdp_w: float | None = None
+    gpu_links: list[tuple[int | None, int | None]] = field(default_factory=list)  # (gen, width)
+    gpu_interconnect: str | None = None  # "nvlink" or "pcie"
+    node_network: str | None = None  # "infiniband", "ethernet" (multi-node)
+    node_network_bps: float | None = None  # bits/s per node
+    ram_bytes: int | None = None
+    memory_type: str | None = None
+    swap_bytes: int | None = None
+    storage_kind: str | None = None  # fastest local drive: nvme | sata-ssd | hdd | network
+    storage_bytes: int | None = None
+    storage_read_bps: float | None = None  # sequential read, bytes/s
+    storage_read_basis: str = ""  # "measured", "catalog <part>", "typical for the kind"
+    shared_storage: bool = False  # a network/distributed file system serves the nodes (seed 2.3)
+    psu_w: float | None = None
+    cpu_tdp_w: float | None = None
+    unknown: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def total_vram_bytes(self) -> int | None:
+        if self.vram_per_gpu_bytes is None:
+            return None
+        return self.vram_per_gpu_bytes * self.gpu_count
+
+
+def _gpu_figures(caps: Capabilities, part: Part) -> None:
+    spec = part.gpu
+    caps.gpu_part = part
+    caps.gpu_name = caps.gpu_name or part.name
+    if caps.vram_per_gpu_bytes is None:
+        caps.vram_per_gpu_bytes = spec.vram_bytes
+    caps.tensor_cores = spec.tensor_cores
+    caps.tensor_flops = spec.bf16_tensor_flops or spec.fp16_tensor_flops
+    caps.fp32_flops = spec.fp32_flops
+    caps.gpu_memory_bandwidth = spec.memory_bandwidth
+    caps.compute_capability = caps.compute_capability or spec.compute_capability
+    caps.gpu_tdp_w = spec.tdp_w
+
+
+def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
+                 label: str = "This machine") -> Capabilities:
+    """Detected facts first; catalog figures (tensor throughput, bandwidth) for a matched GPU."""
+    caps = Capabilities(label=label, kind="machine")
+    cpu = profile.cpu
+    caps.cpu_name = cpu.model_name
+    caps.cpu_cores = cpu.physical_cores
+    caps.cpu_threads = cpu.logical_cpus
+    if cpu.physical_cores is None:
+        caps.unknown["cpu_cores"] = cpu.unknown.get("physical_cores", "not detected")
+    caps.ram_bytes = profile.memory.total_bytes
+    caps.memory_type = profile.memory.dimm_type
+    caps.swap_bytes = profile.memory.swap_total_bytes
+    gpus = [g for g in profile.gpus if g.vendor != "Apple"]
+    caps.gpu_count = len(gpus)
+    if gpus:
+        first = gpus[0]
+        caps.gpu_name = first.name
+        caps.vram_per_gpu_bytes = min(
+            (g.vram_total_bytes for g in gpus if g.vram_total_bytes is not None), default=None)
+        caps.compute_capability = first.compute_capability
+        caps.gpu_links = [(g.pcie_gen_max, g.pcie_width_max) for g in gpus]
+        caps.gpu_interconnect = (
+            "nvlink" if any(any(link.active for link in g.nvlinks) for g in gpus) else "pcie")
+        part = catalog.match_gpu(first.name or "", first.vram_total_bytes) if catalog else None
+        if part is not None:
+            _gpu_figures(caps, part)
+        else:
+            caps.unknown["tensor_flops"] = (
+                f"{first.name or 'this GPU'} is not in the catalog: no sourced peak figures")
+    else:
+        caps.unknown["gpu"] = (profile.accelerator.unknown.get("nvml")
+                               or "no GPU detected")
+    caps.shared_storage = any(d.kind == "network" for d in profile.disks)
+    local = [d for d in profile.disks if d.kind in STORAGE_RANK]
+    if local:
+        best = max(local, key=lambda d: (STORAGE_RANK[d.kind], d.total_bytes or 0))
+        caps.storage_kind = best.kind
+        caps.storage_bytes = sum(d.total_bytes or 0 for d in local) or None
+    else:
+        kinds = sorted({d.kind for d in profile.disks})
+        caps.unknown["storage_kind"] = (
+            f"drive kind not determinable here ({', '.join(kinds) or 'no disks'})")
+    caps.unknown.setdefault(
+        "storage_read_bps", "not measured: run the storage benchmark on the dataset's disk")
+    return caps
+
+
+def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
+    """A tier as its recommended parts and stated minimums (seed section 2)."""
+    req = tier.requirements
+    caps = Capabilities(label=tier.name.en, kind="tier", nodes=req.nodes[0])
+    choice = tier.part_choice("cpu")
+    if choice is not None:
+        cpu = catalog.get(choice.recommended)
+        caps.cpu_name, caps.cpu_cores, caps.cpu_threads = (
+            cpu.name, cpu.cpu.cores, cpu.cpu.threads)
+        caps.cpu_tdp_w = cpu.cpu.tdp_w
+    else:
+        caps.cpu_cores = req.min_cpu_cores
+    gpu_choice = tier.part_choice("gpu")
+    caps.gpu_count = req.gpus_per_node[0]
+    if gpu_choice is not None:
+        _gpu_figures(caps, catalog.get(gpu_choice.recommended))
+    caps.vram_per_gpu_bytes = caps.vram_per_gpu_bytes or req.min_vram_bytes
+    caps.ram_bytes = req.min_ram_bytes
+    caps.memory_type = req.memory_type
+    kinds = [k for k in req.storage_kinds if k in STORAGE_RANK]
+    if kinds:
+        caps.storage_kind = max(kinds, key=STORAGE_RANK.__getitem__)
+    caps.storage_bytes = req.storage_bytes
+    caps.shared_storage = "distributed" in req.storage_kinds
+    if "nvlink" in req.interconnect:
+        caps.gpu_interconnect = "nvlink"
+    elif caps.gpu_count > 1 or "pcie" in req.interconnect:
+        caps.gpu_interconnect = "pcie"
+    if "infiniband" in req.interconnect:
+        caps.node_network = "infiniband"
+    return caps
+
+
+def from_build(build: Build, catalog: Catalog) -> Capabilities:
+    """A build's per-node figures from its catalog parts ("cluster" lines are shared by all
+    nodes and only count for storage/network). Custom lines carry no specs: they are listed
+    as unknown so the user sees why a figure is missing."""
+    caps = Capabilities(label=build.name or "Build", kind="build", nodes=build.nodes)
+    ram = 0
+    drives: list[tuple[int, float | None, int]] = []  # (rank, read rate, bytes)
+    custom = set()
+    for item in build.line_items:
+        if item.part_id is None:
+            custom.add(item.category)
+            if item.category == "storage-system":
+                caps.shared_storage = True
+            continue
+        part = catalog.get(item.part_id)
+        qty = item.quantity
+        if part.category == "cpu":
+            spec = part.cpu
+            caps.cpu_name = part.name if qty == 1 else f"{qty}x {part.name}"
+            caps.cpu_cores = (spec.cores or 0) * qty if spec.cores else None
+            caps.cpu_threads = (spec.threads or 0) * qty if spec.threads else None
+            caps.cpu_tdp_w = spec.tdp_w * qty if spec.tdp_w else None
+            caps.memory_type = caps.memory_type or (spec.memory_types[0]
+                                                    if spec.memory_types else None)
+        elif part.category == "gpu" and item.scope == "node":
+            caps.gpu_count += qty
+            _gpu_figures(caps, part)
+            caps.gpu_links.extend([(part.gpu.pcie_gen, part.gpu.pcie_lanes)] * qty)
+            caps.gpu_interconnect = caps.gpu_interconnect or (
+                "nvlink" if part.gpu.form_factor in ("sxm4", "sxm5") else "pcie")
+        elif part.category == "memory":
+            total = part.memory.total_bytes
+            if total:
+                ram += total * qty
+            caps.memory_type = part.memory.memory_type or caps.memory_type
+        elif part.category == "storage":
+            spec = part.storage
+            kind = spec.kind or ""
+            if kind in STORAGE_RANK:
+                drives.append((STORAGE_RANK[kind], spec.seq_read, (spec.capacity_bytes or 0) * qty))
+        elif part.category == "psu":
+            caps.psu_w = (part.psu.wattage_w or 0) * qty or None
+        elif part.category == "network":
+            spec = part.network
+            if spec.kind == "nvlink-bridge":
+                caps.gpu_interconnect = "nvlink"
+            elif spec.kind in ("infiniband", "ethernet"):
+                caps.node_network = spec.kind
+                caps.node_network_bps = spec.rate_bits_per_s
+    caps.ram_bytes = ram or None
+    if drives:
+        rank, rate, _ = max(drives, key=lambda d: (d[0], d[1] or 0))
+        caps.storage_kind = next(k for k, v in STORAGE_RANK.items() if v == rank)
+        caps.storage_bytes = sum(d[2] for d in drives) or None
+        caps.storage_read_bps = rate
+        caps.storage_read_basis = "catalog sequential read of the fastest drive"
+    for key, value in (("cpu_cores", caps.cpu_cores), ("ram_bytes", caps.ram_bytes),
+                       ("vram_per_gpu_bytes", caps.vram_per_gpu_bytes)):
+        if value is None:
+            caps.unknown[key] = ("given by a custom line (no catalog specs): "
+                                 + ", ".join(sorted(custom))) if custom else "no such part"
+    return caps

@@ -1,0 +1,193 @@
+"""The Targets table: a subject (this machine, a build) against a tier's requirements.
+
+One row per dimension (CPU cores, GPUs per node, VRAM per GPU, tensor throughput, RAM, storage,
+interconnect); each cell says meets / short / exceeds with the numbers. "Exceeds" means at least
+twice the target (or a faster class of device), so a user sees where money may be over-spent
+(seed 4.1) as well as where a part falls short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from torchrig.catalog.model import Catalog, Tier
+from torchrig.i18n import Msg
+from torchrig.planning.capabilities import STORAGE_RANK, Capabilities
+from torchrig.units import fmt_gb, fmt_gib
+
+EXCEEDS_FACTOR = 2.0
+
+
+class Status(str, Enum):
+    MEETS = "meets"
+    SHORT = "short"
+    EXCEEDS = "exceeds"
+    UNKNOWN = "unknown"
+    NO_TARGET = "no target"
+
+    @property
+    def label(self) -> Msg:
+        return {
+            Status.MEETS: Msg("meets", "满足"),
+            Status.SHORT: Msg("short", "不足"),
+            Status.EXCEEDS: Msg("exceeds", "超出"),
+            Status.UNKNOWN: Msg("unknown", "未知"),
+            Status.NO_TARGET: Msg("no target", "无目标"),
+        }[self]
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    status: Status
+    value: float | str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    dimension: Msg
+    target: str
+    target_value: float | str | None
+    cells: tuple[Cell, ...]  # one per subject, in the order given
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dimension": self.key,
+            "target": self.target_value,
+            "subjects": [{"value": c.value, "status": c.status.value, "text": c.text}
+                         for c in self.cells],
+        }
+
+
+def _numeric(value: float | None, target: float | None, text: str,
+             upper: float | None = None) -> Cell:
+    """``upper`` is the top of a target range (GPUs per node 2-4): within it still meets."""
+    if target is None:
+        return Cell(text, Status.NO_TARGET, value)
+    if value is None:
+        return Cell(text, Status.UNKNOWN, value)
+    if value < target:
+        return Cell(text, Status.SHORT, value)
+    ceiling = upper if upper is not None else target
+    if value >= EXCEEDS_FACTOR * ceiling and value > ceiling:
+        return Cell(text, Status.EXCEEDS, value)
+    return Cell(text, Status.MEETS, value)
+
+
+def _tflops(value: float | None) -> str:
+    return "unknown" if value is None else f"{value / 1e12:.1f} TFLOP/s"
+
+
+def _no_gpu() -> Cell:
+    return Cell("no GPU", Status.SHORT, 0)
+
+
+def _tensor_cell(caps: Capabilities, target: float) -> Cell:
+    """A target of 0 means the tier's GPU has no tensor cores (the seed's GTX 1660 Super)."""
+    if caps.gpu_count == 0:
+        return _no_gpu()
+    if caps.tensor_cores is False:
+        return _numeric(0.0, target, "no tensor cores")
+    return _numeric(caps.tensor_flops, target, _tflops(caps.tensor_flops))
+
+
+def _storage_text(caps: Capabilities) -> str:
+    if caps.storage_kind is None:
+        return caps.unknown.get("storage_kind", "unknown")
+    size = f", {fmt_gb(caps.storage_bytes)}" if caps.storage_bytes else ""
+    return f"{caps.storage_kind.upper()}{size}"
+
+
+def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | None) -> Cell:
+    text = _storage_text(caps)
+    if min_bytes and caps.storage_bytes is not None and caps.storage_bytes < min_bytes:
+        return Cell(f"{text} (< {fmt_gb(min_bytes, 0)})", Status.SHORT, caps.storage_kind)
+    if "distributed" in kinds:
+        # Seed 2.3: a shared file system (Ceph) or object store (S3) serves every node.
+        if caps.shared_storage:
+            return Cell(f"shared storage + {text}", Status.MEETS, "distributed")
+        return Cell(f"{text} (no shared storage)", Status.SHORT, caps.storage_kind)
+    ranked = [STORAGE_RANK[k] for k in kinds if k in STORAGE_RANK]
+    if caps.storage_kind is None or caps.storage_kind not in STORAGE_RANK or not ranked:
+        return Cell(text, Status.UNKNOWN, caps.storage_kind)
+    mine = STORAGE_RANK[caps.storage_kind]
+    if mine < min(ranked):
+        return Cell(text, Status.SHORT, caps.storage_kind)
+    if mine > max(ranked):
+        return Cell(text, Status.EXCEEDS, caps.storage_kind)
+    return Cell(text, Status.MEETS, caps.storage_kind)
+
+
+def _interconnect_text(caps: Capabilities) -> str:
+    parts = []
+    if caps.gpu_count > 1 or caps.gpu_interconnect == "nvlink":
+        parts.append((caps.gpu_interconnect or "unknown").upper().replace("PCIE", "PCIe"))
+    if caps.nodes > 1 or caps.node_network:
+        parts.append(caps.node_network or "no node network")
+    return " + ".join(parts) if parts else "single GPU"
+
+
+def _interconnect_cell(caps: Capabilities, wanted: tuple[str, ...]) -> Cell:
+    text = _interconnect_text(caps)
+    if not wanted or wanted == ("pcie",):
+        return Cell(text, Status.MEETS, text)
+    fast = {"nvlink", "infiniband"} & set(wanted)
+    have = {caps.gpu_interconnect, caps.node_network} - {None}
+    return Cell(text, Status.MEETS if fast & have else Status.SHORT, text)
+
+
+def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities]) -> list[Row]:
+    """Rows for the Targets page and the PDF: each subject against ``tier``'s requirements."""
+    from torchrig.planning.capabilities import from_tier
+
+    req = tier.requirements
+    tier_caps = from_tier(tier, catalog)
+    rows: list[Row] = []
+
+    rows.append(Row(
+        "cpu_cores", Msg("CPU cores", "CPU 核心数"),
+        f">= {req.min_cpu_cores}" if req.min_cpu_cores else "-", req.min_cpu_cores,
+        tuple(_numeric(s.cpu_cores, req.min_cpu_cores,
+                       "unknown" if s.cpu_cores is None else f"{s.cpu_cores} cores")
+              for s in subjects)))
+    lo, hi = req.gpus_per_node
+    rows.append(Row(
+        "gpus_per_node", Msg("GPUs per node", "每节点 GPU 数"),
+        f"{lo}" if lo == hi else f"{lo}-{hi}", lo,
+        tuple(_numeric(s.gpu_count, lo, f"{s.gpu_count}", upper=hi) for s in subjects)))
+    rows.append(Row(
+        "vram_per_gpu", Msg("VRAM per GPU", "单卡显存"),
+        f">= {fmt_gib(req.min_vram_bytes, 0)}" if req.min_vram_bytes else "-",
+        req.min_vram_bytes,
+        tuple(_no_gpu() if s.gpu_count == 0 else
+              _numeric(s.vram_per_gpu_bytes, req.min_vram_bytes,
+                       fmt_gib(s.vram_per_gpu_bytes, 0)) for s in subjects)))
+    target_tensor = tier_caps.tensor_flops
+    rows.append(Row(
+        "tensor_flops", Msg("Tensor throughput (FP16/BF16 dense, per GPU)",
+                            "张量算力（FP16/BF16 稠密，单卡）"),
+        (f">= {_tflops(target_tensor)} ({tier_caps.gpu_name})" if target_tensor
+         else f"no tensor cores ({tier_caps.gpu_name})" if tier_caps.tensor_cores is False
+         else "-"),
+        target_tensor,
+        tuple(_tensor_cell(s, target_tensor or 0.0) for s in subjects)))
+    rows.append(Row(
+        "ram", Msg("System RAM (per node)", "系统内存（每节点）"),
+        f">= {fmt_gib(req.min_ram_bytes, 0)}", req.min_ram_bytes,
+        tuple(_numeric(s.ram_bytes, req.min_ram_bytes, fmt_gib(s.ram_bytes, 0))
+              for s in subjects)))
+    rows.append(Row(
+        "storage", Msg("Storage", "存储"),
+        " / ".join(k.upper() for k in req.storage_kinds)
+        + (f", >= {fmt_gb(req.storage_bytes, 0)}" if req.storage_bytes else ""),
+        ",".join(req.storage_kinds),
+        tuple(_storage_cell(s, req.storage_kinds, req.storage_bytes) for s in subjects)))
+    rows.append(Row(
+        "interconnect", Msg("Interconnect", "互联"),
+        " / ".join(i.upper().replace("PCIE", "PCIe") for i in req.interconnect) or "-",
+        ",".join(req.interconnect),
+        tuple(_interconnect_cell(s, req.interconnect) for s in subjects)))
+    return rows
