@@ -60,7 +60,57 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+# --- check ------------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from torchrig.catalog import load_catalog
+    from torchrig.findings import has_blocker
+    from torchrig.planning.build import load_build
+    from torchrig.planning.check_output import check_json, format_check_text
+    from torchrig.planning.compat import check_build
+    from torchrig.planning.pricing import price_build
+
+    catalog = load_catalog()
+    build = load_build(_path(args.build), catalog)
+    priced = price_build(build, catalog)
+    findings = check_build(build, catalog)
+    if args.json:
+        _print_json(check_json(priced, findings))
+    else:
+        _out(format_check_text(priced, findings, lang=args.lang))
+    return EXIT_FINDINGS if has_blocker(findings) else EXIT_OK
+
+
+# --- bench ------------------------------------------------------------------------------------
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.collective:
+        from torchrig.bench.collective_launch import run_collective_cli
+
+        return run_collective_cli(args)
+    from torchrig.bench.cli_bench import run_cli
+
+    return run_cli(args)
+
+
+def _add_bench_options(parser: argparse.ArgumentParser) -> None:
+    """Imported only when the bench command is used: the bench package is not needed (and
+    costs import time) for detect, check or plan."""
+    from torchrig.bench.cli_bench import add_bench_arguments
+    from torchrig.bench.collective_launch import add_cli_arguments
+
+    add_bench_arguments(parser)
+    parser.add_argument("--lang", choices=["en", "zh"], default="en")
+    group = parser.add_argument_group(
+        "collective benchmark (torch.distributed; see docs/collective.md)")
+    group.add_argument("--collective", action="store_true",
+                       help="measure all-reduce/all-gather/reduce-scatter bandwidth with torchrun")
+    add_cli_arguments(group, include_json=False)  # type: ignore[arg-type]
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="torchrig",
         description="TorchRig (PyTorch 硬件配置助手): plan, build, check and benchmark "
@@ -77,12 +127,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.set_defaults(handler=cmd_detect)
+
+    p = sub.add_parser("check", help="price a build and check its parts fit together")
+    p.add_argument("build", metavar="BUILD", help="a build file (.json)")
+    p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
+    p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("bench", help="measure this machine with torch (GPU or CPU)")
+    if "bench" in argv:
+        _add_bench_options(p)
+    p.set_defaults(handler=cmd_bench)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -23,7 +23,7 @@ from torchrig.catalog.specs import (
 )
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.units import GB, GiB, TERA, fmt_gb, fmt_rate
+from torchrig.units import GB, TERA, GiB, fmt_gb, fmt_rate
 
 Currency = Literal["CNY", "USD"]
 CURRENCIES: tuple[str, ...] = ("CNY", "USD")
@@ -65,7 +65,7 @@ class SourceRef:
     """A source named in the catalog: a short key (``"TPU"``) with its URL and description."""
 
     key: str
-    url: str
+    url: str | None
     what: str
 
 
@@ -249,10 +249,15 @@ class TierRequirements:
 
 @dataclass(frozen=True)
 class StarterLine:
-    part_id: str
+    """One line of a tier's starter build: a catalog part, or (``part_id`` None) a custom line
+    for something the catalog cannot hold, such as a distributed storage system."""
+
+    part_id: str | None
     quantity: int
     role: str
     scope: Literal["node", "cluster"] = "node"
+    text: str = ""
+    category: str = ""
 
 
 @dataclass(frozen=True)
@@ -287,7 +292,8 @@ class Tier:
         for choice in self.parts:
             yield from choice.all_ids
         for line in self.starter_lines:
-            yield line.part_id
+            if line.part_id is not None:
+                yield line.part_id
 
 
 @dataclass
@@ -329,7 +335,7 @@ class Catalog:
     def source_url(self, ref: str) -> str:
         """A source key's URL (``"TPU"`` -> its URL); URLs and other text pass through."""
         src = self.sources.get(ref)
-        return src.url if src else ref
+        return src.url or src.what if src else ref
 
 
 __all__ = [

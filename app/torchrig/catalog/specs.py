@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from torchrig.units import GB, GiB, MB
+from torchrig.units import GB, MB, GiB
 
 CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard", "psu", "network")
 """Part categories, in the order a build sheet lists them."""
@@ -95,6 +95,7 @@ class GpuSpec:
     form_factor: str | None = None
     slot_width: float | None = None
     cooling: str | None = None
+    required_system_power_w: float | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,8 @@ class MotherboardSpec:
     ``gpu_lane_configs[n - 1]`` is how the board wires ``n`` GPUs in its x16-size slots (for
     example ``x16`` for one card, ``x8 + x8`` for two); a board with no entry for ``n`` cannot
     take ``n`` cards at all. ``sxm_gpu_slots`` counts SXM/OAM sockets on an HGX-type baseboard.
+    ``integrated_psu_w`` is set for server systems that ship with their own power supplies
+    (usable, non-redundant watts).
     """
 
     socket: str | None = None
@@ -190,6 +193,7 @@ class MotherboardSpec:
     m2_slots: int | None = None
     sxm_gpu_slots: int | None = None
     onboard_lan: str | None = None
+    integrated_psu_w: float | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +270,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
                  choices=("pcie", "sxm4", "sxm5", "oam", "module")),
         FieldDef("slot_width", "slot_width", "num", 1, 1, 5),
         FieldDef("cooling", "cooling", "str", choices=("open-air", "blower", "passive")),
+        FieldDef("required_system_power_w", "required_system_power_w", "num", 1, 100, 5_000),
     ),
     "cpu": (
         FieldDef("microarchitecture", "microarchitecture", "str"),
@@ -325,6 +330,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("m2_slots", "m2_slots", "int", 1, 0, 16),
         FieldDef("sxm_gpu_slots", "sxm_gpu_slots", "int", 1, 0, 16),
         FieldDef("onboard_lan", "onboard_lan", "str"),
+        FieldDef("integrated_psu_w", "integrated_psu_w", "num", 1, 100, 20_000),
     ),
     "psu": (
         FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),

@@ -1,0 +1,412 @@
+"""Load and validate the shipped catalog (``resources/catalog/*.json``) and tiers.
+
+Every entry is checked (types, units, ranges, unique ids, source references, tier references)
+and a failure raises :class:`InputError` naming the file, the entry id and the field, because a
+catalog edited by hand must never produce a wrong number silently.
+
+Resource folder, first match wins: the ``root`` argument, ``$TORCHRIG_RESOURCES``, then
+``resources/`` at the repository root (``app/torchrig/../../resources``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from torchrig.catalog.model import (
+    CURRENCIES,
+    PRICE_KINDS,
+    Catalog,
+    Part,
+    Price,
+    SourceRef,
+)
+from torchrig.catalog.specs import (
+    CATEGORIES,
+    SCHEMAS,
+    SPEC_CLASSES,
+    FieldDef,
+    GpuSlot,
+    MemorySupport,
+)
+from torchrig.errors import InputError
+from torchrig.i18n import Msg
+from torchrig.jsonio import parse_json_text, read_text_file, upgrade_document
+
+CATALOG_FORMAT = "torchrig.catalog"
+SOURCES_FORMAT = "torchrig.sources"
+CATALOG_VERSION = 1
+
+ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+DATE_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+MEM_RE = re.compile(r"^(DDR[45])(?:-(\d{3,5}))?$")
+REPO_PATH_RE = re.compile(r"^[\w.-]+/[\w.-]+:\S+$")
+
+
+def default_resources_dir() -> Path:
+    env = os.environ.get("TORCHRIG_RESOURCES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "resources"
+
+
+def load_catalog(root: str | Path | None = None) -> Catalog:
+    """Load parts, sources, seed rules and tiers from ``root`` (see module doc); cached per
+    resolved folder, so callers may call it freely. ``clear_catalog_cache()`` forgets it."""
+    folder = Path(root) if root is not None else default_resources_dir()
+    return _load_cached(str(folder.resolve()))
+
+
+def clear_catalog_cache() -> None:
+    _load_cached.cache_clear()
+
+
+@lru_cache(maxsize=8)
+def _load_cached(folder: str) -> Catalog:
+    from torchrig.catalog.tiers import load_tiers
+
+    root = Path(folder)
+    cat_dir = root / "catalog"
+    if not cat_dir.is_dir():
+        raise InputError(f"{cat_dir}: catalog folder not found (set TORCHRIG_RESOURCES?)")
+    sources = _load_sources(cat_dir / "sources.json")
+    parts: dict[str, Part] = {}
+    origin: dict[str, Path] = {}
+    for path in sorted(cat_dir.glob("*.json")):
+        if path.name == "sources.json":
+            continue
+        for part in load_parts_file(path, sources):
+            if part.id in parts:
+                raise InputError(
+                    f"{path}: part {part.id!r}: id already used in {origin[part.id].name}"
+                )
+            parts[part.id] = part
+            origin[part.id] = path
+    catalog = Catalog(parts=parts, tiers={}, seed_rules={}, sources=sources, root=str(root))
+    tiers, rules = load_tiers(root / "tiers.json", catalog)
+    catalog.tiers = tiers
+    catalog.seed_rules = rules
+    return catalog
+
+
+def _load_document(path: Path, fmt: str) -> dict[str, Any]:
+    data = parse_json_text(read_text_file(path), str(path))
+    return upgrade_document(data, fmt, CATALOG_VERSION, where=str(path))
+
+
+def _load_sources(path: Path) -> dict[str, SourceRef]:
+    doc = _load_document(path, SOURCES_FORMAT)
+    entries = doc.get("sources")
+    if not isinstance(entries, dict):
+        raise InputError(f"{path}: field 'sources' must be an object of key -> source")
+    out: dict[str, SourceRef] = {}
+    for key, entry in entries.items():
+        where = f"{path}: source {key!r}"
+        if not isinstance(entry, dict):
+            raise InputError(f"{where}: must be an object with 'url' and 'what'")
+        url = entry.get("url")
+        # A few sources (vendor whitepapers quoted in other files) have no URL we could verify;
+        # they stay null rather than carrying a guessed link.
+        if url is not None and (not isinstance(url, str) or not _is_url_or_repo(url)):
+            raise InputError(f"{where}: field 'url' must be a URL, owner/repo:path or null, "
+                             f"got {url!r}")
+        out[key] = SourceRef(key=key, url=url, what=text_field(entry, "what", where))
+    return out
+
+
+def load_parts_file(path: Path, sources: dict[str, SourceRef]) -> list[Part]:
+    """Parse one catalog file; every problem names ``path``, the part id and the field."""
+    doc = _load_document(path, CATALOG_FORMAT)
+    category = doc.get("category")
+    if category not in CATEGORIES:
+        raise InputError(
+            f"{path}: field 'category' must be one of {', '.join(CATEGORIES)}, got {category!r}"
+        )
+    entries = doc.get("parts")
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{path}: field 'parts' must be a non-empty list")
+    return [_parse_part(path, i, e, category, sources) for i, e in enumerate(entries)]
+
+
+_PART_KEYS = {"id", "vendor", "name", "specs", "sources", "prices", "notes", "match_names"}
+
+
+def _parse_part(path: Path, index: int, entry: Any, category: str,
+                sources: dict[str, SourceRef]) -> Part:
+    if not isinstance(entry, dict):
+        raise InputError(f"{path}: parts[{index}] must be an object")
+    raw_id = entry.get("id")
+    if not isinstance(raw_id, str) or not ID_RE.match(raw_id):
+        raise InputError(
+            f"{path}: parts[{index}]: field 'id' must be kebab-case text "
+            f"(e.g. 'nvidia-rtx-4090'), got {raw_id!r}"
+        )
+    where = f"{path}: part {raw_id!r}"
+    unknown = sorted(set(entry) - _PART_KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown field '{unknown[0]}'")
+    vendor = text_field(entry, "vendor", where)
+    vendor_slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
+    if not raw_id.startswith(vendor_slug + "-"):
+        raise InputError(f"{where}: field 'id' must start with the vendor ('{vendor_slug}-')")
+    name = text_field(entry, "name", where)
+    src_list = _source_list(entry, "sources", where, sources)
+    if not src_list:
+        raise InputError(f"{where}: field 'sources' must list at least one source")
+    specs_raw = entry.get("specs")
+    if not isinstance(specs_raw, dict):
+        raise InputError(f"{where}: field 'specs' must be an object")
+    values, field_sources, derived = _parse_specs(specs_raw, category, f"{where} specs", sources)
+    spec = SPEC_CLASSES[category](**values)
+    _cross_check(spec, category, f"{where} specs")
+    prices = tuple(_parse_price(p, f"{where} prices[{i}]", sources)
+                   for i, p in enumerate(_list(entry, "prices", where)))
+    notes = msg_field(entry, "notes", where) if "notes" in entry else None
+    match_names = tuple(_str_items(entry, "match_names", where))
+    return Part(
+        id=raw_id, category=category, vendor=vendor, name=name, specs=spec,
+        sources=tuple(src_list), field_sources=field_sources, derived_fields=derived,
+        prices=prices, notes=notes, match_names=match_names,
+    )
+
+
+def _parse_specs(raw: dict[str, Any], category: str, where: str,
+                 sources: dict[str, SourceRef]) -> tuple[dict[str, Any], dict[str, str],
+                                                          dict[str, str]]:
+    schema = {f.key: f for f in SCHEMAS[category]}
+    unknown = sorted(set(raw) - set(schema))
+    if unknown:
+        raise InputError(f"{where}: unknown field '{unknown[0]}' for a {category} "
+                         f"(known: {', '.join(schema)})")
+    values: dict[str, Any] = {}
+    field_sources: dict[str, str] = {}
+    derived: dict[str, str] = {}
+    for key, fdef in schema.items():
+        value = raw.get(key)
+        if isinstance(value, dict):
+            extra = sorted(set(value) - {"value", "source", "derived"})
+            if extra:
+                raise InputError(f"{where}: field '{key}' has unknown key '{extra[0]}' "
+                                 "(use value, source, derived)")
+            if "source" in value:
+                field_sources[fdef.attr] = _one_source(value["source"], f"{where} field '{key}'",
+                                                       sources)
+            if "derived" in value:
+                basis = value["derived"]
+                if not isinstance(basis, str) or not basis.strip():
+                    raise InputError(f"{where}: field '{key}.derived' must say how it was derived")
+                derived[fdef.attr] = basis
+            value = value.get("value")
+        if value is None:
+            if fdef.required:
+                raise InputError(f"{where}: missing field '{key}'")
+            continue
+        values[fdef.attr] = _convert(value, fdef, where)
+    return values, field_sources, derived
+
+
+def _convert(value: Any, fdef: FieldDef, where: str) -> Any:
+    key = fdef.key
+    if fdef.kind in ("num", "int"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(f"{where}: field '{key}' must be a number, got {value!r}")
+        if fdef.lo is not None and value < fdef.lo or fdef.hi is not None and value > fdef.hi:
+            raise InputError(f"{where}: field '{key}' must be between {fdef.lo:g} and "
+                             f"{fdef.hi:g} (unit in the name), got {value!r}")
+        scaled = value * fdef.scale
+        if fdef.kind == "int":
+            rounded = round(scaled)
+            if abs(rounded - scaled) > 1e-6 * max(1.0, abs(scaled)):
+                raise InputError(f"{where}: field '{key}' must be a whole number, got {value!r}")
+            return int(rounded)
+        return float(scaled)
+    if fdef.kind == "str":
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"{where}: field '{key}' must be non-empty text, got {value!r}")
+        if fdef.choices and value not in fdef.choices:
+            raise InputError(f"{where}: field '{key}' must be one of "
+                             f"{', '.join(fdef.choices)}, got {value!r}")
+        return value
+    if fdef.kind == "bool":
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: field '{key}' must be true or false, got {value!r}")
+        return value
+    if fdef.kind == "mem_support":
+        return _mem_support(value, where, key)
+    if fdef.kind == "lane_configs":
+        return _lane_configs(value, where, key)
+    raise AssertionError(fdef.kind)
+
+
+def _mem_support(value: Any, where: str, key: str) -> tuple[MemorySupport, ...]:
+    if not isinstance(value, list) or not value:
+        raise InputError(f"{where}: field '{key}' must be a list like [\"DDR5-5600\", \"DDR4\"]")
+    out = []
+    for item in value:
+        m = MEM_RE.match(item) if isinstance(item, str) else None
+        if not m:
+            raise InputError(f"{where}: field '{key}' item {item!r} must look like "
+                             "'DDR5-5600' or 'DDR4'")
+        out.append(MemorySupport(m.group(1), int(m.group(2)) if m.group(2) else None))
+    return tuple(out)
+
+
+def _lane_configs(value: Any, where: str, key: str) -> tuple[tuple[GpuSlot, ...], ...]:
+    if not isinstance(value, list):
+        raise InputError(f"{where}: field '{key}' must be a list (one entry per GPU count)")
+    configs = []
+    for n, cfg in enumerate(value, start=1):
+        if not isinstance(cfg, list) or len(cfg) != n:
+            raise InputError(f"{where}: field '{key}[{n - 1}]' must list {n} slot(s) "
+                             f"(the wiring with {n} GPU(s))")
+        slots = []
+        for j, slot in enumerate(cfg):
+            sw = f"{where}: field '{key}[{n - 1}][{j}]'"
+            if not isinstance(slot, dict):
+                raise InputError(f"{sw} must be an object with lanes, gen, via")
+            lanes = slot.get("lanes")
+            if lanes not in (1, 2, 4, 8, 16) or isinstance(lanes, bool):
+                raise InputError(f"{sw}.lanes must be 1, 2, 4, 8 or 16, got {lanes!r}")
+            gen = slot.get("gen")
+            if gen is not None and (isinstance(gen, bool) or gen not in (1, 2, 3, 4, 5, 6)):
+                raise InputError(f"{sw}.gen must be 1-6 or null, got {gen!r}")
+            via = slot.get("via")
+            if via not in ("cpu", "chipset"):
+                raise InputError(f"{sw}.via must be 'cpu' or 'chipset', got {via!r}")
+            slots.append(GpuSlot(lanes=lanes, gen=gen, via=via))
+        configs.append(tuple(slots))
+    return tuple(configs)
+
+
+def _cross_check(spec: Any, category: str, where: str) -> None:
+    """Relations between fields that a single-field range check cannot see."""
+    if category == "cpu":
+        if spec.threads < spec.cores:
+            raise InputError(f"{where}: field 'threads' ({spec.threads}) is below 'cores' "
+                             f"({spec.cores})")
+        if (spec.performance_cores is not None and spec.efficiency_cores is not None
+                and spec.performance_cores + spec.efficiency_cores != spec.cores):
+            raise InputError(f"{where}: performance_cores + efficiency_cores must equal cores")
+        if (spec.base_clock_hz and spec.boost_clock_hz
+                and spec.boost_clock_hz < spec.base_clock_hz):
+            raise InputError(f"{where}: field 'boost_clock_ghz' is below 'base_clock_ghz'")
+    if category == "gpu" and spec.tensor_cores is False:
+        for attr in ("fp16_tensor_flops", "bf16_tensor_flops", "tf32_tensor_flops"):
+            if getattr(spec, attr) is not None:
+                raise InputError(f"{where}: a GPU without tensor cores cannot have '{attr}'")
+
+
+def _parse_price(raw: Any, where: str, sources: dict[str, SourceRef]) -> Price:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be an object")
+    amount = parse_money(raw.get("amount"), f"{where}: field 'amount'")
+    if amount <= 0:
+        raise InputError(f"{where}: field 'amount' must be positive")
+    currency = raw.get("currency")
+    if currency not in CURRENCIES:
+        raise InputError(f"{where}: field 'currency' must be CNY or USD, got {currency!r}")
+    date = check_date(raw.get("date"), f"{where}: field 'date'")
+    kind = raw.get("kind")
+    if kind not in PRICE_KINDS:
+        raise InputError(f"{where}: field 'kind' must be one of {', '.join(PRICE_KINDS)}, "
+                         f"got {kind!r}")
+    source = text_field(raw, "source", where)
+    if kind == "estimate":
+        if not source.startswith("estimate: ") or len(source) < 20:
+            raise InputError(f"{where}: an estimate's 'source' must be 'estimate: <basis>'")
+    else:
+        _one_source(source, f"{where} field 'source'", sources)
+    reliability = raw.get("reliability")
+    if reliability not in (None, "low", "medium", "high"):
+        raise InputError(f"{where}: field 'reliability' must be low, medium or high")
+    note = raw.get("note")
+    if note is not None and not isinstance(note, str):
+        raise InputError(f"{where}: field 'note' must be text")
+    return Price(amount=amount, currency=currency, date=date, kind=kind, source=source,
+                 reliability=reliability, note=note)
+
+
+def parse_money(value: Any, where: str) -> Decimal:
+    """A money amount from JSON: a decimal string ("12999.00") or a number; never NaN/inf."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}") from None
+    if not amount.is_finite():
+        raise InputError(f"{where} must be a finite amount, got {value!r}")
+    if abs(amount) >= Decimal("1e12"):
+        raise InputError(f"{where} is implausibly large: {value!r}")
+    return amount
+
+
+def check_date(value: Any, where: str) -> str:
+    """``YYYY-MM`` or ``YYYY-MM-DD`` with a real month/day; returned unchanged."""
+    m = DATE_RE.match(value) if isinstance(value, str) else None
+    ok = m is not None and 1990 <= int(m.group(1)) <= 2100 and 1 <= int(m.group(2)) <= 12
+    if ok and m is not None and m.group(3):
+        try:
+            datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            ok = False
+    if not ok:
+        raise InputError(f"{where} must be a date YYYY-MM or YYYY-MM-DD, got {value!r}")
+    return value
+
+
+def _is_url_or_repo(text: str) -> bool:
+    return text.startswith(("https://", "http://")) or bool(REPO_PATH_RE.match(text))
+
+
+def _one_source(value: Any, where: str, sources: dict[str, SourceRef]) -> str:
+    """A source is a key from sources.json, a URL, or ``owner/repo:path`` (optionally followed
+    by a note after " ; " or " (")."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: a source must be non-empty text")
+    head = re.split(r"\s", value.strip(), maxsplit=1)[0]
+    if head in sources or _is_url_or_repo(head):
+        return value
+    raise InputError(f"{where}: source {value!r} is neither a known source key nor a URL")
+
+
+def _source_list(obj: dict[str, Any], key: str, where: str,
+                 sources: dict[str, SourceRef]) -> list[str]:
+    return [_one_source(v, f"{where} field '{key}'", sources) for v in _list(obj, key, where)]
+
+
+def _list(obj: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = obj.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{where}: field '{key}' must be a list")
+    return value
+
+
+def _str_items(obj: dict[str, Any], key: str, where: str) -> list[str]:
+    items = _list(obj, key, where)
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise InputError(f"{where}: field '{key}' must list non-empty texts")
+    return items
+
+
+def text_field(obj: dict[str, Any], key: str, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: field '{key}' must be non-empty text, got {value!r}")
+    return value
+
+
+def msg_field(obj: dict[str, Any], key: str, where: str) -> Msg:
+    value = obj.get(key)
+    if (not isinstance(value, dict) or not isinstance(value.get("en"), str)
+            or not isinstance(value.get("zh"), str)):
+        raise InputError(f"{where}: field '{key}' must be an object with 'en' and 'zh' texts")
+    return Msg(en=value["en"], zh=value["zh"])

@@ -1,0 +1,346 @@
+"""Builds: a quote/parts list for one machine (or ``nodes`` identical machines), as a user file.
+
+A build holds catalog parts and custom lines, with the user's own prices (overrides), currency,
+exchange rate, tax and discount. The shipped catalog is never modified: a price the user types
+lives on the line item. Files are versioned JSON (``"format": "torchrig.build"``), validated on
+load with messages that name the field (``line_items[2].quantity``), and saved atomically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from torchrig.catalog.loader import check_date, parse_money
+from torchrig.catalog.model import CURRENCIES, Catalog
+from torchrig.catalog.specs import CATEGORIES
+from torchrig.errors import InputError
+from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+
+BUILD_FORMAT = "torchrig.build"
+BUILD_VERSION = 1
+
+SERVER_PLATFORM = "server-platform"
+"""A complete server platform quoted as one custom line (system board, host CPUs, chassis and
+power supplies as the vendor configures them). It stands in for those categories; the checks
+that need their specs are skipped and say so."""
+
+CUSTOM_CATEGORIES: tuple[str, ...] = (
+    *CATEGORIES, SERVER_PLATFORM, "case", "cooling", "storage-system", "switch", "software",
+    "service", "other",
+)
+"""Categories a custom line may use: the catalog's, plus things the catalog does not stock."""
+
+MAX_LINES = 500
+MAX_QUANTITY = 10_000
+MAX_NODES = 10_000
+
+Scope = Literal["node", "cluster"]
+
+
+@dataclass(frozen=True)
+class ExchangeRate:
+    """CNY per USD as the user set it, with the date (and optionally where it came from)."""
+
+    cny_per_usd: Decimal
+    date: str
+    source: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"cny_per_usd": str(self.cny_per_usd), "date": self.date, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Discount:
+    """A discount on the subtotal: a fixed amount in the build's currency, or a percentage."""
+
+    kind: Literal["amount", "percent"]
+    value: Decimal
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "value": str(self.value)}
+
+
+@dataclass(frozen=True)
+class LineItem:
+    """A catalog part (``part_id``) or a custom line (``text`` + ``category``).
+
+    ``unit_price``/``currency`` override the catalog price for this build; ``price_source`` and
+    ``price_date`` say where an override came from (a price list, a supplier quote).
+    ``scope`` "node" lines are multiplied by the build's node count; "cluster" lines (a switch,
+    a storage system) are bought once.
+    """
+
+    part_id: str | None = None
+    quantity: int = 1
+    unit_price: Decimal | None = None
+    currency: str | None = None
+    price_source: str = ""
+    price_date: str = ""
+    text: str = ""
+    category: str = ""
+    scope: Scope = "node"
+    note: str = ""
+
+    @property
+    def is_custom(self) -> bool:
+        return self.part_id is None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.part_id is not None:
+            out["part_id"] = self.part_id
+        else:
+            out["text"] = self.text
+            out["category"] = self.category
+        out["quantity"] = self.quantity
+        if self.unit_price is not None:
+            out["unit_price"] = str(self.unit_price)
+            out["currency"] = self.currency
+            if self.price_source:
+                out["price_source"] = self.price_source
+            if self.price_date:
+                out["price_date"] = self.price_date
+        if self.scope != "node":
+            out["scope"] = self.scope
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class Build:
+    """A build (see module doc). ``tier`` is the tier id it started from, if any."""
+
+    name: str
+    currency: str = "CNY"
+    customer: str = ""
+    project: str = ""
+    exchange_rate: ExchangeRate | None = None
+    tax_rate: Decimal = Decimal("0")
+    discount: Discount | None = None
+    nodes: int = 1
+    line_items: list[LineItem] = field(default_factory=list)
+    notes: str = ""
+    tier: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": BUILD_FORMAT,
+            "version": BUILD_VERSION,
+            "name": self.name,
+            "customer": self.customer,
+            "project": self.project,
+            "tier": self.tier,
+            "currency": self.currency,
+            "exchange_rate": self.exchange_rate.to_dict() if self.exchange_rate else None,
+            "tax_rate": str(self.tax_rate),
+            "discount": self.discount.to_dict() if self.discount else None,
+            "nodes": self.nodes,
+            "line_items": [item.to_dict() for item in self.line_items],
+            "notes": self.notes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "build") -> Build:
+        """Validate a build document (already at the current version); errors name the field."""
+        doc = upgrade_document(data, BUILD_FORMAT, BUILD_VERSION, where=where)
+        name = _str(doc, "name", where, required=True, max_len=200)
+        currency = doc.get("currency", "CNY")
+        if currency not in CURRENCIES:
+            raise InputError(f"{where}: currency must be CNY or USD, got {currency!r}")
+        rate = _exchange_rate(doc.get("exchange_rate"), where)
+        tax = _decimal(doc.get("tax_rate", "0"), f"{where}: tax_rate")
+        if not Decimal(0) <= tax < Decimal(1):
+            raise InputError(f"{where}: tax_rate must be a fraction from 0 to below 1 "
+                             f"(0.13 for 13%), got {doc.get('tax_rate')!r}")
+        nodes = _whole(doc.get("nodes", 1), f"{where}: nodes", 1, MAX_NODES)
+        raw_lines = doc.get("line_items", [])
+        if not isinstance(raw_lines, list):
+            raise InputError(f"{where}: line_items must be a list")
+        if len(raw_lines) > MAX_LINES:
+            raise InputError(f"{where}: line_items has {len(raw_lines)} lines, more than "
+                             f"{MAX_LINES}")
+        lines = [_line(item, f"{where}: line_items[{i}]") for i, item in enumerate(raw_lines)]
+        tier = doc.get("tier")
+        if tier is not None and not isinstance(tier, str):
+            raise InputError(f"{where}: tier must be a tier id or null")
+        return cls(
+            name=name, currency=currency,
+            customer=_str(doc, "customer", where, max_len=200),
+            project=_str(doc, "project", where, max_len=200),
+            exchange_rate=rate, tax_rate=tax,
+            discount=_discount(doc.get("discount"), where),
+            nodes=nodes, line_items=lines,
+            notes=_str(doc, "notes", where, max_len=20_000), tier=tier,
+        )
+
+    def check_parts(self, catalog: Catalog, where: str = "build") -> None:
+        """Every catalog line must name a known part (and the tier a known tier)."""
+        for i, item in enumerate(self.line_items):
+            if item.part_id is not None and item.part_id not in catalog.parts:
+                raise InputError(f"{where}: line_items[{i}].part_id {item.part_id!r} is not in "
+                                 "the catalog")
+        if self.tier is not None and self.tier not in catalog.tiers:
+            raise InputError(f"{where}: tier {self.tier!r} is not a known tier "
+                             f"({', '.join(catalog.tiers)})")
+
+
+def load_build(path: str | Path, catalog: Catalog | None = None) -> Build:
+    """Load and validate a build file; part ids are checked against ``catalog`` (default: the
+    shipped catalog). The file is never modified."""
+    path = Path(path)
+    doc = load_versioned(path, BUILD_FORMAT, BUILD_VERSION)
+    build = Build.from_dict(doc, where=str(path))
+    if catalog is None:
+        from torchrig.catalog import load_catalog
+
+        catalog = load_catalog()
+    build.check_parts(catalog, where=str(path))
+    return build
+
+
+def save_build(build: Build, path: str | Path) -> None:
+    """Write atomically (temp file + fsync + rename): a crash leaves the old file intact."""
+    atomic_write_json(Path(path), build.to_dict())
+
+
+def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
+    """"Start a build from this tier": the tier's starter parts, node count and note."""
+    tier = catalog.tier(tier_id)
+    lines = [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
+                      text=line.text, category=line.category)
+             for line in tier.starter_lines]
+    return Build(
+        name=f"{tier.name.en} / {tier.name.zh}",
+        currency="CNY",
+        nodes=tier.starter_nodes,
+        line_items=lines,
+        notes=f"{tier.starter_note.en}\n{tier.starter_note.zh}",
+        tier=tier.id,
+    )
+
+
+def with_line(build: Build, index: int, item: LineItem) -> Build:
+    """A copy of ``build`` with line ``index`` replaced (builds are edited by copy in the GUI)."""
+    lines = list(build.line_items)
+    lines[index] = item
+    return replace(build, line_items=lines)
+
+
+# --- field readers: every message names the field ----------------------------------------
+
+
+def _str(doc: dict[str, Any], key: str, where: str, required: bool = False,
+         max_len: int = 1000) -> str:
+    value = doc.get(key)
+    if value is None:
+        if required:
+            raise InputError(f"{where}: {key} is missing")
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {key} must be text, got {type(value).__name__}")
+    if required and not value.strip():
+        raise InputError(f"{where}: {key} must not be empty")
+    if len(value) > max_len:
+        raise InputError(f"{where}: {key} is longer than {max_len} characters")
+    return value
+
+
+def _decimal(value: Any, where: str) -> Decimal:
+    return parse_money(value, where)
+
+
+def _whole(value: Any, where: str, lo: int, hi: int) -> int:
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+          and float(value).is_integer() and lo <= value <= hi)
+    if not ok:
+        raise InputError(f"{where} must be a whole number >= {lo} (at most {hi}), got {value!r}")
+    return int(value)
+
+
+def _exchange_rate(raw: Any, where: str) -> ExchangeRate | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: exchange_rate must be an object with cny_per_usd and date")
+    rate = _decimal(raw.get("cny_per_usd"), f"{where}: exchange_rate.cny_per_usd")
+    if not Decimal("0.01") <= rate <= Decimal("1000"):
+        raise InputError(f"{where}: exchange_rate.cny_per_usd must be a positive rate "
+                         f"(CNY per USD), got {raw.get('cny_per_usd')!r}")
+    date = check_date(raw.get("date"), f"{where}: exchange_rate.date")
+    source = raw.get("source", "")
+    if not isinstance(source, str):
+        raise InputError(f"{where}: exchange_rate.source must be text")
+    return ExchangeRate(cny_per_usd=rate, date=date, source=source)
+
+
+def _discount(raw: Any, where: str) -> Discount | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("kind") not in ("amount", "percent"):
+        raise InputError(f"{where}: discount.kind must be 'amount' or 'percent'")
+    value = _decimal(raw.get("value"), f"{where}: discount.value")
+    if value < 0:
+        raise InputError(f"{where}: discount.value must not be negative")
+    if raw["kind"] == "percent" and value > 100:
+        raise InputError(f"{where}: discount.value must be at most 100 (percent)")
+    return Discount(kind=raw["kind"], value=value)
+
+
+_LINE_KEYS = {"part_id", "quantity", "unit_price", "currency", "price_source", "price_date",
+              "text", "category", "scope", "note"}
+
+
+def _line(raw: Any, where: str) -> LineItem:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where} must be an object")
+    unknown = sorted(set(raw) - _LINE_KEYS)
+    if unknown:
+        raise InputError(f"{where}.{unknown[0]} is not a line item field")
+    qty = _whole(raw.get("quantity"), f"{where}.quantity", 1, MAX_QUANTITY)
+    part_id = raw.get("part_id")
+    text = raw.get("text", "")
+    category = raw.get("category", "")
+    if part_id is not None:
+        if not isinstance(part_id, str) or not part_id:
+            raise InputError(f"{where}.part_id must be a catalog part id")
+        if text or category:
+            raise InputError(f"{where}: a catalog line has part_id; text/category are for "
+                             "custom lines only")
+    else:
+        if not isinstance(text, str) or not text.strip():
+            raise InputError(f"{where}: needs part_id (catalog part) or text (custom line)")
+        if len(text) > 500:
+            raise InputError(f"{where}.text is longer than 500 characters")
+        if category not in CUSTOM_CATEGORIES:
+            raise InputError(f"{where}.category must be one of {', '.join(CUSTOM_CATEGORIES)}, "
+                             f"got {category!r}")
+    price: Decimal | None = None
+    currency = raw.get("currency")
+    if raw.get("unit_price") is not None:
+        price = _decimal(raw["unit_price"], f"{where}.unit_price")
+        if price < 0:
+            raise InputError(f"{where}.unit_price must not be negative")
+        if currency not in CURRENCIES:
+            raise InputError(f"{where}.currency must be CNY or USD when unit_price is set, "
+                             f"got {currency!r}")
+    else:
+        # No price yet (a custom line may wait for a supplier quote): pricing flags it.
+        currency = None
+    price_date = raw.get("price_date", "")
+    if price_date:
+        check_date(price_date, f"{where}.price_date")
+    price_source = raw.get("price_source", "")
+    note = raw.get("note", "")
+    for key, val in (("price_source", price_source), ("note", note)):
+        if not isinstance(val, str) or len(val) > 2000:
+            raise InputError(f"{where}.{key} must be text (at most 2000 characters)")
+    scope = raw.get("scope", "node")
+    if scope not in ("node", "cluster"):
+        raise InputError(f"{where}.scope must be 'node' or 'cluster', got {scope!r}")
+    return LineItem(part_id=part_id, quantity=qty, unit_price=price, currency=currency,
+                    price_source=price_source, price_date=price_date, text=text,
+                    category=category, scope=scope, note=note)

@@ -1,0 +1,111 @@
+"""Output of ``torchrig check BUILD``: human text (en/zh) and stable JSON.
+
+The JSON uses strings for money (exact decimals) and SI units in finding numbers; its shape is
+``{"format": "torchrig.check", "version": 1, "build": PricedBuild.to_dict(), "findings": [...],
+"counts": {severity: n}, "has_blocker": bool}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from torchrig.findings import Finding, Severity, has_blocker, sort_findings
+from torchrig.planning.pricing import ROUNDING_NOTE, PricedBuild
+
+CHECK_FORMAT = "torchrig.check"
+CHECK_VERSION = 1
+
+_T = {
+    "build": ("Build", "配置"),
+    "nodes": ("nodes", "节点"),
+    "currency": ("currency", "币种"),
+    "lines": ("Lines", "明细"),
+    "qty": ("qty", "数量"),
+    "unit": ("unit price", "单价"),
+    "total_col": ("total", "合计"),
+    "origin": ("origin", "价格来源"),
+    "by_cat": ("By category", "分类小计"),
+    "subtotal": ("Subtotal", "小计"),
+    "discount": ("Discount", "折扣"),
+    "tax": ("Tax", "税"),
+    "total": ("Total", "总计"),
+    "incomplete": ("INCOMPLETE: {n} line(s) have no usable price (lines {ids}); totals cover "
+                   "the priced lines only.",
+                   "不完整：{n} 行缺少可用价格（第 {ids} 行）；合计仅包含已定价的行。"),
+    "rate": ("Exchange rate: {r} CNY per USD ({d})", "汇率：1 USD = {r} CNY（{d}）"),
+    "findings": ("Findings", "检查结果"),
+    "none": ("No compatibility problems found.", "未发现兼容性问题。"),
+    "fix": ("fix", "建议"),
+    "source": ("source", "依据"),
+    "price needed": ("price needed", "需要价格"),
+    "exchange rate needed": ("exchange rate needed", "需要汇率"),
+}
+
+
+def _t(key: str, lang: str) -> str:
+    en, zh = _T[key]
+    return zh if lang == "zh" else en
+
+
+def _money(amount: Decimal | None, currency: str) -> str:
+    return "-" if amount is None else f"{currency} {amount:,.2f}"
+
+
+def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: str = "en") -> str:
+    """Plain text for a terminal: the priced lines, totals and the findings, worst first."""
+    cur = priced.currency
+    out = [f"{_t('build', lang)}: {priced.name}  ({_t('nodes', lang)}: {priced.nodes}, "
+           f"{_t('currency', lang)}: {cur})", "", f"{_t('lines', lang)}:"]
+    for line in priced.lines:
+        qty = f"{line.quantity}" + (f" x {line.multiplier}" if line.multiplier != 1 else "")
+        if line.status == "ok":
+            price = f"{_money(line.unit_price, cur)} -> {_money(line.total, cur)}"
+        else:
+            price = _t(line.status, lang)
+        mark = " [estimate]" if line.is_estimate else ""
+        out.append(f"  [{line.index}] {line.label} ({line.category}) {_t('qty', lang)} {qty}: "
+                   f"{price}{mark}")
+        if line.origin_kind != "missing":
+            out.append(f"        {_t('origin', lang)}: {line.origin}")
+    if priced.category_totals:
+        cats = ", ".join(f"{k} {_money(v, cur)}" for k, v in priced.category_totals.items())
+        out += ["", f"{_t('by_cat', lang)}: {cats}"]
+    out.append(f"{_t('subtotal', lang)}: {_money(priced.subtotal, cur)}")
+    if priced.discount:
+        out.append(f"{_t('discount', lang)}: -{_money(priced.discount, cur)}")
+    if priced.tax_rate:
+        out.append(f"{_t('tax', lang)} ({priced.tax_rate * 100:g}%): {_money(priced.tax, cur)}")
+    out.append(f"{_t('total', lang)}: {_money(priced.total, cur)}")
+    if priced.exchange_rate is not None:
+        out.append(_t("rate", lang).format(r=priced.exchange_rate, d=priced.exchange_rate_date))
+    if priced.incomplete:
+        ids = ", ".join(str(i) for i in priced.missing_price_lines)
+        out.append(_t("incomplete", lang).format(n=len(priced.missing_price_lines), ids=ids))
+    for warning in priced.warnings:
+        out.append(warning.get(lang))
+    out.append(ROUNDING_NOTE.get(lang))
+    out += ["", f"{_t('findings', lang)}:"]
+    ordered = sort_findings(findings)
+    if not ordered:
+        out.append(f"  {_t('none', lang)}")
+    for f in ordered:
+        out.append(f"  [{f.severity.label.get(lang)}] {f.title.get(lang)}")
+        out.append(f"      {f.detail.get(lang)}")
+        out.append(f"      {_t('fix', lang)}: {f.fix.get(lang)}")
+        out.append(f"      {_t('source', lang)}: {f.source}")
+    return "\n".join(out) + "\n"
+
+
+def check_json(priced: PricedBuild, findings: Sequence[Finding]) -> dict[str, Any]:
+    ordered = sort_findings(findings)
+    counts = {s.value: sum(1 for f in ordered if f.severity is s) for s in Severity}
+    return {
+        "format": CHECK_FORMAT,
+        "version": CHECK_VERSION,
+        "build": priced.to_dict(),
+        "findings": [f.to_dict() for f in ordered],
+        "counts": counts,
+        "has_blocker": has_blocker(ordered),
+    }

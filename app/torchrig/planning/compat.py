@@ -1,0 +1,535 @@
+"""Compatibility checks for a build: will these parts work together, and where do they pinch?
+
+Checks are per node (lines with scope "node"; "cluster" lines such as a switch are not part of
+a node). Every finding carries its numbers in SI units in ``numbers`` and names its rule's
+source. Parts or fields the catalog does not know are skipped, never guessed: a check that
+cannot run says nothing rather than something wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from torchrig.catalog.model import Catalog, Part
+from torchrig.catalog.specs import GpuSlot
+from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.i18n import Msg
+from torchrig.planning.build import SERVER_PLATFORM, Build
+from torchrig.units import GiB
+
+# PSU sizing rules (estimation.md section 7). The warning uses the stricter one.
+PSU_FACTOR_DETTMERS = 1.1
+PSU_FACTOR_BUILDERS_LOW = 1.2
+PSU_FACTOR_BUILDERS_HIGH = 1.3
+PSU_RULE_SOURCE = ("Dettmers: (GPU TDP + CPU TDP) x 1.1; PC-builder calculators: x 1.2-1.3 "
+                   "(estimation.md section 7)")
+
+PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs 5-10%"
+COOLING_SOURCE = "Dettmers: open-air cards side by side throttle; use blower or water cooling"
+
+SOCKETED_GPU_FORMS = ("sxm4", "sxm5", "oam")
+
+
+@dataclass(frozen=True)
+class _Line:
+    part: Part
+    quantity: int
+
+
+class _Node:
+    """The catalog parts of one node, grouped by category, with quantities."""
+
+    def __init__(self, build: Build, catalog: Catalog) -> None:
+        self.lines: dict[str, list[_Line]] = {}
+        self.custom_categories: set[str] = set()
+        for item in build.line_items:
+            if item.scope != "node":
+                continue
+            if item.part_id is None:
+                self.custom_categories.add(item.category)
+                continue
+            part = catalog.get(item.part_id)
+            self.lines.setdefault(part.category, []).append(_Line(part, item.quantity))
+
+    def of(self, category: str) -> list[_Line]:
+        return self.lines.get(category, [])
+
+    def count(self, category: str, pred: Callable[[Part], bool] = lambda p: True) -> int:
+        return sum(line.quantity for line in self.of(category) if pred(line.part))
+
+    def has(self, category: str) -> bool:
+        return bool(self.of(category)) or category in self.custom_categories
+
+
+def _f(code: str, severity: Severity, title: Msg, detail: Msg, fix: Msg, source: str,
+       **numbers: float) -> Finding:
+    return Finding(code=code, severity=severity, title=title, detail=detail, fix=fix,
+                   source=source, numbers={k: float(v) for k, v in numbers.items()})
+
+
+def check_build(build: Build, catalog: Catalog) -> list[Finding]:
+    """All compatibility findings for ``build``, worst first."""
+    node = _Node(build, catalog)
+    out: list[Finding] = []
+    out += _missing(node)
+    out += _cpu_board(node)
+    out += _memory(node)
+    out += _gpu_slots(node)
+    out += _psu(node)
+    out += _m2(node)
+    out += _cooling(node)
+    out += _links(node, build)
+    return sort_findings(out)
+
+
+# --- missing categories ---------------------------------------------------------------------
+
+_CATEGORY_NAMES = {
+    "cpu": Msg("CPU", "CPU"),
+    "motherboard": Msg("motherboard", "主板"),
+    "psu": Msg("power supply", "电源"),
+    "memory": Msg("memory", "内存"),
+    "storage": Msg("storage", "存储"),
+    "gpu": Msg("GPU", "GPU"),
+}
+
+
+def _missing(node: _Node) -> list[Finding]:
+    out = []
+    integrated_psu = any(line.part.motherboard.integrated_psu_w for line in node.of("motherboard"))
+    platform = SERVER_PLATFORM in node.custom_categories
+    if platform:
+        out.append(_f(
+            "compat.platform_unchecked", Severity.ADVICE,
+            Msg("Server platform not checked", "服务器平台未检查"),
+            Msg("The server platform (system board, host CPUs, power supplies) is a custom line "
+                "without catalog specs, so socket, memory, slot and power checks against it were "
+                "skipped.",
+                "服务器平台（主板、CPU、电源）为自定义行，目录中没有其规格，"
+                "因此插槽、内存、扩展槽和电源检查均已跳过。"),
+            Msg("Confirm GPU, memory and network support with the platform vendor's "
+                "configuration guide.", "请按平台厂商的配置指南确认 GPU、内存与网卡的支持情况。"),
+            "TorchRig build completeness"))
+    for cat in ("cpu", "motherboard", "psu", "memory", "storage", "gpu"):
+        if node.has(cat) or (cat == "psu" and integrated_psu) or (
+                platform and cat in ("cpu", "motherboard", "psu")):
+            continue
+        name = _CATEGORY_NAMES[cat]
+        severity = Severity.ADVICE if cat == "gpu" else Severity.WARNING
+        detail = (Msg("Without a GPU PyTorch runs on the CPU only.",
+                      "没有 GPU 时 PyTorch 只能用 CPU 运行。")
+                  if cat == "gpu" else
+                  Msg(f"The build lists no {name.en}; it is not a complete machine and the "
+                      "checks that need it were skipped.",
+                      f"配置单中没有{name.zh}，不是完整整机，相关检查已跳过。"))
+        out.append(_f(f"compat.missing_{cat}", severity,
+                      Msg(f"No {name.en} in the build", f"配置单缺少{name.zh}"), detail,
+                      Msg(f"Add a {name.en} from the catalog or as a custom line.",
+                          f"从目录中添加{name.zh}，或添加自定义行。"),
+                      "TorchRig build completeness"))
+    return out
+
+
+# --- CPU and motherboard ----------------------------------------------------------------------
+
+
+def _cpu_board(node: _Node) -> list[Finding]:
+    out: list[Finding] = []
+    cpus, boards = node.of("cpu"), node.of("motherboard")
+    if not cpus or not boards:
+        return out
+    board = boards[0].part
+    b = board.motherboard
+    for line in cpus:
+        cpu = line.part
+        if cpu.cpu.socket and b.socket and cpu.cpu.socket != b.socket:
+            out.append(_f(
+                "compat.socket", Severity.BLOCKER,
+                Msg("CPU does not fit the motherboard socket", "CPU 与主板插槽不匹配"),
+                Msg(f"{cpu.name} uses {cpu.cpu.socket}; {board.name} has {b.socket}.",
+                    f"{cpu.name} 为 {cpu.cpu.socket} 插槽；{board.name} 为 {b.socket}。"),
+                Msg(f"Choose a {cpu.cpu.socket} board or a {b.socket} CPU.",
+                    f"改用 {cpu.cpu.socket} 主板，或 {b.socket} 插槽的 CPU。"),
+                "vendor socket specifications"))
+    n_cpu = node.count("cpu")
+    sockets = b.cpu_sockets or 1
+    if n_cpu > sockets:
+        out.append(_f(
+            "compat.cpu_count", Severity.BLOCKER,
+            Msg("More CPUs than the board has sockets", "CPU 数量超过主板插槽数"),
+            Msg(f"{n_cpu} CPUs on {board.name}, which has {sockets} socket(s).",
+                f"{n_cpu} 颗 CPU，而 {board.name} 只有 {sockets} 个插槽。"),
+            Msg("Reduce the CPU count or choose a multi-socket board.",
+                "减少 CPU 数量或选择多路主板。"),
+            "vendor board specifications", cpus=n_cpu, sockets=sockets))
+    for line in cpus:
+        max_sockets = line.part.cpu.max_sockets
+        if n_cpu > 1 and max_sockets is not None and n_cpu > max_sockets:
+            out.append(_f(
+                "compat.cpu_multi_socket", Severity.BLOCKER,
+                Msg("This CPU cannot run in a multi-socket system", "该 CPU 不支持多路"),
+                Msg(f"{line.part.name} supports up to {max_sockets} socket(s); the build has "
+                    f"{n_cpu}.",
+                    f"{line.part.name} 最多支持 {max_sockets} 路；配置为 {n_cpu} 路。"),
+                Msg("Use one CPU or a 2P-capable model.", "使用单颗 CPU 或支持双路的型号。"),
+                "vendor CPU specifications", cpus=n_cpu, max_sockets=max_sockets))
+    return out
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+
+def _memory(node: _Node) -> list[Finding]:
+    out: list[Finding] = []
+    kits = node.of("memory")
+    board = node.of("motherboard")[0].part if node.of("motherboard") else None
+    cpus = node.of("cpu")
+    b = board.motherboard if board else None
+    board_name = board.name if board else ""
+    for line in kits:
+        kit = line.part
+        kind = kit.memory.memory_type
+        if b and b.memory_type and kind and kind != b.memory_type:
+            out.append(_f(
+                "compat.memory_type_board", Severity.BLOCKER,
+                Msg("Memory type does not match the motherboard", "内存类型与主板不匹配"),
+                Msg(f"{kit.name} is {kind}; {board_name} takes {b.memory_type} only "
+                    "(the slots are keyed differently).",
+                    f"{kit.name} 为 {kind}；{board_name} 只支持 {b.memory_type}"
+                    "（插槽防呆位不同）。"),
+                Msg(f"Choose a {b.memory_type} kit.", f"改用 {b.memory_type} 内存。"),
+                "JEDEC DDR4/DDR5 module keying; vendor board specifications"))
+        for cl in cpus:
+            types = cl.part.cpu.memory_types
+            if types and kind and kind not in types:
+                out.append(_f(
+                    "compat.memory_type_cpu", Severity.BLOCKER,
+                    Msg("The CPU does not support this memory type", "CPU 不支持该内存类型"),
+                    Msg(f"{cl.part.name} supports {'/'.join(types)}; {kit.name} is {kind}.",
+                        f"{cl.part.name} 支持 {'/'.join(types)}；{kit.name} 为 {kind}。"),
+                    Msg(f"Choose a {'/'.join(types)} kit and board.",
+                        f"改用 {'/'.join(types)} 内存与主板。"),
+                    "vendor CPU specifications"))
+        if b and b.module_form and kit.memory.module_form and b.module_form != \
+                kit.memory.module_form:
+            out.append(_f(
+                "compat.module_form", Severity.BLOCKER,
+                Msg("Registered and unbuffered memory do not mix",
+                    "RDIMM 与 UDIMM 不能混用"),
+                Msg(f"{kit.name} is {kit.memory.module_form}; {board_name} takes "
+                    f"{b.module_form}.",
+                    f"{kit.name} 为 {kit.memory.module_form}；{board_name} 需要 {b.module_form}。"),
+                Msg(f"Choose {b.module_form} modules.", f"改用 {b.module_form} 内存条。"),
+                "vendor board specifications"))
+    if b and board:
+        for cl in cpus:
+            types = cl.part.cpu.memory_types
+            if types and b.memory_type and b.memory_type not in types:
+                out.append(_f(
+                    "compat.board_memory_cpu", Severity.BLOCKER,
+                    Msg("The board's memory type is not supported by the CPU",
+                        "主板内存类型不被 CPU 支持"),
+                    Msg(f"{board_name} takes {b.memory_type}; {cl.part.name} supports "
+                        f"{'/'.join(types)}.",
+                        f"{board_name} 为 {b.memory_type}；"
+                        f"{cl.part.name} 支持 {'/'.join(types)}。"),
+                    Msg("Choose a board whose memory type the CPU supports.",
+                        "选择 CPU 支持的内存类型的主板。"),
+                    "vendor CPU specifications"))
+    modules = sum((line.part.memory.modules or 0) * line.quantity for line in kits)
+    total = sum((line.part.memory.total_bytes or 0) * line.quantity for line in kits)
+    if b and board and b.memory_slots and modules > b.memory_slots:
+        out.append(_f(
+            "compat.dimm_slots", Severity.BLOCKER,
+            Msg("More memory modules than slots", "内存条数量超过插槽数"),
+            Msg(f"{modules} modules; {board_name} has {b.memory_slots} slots.",
+                f"{modules} 条内存；{board_name} 只有 {b.memory_slots} 个插槽。"),
+            Msg("Use fewer, larger modules.", "改用数量更少、容量更大的内存条。"),
+            "vendor board specifications", modules=modules, slots=b.memory_slots))
+    if b and board and b.max_memory_bytes and total > b.max_memory_bytes:
+        out.append(_f(
+            "compat.memory_max_board", Severity.BLOCKER,
+            Msg("More memory than the board supports", "内存总量超过主板上限"),
+            Msg(f"{total / GiB:.0f} GiB fitted; {board_name} supports up to "
+                f"{b.max_memory_bytes / GiB:.0f} GiB.",
+                f"共 {total / GiB:.0f} GiB；{board_name} 最多支持 "
+                f"{b.max_memory_bytes / GiB:.0f} GiB。"),
+            Msg("Reduce the memory or choose a board with a higher limit.",
+                "减少内存或选择上限更高的主板。"),
+            "vendor board specifications", memory_bytes=total,
+            max_memory_bytes=b.max_memory_bytes))
+    n_cpu = max(1, node.count("cpu"))
+    for cl in cpus[:1]:
+        c = cl.part.cpu
+        if c.max_memory_bytes and total > c.max_memory_bytes * n_cpu:
+            out.append(_f(
+                "compat.memory_max_cpu", Severity.WARNING,
+                Msg("More memory than the CPU's listed maximum", "内存总量超过 CPU 标称上限"),
+                Msg(f"{total / GiB:.0f} GiB fitted; {cl.part.name} lists "
+                    f"{c.max_memory_bytes / GiB:.0f} GiB per socket (vendor limits are sometimes "
+                    "raised later).",
+                    f"共 {total / GiB:.0f} GiB；{cl.part.name} 标称每路 "
+                    f"{c.max_memory_bytes / GiB:.0f} GiB"
+                    "（厂商有时会在之后提高上限）。"),
+                Msg("Check the current vendor limit or reduce the memory.",
+                    "核实厂商当前上限或减少内存。"),
+                "vendor CPU specifications", memory_bytes=total,
+                max_memory_bytes=c.max_memory_bytes * n_cpu))
+        if c.memory_channels and 0 < modules < c.memory_channels * n_cpu:
+            out.append(_f(
+                "compat.memory_channels", Severity.ADVICE,
+                Msg("Not every memory channel is populated", "内存通道未插满"),
+                Msg(f"{modules} modules for {c.memory_channels * n_cpu} channels: memory "
+                    "bandwidth scales with populated channels.",
+                    f"{modules} 条内存对应 {c.memory_channels * n_cpu} 个通道："
+                    "内存带宽随已插通道数增加。"),
+                Msg("Fit one module per channel (or a multiple of the channel count).",
+                    "每个通道插一条（或通道数的整数倍）。"),
+                "vendor CPU specifications (memory channels)",
+                modules=modules, channels=c.memory_channels * n_cpu))
+    return out
+
+
+# --- GPUs, slots and lanes ---------------------------------------------------------------------
+
+
+def _gpu_slots(node: _Node) -> list[Finding]:
+    out: list[Finding] = []
+    gpus = node.of("gpu")
+    boards = node.of("motherboard")
+    if not gpus or not boards:
+        return out
+    board = boards[0].part
+    b = board.motherboard
+    socketed = sum(line.quantity for line in gpus
+                   if line.part.gpu.form_factor in SOCKETED_GPU_FORMS)
+    cards = [line for line in gpus if line.part.gpu.form_factor == "pcie"]
+    n_cards = sum(line.quantity for line in cards)
+    if socketed:
+        have = b.sxm_gpu_slots or 0
+        if socketed > have:
+            out.append(_f(
+                "compat.sxm", Severity.BLOCKER,
+                Msg("SXM/OAM GPUs need a baseboard with enough GPU sockets",
+                    "SXM/OAM GPU 需要有足够 GPU 插座的基板"),
+                Msg(f"{socketed} socketed GPU module(s); {board.name} has {have} SXM/OAM "
+                    "socket(s). These modules do not fit PCIe slots.",
+                    f"{socketed} 块模块式 GPU；{board.name} 只有 {have} 个 SXM/OAM 插座，"
+                    "此类模块不能插在 PCIe 插槽上。"),
+                Msg("Choose an HGX/OAM server with enough GPU sockets, or PCIe cards.",
+                    "选择 GPU 插座足够的 HGX/OAM 服务器，或改用 PCIe 版 GPU。"),
+                "vendor form-factor specifications", gpus=socketed, sockets=have))
+    if not n_cards:
+        return out
+    configs = b.gpu_lane_configs
+    if n_cards > len(configs):
+        out.append(_f(
+            "compat.gpu_slots", Severity.BLOCKER,
+            Msg("Not enough GPU slots on the motherboard", "主板 GPU 插槽不足"),
+            Msg(f"{n_cards} PCIe GPUs; {board.name} can wire at most {len(configs)} in its "
+                f"x16-size slots.",
+                f"{n_cards} 块 PCIe GPU；{board.name} 的 x16 尺寸插槽最多支持 {len(configs)} 块。"),
+            Msg("Fewer GPUs, or a workstation/server board with more x16 slots.",
+                "减少 GPU，或选择 x16 插槽更多的工作站/服务器主板。"),
+            "vendor board specifications", gpus=n_cards, max_gpus=len(configs)))
+        return out
+    slots = configs[n_cards - 1]
+    widths: list[tuple[Part, GpuSlot, int]] = []
+    flat = [line.part for line in cards for _ in range(line.quantity)]
+    for part, slot in zip(flat, slots, strict=True):
+        want = part.gpu.pcie_lanes or 16
+        widths.append((part, slot, min(want, slot.lanes)))
+    narrow = [(p, s, w) for p, s, w in widths if w < (p.gpu.pcie_lanes or 16)]
+    if narrow:
+        least = min(w for _, _, w in narrow)
+        via_chipset = any(s.via == "chipset" for _, s, _ in narrow)
+        severity = Severity.BOTTLENECK if least <= 4 or via_chipset else Severity.WARNING
+        split = " + ".join(f"x{w}" for _, _, w in widths)
+        chip = (Msg(" One card hangs off the chipset and shares its uplink with USB, SATA and "
+                    "M.2 traffic.", " 其中一块卡经芯片组连接，与 USB、SATA、M.2 共享上行带宽。")
+                if via_chipset else Msg("", ""))
+        out.append(_f(
+            "compat.gpu_lanes", severity,
+            Msg(f"GPUs run at {split} PCIe lanes", f"GPU 以 {split} 通道运行"),
+            Msg(f"With {n_cards} GPUs {board.name} wires them as {split}. x8 costs about 3% "
+                f"(Puget), x4 about 5-10% in data-parallel training.{chip.en}",
+                f"{n_cards} 块 GPU 时 {board.name} 的连接为 {split}。x8 约损失 3%（Puget），"
+                f"x4 在数据并行训练中约损失 5-10%。{chip.zh}"),
+            Msg("Accept the loss for data-parallel CNNs, or use a workstation platform with "
+                "more CPU lanes (Threadripper, Xeon W, EPYC).",
+                "数据并行 CNN 可接受此损失；否则改用 CPU 通道更多的平台"
+                "（Threadripper、Xeon W、EPYC）。"),
+            PCIE_SOURCE, min_lanes=least, gpus=n_cards))
+    cpu_lines = node.of("cpu")
+    if cpu_lines:
+        cpu = cpu_lines[0].part
+        lanes = cpu.cpu.pcie_lanes
+        used = sum(s.lanes for _, s, _ in widths if s.via == "cpu")
+        if lanes is not None and used > lanes * max(1, node.count("cpu")):
+            out.append(_f(
+                "compat.cpu_lanes", Severity.WARNING,
+                Msg("GPU slots need more CPU lanes than the CPU has",
+                    "GPU 插槽所需 CPU 通道超过 CPU 提供"),
+                Msg(f"The GPU slots take {used} CPU lanes; {cpu.name} has {lanes}. The board "
+                    "will run some slots narrower than listed.",
+                    f"GPU 插槽需要 {used} 条 CPU 通道；{cpu.name} 只有 {lanes} 条，"
+                    "部分插槽会降速。"),
+                Msg("Check the board manual's lane-sharing table.",
+                    "查看主板手册中的通道共享说明。"),
+                "vendor CPU specifications", lanes_needed=used, cpu_lanes=lanes))
+    return out
+
+
+# --- power --------------------------------------------------------------------------------------
+
+
+def _psu(node: _Node) -> list[Finding]:
+    out: list[Finding] = []
+    psus = node.of("psu")
+    boards = node.of("motherboard")
+    integrated = next((line.part for line in boards if line.part.motherboard.integrated_psu_w),
+                      None)
+    if psus:
+        capacity = sum((line.part.psu.wattage_w or 0) * line.quantity for line in psus)
+        psu_name = " + ".join(line.part.name for line in psus)
+    elif integrated:
+        capacity = integrated.motherboard.integrated_psu_w or 0
+        psu_name = f"{integrated.name} (built-in)"
+    else:
+        return out
+    gpu_w = sum((line.part.gpu.tdp_w or 0) * line.quantity for line in node.of("gpu"))
+    cpu_w = sum((line.part.cpu.tdp_w or 0) * line.quantity for line in node.of("cpu"))
+    unknown = [line.part.name for cat in ("gpu", "cpu") for line in node.of(cat)
+               if getattr(line.part.specs, "tdp_w", None) is None]
+    load = gpu_w + cpu_w
+    if load <= 0:
+        return out
+    strict = load * PSU_FACTOR_BUILDERS_HIGH
+    unknown_note = (Msg(f" Power of {', '.join(unknown)} is unknown and not counted.",
+                        f" {', '.join(unknown)} 的功耗未知，未计入。") if unknown else Msg("", ""))
+    numbers = {"psu_w": capacity, "gpu_tdp_w": gpu_w, "cpu_tdp_w": cpu_w, "load_w": load,
+               "dettmers_w": load * PSU_FACTOR_DETTMERS,
+               "builders_low_w": load * PSU_FACTOR_BUILDERS_LOW, "builders_high_w": strict}
+    rules = Msg(f"Dettmers x1.1 = {load * PSU_FACTOR_DETTMERS:.0f} W; PC-builder calculators "
+                f"x1.2-1.3 = {load * PSU_FACTOR_BUILDERS_LOW:.0f}-{strict:.0f} W.",
+                f"Dettmers ×1.1 = {load * PSU_FACTOR_DETTMERS:.0f} W；装机计算器 ×1.2-1.3 = "
+                f"{load * PSU_FACTOR_BUILDERS_LOW:.0f}-{strict:.0f} W。")
+    if capacity < load:
+        out.append(_f(
+            "compat.psu", Severity.BLOCKER,
+            Msg("Power supply is below the parts' rated power", "电源功率低于部件额定功耗"),
+            Msg(f"{psu_name}: {capacity:.0f} W; GPU TDP {gpu_w:.0f} W + CPU TDP {cpu_w:.0f} W "
+                f"= {load:.0f} W. {rules.en}{unknown_note.en}",
+                f"{psu_name}：{capacity:.0f} W；GPU TDP {gpu_w:.0f} W + CPU TDP {cpu_w:.0f} W = "
+                f"{load:.0f} W。{rules.zh}{unknown_note.zh}"),
+            Msg(f"Use at least {strict:.0f} W, or fewer GPUs.",
+                f"至少使用 {strict:.0f} W 电源，或减少 GPU。"),
+            PSU_RULE_SOURCE, **numbers))
+    elif capacity < strict:
+        out.append(_f(
+            "compat.psu_headroom", Severity.WARNING,
+            Msg("Little power supply headroom", "电源余量不足"),
+            Msg(f"{psu_name}: {capacity:.0f} W for {load:.0f} W of GPU + CPU TDP. {rules.en} "
+                f"Transient spikes argue for headroom.{unknown_note.en}",
+                f"{psu_name}：{capacity:.0f} W，GPU + CPU TDP 共 {load:.0f} W。{rules.zh}"
+                f"瞬时功耗尖峰需要余量。{unknown_note.zh}"),
+            Msg(f"Use at least {strict:.0f} W (the stricter rule).",
+                f"建议至少 {strict:.0f} W（按更严格的规则）。"),
+            PSU_RULE_SOURCE, **numbers))
+    vendor_min = max((line.part.gpu.required_system_power_w or 0 for line in node.of("gpu")),
+                     default=0)
+    if vendor_min and capacity < vendor_min:
+        gpu = max(node.of("gpu"), key=lambda line: line.part.gpu.required_system_power_w or 0)
+        out.append(_f(
+            "compat.psu_vendor_min", Severity.WARNING,
+            Msg("Power supply below the GPU vendor's system requirement",
+                "电源低于 GPU 厂商要求的整机功率"),
+            Msg(f"{gpu.part.name}: vendor asks for a {vendor_min:.0f} W system power supply; "
+                f"{psu_name} gives {capacity:.0f} W.",
+                f"{gpu.part.name}：厂商要求整机电源 {vendor_min:.0f} W；"
+                f"{psu_name} 为 {capacity:.0f} W。"),
+            Msg(f"Use at least {vendor_min:.0f} W.", f"至少使用 {vendor_min:.0f} W 电源。"),
+            gpu.part.field_sources.get("required_system_power_w", "GPU vendor specification"),
+            psu_w=capacity, required_w=vendor_min))
+    return out
+
+
+# --- storage slots -------------------------------------------------------------------------------
+
+
+def _m2(node: _Node) -> list[Finding]:
+    boards = node.of("motherboard")
+    if not boards or boards[0].part.motherboard.m2_slots is None:
+        return []
+    board = boards[0].part
+    slots = board.motherboard.m2_slots or 0
+    m2 = node.count("storage", lambda p: p.storage.kind == "nvme"
+                    and (p.storage.form_factor or "").upper().startswith("M.2"))
+    if m2 <= slots:
+        return []
+    return [_f(
+        "compat.m2_slots", Severity.BLOCKER,
+        Msg("More M.2 drives than M.2 slots", "M.2 硬盘数量超过 M.2 插槽数"),
+        Msg(f"{m2} M.2 NVMe drives; {board.name} has {slots} M.2 slots.",
+            f"{m2} 块 M.2 NVMe 硬盘；{board.name} 只有 {slots} 个 M.2 插槽。"),
+        Msg("Use fewer, larger drives or a PCIe M.2 adapter card.",
+            "改用数量更少、容量更大的硬盘，或使用 PCIe 转 M.2 扩展卡。"),
+        "vendor board specifications", drives=m2, slots=slots)]
+
+
+# --- cooling -----------------------------------------------------------------------------------
+
+
+def _cooling(node: _Node) -> list[Finding]:
+    cards = [line for line in node.of("gpu") if line.part.gpu.form_factor == "pcie"]
+    n = sum(line.quantity for line in cards)
+    if n < 3:
+        return []
+    risky = [line for line in cards if line.part.gpu.cooling in (None, "open-air")]
+    if not risky:
+        return []
+    names = ", ".join(sorted({line.part.name for line in risky}))
+    return [_f(
+        "compat.gpu_cooling", Severity.ADVICE,
+        Msg(f"{n} GPUs side by side: plan the cooling", f"{n} 块 GPU 相邻：需规划散热"),
+        Msg(f"{names}: open-air (or unknown) coolers next to each other recirculate hot air and "
+            "throttle.", f"{names}：开放式（或未知）散热器相邻时互相吹热风，会降频。"),
+        Msg("Use blower-style or water-cooled cards, leave slot spacing, or use a server chassis "
+            "with front-to-back airflow.",
+            "使用涡轮（鼓风）式或水冷显卡、留出插槽间距，或使用前进后出风道的服务器机箱。"),
+        COOLING_SOURCE, gpus=n)]
+
+
+# --- links between GPUs and nodes ---------------------------------------------------------------
+
+
+def _links(node: _Node, build: Build) -> list[Finding]:
+    out: list[Finding] = []
+    bridges = [line for line in node.of("network") if line.part.network.kind == "nvlink-bridge"]
+    gpus = node.of("gpu")
+    for line in bridges:
+        no_link = [g.part.name for g in gpus if g.part.gpu.nvlink is False]
+        if no_link:
+            out.append(_f(
+                "compat.nvlink_unsupported", Severity.BLOCKER,
+                Msg("NVLink bridge with GPUs that have no NVLink", "GPU 不支持 NVLink 桥"),
+                Msg(f"{line.part.name} is in the build but {', '.join(no_link)} has no NVLink.",
+                    f"配置含 {line.part.name}，但 {', '.join(no_link)} 不支持 NVLink。"),
+                Msg("Remove the bridge or choose NVLink-capable GPUs.",
+                    "移除桥接器，或选择支持 NVLink 的 GPU。"),
+                "vendor GPU specifications"))
+    if build.nodes > 1:
+        nics = [line for line in node.of("network")
+                if line.part.network.kind in ("ethernet", "infiniband")]
+        if not nics and "network" not in node.custom_categories:
+            out.append(_f(
+                "compat.node_network", Severity.WARNING,
+                Msg("Multi-node build without a network adapter", "多节点配置缺少网卡"),
+                Msg(f"{build.nodes} nodes need a fast link for gradient exchange; no NIC is "
+                    "listed per node.",
+                    f"{build.nodes} 个节点需要高速网络交换梯度；每节点未列出网卡。"),
+                Msg("Add an InfiniBand or 100 GbE adapter per node (seed 2.3).",
+                    "每节点添加 InfiniBand 或 100GbE 网卡（种子文档 2.3）。"),
+                "seed 2.3", nodes=build.nodes))
+    return out

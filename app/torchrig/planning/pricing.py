@@ -1,0 +1,243 @@
+"""Price a build: unit prices with their origin, currency conversion, subtotals, discount, tax.
+
+Money is :class:`decimal.Decimal` throughout. Rounding rule (stated in every priced build):
+each line's unit price is converted to the build currency with the build's exchange rate and
+rounded half-up to cents; the line total is that unit price x quantity x nodes (exact); the
+subtotal is the exact sum of line totals; discount and tax are each rounded half-up to cents.
+
+A line whose price is unknown is flagged "price needed" (or "exchange rate needed" when only a
+foreign-currency price exists and the build has no rate); the totals then cover the priced lines
+only and say they are incomplete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Literal
+
+from torchrig.catalog.model import Catalog, Part, Price
+from torchrig.i18n import Msg
+from torchrig.planning.build import Build, LineItem
+
+CENT = Decimal("0.01")
+
+ROUNDING_NOTE = Msg(
+    "Unit prices are converted to the build currency and rounded half-up to cents per line; "
+    "line total = unit price x quantity x nodes; discount and tax are rounded half-up to cents.",
+    "单价按本报价的汇率换算为报价币种，并按行四舍五入到分；行合计 = 单价 × 数量 × 节点数；"
+    "折扣和税额各自四舍五入到分。",
+)
+
+LineStatus = Literal["ok", "price needed", "exchange rate needed"]
+OriginKind = Literal["override", "catalog", "missing"]
+
+_KIND_RANK = {"retail": 2, "launch-msrp": 1, "estimate": 0}
+
+
+def round_cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    """One priced line. ``unit_price`` and ``total`` are in the build currency (None when the
+    price is missing); ``source_amount``/``source_currency`` are the price before conversion."""
+
+    index: int
+    label: str
+    part_id: str | None
+    category: str
+    quantity: int
+    multiplier: int
+    unit_price: Decimal | None
+    total: Decimal | None
+    source_amount: Decimal | None
+    source_currency: str | None
+    origin: str
+    origin_kind: OriginKind
+    price_kind: str | None
+    status: LineStatus
+    reliability: str | None = None
+
+    @property
+    def is_estimate(self) -> bool:
+        return self.price_kind == "estimate"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "label": self.label,
+            "part_id": self.part_id,
+            "category": self.category,
+            "quantity": self.quantity,
+            "multiplier": self.multiplier,
+            "unit_price": _s(self.unit_price),
+            "total": _s(self.total),
+            "source_amount": _s(self.source_amount),
+            "source_currency": self.source_currency,
+            "origin": self.origin,
+            "origin_kind": self.origin_kind,
+            "price_kind": self.price_kind,
+            "reliability": self.reliability,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class PricedBuild:
+    """The priced build. ``incomplete`` is true when any line lacks a usable price, and
+    ``missing_price_lines`` lists those line indexes."""
+
+    name: str
+    currency: str
+    nodes: int
+    lines: tuple[PricedLine, ...]
+    category_totals: dict[str, Decimal]
+    subtotal: Decimal
+    discount: Decimal
+    taxable: Decimal
+    tax_rate: Decimal
+    tax: Decimal
+    total: Decimal
+    incomplete: bool
+    missing_price_lines: tuple[int, ...]
+    exchange_rate: Decimal | None
+    exchange_rate_date: str | None
+    warnings: tuple[Msg, ...] = field(default_factory=tuple)
+
+    @property
+    def has_estimates(self) -> bool:
+        return any(line.is_estimate for line in self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "currency": self.currency,
+            "nodes": self.nodes,
+            "lines": [line.to_dict() for line in self.lines],
+            "category_totals": {k: str(v) for k, v in self.category_totals.items()},
+            "subtotal": str(self.subtotal),
+            "discount": str(self.discount),
+            "taxable": str(self.taxable),
+            "tax_rate": str(self.tax_rate),
+            "tax": str(self.tax),
+            "total": str(self.total),
+            "incomplete": self.incomplete,
+            "missing_price_lines": list(self.missing_price_lines),
+            "has_estimates": self.has_estimates,
+            "exchange_rate": _s(self.exchange_rate),
+            "exchange_rate_date": self.exchange_rate_date,
+            "rounding": ROUNDING_NOTE.en,
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+
+def _s(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def best_catalog_price(part: Part, currency: str) -> Price | None:
+    """The catalog price to use for ``part`` in a ``currency`` build: one in that currency if
+    any, then by kind (retail, launch MSRP, estimate), then the newest date."""
+    if not part.prices:
+        return None
+    return max(part.prices, key=lambda p: (p.currency == currency, _KIND_RANK[p.kind], p.date))
+
+
+def convert(amount: Decimal, from_currency: str, to_currency: str,
+            cny_per_usd: Decimal | None) -> Decimal | None:
+    """Convert with the build's rate (CNY per USD); None when a rate is needed but missing."""
+    if from_currency == to_currency:
+        return amount
+    if cny_per_usd is None:
+        return None
+    if from_currency == "USD" and to_currency == "CNY":
+        return amount * cny_per_usd
+    if from_currency == "CNY" and to_currency == "USD":
+        return amount / cny_per_usd
+    raise ValueError(f"cannot convert {from_currency} to {to_currency}")
+
+
+def _label(item: LineItem, catalog: Catalog) -> tuple[str, str]:
+    if item.part_id is None:
+        return item.text, item.category
+    part = catalog.get(item.part_id)
+    return f"{part.vendor} {part.name}", part.category
+
+
+def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog) -> PricedLine:
+    label, category = _label(item, catalog)
+    mult = build.nodes if item.scope == "node" else 1
+    rate = build.exchange_rate.cny_per_usd if build.exchange_rate else None
+    amount: Decimal | None
+    src_currency: str | None
+    price_kind: str | None = None
+    reliability: str | None = None
+    if item.unit_price is not None:
+        amount, src_currency = item.unit_price, item.currency
+        extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
+        origin = "build override" + (f" ({extra})" if extra else "")
+        origin_kind: OriginKind = "override"
+    else:
+        price = (best_catalog_price(catalog.get(item.part_id), build.currency)
+                 if item.part_id else None)
+        if price is None:
+            return PricedLine(index, label, item.part_id, category, item.quantity, mult, None,
+                              None, None, None, "price needed", "missing", None, "price needed")
+        amount, src_currency = price.amount, price.currency
+        # Source keys (e.g. "EPOCH") are shown as what they point to, so a quote is checkable.
+        origin = f"catalog {catalog.source_url(price.source)} {price.date}"
+        origin_kind = "catalog"
+        price_kind, reliability = price.kind, price.reliability
+    assert src_currency is not None
+    converted = convert(amount, src_currency, build.currency, rate)
+    if converted is None:
+        return PricedLine(index, label, item.part_id, category, item.quantity, mult, None, None,
+                          amount, src_currency, origin, origin_kind, price_kind,
+                          "exchange rate needed", reliability)
+    unit = round_cents(converted)
+    return PricedLine(index, label, item.part_id, category, item.quantity, mult, unit,
+                      unit * item.quantity * mult, amount, src_currency, origin, origin_kind,
+                      price_kind, "ok", reliability)
+
+
+def price_build(build: Build, catalog: Catalog) -> PricedBuild:
+    """Price every line of ``build`` (see module doc for the rounding rule)."""
+    lines = tuple(_price_line(i, item, build, catalog)
+                  for i, item in enumerate(build.line_items))
+    category_totals: dict[str, Decimal] = {}
+    for line in lines:
+        if line.total is not None:
+            category_totals[line.category] = category_totals.get(line.category,
+                                                                 Decimal("0")) + line.total
+    subtotal = sum((line.total for line in lines if line.total is not None), Decimal("0"))
+    warnings: list[Msg] = []
+    discount = Decimal("0")
+    if build.discount is not None:
+        if build.discount.kind == "percent":
+            discount = round_cents(subtotal * build.discount.value / Decimal(100))
+        else:
+            discount = round_cents(build.discount.value)
+        if discount > subtotal:
+            warnings.append(Msg(
+                f"The discount ({discount} {build.currency}) is larger than the subtotal; it "
+                "was limited to the subtotal.",
+                f"折扣（{discount} {build.currency}）大于小计，已按小计计算。"))
+            discount = subtotal
+    taxable = subtotal - discount
+    tax = round_cents(taxable * build.tax_rate)
+    missing = tuple(line.index for line in lines if line.status != "ok")
+    if any(line.is_estimate for line in lines):
+        warnings.append(Msg(
+            "Some prices are analyst estimates, not list prices (marked 'estimate').",
+            "部分价格为分析师估算，并非官方报价（标注为 estimate）。"))
+    return PricedBuild(
+        name=build.name, currency=build.currency, nodes=build.nodes, lines=lines,
+        category_totals=category_totals, subtotal=subtotal, discount=discount, taxable=taxable,
+        tax_rate=build.tax_rate, tax=tax, total=taxable + tax, incomplete=bool(missing),
+        missing_price_lines=missing,
+        exchange_rate=build.exchange_rate.cny_per_usd if build.exchange_rate else None,
+        exchange_rate_date=build.exchange_rate.date if build.exchange_rate else None,
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,138 @@
+"""Every GPU and CPU of the hardware reference is in the catalog with the reference's numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchrig.catalog import load_catalog
+from torchrig.units import GiB
+
+# id: (VRAM GB, bandwidth GB/s, FP32 TFLOPS, FP16/BF16 TC dense, TF32 TC dense, TDP W,
+#      PCIe gen, PCIe lanes, compute capability) -- straight from hardware.md section 1.
+GPUS = {
+    "nvidia-gtx-1660-super": (6, 336, 5.03, None, None, 125, 3, 16, "7.5"),
+    "nvidia-rtx-3060-12gb": (12, 360, 12.74, 25.3, 12.7, 170, 4, 16, "8.6"),
+    "nvidia-rtx-3080-10gb": (10, 760, 29.8, 59.5, 29.8, 320, 4, 16, "8.6"),
+    "nvidia-rtx-3090": (24, 936, 35.6, 71, 35.6, 350, 4, 16, "8.6"),
+    "nvidia-rtx-4060-ti-16gb": (16, 288, 22.06, 44.1, 22.1, 165, 4, 8, "8.9"),
+    "nvidia-rtx-4070-ti-super": (16, 672, 44.1, 88.2, 44.1, 285, 4, 16, "8.9"),
+    "nvidia-rtx-4080-super": (16, 736, 52.2, 104.5, 52.2, 320, 4, 16, "8.9"),
+    "nvidia-rtx-4090": (24, 1008, 82.6, 165.2, 82.6, 450, 4, 16, "8.9"),
+    "nvidia-rtx-5090": (32, 1792, 104.8, 209.5, None, 575, 5, 16, "12.0"),
+    "nvidia-rtx-a6000": (48, 768, 38.7, 154.8, 77.4, 300, 4, 16, "8.6"),
+    "nvidia-rtx-6000-ada": (48, 960, 91.1, 364.2, 182.1, 300, 4, 16, "8.9"),
+    "nvidia-l40s": (48, 864, 91.6, 362.05, 183, 350, 4, 16, "8.9"),
+    "nvidia-a100-40gb-pcie": (40, 1555, 19.5, 312, 156, 250, 4, 16, "8.0"),
+    "nvidia-a100-80gb-sxm": (80, 2039, 19.5, 312, 156, 400, 4, 16, "8.0"),
+    "nvidia-h100-pcie": (80, 2000, 51, 756, 378, 350, 5, 16, "9.0"),
+    "nvidia-h100-sxm": (80, 3350, 67, 989.4, 494.7, 700, 5, 16, "9.0"),
+    "nvidia-h200-sxm": (141, 4800, 66.91, 989.5, 494.5, 700, 5, 16, "9.0"),
+    "amd-instinct-mi250x": (128, 3200, 47.9, 383, None, 500, 4, 16, None),
+    "amd-instinct-mi300x": (192, 5300, 163.4, 1307.4, 653.7, 750, 5, 16, None),
+    "nvidia-jetson-agx-orin-64gb": (64, 204.8, 5.3, None, None, 60, None, None, "8.7"),
+}
+
+# id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
+CPUS = {
+    "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
+    "intel-core-i7-13700k": (16, 24, 3.4, 5.4, 125, "LGA1700", False),
+    "intel-core-i9-13900k": (24, 32, 3.0, 5.8, 125, "LGA1700", False),
+    "intel-core-i9-14900k": (24, 32, 3.2, 6.0, 125, "LGA1700", False),
+    "intel-core-ultra-9-285k": (24, 24, None, 5.7, 125, "LGA1851", None),
+    "amd-ryzen-5-5600x": (6, 12, 3.7, 4.6, 65, "AM4", False),
+    "amd-ryzen-7-7800x3d": (8, 16, 4.2, 5.0, 120, "AM5", True),
+    "amd-ryzen-9-7950x": (16, 32, 4.5, 5.7, 170, "AM5", True),
+    "amd-ryzen-9-9950x": (16, 32, 4.3, 5.7, 170, "AM5", True),
+    "amd-ryzen-threadripper-7960x": (24, 48, None, 5.3, 350, "sTR5", True),
+    "amd-ryzen-threadripper-7980x": (64, 128, 3.2, 5.1, 350, "sTR5", True),
+    "amd-epyc-9554": (64, 128, 3.1, 3.75, 360, "SP5", True),
+    "intel-xeon-w9-3495x": (56, 112, 1.9, 4.8, 350, "LGA4677", True),
+}
+
+
+def _approx(value: float | None, expected: float | None, scale: float) -> bool:
+    if expected is None:
+        return value is None
+    return value is not None and value == pytest.approx(expected * scale, rel=1e-9)
+
+
+@pytest.mark.parametrize("pid", sorted(GPUS))
+def test_gpu_matches_reference(pid: str) -> None:
+    vram, bw, fp32, fp16, tf32, tdp, gen, lanes, cc = GPUS[pid]
+    g = load_catalog().get(pid).gpu
+    assert g.vram_bytes == vram * GiB
+    assert _approx(g.memory_bandwidth, bw, 1e9)
+    assert _approx(g.fp32_flops, fp32, 1e12)
+    assert _approx(g.fp16_tensor_flops, fp16, 1e12)
+    assert _approx(g.tf32_tensor_flops, tf32, 1e12)
+    assert g.tdp_w == tdp
+    assert (g.pcie_gen, g.pcie_lanes) == (gen, lanes)
+    assert g.compute_capability == cc
+
+
+@pytest.mark.parametrize("pid", sorted(CPUS))
+def test_cpu_matches_reference(pid: str) -> None:
+    cores, threads, base, boost, tdp, socket, avx512 = CPUS[pid]
+    c = load_catalog().get(pid).cpu
+    assert (c.cores, c.threads, c.socket, c.avx512) == (cores, threads, socket, avx512)
+    assert _approx(c.base_clock_hz, base, 1e9)
+    assert _approx(c.boost_clock_hz, boost, 1e9)
+    assert c.tdp_w == tdp
+
+
+def test_catalog_holds_exactly_the_reference_gpus_and_cpus() -> None:
+    cat = load_catalog()
+    assert {p.id for p in cat.by_category("gpu")} == set(GPUS)
+    assert {p.id for p in cat.by_category("cpu")} == set(CPUS)
+
+
+def test_sparse_and_platform_facts() -> None:
+    cat = load_catalog()
+    assert cat.get("nvidia-rtx-4090").gpu.fp16_tensor_sparse_flops == pytest.approx(330.4e12)
+    assert cat.get("nvidia-gtx-1660-super").gpu.tensor_cores is False
+    assert cat.get("nvidia-gtx-1660-super").gpu.fp16_flops == pytest.approx(10.05e12)
+    assert cat.get("nvidia-a100-80gb-sxm").gpu.gpu_link_bandwidth == pytest.approx(600e9)
+    assert cat.get("nvidia-h100-sxm").gpu.form_factor == "sxm5"
+    assert cat.get("nvidia-rtx-4090").gpu.nvlink is False
+    assert cat.get("amd-epyc-9554").cpu.memory_channels == 12
+    assert cat.get("intel-core-i5-12400f").cpu.pcie_lanes == 20
+    assert cat.get("amd-epyc-9554").cpu.pcie_lanes == 128
+
+
+def test_derived_tensor_figures_are_marked() -> None:
+    cat = load_catalog()
+    for pid in ("nvidia-rtx-3060-12gb", "nvidia-rtx-4060-ti-16gb", "nvidia-rtx-4070-ti-super",
+                "nvidia-rtx-4080-super", "nvidia-rtx-6000-ada"):
+        assert cat.get(pid).is_derived("fp16_tensor_flops"), pid
+    for pid in ("nvidia-rtx-4090", "nvidia-rtx-3090", "nvidia-a100-80gb-sxm", "nvidia-l40s"):
+        assert not cat.get(pid).is_derived("fp16_tensor_flops"), pid
+
+
+def test_nvidia_tensor_figures_state_the_accumulate_convention() -> None:
+    for p in load_catalog().by_category("gpu"):
+        if p.vendor == "NVIDIA" and p.gpu.fp16_tensor_flops is not None:
+            assert p.gpu.tensor_accumulate == "fp32", p.id
+
+
+def test_every_part_has_sources() -> None:
+    for p in load_catalog().parts.values():
+        assert p.sources, p.id
+
+
+def test_datacenter_gpus_have_no_msrp_only_estimates() -> None:
+    cat = load_catalog()
+    for pid in ("nvidia-a100-40gb-pcie", "nvidia-a100-80gb-sxm", "nvidia-h100-pcie",
+                "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-l40s", "amd-instinct-mi250x",
+                "amd-instinct-mi300x"):
+        kinds = {price.kind for price in cat.get(pid).prices}
+        assert kinds <= {"estimate"}, pid
+    h100 = cat.get("nvidia-h100-sxm").prices[0]
+    assert h100.source.startswith("estimate: ") and h100.amount == 33600
+
+
+def test_reference_cny_prices() -> None:
+    cat = load_catalog()
+    cny = {(p.amount, p.date) for p in cat.get("nvidia-rtx-4090").prices if p.currency == "CNY"}
+    assert cny == {(12999, "2022-10")}
+    assert not cat.get("nvidia-gtx-1660-super").prices
+    assert not cat.get("intel-core-i5-12400f").prices

@@ -1,0 +1,186 @@
+"""Build files: round trip, atomic save, tier starts, and a named error for every bad field."""
+
+from __future__ import annotations
+
+import json
+import os
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from torchrig.catalog import load_catalog
+from torchrig.errors import InputError
+from torchrig.planning.build import (
+    Build,
+    Discount,
+    ExchangeRate,
+    LineItem,
+    build_from_tier,
+    load_build,
+    save_build,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = sorted((ROOT / "builds").glob("*.json"))
+
+
+def _doc(**changes: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "format": "torchrig.build", "version": 1, "name": "Lab box", "currency": "CNY",
+        "tax_rate": "0.13", "nodes": 1,
+        "line_items": [
+            {"part_id": "nvidia-rtx-4090", "quantity": 2},
+            {"text": "Case", "category": "case", "quantity": 1, "unit_price": "499.00",
+             "currency": "CNY"},
+            {"part_id": "intel-core-i9-13900k", "quantity": 1},
+        ],
+    }
+    doc.update(changes)
+    return doc
+
+
+def _write(tmp_path: Path, doc: dict[str, Any]) -> Path:
+    path = tmp_path / "build.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    build = Build(
+        name="Quote 42", customer="Lab A", project="ViT", currency="USD",
+        exchange_rate=ExchangeRate(Decimal("7.1"), "2025-06-01", "bank quote"),
+        tax_rate=Decimal("0.06"), discount=Discount("percent", Decimal("5")), nodes=2,
+        line_items=[
+            LineItem(part_id="nvidia-rtx-4090", quantity=2, unit_price=Decimal("1700.00"),
+                     currency="USD", price_source="supplier X", price_date="2025-05"),
+            LineItem(text="Rack rails", category="other", quantity=1,
+                     unit_price=Decimal("80"), currency="USD", scope="cluster", note="n/a"),
+        ],
+        notes="two nodes", tier="professional",
+    )
+    path = tmp_path / "b.json"
+    save_build(build, path)
+    loaded = load_build(path)
+    assert loaded == build
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "torchrig.build"
+
+
+def test_save_is_atomic_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    save_build(Build(name="one"), path)
+    save_build(Build(name="two"), path)
+    assert load_build(path).name == "two"
+    assert os.listdir(tmp_path) == ["b.json"]
+
+
+def test_save_into_missing_folder_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        save_build(Build(name="x"), tmp_path / "nope" / "b.json")
+
+
+def test_failed_load_never_touches_the_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, _doc(nodes=0))
+    before = path.read_bytes()
+    with pytest.raises(InputError):
+        load_build(path)
+    assert path.read_bytes() == before
+
+
+def _line(i: int, **changes: Any) -> Any:
+    def fn(doc: dict[str, Any]) -> None:
+        doc["line_items"][i].update(changes)
+    return fn
+
+
+def _top(**changes: Any) -> Any:
+    return lambda doc: doc.update(changes)
+
+
+BAD_FIELDS = [
+    (_line(2, quantity=0), "line_items[2].quantity must be a whole number >= 1"),
+    (_line(0, quantity=1.5), "line_items[0].quantity must be a whole number"),
+    (_line(0, quantity="2"), "line_items[0].quantity"),
+    (_line(0, part_id="nvidia-rtx-9999"), "line_items[0].part_id 'nvidia-rtx-9999'"),
+    (_line(1, category="spaceship"), "line_items[1].category"),
+    (_line(1, currency="EUR"), "line_items[1].currency"),
+    (_line(1, unit_price="abc"), "line_items[1].unit_price"),
+    (_line(1, unit_price="-1"), "line_items[1].unit_price must not be negative"),
+    (_line(0, price_date="2025-02-30"), "line_items[0].price_date"),
+    (_line(0, scope="rack"), "line_items[0].scope"),
+    (_line(0, colour="red"), "line_items[0].colour"),
+    (_line(0, text="extra"), "line_items[0]"),
+    (_top(currency="EUR"), "currency must be CNY or USD"),
+    (_top(tax_rate="1.3"), "tax_rate"),
+    (_top(nodes=0), "nodes must be a whole number >= 1"),
+    (_top(discount={"kind": "coupon", "value": "5"}), "discount.kind"),
+    (_top(discount={"kind": "percent", "value": "150"}), "discount.value"),
+    (_top(exchange_rate={"cny_per_usd": "7.1"}), "exchange_rate.date"),
+    (_top(exchange_rate={"cny_per_usd": "0", "date": "2025-01-01"}),
+     "exchange_rate.cny_per_usd"),
+    (_top(name=""), "name"),
+    (_top(tier="ultra"), "tier 'ultra'"),
+    (_top(line_items={}), "line_items must be a list"),
+    (_top(format="torchrig.workload"), "field 'format'"),
+    (_top(version=99), "newer than this TorchRig"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "fragment"), BAD_FIELDS)
+def test_bad_field_is_named(tmp_path: Path, mutate: Any, fragment: str) -> None:
+    doc = _doc()
+    mutate(doc)
+    path = _write(tmp_path, doc)
+    with pytest.raises(InputError) as info:
+        load_build(path)
+    assert fragment in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_not_json_and_not_an_object(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match="expected a JSON object"):
+        load_build(path)
+    path.write_text("{oops", encoding="utf-8")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_build(path)
+
+
+@pytest.mark.parametrize("tier_id", ["entry", "professional", "enterprise"])
+def test_build_from_tier(tier_id: str) -> None:
+    cat = load_catalog()
+    build = build_from_tier(tier_id, cat)
+    tier = cat.tier(tier_id)
+    assert build.tier == tier_id and build.nodes == tier.starter_nodes
+    ids = [item.part_id for item in build.line_items if item.part_id]
+    for choice in tier.parts:
+        assert choice.recommended in ids
+    build.check_parts(cat)
+    assert Build.from_dict(build.to_dict()) == build
+
+
+def test_enterprise_starts_with_two_nodes_of_four_a100() -> None:
+    build = build_from_tier("enterprise", load_catalog())
+    assert build.nodes == 2
+    gpu = next(i for i in build.line_items if i.part_id == "nvidia-a100-80gb-sxm")
+    assert gpu.quantity == 4
+    assert "2 nodes" in build.notes and "2 个节点" in build.notes
+
+
+def test_unknown_tier_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="unknown tier"):
+        build_from_tier("ultra", load_catalog())
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_sample_builds_load(path: Path) -> None:
+    build = load_build(path)
+    assert build.line_items
+
+
+def test_tier_samples_match_build_from_tier() -> None:
+    cat = load_catalog()
+    for tier_id in ("entry", "professional", "enterprise"):
+        assert load_build(ROOT / "builds" / f"{tier_id}.json") == build_from_tier(tier_id, cat)

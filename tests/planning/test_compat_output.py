@@ -1,0 +1,58 @@
+"""`torchrig check` output: human text in both languages and the JSON contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from torchrig.catalog import load_catalog
+from torchrig.planning.build import load_build
+from torchrig.planning.check_output import check_json, format_check_text
+from torchrig.planning.compat import check_build
+from torchrig.planning.pricing import price_build
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wrong() -> tuple:
+    cat = load_catalog()
+    build = load_build(DATA / "wrong-build.json", cat)
+    return price_build(build, cat), check_build(build, cat)
+
+
+def test_text_lists_lines_totals_and_findings_in_english() -> None:
+    priced, findings = _wrong()
+    text = format_check_text(priced, findings, "en")
+    assert "NVIDIA GeForce RTX 4090 (gpu) qty 4: USD 1,599.00 -> USD 6,396.00" in text
+    assert "INCOMPLETE: 4 line(s)" in text
+    assert "[Blocker] CPU does not fit the motherboard socket" in text
+    assert text.index("[Blocker]") < text.index("[Advice]")
+    assert "half-up" in text
+
+
+def test_text_in_chinese() -> None:
+    priced, findings = _wrong()
+    text = format_check_text(priced, findings, "zh")
+    assert "[阻断] CPU 与主板插槽不匹配" in text
+    assert "不完整" in text and "总计" in text
+
+
+def test_text_without_findings() -> None:
+    cat = load_catalog()
+    build = load_build(ROOT / "builds" / "professional.json", cat)
+    text = format_check_text(price_build(build, cat), [], "en")
+    assert "No compatibility problems found." in text
+    assert "exchange rate needed" in text
+
+
+def test_json_contract() -> None:
+    priced, findings = _wrong()
+    data = check_json(priced, findings)
+    assert data["format"] == "torchrig.check" and data["version"] == 1
+    assert data["has_blocker"] is True
+    assert data["counts"] == {"blocker": 4, "bottleneck": 0, "warning": 0, "overkill": 0,
+                              "advice": 1}
+    assert data["build"]["total"] == "6985.00"
+    assert data["findings"][0]["severity"] == "blocker"
+    assert json.loads(json.dumps(data)) == data  # plain JSON types only
