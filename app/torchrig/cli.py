@@ -12,10 +12,16 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig import __version__
 from torchrig.errors import InputError
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog
+    from torchrig.planning.build import Build
+    from torchrig.planning.capabilities import Capabilities
+    from torchrig.planning.workload import Workload
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -63,22 +69,99 @@ def cmd_detect(args: argparse.Namespace) -> int:
 # --- check ------------------------------------------------------------------------------------
 
 
+def _workload_from_args(args: argparse.Namespace) -> Workload:
+    """``--workload FILE`` with any flags on top, or the flags alone (``--task`` required)."""
+    from torchrig.planning.workload import Workload, load_workload, workload_from_options
+
+    flags = {name: getattr(args, name, None) for name in PLAN_FLAGS}
+    if args.checkpointing is not None:
+        flags["checkpointing"] = args.checkpointing == "on"
+    if args.workload:
+        base = load_workload(_path(args.workload))
+        if not any(v is not None for v in flags.values()):
+            return base
+        doc = base.to_dict()
+        for name, value in flags.items():
+            if value is not None:
+                key = PLAN_DOC_KEYS.get(name, name)
+                if key.startswith("dataset."):
+                    doc["dataset"][key.split(".", 1)[1]] = value
+                else:
+                    doc[key] = value
+        return Workload.from_dict(doc, where=f"{args.workload} with command-line options")
+    if flags.get("task") is None:
+        raise InputError("give --task (or --workload FILE); see torchrig plan --help")
+    return workload_from_options(**flags)
+
+
+def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
+    from torchrig.planning.build import load_build
+    from torchrig.planning.capabilities import from_build, from_profile
+
+    if spec == "this":
+        from torchrig.hardware import detect
+
+        return from_profile(detect(), catalog), None
+    build = load_build(_path(spec), catalog)
+    return from_build(build, catalog), build
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from torchrig.catalog import load_catalog
+    from torchrig.planning.analysis import device_spec, subject_device
+    from torchrig.planning.plan_output import format_plan_text
+    from torchrig.planning.requirements import plan
+
+    workload = _workload_from_args(args)
+    catalog = load_catalog()
+    device = None
+    if args.gpu == "this":
+        device = subject_device(_subject("this", catalog)[0])
+    elif args.gpu:
+        part = catalog.get(args.gpu)
+        if part.category != "gpu":
+            raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
+        device = device_spec(part)
+    req = plan(workload, device)
+    if args.json:
+        _print_json(req.to_dict())
+    else:
+        _out(format_plan_text(workload, req, lang=args.lang))
+    return EXIT_OK
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from torchrig.catalog import load_catalog
-    from torchrig.findings import has_blocker
-    from torchrig.planning.build import load_build
+    from torchrig.findings import format_findings_text, has_blocker, sort_findings
     from torchrig.planning.check_output import check_json, format_check_text
     from torchrig.planning.compat import check_build
     from torchrig.planning.pricing import price_build
 
     catalog = load_catalog()
-    build = load_build(_path(args.build), catalog)
-    priced = price_build(build, catalog)
-    findings = check_build(build, catalog)
+    caps, build = _subject(args.build, catalog)
+    findings = check_build(build, catalog) if build is not None else []
+    analysis = None
+    if args.workload:
+        from torchrig.planning.analysis import analyze
+        from torchrig.planning.workload import load_workload
+
+        analysis = analyze(load_workload(_path(args.workload)), caps, catalog)
+        findings = sort_findings([*findings, *analysis.findings])
     if args.json:
-        _print_json(check_json(priced, findings))
+        data: dict[str, Any] = (check_json(price_build(build, catalog), findings)
+                                if build is not None else
+                                {"format": "torchrig.check", "version": 1, "build": None,
+                                 "findings": [f.to_dict() for f in findings],
+                                 "has_blocker": has_blocker(findings)})
+        if analysis is not None:
+            data["requirements"] = analysis.requirements.to_dict()
+        _print_json(data)
+    elif build is not None:
+        _out(format_check_text(price_build(build, catalog), findings, lang=args.lang))
     else:
-        _out(format_check_text(priced, findings, lang=args.lang))
+        title = "这台机器" if args.lang == "zh" else "This machine"
+        _out(f"{title}: {caps.cpu_name or '?'}, {caps.gpu_count} GPU(s)\n"
+             + format_findings_text(findings, args.lang))
     return EXIT_FINDINGS if has_blocker(findings) else EXIT_OK
 
 
@@ -110,6 +193,50 @@ def _add_bench_options(parser: argparse.ArgumentParser) -> None:
     add_cli_arguments(group, include_json=False)  # type: ignore[arg-type]
 
 
+PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_len",
+              "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
+              "params", "layers", "hidden", "heads", "kv_heads", "vocab", "epochs", "lora_rank",
+              "tp_size", "pp_size", "offload")
+PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
+                 "gradient_checkpointing", "dataset_samples": "dataset.samples",
+                 "sample_bytes": "dataset.sample_bytes"}
+
+
+def _add_plan_options(p: argparse.ArgumentParser) -> None:
+    from torchrig.planning.workload import (
+        MODES,
+        OFFLOADS,
+        OPTIMIZERS,
+        PRECISIONS,
+        STRATEGIES,
+        TASKS,
+    )
+
+    p.add_argument("--workload", metavar="FILE", help="start from a workload file")
+    p.add_argument("--task", choices=TASKS)
+    p.add_argument("--model", help="preset id (resnet50, bert-base, llama-2-7b, ...) or custom")
+    p.add_argument("--mode", choices=MODES)
+    p.add_argument("--precision", choices=PRECISIONS)
+    p.add_argument("--optimizer", choices=OPTIMIZERS)
+    p.add_argument("--batch", type=int, help="micro-batch per GPU")
+    p.add_argument("--seq-len", dest="seq_len", type=int)
+    p.add_argument("--image-size", dest="image_size", type=int)
+    p.add_argument("--checkpointing", choices=["on", "off"], help="gradient checkpointing")
+    p.add_argument("--gpus", type=int, help="GPUs per node")
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--strategy", choices=STRATEGIES)
+    p.add_argument("--tp-size", dest="tp_size", type=int)
+    p.add_argument("--pp-size", dest="pp_size", type=int)
+    p.add_argument("--offload", choices=OFFLOADS)
+    p.add_argument("--dataset-samples", dest="dataset_samples", type=int)
+    p.add_argument("--sample-bytes", dest="sample_bytes", type=float)
+    p.add_argument("--epochs", type=float)
+    p.add_argument("--lora-rank", dest="lora_rank", type=int)
+    custom = p.add_argument_group("custom model (--model custom)")
+    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab"):
+        custom.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=int)
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="torchrig",
@@ -128,8 +255,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.set_defaults(handler=cmd_detect)
 
-    p = sub.add_parser("check", help="price a build and check its parts fit together")
-    p.add_argument("build", metavar="BUILD", help="a build file (.json)")
+    p = sub.add_parser("plan", help="what a workload needs: VRAM, RAM, storage, CPU, network")
+    _add_plan_options(p)
+    p.add_argument("--gpu", metavar="PART_ID|this",
+                   help="plan for a catalog GPU (e.g. nvidia-rtx-4090) or this machine's GPU: "
+                        "adds throughput and time per epoch")
+    p.add_argument("--json", action="store_true", help="every breakdown in SI units")
+    p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.set_defaults(handler=cmd_plan)
+
+    p = sub.add_parser("check", help="price a build and check its parts fit together; with "
+                       "--workload, also find its bottlenecks")
+    p.add_argument("build", metavar="BUILD|this", help="a build file (.json), or 'this' machine")
+    p.add_argument("--workload", metavar="FILE", help="a workload file: add bottleneck findings")
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.set_defaults(handler=cmd_check)

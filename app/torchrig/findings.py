@@ -87,3 +87,25 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 def has_blocker(findings: Iterable[Finding]) -> bool:
     return any(f.severity is Severity.BLOCKER for f in findings)
+
+
+_WORDS = {
+    "none": ("No findings.", "未发现问题。"),
+    "fix": ("fix", "建议"),
+    "source": ("source", "依据"),
+}
+
+
+def format_findings_text(findings: Iterable[Finding], lang: str = "en",
+                         none: str | None = None) -> str:
+    """Findings for a terminal, worst first: severity, title, numbers, fix and source."""
+    ordered = sort_findings(findings)
+    if not ordered:
+        return "  " + (none or _WORDS["none"][lang == "zh"]) + "\n"
+    out = []
+    for f in ordered:
+        out.append(f"  [{f.severity.label.get(lang)}] {f.title.get(lang)}")
+        out.append(f"      {f.detail.get(lang)}")
+        out.append(f"      {_WORDS['fix'][lang == 'zh']}: {f.fix.get(lang)}")
+        out.append(f"      {_WORDS['source'][lang == 'zh']}: {f.source}")
+    return "\n".join(out) + "\n"

@@ -56,10 +56,16 @@ class MainWindow(QMainWindow):
                 self._add(key, title, PlaceholderPage(
                     title, self.tr("The parts catalog could not be loaded: {0}")
                     .format(catalog_error)))
-        self._add("wizard", self.tr("Wizard"), PlaceholderPage(
-            self.tr("Wizard"),
-            self.tr("Describe the work (task, model, precision, batch, data, GPUs) and get the "
-                    "VRAM, RAM, storage and CPU it needs, a recommended tier and findings.")))
+        if self.catalog is not None:
+            from torchrig.gui.pages.wizard_page import WizardPage
+
+            self.wizard_page = WizardPage(self.catalog, lang)
+            self._add("wizard", self.tr("Wizard"), self.wizard_page)
+            self.build_page.build_changed.connect(self._on_build_changed)
+        else:
+            self._add("wizard", self.tr("Wizard"), PlaceholderPage(
+                self.tr("Wizard"), self.tr("The parts catalog could not be loaded: {0}")
+                .format(catalog_error)))
         self._add("bench", self.tr("Benchmark"), PlaceholderPage(
             self.tr("Benchmark"),
             self.tr("Measure this machine with torch: matmul, memory bandwidth, host-device "
@@ -81,15 +87,11 @@ class MainWindow(QMainWindow):
     def _add_catalog_pages(self, catalog: Catalog) -> None:
         from torchrig.gui.pages.build_page import BuildPage
         from torchrig.gui.pages.targets_page import TargetsPage
-        from torchrig.planning.capabilities import from_build
-
         self.targets_page = TargetsPage(catalog, self.lang)
         self.build_page = BuildPage(catalog, self.settings, self.lang)
         self._add("targets", self.tr("Targets"), self.targets_page)
         self._add("build", self.tr("Build"), self.build_page)
         self.targets_page.start_build.connect(self._start_build_from_tier)
-        self.build_page.build_changed.connect(
-            lambda build: self.targets_page.set_build_capabilities(from_build(build, catalog)))
         self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
     def _add(self, key: str, title: str, page: QWidget) -> None:
@@ -107,6 +109,15 @@ class MainWindow(QMainWindow):
     def _on_profile(self, profile: SystemProfile) -> None:
         if self.catalog is not None:
             self.targets_page.set_profile(profile)
+            self.wizard_page.set_profile(profile)
+
+    def _on_build_changed(self, build: object) -> None:
+        from torchrig.planning.capabilities import from_build
+
+        assert self.catalog is not None
+        caps = from_build(build, self.catalog)  # type: ignore[arg-type]
+        self.targets_page.set_build_capabilities(caps)
+        self.wizard_page.set_build_capabilities(caps)
 
     def _start_build_from_tier(self, tier_id: str) -> None:
         self.build_page.start_from_tier(tier_id)

@@ -9,6 +9,7 @@ STATUS_COLOURS = {
     "short": "#b3261e",
     "exceeds": "#1a5fb4",
     "unknown": "#77767b",
+    "no target": "#77767b",
 }
 
 SEVERITY_COLOURS = {

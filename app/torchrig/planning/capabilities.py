@@ -156,6 +156,12 @@ def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
         caps.gpu_interconnect = "pcie"
     if "infiniband" in req.interconnect:
         caps.node_network = "infiniband"
+        # The seed names no rate; use the adapter TorchRig's starter build picks for the tier.
+        for line in tier.starter_lines:
+            part = catalog.parts.get(line.part_id)
+            if part is not None and part.category == "network" \
+                    and part.network.kind == "infiniband":
+                caps.node_network_bps = part.network.rate_bits_per_s
     return caps
 
 

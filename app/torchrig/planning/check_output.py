@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from torchrig.findings import Finding, Severity, has_blocker, sort_findings
+from torchrig.findings import (
+    Finding,
+    Severity,
+    format_findings_text,
+    has_blocker,
+    sort_findings,
+)
 from torchrig.planning.pricing import ROUNDING_NOTE, PricedBuild
 
 CHECK_FORMAT = "torchrig.check"
@@ -37,8 +43,6 @@ _T = {
     "rate": ("Exchange rate: {r} CNY per USD ({d})", "汇率：1 USD = {r} CNY（{d}）"),
     "findings": ("Findings", "检查结果"),
     "none": ("No compatibility problems found.", "未发现兼容性问题。"),
-    "fix": ("fix", "建议"),
-    "source": ("source", "依据"),
     "price needed": ("price needed", "需要价格"),
     "exchange rate needed": ("exchange rate needed", "需要汇率"),
 }
@@ -87,15 +91,7 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
         out.append(warning.get(lang))
     out.append(ROUNDING_NOTE.get(lang))
     out += ["", f"{_t('findings', lang)}:"]
-    ordered = sort_findings(findings)
-    if not ordered:
-        out.append(f"  {_t('none', lang)}")
-    for f in ordered:
-        out.append(f"  [{f.severity.label.get(lang)}] {f.title.get(lang)}")
-        out.append(f"      {f.detail.get(lang)}")
-        out.append(f"      {_t('fix', lang)}: {f.fix.get(lang)}")
-        out.append(f"      {_t('source', lang)}: {f.source}")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + format_findings_text(findings, lang, _t("none", lang))
 
 
 def check_json(priced: PricedBuild, findings: Sequence[Finding]) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""Gradient checkpointing on the reference transformer: memory saved and time added.
+
+The seed (3.3) claims 60-80 % less memory for 10-20 % more time; Chen et al. (arXiv 1604.06174)
+put the cost at about one extra forward pass (~33 % when backward costs twice a forward). This
+measures both on the user's machine with torch.utils.checkpoint (use_reentrant=False) around
+every block, the same weights with and without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from torchrig.bench import nets
+from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
+from torchrig.bench.report import Measurement, Reference
+from torchrig.bench.trainloop import PhaseResult, run_phase
+from torchrig.i18n import Msg
+
+SEED_MEMORY = Reference(
+    kind="seed_claim", label=Msg("seed claim: 60-80 % less memory", "原文说法：显存减少 60%-80%"),
+    source="seed 3.3", low=0.6, high=0.8)
+SEED_TIME = Reference(
+    kind="seed_claim", label=Msg("seed claim: 10-20 % more time", "原文说法：时间增加 10%-20%"),
+    source="seed 3.3", low=0.1, high=0.2)
+
+_LAYERS = {"smoke": 2, "quick": 4, "full": 8}
+_HOW = {False: Msg("without checkpointing", "不启用检查点"),
+        True: Msg("with checkpointing", "启用检查点")}
+
+
+def run(ctx: BenchContext) -> Iterator[Event]:
+    import torch
+
+    layers = _LAYERS[ctx.preset] if ctx.kind == "cpu" else 12
+    shape = nets.transformer_shape(ctx.kind, ctx.preset, ctx.scale, layers=layers)
+    yield Progress("checkpointing", 0, 3, Msg("building the transformer", "构建 Transformer"))
+    torch.manual_seed(0)
+    model = nets.build_transformer(shape).to(ctx.device)
+    x = torch.randint(0, shape.vocab, (shape.batch, shape.seq), device=ctx.device)
+    y = torch.randint(0, shape.vocab, (shape.batch, shape.seq), device=ctx.device)
+    details = {"batch": shape.batch, "seq": shape.seq, "d_model": shape.d_model,
+               "layers": shape.layers}
+    results: dict[bool, PhaseResult] = {}
+    for i, checkpointing in enumerate((False, True)):
+        how = _HOW[checkpointing]
+        yield Progress("checkpointing", i + 1, 3, how)
+        # The checkpointed run needs two steps of at least the plain step's time; starting it
+        # when they cannot fit would overrun the budget (a busy or slow CPU).
+        plain_s = results[False].step_s if False in results else 0.0
+        if ctx.out_of_time(max(0.3, 2.5 * plain_s)):
+            ctx.note_budget_stop(Msg(f"{how.en} not measured", f"未测{how.zh}"))
+            break
+        model.checkpointing = checkpointing
+        slice_s = ctx.time_left() / (2 - i) * 0.5
+        r = run_phase(ctx, model, x, y, amp=False, slice_s=slice_s, batch=shape.batch)
+        results[checkpointing] = r
+        tag = "checkpointed" if checkpointing else "plain"
+        # Each configuration's own figures as soon as they exist: a budget cut before the
+        # second configuration still leaves the first in the report.
+        yield Measurement(
+            id=f"step_s_{tag}", label=Msg(f"Step time {how.en}", f"单步时间（{how.zh}）"),
+            value=r.step_s, unit="s", details={**details, "repeats": r.repeats})
+        yield Measurement(
+            id=f"saved_bytes_{tag}",
+            label=Msg(f"Activations saved for backward, {how.en}", f"为反向保存的激活（{how.zh}）"),
+            value=float(r.saved_bytes), unit="B",
+            notes=(Msg("saved_tensors_hooks, each storage once, parameters excluded",
+                       "saved_tensors_hooks 统计，每个存储只计一次，不含参数"),))
+        if r.peak_bytes is not None:
+            yield Measurement(
+                id=f"peak_bytes_{tag}",
+                label=Msg(f"Peak memory in a step, {how.en}", f"单步峰值显存（{how.zh}）"),
+                value=float(r.peak_bytes), unit="B",
+                notes=(Msg("torch.cuda.max_memory_allocated; includes weights, gradients and "
+                           "AdamW states", "max_memory_allocated；含权重、梯度与 AdamW 状态"),))
+    plain, ckpt = results.get(False), results.get(True)
+    if plain is None or ckpt is None:
+        return
+    yield Measurement(
+        id="time_added", label=Msg("Time added by checkpointing", "检查点增加的时间"),
+        value=ckpt.step_s / plain.step_s - 1, unit="ratio", reference=SEED_TIME,
+        notes=(Msg("Chen et al. (arXiv 1604.06174): about one extra forward pass, ~33 %",
+                   "Chen 等（arXiv 1604.06174）：约多一次前向，约 33%"),),
+    )
+    if plain.peak_bytes and ckpt.peak_bytes is not None:
+        saving = 1 - ckpt.peak_bytes / plain.peak_bytes
+        basis = Msg("on the CUDA allocator's peak during a whole step",
+                    "基于整步的 CUDA 分配器峰值")
+    else:
+        saving = 1 - ckpt.saved_bytes / plain.saved_bytes
+        basis = Msg("on activations held between forward and backward; the transient "
+                    "recomputation of one block during backward is not included",
+                    "基于前向与反向之间保留的激活；不含反向时重算单个块的临时内存")
+    yield Measurement(
+        id="memory_saved", label=Msg("Memory saved by checkpointing", "检查点节省的内存"),
+        value=saving, unit="ratio", reference=SEED_MEMORY,
+        notes=(basis, Msg("FP32, every block checkpointed (use_reentrant=False)",
+                          "FP32，每个块都做检查点（use_reentrant=False）")),
+    )
+    yield Progress("checkpointing", 3, 3, Msg("done", "完成"))
+
+
+BENCHMARK = Benchmark(
+    id="checkpointing",
+    title=Msg("Gradient checkpointing: memory vs time", "梯度检查点：内存与时间"),
+    devices=("cpu", "cuda", "mps"),
+    run=run,
+    weight=3.0,
+)

@@ -1,0 +1,199 @@
+"""``torchrig bench``: run the suite from a terminal, headless servers included.
+
+The suite runs on a worker thread so that Ctrl-C reaches the main thread, which only waits:
+KeyboardInterrupt then sets the cancel token, the suite stops within about a second, and what
+was measured is still saved. Progress goes to stderr one line per step (no curses, so it works
+in CI logs and over ssh); the summary goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from torchrig.bench.base import Benchmark, Progress
+from torchrig.bench.format import format_measurement
+from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
+from torchrig.bench.runner import list_benchmarks, run_suite
+from torchrig.bench.settings import BenchSettings, resolve_device
+from torchrig.bench.storage import plan_for
+from torchrig.errors import InputError
+from torchrig.units import fmt_gb
+
+if TYPE_CHECKING:
+    from torchrig.hardware.model import SystemProfile
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, what shells report for a command stopped by Ctrl-C."""
+
+
+def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``bench`` sub-command's options, so ``torchrig bench`` and
+    ``python -m torchrig.bench`` accept the same flags."""
+    preset = parser.add_mutually_exclusive_group()
+    preset.add_argument("--quick", action="store_true",
+                        help="about 20-30 s (the default)")
+    preset.add_argument("--full", action="store_true", help="larger sizes, under 3 minutes")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--only", default=None, metavar="IDS",
+                        help="comma-separated benchmark ids: "
+                             + ", ".join(b.id for b in list_benchmarks()))
+    parser.add_argument("--dataset-dir", dest="dataset_dir", default=None, metavar="DIR",
+                        help="folder for the storage benchmark (default: the temp folder)")
+    parser.add_argument("--json", default=None, metavar="FILE",
+                        help="also write the report to FILE (always saved to the history)")
+
+
+def settings_from_args(args: argparse.Namespace) -> BenchSettings:
+    only = getattr(args, "only", None)
+    if isinstance(only, str):
+        only = only.split(",")
+    dataset_dir = getattr(args, "dataset_dir", None)
+    return BenchSettings(
+        preset="full" if getattr(args, "full", False) else "quick",
+        device=getattr(args, "device", None) or "cpu",
+        only=tuple(only) if only is not None else None,
+        dataset_dir=Path(dataset_dir) if dataset_dir else None,
+    )
+
+
+def check_json_path(value: str | os.PathLike[str] | None) -> Path | None:
+    """Refuse an output path we could not write *before* spending minutes measuring."""
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise InputError(f"--json {path}: is a folder, not a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"--json {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"--json {path}: not writable")
+    return path
+
+
+class _Printer:
+    """One stderr line per progress step and per finished benchmark."""
+
+    def __init__(self, stream: IO[str] | None, lang: str) -> None:
+        self.stream = stream
+        self.lang = lang
+
+    def line(self, text: str) -> None:
+        # sys.stderr is None in a Windows GUI-script process; never crash on it.
+        if self.stream is not None:
+            print(text, file=self.stream, flush=True)
+
+    def progress(self, p: Progress) -> None:
+        self.line(f"[{p.bench_index + 1}/{p.bench_count}] {p.bench_id} "
+                  f"{p.step}/{p.steps_total}: {p.message.get(self.lang)}")
+
+    def result(self, r: BenchResult) -> None:
+        self.line(f"  -> {r.id}: {r.status} ({r.seconds:.1f} s)")
+
+
+def summary(report: BenchReport, lang: str = "en") -> str:
+    lines = [f"TorchRig benchmark - {report.settings.get('preset')} on {report.device}"
+             + (f" ({report.device_name})" if report.device_name else "")]
+    for r in report.results:
+        lines.append(f"{r.title.get(lang)} [{r.id}]: {r.status}")
+        for m in r.measurements:
+            lines.append(f"    {format_measurement(m, lang)}")
+        for note in r.notes:
+            lines.append(f"    note: {note.get(lang)}")
+    if report.cancelled:
+        lines.append("cancelled: the figures above are what was measured before the stop")
+    return "\n".join(lines)
+
+
+def run_cli(
+    args: argparse.Namespace,
+    *,
+    registry: Sequence[Benchmark] | None = None,
+    profile: SystemProfile | None = None,
+    detect: bool = True,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """Run ``torchrig bench`` with parsed ``args``; returns the exit code.
+
+    0: done; 2: bad input (one line on stderr); 130: stopped by Ctrl-C (results still saved).
+    The keyword arguments exist for tests and embedding; the CLI passes only ``args``.
+    """
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    printer = _Printer(err, getattr(args, "lang", "en") or "en")
+    benches = list(registry) if registry is not None else list_benchmarks()
+    try:
+        settings = settings_from_args(args).validated([b.id for b in benches])
+        json_path = check_json_path(getattr(args, "json", None))
+        resolve_device(settings.device)
+    except InputError as exc:
+        printer.line(f"torchrig bench: {exc}")
+        return EXIT_BAD_INPUT
+    if any(b.id == "storage" for b in benches) and (
+            settings.only is None or "storage" in settings.only):
+        plan = plan_for(settings)
+        printer.line(f"storage: writes {fmt_gb(plan.total_bytes)} of test files in "
+                     f"{plan.folder} and removes them afterwards")
+
+    cancel = threading.Event()
+    go = threading.Event()
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        # Start measuring only once the main thread is inside the loop that handles Ctrl-C.
+        go.wait()
+        try:
+            outcome["report"] = run_suite(
+                settings, cancel=cancel, on_progress=printer.progress,
+                on_result=printer.result, profile=profile, detect=detect, registry=benches)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="torchrig-bench", daemon=True)
+    worker.start()
+    interrupted = False
+    # Wait on an Event, not Thread.join: before Python 3.13 a KeyboardInterrupt inside join()
+    # can leave the thread marked as finished while it still runs.
+    while not done.is_set():
+        try:
+            go.set()
+            done.wait(0.1)
+        except KeyboardInterrupt:
+            if not interrupted:
+                interrupted = True
+                cancel.set()
+                printer.line("cancelling: stopping the current benchmark and saving what was "
+                             "measured (Ctrl-C again does the same)")
+    worker.join()
+    error = outcome.get("error")
+    if isinstance(error, InputError):
+        printer.line(f"torchrig bench: {error}")
+        return EXIT_BAD_INPUT
+    if error is not None:
+        raise error
+    report: BenchReport = outcome["report"]
+    try:
+        saved = save_to_history(report)
+        printer.line(f"report saved: {saved}")
+        if json_path is not None:
+            save_report(report, json_path)
+            printer.line(f"report written: {json_path}")
+    except InputError as exc:
+        printer.line(f"torchrig bench: {exc}")
+        return EXIT_BAD_INPUT
+    if out is not None:
+        print(summary(report, printer.lang), file=out, flush=True)
+    return EXIT_INTERRUPTED if interrupted or report.cancelled else EXIT_OK

@@ -1,0 +1,308 @@
+"""Read throughput of the folder a dataset lives in: one large file and many small files.
+
+The seed (4.3) warns that HDDs and slow SSDs stretch data loading. Reading files that were just
+written would measure RAM (the OS page cache), so after writing, each file is fsynced and its
+cached pages dropped with posix_fadvise(POSIX_FADV_DONTNEED); where that is impossible the
+result is flagged "cached". The test files live in a fresh sub-folder that is always removed,
+also on cancel and errors. :func:`storage_plan` tells the user how much will be written before
+anything starts.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from torchrig.bench.base import BenchContext, Benchmark, Event, Failed, Progress
+from torchrig.bench.report import Measurement, Reference
+from torchrig.bench.settings import BenchSettings
+from torchrig.i18n import Msg
+from torchrig.units import GB, MB, KiB, MiB, fmt_gb
+
+CHUNK = 8 * MiB
+SPACE_MARGIN = 256 * MiB
+"""Free space left over after the test files, so the benchmark never fills a disk."""
+
+
+@dataclass(frozen=True)
+class StoragePlan:
+    folder: Path
+    sequential_bytes: int
+    small_files: int
+    small_file_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.sequential_bytes + self.small_files * self.small_file_bytes
+
+
+# ~128 KiB small files are close to an ImageNet JPEG (~110 KB, estimation reference sec. 4).
+_PLANS = {
+    "smoke": (8 * MiB, 16, 64 * KiB),
+    "quick": (256 * MiB, 256, 128 * KiB),
+    "full": (1024 * MiB, 2048, 128 * KiB),
+}
+
+# Typical sequential-read rates by drive class (hardware reference, section 3).
+_CLASS_REFS: dict[str, Reference] = {
+    "hdd": Reference(kind="reference", label=Msg("7200 rpm HDD, sequential (outer tracks)",
+                                                 "7200 转机械硬盘，顺序读（外圈）"),
+                     source="hardware reference sec. 3 (Seagate BarraCuda; 7200 rpm datasheet)",
+                     low=160 * MB, high=275 * MB),
+    "ssd": Reference(kind="reference", label=Msg("SATA SSD, sequential (Samsung 870 EVO)",
+                                                 "SATA 固态硬盘，顺序读（三星 870 EVO）"),
+                     source="hardware reference sec. 3", value=560 * MB),
+    "nvme": Reference(kind="reference", label=Msg("NVMe x4, sequential: gen3 3.5, gen4 7, gen5 "
+                                                  "up to 12.4 GB/s",
+                                                  "NVMe x4 顺序读：gen3 3.5、gen4 7、gen5 最高 "
+                                                  "12.4 GB/s"),
+                      source="hardware reference sec. 3", low=3.5 * GB, high=12.4 * GB),
+}
+
+
+def storage_folder(settings: BenchSettings) -> Path:
+    """The folder tested: the dataset folder the user chose, else the system temp folder."""
+    if settings.dataset_dir is not None:
+        return Path(settings.dataset_dir)
+    return Path(tempfile.gettempdir())
+
+
+def plan_for(settings: BenchSettings) -> StoragePlan:
+    seq, count, size = _PLANS[settings.preset]
+    return StoragePlan(storage_folder(settings), seq, count, size)
+
+
+def storage_plan(settings: BenchSettings) -> int:
+    """Bytes the storage benchmark will write (and remove) - show this before starting."""
+    return plan_for(settings).total_bytes
+
+
+def drive_class(size_bps: float) -> Msg:
+    """Which drive class a sequential rate looks like, by the reference rates."""
+    if size_bps < 300 * MB:
+        return Msg("HDD level", "机械硬盘水平")
+    if size_bps < 700 * MB:
+        return Msg("SATA SSD level", "SATA 固态硬盘水平")
+    if size_bps < 4.5 * GB:
+        return Msg("NVMe gen3 level", "NVMe gen3 水平")
+    if size_bps < 8 * GB:
+        return Msg("NVMe gen4 level", "NVMe gen4 水平")
+    return Msg("NVMe gen5 level (or cached)", "NVMe gen5 水平（或被缓存）")
+
+
+def _mount_of(folder: Path) -> tuple[str | None, str | None]:
+    """(mountpoint, filesystem type) holding ``folder``: the longest matching mountpoint."""
+    try:
+        import psutil
+
+        parts = psutil.disk_partitions(all=True)
+    except Exception:  # noqa: BLE001 - psutil raises various OS errors in containers
+        return None, None
+    target = str(folder.resolve())
+    best = None
+    for p in parts:
+        mp = p.mountpoint.rstrip(os.sep) or os.sep
+        if (target == mp or target.startswith(mp.rstrip(os.sep) + os.sep)) and (
+            best is None or len(mp) > len(best.mountpoint)
+        ):
+            best = p
+    return (best.mountpoint, best.fstype) if best is not None else (None, None)
+
+
+def _disk_kind(ctx: BenchContext, mountpoint: str | None) -> str:
+    if ctx.profile is None or mountpoint is None:
+        return "unknown"
+    for disk in ctx.profile.disks:
+        if disk.mountpoint == mountpoint:
+            return disk.kind
+    return "unknown"
+
+
+def _payload(size: int, seed: int) -> bytes:
+    """Incompressible bytes, so compressing filesystems (btrfs, ZFS) cannot shrink the test."""
+    rng = random.Random(seed)
+    return rng.randbytes(size)
+
+
+def _drop_cache(fd: int) -> bool:
+    """Flush and evict a file's pages; False where the OS offers no way to do it."""
+    os.fsync(fd)
+    fadvise = getattr(os, "posix_fadvise", None)
+    if fadvise is None:
+        return False
+    try:
+        fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        return False
+    return True
+
+
+def _write_error(folder: Path, exc: OSError, need: int) -> Failed:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return Failed(Msg(f"disk full: not enough free space in {folder} for "
+                          f"{fmt_gb(need)} of test files",
+                          f"磁盘已满：{folder} 中没有足够空间写入 {fmt_gb(need)} 测试文件"))
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return Failed(Msg(f"folder {folder} is not writable ({exc.strerror})",
+                          f"文件夹 {folder} 不可写（{exc.strerror}）"))
+    return Failed(Msg(f"cannot write test files in {folder} ({exc.strerror})",
+                      f"无法在 {folder} 中写入测试文件（{exc.strerror}）"))
+
+
+def _read_file(path: Path, buf: bytearray, ctx: BenchContext) -> int:
+    view = memoryview(buf)
+    total = 0
+    with open(path, "rb", buffering=0) as fh:
+        fadvise = getattr(os, "posix_fadvise", None)
+        if fadvise is not None:
+            fadvise(fh.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        while True:
+            n = fh.readinto(view)
+            if not n:
+                return total
+            total += n
+            ctx.check()
+
+
+def run(ctx: BenchContext) -> Iterator[Event]:
+    plan = plan_for(ctx.settings)
+    folder = plan.folder
+    if not folder.is_dir():
+        raise Failed(Msg(f"folder {folder} does not exist", f"文件夹 {folder} 不存在"))
+    scale = min(1.0, ctx.scale)
+    seq_bytes = max(CHUNK, int(plan.sequential_bytes * scale) // CHUNK * CHUNK)
+    n_small = max(4, int(plan.small_files * scale))
+    need = seq_bytes + n_small * plan.small_file_bytes
+    free = shutil.disk_usage(folder).free
+    if free < need + SPACE_MARGIN:
+        raise Failed(Msg(
+            f"disk full: {folder} has {fmt_gb(free)} free, the test needs {fmt_gb(need)} plus "
+            f"{fmt_gb(SPACE_MARGIN)} to spare",
+            f"磁盘空间不足：{folder} 剩余 {fmt_gb(free)}，测试需要 {fmt_gb(need)} 另加 "
+            f"{fmt_gb(SPACE_MARGIN)} 余量"))
+    mountpoint, fstype = _mount_of(folder)
+    try:
+        workdir = Path(tempfile.mkdtemp(prefix="torchrig-bench-", dir=folder))
+    except OSError as exc:
+        raise _write_error(folder, exc, need) from None
+    cache_ok = True
+    try:
+        steps = 4
+        yield Progress("storage", 0, steps, Msg(f"writing {fmt_gb(need)} of test files in "
+                                                f"{folder}",
+                                                f"在 {folder} 写入 {fmt_gb(need)} 测试文件"))
+        write_share = ctx.budget_s * 0.45
+        seq_path = workdir / "sequential.bin"
+        block = bytearray(_payload(CHUNK, 1))
+        written = 0
+        try:
+            with open(seq_path, "wb", buffering=0) as fh:
+                while written < seq_bytes:
+                    block[:8] = written.to_bytes(8, "little")  # no two chunks alike (dedup)
+                    fh.write(block)
+                    written += CHUNK
+                    ctx.check()
+                    if ctx.elapsed() > write_share * 0.7 and written >= 4 * CHUNK:
+                        ctx.note_budget_stop(Msg(f"sequential file cut to {fmt_gb(written)}",
+                                                 f"顺序文件缩减为 {fmt_gb(written)}"))
+                        break
+                cache_ok &= _drop_cache(fh.fileno())
+            yield Progress("storage", 1, steps, Msg("writing small files", "写入小文件"))
+            small_paths: list[Path] = []
+            payload = _payload(plan.small_file_bytes, 2)
+            for i in range(n_small):
+                path = workdir / f"small-{i:05d}.bin"
+                with open(path, "wb", buffering=0) as fh:
+                    fh.write(i.to_bytes(8, "little") + payload[8:])
+                    cache_ok &= _drop_cache(fh.fileno())
+                small_paths.append(path)
+                if i % 16 == 0:
+                    ctx.check()
+                if ctx.elapsed() > write_share and len(small_paths) >= 4:
+                    ctx.note_budget_stop(Msg(f"{len(small_paths)} small files written",
+                                             f"只写了 {len(small_paths)} 个小文件"))
+                    break
+        except OSError as exc:
+            raise _write_error(folder, exc, need) from None
+
+        cached_reason = None
+        if fstype in ("tmpfs", "ramfs"):
+            cached_reason = Msg(f"{folder} is on a memory-backed filesystem ({fstype})",
+                                f"{folder} 位于内存文件系统（{fstype}）上")
+        elif not cache_ok:
+            cached_reason = Msg("the OS page cache could not be bypassed on this system "
+                                "(no posix_fadvise)",
+                                "此系统无法绕过操作系统页缓存（无 posix_fadvise）")
+        buf = bytearray(CHUNK)
+
+        yield Progress("storage", 2, steps, Msg("reading the large file", "读取大文件"))
+        t0 = time.perf_counter()
+        got = _read_file(seq_path, buf, ctx)
+        seq_rate = got / (time.perf_counter() - t0)
+
+        yield Progress("storage", 3, steps, Msg("reading small files", "读取小文件"))
+        order = list(small_paths)
+        random.Random(3).shuffle(order)
+        t0 = time.perf_counter()
+        small_total = 0
+        for i, path in enumerate(order):
+            small_total += _read_file(path, buf, ctx)
+            if i % 16 == 0:
+                ctx.check()
+        small_s = time.perf_counter() - t0
+        small_rate = small_total / small_s
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    kind = _disk_kind(ctx, mountpoint)
+    method = (Msg("page cache dropped after fsync (posix_fadvise POSIX_FADV_DONTNEED)",
+                  "fsync 后丢弃页缓存（posix_fadvise POSIX_FADV_DONTNEED）")
+              if cached_reason is None else
+              Msg(f"cached: {cached_reason.en}; the rate may be memory speed, not the disk",
+                  f"已缓存：{cached_reason.zh}；速率可能是内存速度而非磁盘速度"))
+    cls = drive_class(seq_rate)
+    common: dict[str, Any] = {"folder": str(folder), "cached": cached_reason is not None,
+                              "filesystem": fstype, "mountpoint": mountpoint, "disk_kind": kind}
+    seed_note = Msg("seed 4.3: HDDs and slow SSDs stretch data loading; use NVMe",
+                    "原文 4.3：机械硬盘与低速 SSD 会拖慢数据加载；建议使用 NVMe")
+    ref = _CLASS_REFS.get(kind)
+    notes = [method, Msg(f"measured rate is at {cls.en}", f"实测速率为{cls.zh}")]
+    if ref is None:
+        notes.append(Msg("drive type unknown: compare with HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
+                         "NVMe gen3/4/5 3.5/7/12 GB/s",
+                         "硬盘类型未知：可对照机械硬盘 160-275 MB/s、SATA SSD 约 560 MB/s、"
+                         "NVMe gen3/4/5 3.5/7/12 GB/s"))
+    if seq_rate < 700 * MB:
+        notes.append(seed_note)
+    yield Measurement(
+        id="seq_read", label=Msg("Sequential read, one large file", "顺序读取（单个大文件）"),
+        value=seq_rate, unit="B/s", reference=ref, notes=tuple(notes),
+        details={**common, "bytes": got, "chunk_bytes": CHUNK},
+    )
+    yield Measurement(
+        id="small_read", label=Msg(f"Many small files ({plan.small_file_bytes // KiB} KiB each)",
+                                   f"大量小文件（每个 {plan.small_file_bytes // KiB} KiB）"),
+        value=small_rate, unit="B/s",
+        notes=(method, Msg("random order, open + read + close per file",
+                           "随机顺序，每个文件打开+读取+关闭")),
+        details={**common, "files": len(order), "file_bytes": plan.small_file_bytes,
+                 "files_per_s": len(order) / small_s},
+    )
+    yield Progress("storage", 4, 4, Msg("done, test files removed", "完成，测试文件已删除"))
+
+
+BENCHMARK = Benchmark(
+    id="storage",
+    title=Msg("Storage read throughput", "存储读取吞吐"),
+    devices=("cpu", "cuda", "mps"),
+    run=run,
+    weight=3.0,
+)

@@ -1,0 +1,91 @@
+"""Charts drawn with QPainter (Qt Charts is deprecated since Qt 6.10): the data comes from the
+core (``planning.breakdown``), so the PDF draws the same numbers with reportlab."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torchrig.gui.qt import QColor, QFont, QPainter, QPen, QSize, Qt, QtCore, QWidget
+from torchrig.planning.breakdown import Bar
+from torchrig.units import fmt_gb, fmt_gib
+
+PALETTE = ["#1a5fb4", "#26a269", "#e5a50a", "#c64600", "#813d9c", "#986a44", "#3584e4",
+           "#77767b"]
+
+
+def _amount(value: float, bar: Bar) -> str:
+    if bar.unit == "cores":
+        return f"{value:.0f} cores"
+    return fmt_gb(value) if bar.group == "storage" else fmt_gib(value)
+
+
+class BreakdownChart(QWidget):
+    """Horizontal stacked bars, one per requirement group, with the subject's capacity marked
+    as a vertical line (red when the need exceeds it)."""
+
+    ROW = 78
+
+    def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lang = lang
+        self.bars: list[Bar] = []
+        self.setMinimumHeight(120)
+
+    def set_bars(self, bars: Sequence[Bar]) -> None:
+        self.bars = list(bars)
+        self.setMinimumHeight(max(120, self.ROW * len(self.bars) + 10))
+        self.updateGeometry()
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(520, self.ROW * max(1, len(self.bars)) + 10)
+
+    def paintEvent(self, event: object) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if not self.bars:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.tr("No plan yet"))
+            return
+        label_w = 120
+        width = self.width() - label_w - 170  # room on the right for the totals
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.85))
+        for i, bar in enumerate(self.bars):
+            top = 6 + i * self.ROW
+            painter.setPen(self.palette().text().color())
+            painter.setFont(self.font())
+            painter.drawText(QtCore.QRectF(0, top, label_w - 6, 20),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             bar.title.get(self.lang))
+            scale_max = max(bar.total, bar.capacity or 0.0) * 1.05 or 1.0
+            x = float(label_w)
+            for j, seg in enumerate(bar.segments):
+                w = width * seg.amount / scale_max
+                painter.fillRect(QtCore.QRectF(x, top, max(w, 0.5), 20),
+                                 QColor(PALETTE[j % len(PALETTE)]))
+                x += w
+            total_text = _amount(bar.total, bar)
+            over = bar.capacity is not None and bar.total > bar.capacity
+            if bar.capacity:
+                cx = label_w + width * bar.capacity / scale_max
+                pen = QPen(QColor("#b3261e" if over else "#1e7b34"))
+                pen.setWidth(2)
+                painter.setPen(pen)
+                painter.drawLine(QtCore.QPointF(cx, top - 3), QtCore.QPointF(cx, top + 23))
+                total_text += "  /  " + _amount(bar.capacity, bar)
+            painter.setPen(QColor("#b3261e") if over else self.palette().text().color())
+            painter.drawText(QtCore.QRectF(x + 4, top, self.width() - x - 4, 20),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             total_text)
+            painter.setFont(small)
+            lx, ly = float(label_w), top + 28.0
+            for j, seg in enumerate(bar.segments):
+                text = f"{seg.label.get(self.lang)} {_amount(seg.amount, bar)}"
+                tw = painter.fontMetrics().horizontalAdvance(text) + 18
+                if lx + tw > self.width() and lx > label_w:  # wrap the legend onto a new line
+                    lx, ly = float(label_w), ly + 14
+                painter.fillRect(QtCore.QRectF(lx, ly, 9, 9), QColor(PALETTE[j % len(PALETTE)]))
+                painter.setPen(self.palette().text().color())
+                painter.drawText(QtCore.QPointF(lx + 12, ly + 9), text)
+                lx += tw
+        painter.end()

@@ -1,0 +1,581 @@
+"""Bottleneck analysis: a workload against a machine, a tier or a build -> Findings.
+
+Each rule compares one requirement computed by :func:`~torchrig.planning.requirements.plan`
+with one capability of the subject, and reports the numbers, the cheapest fix it can name
+(a catalog part or a technique whose effect is re-planned, not assumed), and the rule's source.
+Where published rules of thumb disagree (cores per GPU, RAM per VRAM) the finding says so and
+warns on the stricter one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.i18n import Msg
+from torchrig.planning.capabilities import Capabilities
+from torchrig.planning.requirements import DeviceSpec, Requirements, plan
+from torchrig.planning.workload import Workload
+from torchrig.units import fmt_gb, fmt_gib, fmt_rate
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog, Part, Tier
+    from torchrig.planning.scaling import Link
+
+TIGHT_FRACTION = 0.9
+"""Above this share of VRAM or RAM a run is one allocator spike away from out-of-memory."""
+
+OVERKILL_FRACTION = 0.25
+"""A workload using under a quarter of a GPU's memory does not need that GPU (seed 4.1)."""
+
+PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 / gen3 x8 about -10%; Dettmers"
+TORCH_ARCH_SOURCE = ("PyTorch CUDA support matrix: CUDA 13.x wheels build sm_75+; the legacy "
+                     "CUDA 12.6 wheels (last in 2.14) add 5.0-7.0 (pytorch/pytorch#172352, "
+                     "#190385)")
+
+# Sequential read rates by drive kind, when neither a measurement nor a catalog part says
+# more (hardware.md section 3, the low end of each range so a warning is not optimistic).
+TYPICAL_READ_BPS = {"hdd": 160e6, "sata-ssd": 560e6, "nvme": 3.5e9}
+TYPICAL_READ_SOURCE = ("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
+                       "NVMe gen3 ~3.5 GB/s")
+
+
+def device_spec(part: Part) -> DeviceSpec:
+    """A catalog GPU as the planner's DeviceSpec (dense peaks, FP32 accumulate)."""
+    g = part.gpu
+    return DeviceSpec(
+        name=part.name, vram_bytes=g.vram_bytes,
+        peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
+                    "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
+        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores)
+
+
+def subject_device(caps: Capabilities) -> DeviceSpec | None:
+    if caps.gpu_count == 0:
+        return None
+    if caps.gpu_part is not None:
+        spec = device_spec(caps.gpu_part)
+        if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
+            spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
+        return spec
+    return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
+                      tensor_cores=caps.tensor_cores)
+
+
+@dataclass
+class Analysis:
+    """Attributes: requirements (planned for the subject's GPU), findings (worst first)."""
+
+    subject: Capabilities
+    requirements: Requirements
+    findings: list[Finding]
+
+
+def _f(code: str, sev: Severity, title: tuple[str, str], detail: tuple[str, str],
+       fix: tuple[str, str], source: str, **numbers: float) -> Finding:
+    return Finding(code, sev, Msg(*title), Msg(*detail), Msg(*fix), source,
+                   {k: float(v) for k, v in numbers.items() if v is not None})
+
+
+def _value(section: dict, key: str) -> float | None:
+    item = section.get(key)
+    return None if item is None else item.value
+
+
+# --- fixes that are re-planned, not assumed --------------------------------------------------
+
+
+def _vram_fixes(w: Workload, device: DeviceSpec | None, limit: float) -> list[str]:
+    """Techniques that bring this workload under ``limit`` bytes per GPU, each re-planned."""
+    options: list[tuple[str, Workload]] = []
+    if w.is_training and not w.gradient_checkpointing:
+        options.append(("gradient checkpointing", replace(w, gradient_checkpointing=True)))
+    if w.precision in ("fp32", "tf32") and w.mode != "infer":
+        options.append(("AMP bf16", replace(w, precision="amp_bf16")))
+    if w.is_training and w.data_parallel > 1 and w.strategy in ("ddp", "zero1", "zero2"):
+        options.append(("ZeRO-3 / FSDP full shard", replace(w, strategy="zero3")))
+    if w.is_training and w.optimizer == "adamw":
+        options.append(("8-bit Adam", replace(w, optimizer="adam_8bit")))
+    if w.task == "llm_finetune_lora" and w.precision not in ("int4", "int8"):
+        options.append(("QLoRA (4-bit frozen base)", replace(w, precision="int4")))
+    if w.task == "llm_finetune_full":
+        options.append(("LoRA instead of a full fine-tune", replace(w, task="llm_finetune_lora",
+                                                                     lora_rank=16)))
+    def need_of(candidate: Workload) -> float | None:
+        try:
+            return plan(candidate, device).vram_total
+        except Exception:  # an option invalid for this workload is simply not offered
+            return None
+
+    fixes = []
+    for label, candidate in options:
+        need = need_of(candidate)
+        if need is not None and need <= limit:
+            fixes.append(f"{label} -> {fmt_gib(need)}")
+    if fixes:
+        return fixes
+    # No single technique is enough: combine them all, then shrink the batch.
+    combined, labels = w, []
+    for label, candidate in options:
+        changed = {k: getattr(candidate, k) for k in ("gradient_checkpointing", "precision",
+                                                       "strategy", "optimizer", "task",
+                                                       "lora_rank")
+                   if getattr(candidate, k) != getattr(w, k)}
+        trial = replace(combined, **changed)
+        if need_of(trial) is not None:
+            combined, labels = trial, [*labels, label]
+    batch = combined.batch_size
+    while True:
+        need = need_of(combined)
+        if need is not None and need <= limit:
+            what = " + ".join(labels + ([f"batch {batch} per GPU"]
+                                        if batch != w.batch_size else []))
+            return [f"{what} together -> {fmt_gib(need)}"] if what else []
+        if batch <= 1:
+            return []
+        batch //= 2
+        combined = replace(combined, batch_size=batch)
+
+
+def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "CNY"
+                           ) -> tuple[Part, float] | None:
+    """The catalog GPU with enough VRAM for ``w`` at the lowest known price (then smallest
+    VRAM when no GPU that fits has a price). Returns the part and its planned need."""
+    from torchrig.planning.pricing import best_catalog_price
+
+    fitting = []
+    for part in catalog.by_category("gpu"):
+        if part.gpu.vram_bytes is None or part.vendor != "NVIDIA":
+            continue
+        try:
+            need = plan(w, device_spec(part)).vram_total
+        except Exception:
+            continue
+        if need <= part.gpu.vram_bytes * TIGHT_FRACTION:
+            price = best_catalog_price(part, currency)
+            usd = None
+            if price is not None:
+                usd = float(price.amount) / (7.2 if price.currency == "CNY" else 1.0)
+            fitting.append((usd is None, usd or 0.0, part.gpu.vram_bytes, part, need))
+    if not fitting:
+        return None
+    fitting.sort(key=lambda t: t[:3])
+    _, _, _, part, need = fitting[0]
+    return part, need
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+
+def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Catalog | None
+               ) -> list[Finding]:
+    out: list[Finding] = []
+    if caps.gpu_count == 0:
+        out.append(_f(
+            "analysis.no_gpu", Severity.BOTTLENECK,
+            ("No CUDA GPU", "没有 CUDA GPU"),
+            (f"{caps.label} has no usable GPU; training runs on the CPU, typically one to two "
+             "orders of magnitude slower.",
+             f"{caps.label} 没有可用 GPU；训练将在 CPU 上运行，通常慢一到两个数量级。"),
+            ("Add an NVIDIA GPU with tensor cores (seed 1.1).",
+             "加装带 Tensor Core 的 NVIDIA GPU（seed 1.1）。"),
+            "seed 1.1"))
+        return out
+    if caps.gpu_count < w.gpus_per_node:
+        out.append(_f(
+            "analysis.gpu_count", Severity.BLOCKER,
+            ("Fewer GPUs than the workload uses", "GPU 数量少于工作负载所需"),
+            (f"The workload runs on {w.gpus_per_node} GPU(s) per node; {caps.label} has "
+             f"{caps.gpu_count}.",
+             f"工作负载每节点使用 {w.gpus_per_node} 块 GPU；"
+             f"{caps.label} 只有 {caps.gpu_count} 块。"),
+            ("Add GPUs or plan for fewer GPUs per node.", "增加 GPU，或按更少的 GPU 规划。"),
+            "workload", gpus_needed=w.gpus_per_node, gpus=caps.gpu_count))
+    need = req.vram_total
+    vram = caps.vram_per_gpu_bytes
+    if vram is None:
+        return out
+    if need > vram:
+        fixes = _vram_fixes(w, subject_device(caps), vram * TIGHT_FRACTION)
+        gpu = cheapest_gpu_that_fits(w, catalog) if catalog is not None else None
+        part_fix = (f"; or a GPU with more memory: {gpu[0].name} "
+                    f"({fmt_gib(gpu[0].gpu.vram_bytes, 0)})") if gpu else ""
+        tech = "; ".join(fixes) if fixes else "no single technique is enough"
+        out.append(_f(
+            "analysis.vram", Severity.BLOCKER,
+            ("Does not fit in GPU memory", "显存不足，无法运行"),
+            (f"Needs {fmt_gib(need)} per GPU (weights, gradients, optimizer states, activations, "
+             f"overhead); {caps.gpu_name} has {fmt_gib(vram)}.",
+             f"每块 GPU 需要 {fmt_gib(need)}（权重、梯度、优化器状态、激活、开销）；"
+             f"{caps.gpu_name} 只有 {fmt_gib(vram)}。"),
+            (f"Techniques that fit (re-planned): {tech}{part_fix}.",
+             f"可行的技术（已重新估算）：{tech}{part_fix}。"),
+            "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)",
+            vram_needed=need, vram=vram))
+    elif need > TIGHT_FRACTION * vram:
+        out.append(_f(
+            "analysis.vram_tight", Severity.WARNING,
+            ("GPU memory is tight", "显存余量很小"),
+            (f"Needs {fmt_gib(need)} of {fmt_gib(vram)} ({need / vram:.0%}); allocator "
+             "fragmentation or a longer batch can tip it over.",
+             f"需要 {fmt_gib(need)}，共 {fmt_gib(vram)}（{need / vram:.0%}）；碎片或更长的批次"
+             "可能导致显存溢出。"),
+            ("Leave headroom: gradient checkpointing or AMP (seed 3.1, 3.3).",
+             "留出余量：使用梯度检查点或混合精度（seed 3.1、3.3）。"),
+            "seed 3.1, 3.3", vram_needed=need, vram=vram))
+    elif need < OVERKILL_FRACTION * vram and catalog is not None and caps.gpu_part is not None:
+        smaller = cheapest_gpu_that_fits(w, catalog)
+        if smaller is not None and smaller[0].id != caps.gpu_part.id \
+                and (smaller[0].gpu.vram_bytes or 0) < vram:
+            out.append(_f(
+                "analysis.overkill_gpu", Severity.OVERKILL,
+                ("More GPU than this workload needs", "GPU 配置过剩"),
+                (f"Uses {fmt_gib(need)} of {fmt_gib(vram)} ({need / vram:.0%}) per GPU.",
+                 f"每块 GPU 只用到 {fmt_gib(need)} / {fmt_gib(vram)}（{need / vram:.0%}）。"),
+                (f"{smaller[0].name} ({fmt_gib(smaller[0].gpu.vram_bytes, 0)}) fits this "
+                 "workload at a lower price; or run larger batches / more experiments.",
+                 f"{smaller[0].name}（{fmt_gib(smaller[0].gpu.vram_bytes, 0)}）即可满足且更便宜；"
+                 "或增大批次 / 并行更多实验。"),
+                "seed 4.1", vram_needed=need, vram=vram))
+    if w.precision in ("amp_fp16", "amp_bf16", "bf16") and caps.tensor_cores is False:
+        out.append(_f(
+            "analysis.no_tensor_cores", Severity.BOTTLENECK,
+            ("No tensor cores: AMP gains little speed", "无 Tensor Core：混合精度几乎不提速"),
+            (f"{caps.gpu_name} has no tensor cores, so the seed's AMP speed-up (30-50%) does "
+             "not apply; memory savings still do.",
+             f"{caps.gpu_name} 没有 Tensor Core，seed 所说的 30-50% 混合精度加速不适用；"
+             "显存节省仍然有效。"),
+            ("Choose a GPU with tensor cores (Volta or newer) for AMP.",
+             "如需混合精度加速，请选择带 Tensor Core 的 GPU（Volta 及更新）。"),
+            "seed 3.1; NOTES.md (TU116 has no tensor cores)"))
+    if w.precision == "amp_bf16" or w.precision == "bf16":
+        cc = _cc(caps.compute_capability)
+        if cc is not None and cc < 8.0:
+            out.append(_f(
+                "analysis.bf16", Severity.WARNING,
+                ("BF16 needs Ampere or newer", "BF16 需要 Ampere 或更新架构"),
+                (f"{caps.gpu_name} is compute capability {caps.compute_capability}; bf16 "
+                 "matmuls are emulated or unsupported before 8.0.",
+                 f"{caps.gpu_name} 计算能力为 {caps.compute_capability}；8.0 之前 bf16 矩阵乘"
+                 "为模拟或不支持。"),
+                ("Use AMP fp16 with a GradScaler.", "改用 AMP fp16 并配合 GradScaler。"),
+                "NVIDIA Ampere architecture (sm_80)"))
+    cc = _cc(caps.compute_capability)
+    if cc is not None and cc < 7.5:
+        out.append(_f(
+            "analysis.compute_capability", Severity.WARNING if cc >= 5.0 else Severity.BLOCKER,
+            ("GPU too old for current PyTorch wheels", "GPU 架构对当前 PyTorch 版本过旧"),
+            (f"Compute capability {caps.compute_capability}: current CUDA 13 wheels need 7.5 "
+             "(Turing) or newer; the legacy CUDA 12.6 wheels (last in PyTorch 2.14) still "
+             "cover 5.0-7.0.",
+             f"计算能力 {caps.compute_capability}：当前 CUDA 13 版本需要 7.5（Turing）及以上；"
+             "旧版 CUDA 12.6 包（最后为 PyTorch 2.14）仍支持 5.0-7.0。"),
+            ("Use the cu126 wheels of PyTorch <= 2.14, or a Turing-or-newer GPU.",
+             "使用 PyTorch ≤ 2.14 的 cu126 版本，或换用 Turing 及更新的 GPU。"),
+            TORCH_ARCH_SOURCE, compute_capability=cc))
+    return out
+
+
+def _cc(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def _ram_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
+    out: list[Finding] = []
+    ram = caps.ram_bytes
+    need = _value(req.system_ram, "total")
+    if ram is None or need is None:
+        return out
+    if need > ram:
+        out.append(_f(
+            "analysis.ram", Severity.BLOCKER,
+            ("Not enough system RAM", "系统内存不足"),
+            (f"Needs {fmt_gib(need)} of RAM (data loading, pinned buffers, cache, offload); "
+             f"{caps.label} has {fmt_gib(ram)}.",
+             f"需要 {fmt_gib(need)} 内存（数据加载、锁页缓冲、缓存、卸载）；"
+             f"{caps.label} 只有 {fmt_gib(ram)}。"),
+            (f"Fit at least {fmt_gib(need * 1.25, 0)} of RAM, or do not cache the dataset in RAM.",
+             f"至少配置 {fmt_gib(need * 1.25, 0)} 内存，或不要把数据集缓存在内存中。"),
+            "seed 1.2", ram_needed=need, ram=ram))
+    elif need > TIGHT_FRACTION * ram and not caps.swap_bytes and caps.kind == "machine":
+        out.append(_f(
+            "analysis.swap", Severity.ADVICE,
+            ("RAM is tight and there is no swap", "内存紧张且未启用交换空间"),
+            (f"Needs {fmt_gib(need)} of {fmt_gib(ram)}; without swap a spike ends the run.",
+             f"需要 {fmt_gib(need)} / {fmt_gib(ram)}；没有交换空间时，一次峰值就会终止训练。"),
+            ("Enable swap as a safety net (seed 1.2), or add RAM.",
+             "启用交换空间作为保险（seed 1.2），或增加内存。"),
+            "seed 1.2", ram_needed=need, ram=ram))
+    if caps.gpu_count and caps.vram_per_gpu_bytes:
+        total_vram = caps.vram_per_gpu_bytes * caps.gpu_count
+        puget = 2 * total_vram
+        dettmers = caps.vram_per_gpu_bytes
+        if ram < puget:
+            severity = Severity.WARNING if ram < dettmers else Severity.ADVICE
+            out.append(_f(
+                "analysis.ram_vs_vram", severity,
+                ("Less RAM than the rules of thumb for this much VRAM",
+                 "相对显存而言内存偏少"),
+                (f"RAM {fmt_gib(ram, 0)} vs GPU memory {fmt_gib(total_vram, 0)}. Sources "
+                 f"disagree: Puget asks >= 2x total VRAM ({fmt_gib(puget, 0)}), Dettmers >= the "
+                 f"largest GPU's VRAM ({fmt_gib(dettmers, 0)}), the seed >= 32 GB. The stricter "
+                 "rule is used for this note.",
+                 f"内存 {fmt_gib(ram, 0)}，显存合计 {fmt_gib(total_vram, 0)}。各来源说法不一："
+                 f"Puget 建议 ≥ 显存总量的 2 倍（{fmt_gib(puget, 0)}），Dettmers 建议 ≥ 单卡显存"
+                 f"（{fmt_gib(dettmers, 0)}），seed 建议 ≥ 32 GB。此处按更严格的规则提示。"),
+                (f"Plan for {fmt_gib(puget, 0)} of RAM.", f"建议配置 {fmt_gib(puget, 0)} 内存。"),
+                "Puget Systems; Tim Dettmers; seed 1.2", ram=ram, total_vram=total_vram))
+    return out
+
+
+def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
+    out: list[Finding] = []
+    cores = caps.cpu_cores
+    if cores is None:
+        return out
+    needed = _value(req.cpu, "cores_needed")
+    if needed and cores < needed:
+        out.append(_f(
+            "analysis.cpu_feed", Severity.BOTTLENECK,
+            ("Too few CPU cores to feed the GPUs", "CPU 核心不足以喂饱 GPU"),
+            (f"The data pipeline needs about {math.ceil(needed)} cores at the estimated "
+             f"training rate; {caps.label} has {cores}.",
+             f"按估算的训练速度，数据管线约需 {math.ceil(needed)} 个核心；"
+             f"{caps.label} 只有 {cores} 个。"),
+            ("Use more DataLoader workers on a CPU with more cores, or preprocess data once "
+             "(seed 4.2).",
+             "换用核心更多的 CPU 并增加 DataLoader 进程，或预先处理数据（seed 4.2）。"),
+            "seed 4.2; estimation.md section 4 (per-core decode rate is an estimate)",
+            cores_needed=needed, cores=cores))
+    if caps.gpu_count == 0:
+        return out  # the per-GPU rules are about feeding GPUs
+    gpus = caps.gpu_count
+    strict = max(4 * gpus, 8)
+    if cores < strict and not (needed and cores < needed):
+        out.append(_f(
+            "analysis.cpu_rule", Severity.WARNING if cores < 2 * gpus else Severity.ADVICE,
+            ("Fewer cores than the rules of thumb", "核心数低于经验规则"),
+            (f"{cores} cores for {gpus} GPU(s). Sources disagree: Puget asks >= 4 per GPU, "
+             "Dettmers 1-2 per GPU when data is preprocessed, the seed >= 8 with SMT; the "
+             f"stricter ({strict}) is used here.",
+             f"{gpus} 块 GPU 配 {cores} 个核心。各来源说法不一：Puget 建议每 GPU ≥ 4 核，Dettmers "
+             "认为数据已预处理时每 GPU 1-2 核即可，seed 建议 ≥ 8 核；"
+             f"此处采用更严格的 {strict} 核。"),
+            ("Measure with the data-loading benchmark before buying more cores.",
+             "购买更多核心前，先用数据加载基准测试实测。"),
+            "Puget Systems; Tim Dettmers; seed 1.1", cores=cores, cores_rule=strict))
+    return out
+
+
+def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
+    out: list[Finding] = []
+    rate_needed = _value(req.storage, "read_rate_bps")
+    total = _value(req.storage, "total")
+    rate, basis = caps.storage_read_bps, caps.storage_read_basis
+    if rate is None and caps.storage_kind in TYPICAL_READ_BPS:
+        rate, basis = TYPICAL_READ_BPS[caps.storage_kind], TYPICAL_READ_SOURCE
+    cached = w.dataset.cache_in_ram
+    if rate_needed and rate and rate < rate_needed and not cached:
+        out.append(_f(
+            "analysis.storage_rate", Severity.BOTTLENECK,
+            ("Storage too slow for the data rate", "存储速度跟不上数据读取"),
+            (f"Training reads about {fmt_rate(rate_needed)}; the "
+             f"{(caps.storage_kind or 'drive').upper()} reads about {fmt_rate(rate)} ({basis}).",
+             f"训练约需读取 {fmt_rate(rate_needed)}；该 {(caps.storage_kind or '硬盘').upper()} "
+             f"约为 {fmt_rate(rate)}（{basis}）。"),
+            ("Put the dataset on an NVMe SSD, or cache it in RAM / tmpfs (seed 1.2, 4.3).",
+             "把数据集放到 NVMe SSD 上，或缓存到内存 / tmpfs（seed 1.2、4.3）。"),
+            "seed 4.3", read_rate_needed=rate_needed, read_rate=rate))
+    elif caps.storage_kind == "hdd" and not cached:
+        out.append(_f(
+            "analysis.storage_hdd", Severity.WARNING,
+            ("Dataset on a hard disk", "数据集位于机械硬盘"),
+            ("Random reads of many small files on an HDD are far slower than its sequential "
+             "rate; the seed's 10x NVMe-vs-HDD example applies.",
+             "机械硬盘随机读取大量小文件远慢于其顺序读速度；"
+             "seed 中 NVMe 比 HDD 快 10 倍的例子适用。"),
+            ("Use NVMe for the training set; keep the HDD for backups (seed 2.2).",
+             "训练集放在 NVMe 上；机械硬盘用于备份（seed 2.2）。"),
+            "seed 1.2, 4.3"))
+    if total and caps.storage_bytes and total > caps.storage_bytes:
+        out.append(_f(
+            "analysis.storage_size", Severity.BLOCKER,
+            ("Not enough storage for the data and checkpoints", "存储容量不足"),
+            (f"Needs {fmt_gb(total)} (dataset, model, checkpoints); {caps.label} has "
+             f"{fmt_gb(caps.storage_bytes)}.",
+             f"需要 {fmt_gb(total)}（数据集、模型、检查点）；"
+             f"{caps.label} 只有 {fmt_gb(caps.storage_bytes)}。"),
+            ("Add a larger drive.", "增加更大容量的硬盘。"),
+            "workload", storage_needed=total, storage=caps.storage_bytes))
+    return out
+
+
+PCIE_LANE_GBPS = {3: 0.985, 4: 1.969, 5: 3.938}
+"""Per-lane, per-direction payload rate in GB/s (hardware.md section 3)."""
+
+
+def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
+    """Compare each GPU link with PCIe 4.0 x16, the link Puget's percentages are relative to:
+    half of it (gen4 x8 / gen3 x16) costs about 3%, a quarter (gen4 x4 / gen3 x8) about 10%."""
+    if caps.kind == "tier":
+        return []
+    worst: tuple[float, int | None, int | None] | None = None
+    for gen, width in caps.gpu_links:
+        if gen is None or width is None or gen not in PCIE_LANE_GBPS:
+            continue
+        share = PCIE_LANE_GBPS[gen] * width / (PCIE_LANE_GBPS[4] * 16)
+        if worst is None or share < worst[0]:
+            worst = (share, gen, width)
+    if worst is None or worst[0] >= 0.99:
+        return []
+    share, gen, width = worst
+    cost = "about 3%" if share >= 0.49 else "about 10% or more"
+    cost_zh = "约 3%" if share >= 0.49 else "约 10% 或更多"
+    many = caps.gpu_count > 1
+    return [_f(
+        "analysis.pcie", Severity.ADVICE if share >= 0.49 else Severity.BOTTLENECK,
+        ("GPU on a narrower PCIe link than gen4 x16", "GPU 的 PCIe 链路低于 gen4 x16"),
+        (f"Slowest GPU link: Gen{gen} x{width} ({share:.0%} of gen4 x16); training loses "
+         f"{cost}{', more with several GPUs in data parallel' if many else ''}. A detected link "
+         "can read lower at idle: check under load.",
+         f"最慢的 GPU 链路：Gen{gen} x{width}（gen4 x16 的 {share:.0%}）；训练约损失 {cost_zh}"
+         f"{'，多卡数据并行时影响更大' if many else ''}。空闲时链路会降速，请在负载下确认。"),
+        ("Use x16 slots wired to the CPU; M.2 drives can steal lanes from a slot.",
+         "使用直连 CPU 的 x16 插槽；M.2 硬盘可能占用插槽通道。"),
+        PCIE_SOURCE, link_share=share)]
+
+
+def _link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
+    from torchrig.planning.scaling import LINKS
+
+    intra = None
+    if caps.gpu_interconnect == "nvlink":
+        name = (caps.gpu_part.gpu.architecture or "") if caps.gpu_part else ""
+        if "Hopper" in name:
+            intra = LINKS["nvlink4"]
+        elif caps.gpu_part is not None and caps.gpu_part.gpu.chip == "GA102":
+            intra = LINKS["nvlink3_ga102"]
+        else:
+            intra = LINKS["nvlink3"]
+    elif caps.gpu_count:
+        gens = [g for g, _ in caps.gpu_links if g]
+        gen = min(gens) if gens else 4
+        intra = LINKS.get(f"pcie{min(max(gen, 3), 5)}_x16")
+    inter = None
+    if caps.node_network and caps.node_network_bps:
+        gbit = caps.node_network_bps / 1e9
+        if caps.node_network == "infiniband":
+            inter = LINKS["ib_ndr"] if gbit >= 400 else LINKS["ib_hdr"]
+        else:
+            inter = LINKS["eth_100g"] if gbit >= 100 else (
+                LINKS["eth_25g"] if gbit >= 25 else LINKS["eth_10g"])
+    return intra, inter
+
+
+def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
+    from torchrig.planning.scaling import interconnect_for_target, scaling_curve
+
+    if w.total_gpus <= 1 or w.mode == "infer" or not w.is_training:
+        return []
+    step = _value(req.throughput, "step_time_s")
+    if not step:
+        return []
+    intra, inter = _link_for(caps)
+    if intra is None:
+        return []
+    if w.nodes > 1 and inter is None:
+        return [_f(
+            "analysis.no_network", Severity.BLOCKER,
+            ("Multi-node workload without a node network", "多节点工作负载但没有节点间网络"),
+            (f"The workload spans {w.nodes} nodes; {caps.label} lists no InfiniBand or Ethernet "
+             "adapter.",
+             f"工作负载跨 {w.nodes} 个节点；{caps.label} 未列出 InfiniBand 或以太网卡。"),
+            ("Add InfiniBand NDR/HDR adapters (seed 2.3).",
+             "加装 InfiniBand NDR/HDR 网卡（seed 2.3）。"),
+            "seed 2.3")]
+    try:
+        point = scaling_curve(w, req, intra, [w.total_gpus], w.gpus_per_node, inter)[0]
+    except Exception:
+        return []
+    if point.efficiency >= 0.8:
+        return []
+    target = interconnect_for_target(w, req, w.total_gpus, w.gpus_per_node, 0.8,
+                                     intra_link=intra)
+    link_name = (inter or intra).name
+    better = (f"{target.name} reaches 80% in the model" if target is not None
+              else "no listed link reaches 80%: compute per step is too small for the gradient "
+                   "traffic (larger batch, ZeRO/FSDP, or fewer GPUs)")
+    return [_f(
+        "analysis.scaling", Severity.BOTTLENECK,
+        ("Gradient sync limits multi-GPU scaling", "梯度同步限制多卡扩展效率"),
+        (f"Modelled data-parallel efficiency at {w.total_gpus} GPUs over {link_name}: "
+         f"{point.efficiency:.0%} (communication {point.comm_time_s * 1e3:.1f} ms per step). The "
+         "seed's '>= 80%' (2.3) does not hold for this workload here.",
+         f"在 {link_name} 上 {w.total_gpus} 块 GPU 的数据并行效率模型值：{point.efficiency:.0%}"
+         f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。seed 2.3 的“≥ 80%”在此不成立。"),
+        (better + "; measure with the collective benchmark.",
+         better + "；请用集合通信基准实测。"),
+        "seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
+        efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
+
+
+def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = None
+            ) -> Analysis:
+    """Plan ``workload`` for the subject's GPU and run every rule."""
+    req = plan(workload, subject_device(caps))
+    findings = (_gpu_rules(workload, caps, req, catalog) + _ram_rules(workload, caps, req)
+                + _cpu_rules(workload, caps, req) + _storage_rules(workload, caps, req)
+                + _pcie_rules(workload, caps) + _scaling_rules(workload, caps, req))
+    return Analysis(caps, req, sort_findings(findings))
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    tier: Tier | None
+    tier_reason: Msg
+    gpu: Part | None
+    gpu_vram_needed: float | None
+
+
+def recommend(workload: Workload, catalog: Catalog) -> Recommendation:
+    """The lowest tier with no blocker for ``workload``, and the cheapest catalog GPU that
+    fits it (a GPU is the part that decides whether a workload runs at all)."""
+    from torchrig.planning.capabilities import from_tier
+
+    chosen, reason = None, Msg("No tier runs this workload without a blocker.",
+                               "没有任何档位可无阻断地运行此工作负载。")
+    for tier in catalog.tiers.values():
+        req = tier.requirements
+        caps = from_tier(tier, catalog)
+        # Lay the workload's GPUs out as this tier can hold them: up to its GPUs per node,
+        # then more nodes where the tier is multi-node (8 GPUs = 2 nodes x 4 on enterprise).
+        per_node = min(workload.gpus_per_node, req.gpus_per_node[1])
+        nodes = math.ceil(workload.total_gpus / per_node)
+        if nodes > req.nodes[1]:
+            continue
+        laid_out = replace(workload, gpus_per_node=per_node, nodes=nodes)
+        caps.gpu_count = max(caps.gpu_count, per_node)
+        caps.nodes = max(caps.nodes, nodes)
+        try:
+            findings = analyze(laid_out, caps, catalog).findings
+        except Exception:  # a layout the planner refuses (e.g. TP size) rules the tier out
+            continue
+        blockers = [f for f in findings if f.severity is Severity.BLOCKER]
+        if not blockers:
+            chosen = tier
+            reason = Msg(f"{tier.name.en} (seed {tier.section}) is the lowest tier with no "
+                         "blocker for this workload.",
+                         f"{tier.name.zh}（seed {tier.section}）"
+                         "是能无阻断运行此工作负载的最低档位。")
+            break
+    gpu = cheapest_gpu_that_fits(workload, catalog)
+    return Recommendation(chosen, reason, gpu[0] if gpu else None, gpu[1] if gpu else None)
+
+
+__all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "device_spec",
+           "recommend", "subject_device"]

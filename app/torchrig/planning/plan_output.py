@@ -1,0 +1,217 @@
+"""Human-readable plan (``torchrig plan``) in English or Chinese, with explicit units.
+
+Memory (VRAM, RAM) is shown in binary GiB, storage and rates in decimal GB and GB/s, as
+``torchrig.units`` prescribes. The JSON form (``torchrig plan --json``) is
+``Requirements.to_dict()``; its keys are documented in docs/plan-json.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from torchrig.i18n import Msg
+from torchrig.planning.requirements import Item, Requirements
+from torchrig.planning.workload import Workload, resolve_model
+from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
+
+Formatter = Callable[[float | None], str]
+
+
+def _count(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:,.1f}".rstrip("0").rstrip(".")
+
+
+def _flop(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    for unit, scale in (("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6)):
+        if abs(value) >= scale:
+            return f"{value / scale:.2f} {unit}"
+    return f"{value:.0f} FLOP"
+
+
+def _rate_per_s(unit: str) -> Formatter:
+    def fmt(value: float | None) -> str:
+        return "unknown" if value is None else f"{value:,.1f} {unit}/s"
+    return fmt
+
+
+def _fraction(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.0%}"
+
+
+SECTIONS: tuple[tuple[str, Msg, Formatter], ...] = (
+    ("vram_per_gpu", Msg("VRAM per GPU", "每 GPU 显存"), fmt_gib),
+    ("system_ram", Msg("System RAM per node", "每节点内存"), fmt_gib),
+    ("storage", Msg("Storage", "存储"), fmt_gb),
+    ("cpu", Msg("CPU cores per node", "每节点 CPU 核心"), _count),
+    ("interconnect", Msg("Interconnect (per training step)", "互联（每训练步）"), fmt_gb),
+    ("throughput", Msg("Throughput and time", "吞吐与时间"), _count),
+    ("references", Msg("What other estimators print", "其他估算工具的结果"), fmt_gib),
+)
+
+LABELS: dict[str, Msg] = {
+    "weights": Msg("Weights", "权重"),
+    "gradients": Msg("Gradients", "梯度"),
+    "optimizer_states": Msg("Optimizer states", "优化器状态"),
+    "activations": Msg("Activations", "激活"),
+    "backward_transient": Msg("Backward peak extra", "反向额外峰值"),
+    "kv_cache": Msg("KV cache", "KV 缓存"),
+    "comm_buffers": Msg("Communication buffers", "通信缓冲"),
+    "overhead": Msg("CUDA overhead", "CUDA 开销"),
+    "fragmentation": Msg("Fragmentation margin", "碎片余量"),
+    "total": Msg("Total", "合计"),
+    "dataset_cache": Msg("Dataset cache", "数据集缓存"),
+    "dataloader": Msg("DataLoader workers", "DataLoader 进程"),
+    "pinned_buffers": Msg("Pinned buffers", "锁页缓冲"),
+    "model_load": Msg("Model loading", "模型加载"),
+    "cpu_offload": Msg("CPU offload", "CPU 卸载"),
+    "os_and_runtime": Msg("OS and runtime", "系统与运行时"),
+    "dataset_bytes": Msg("Dataset", "数据集"),
+    "model_bytes": Msg("Model file", "模型文件"),
+    "checkpoint_bytes": Msg("Checkpoints", "检查点"),
+    "read_rate_bps": Msg("Sustained read rate", "持续读取速率"),
+    "main_processes": Msg("Training processes", "训练进程"),
+    "decode_cores": Msg("Data decoding cores", "数据解码核心"),
+    "cores_needed": Msg("Cores needed", "所需核心"),
+    "gradient_bytes": Msg("Gradients to sync", "需同步的梯度"),
+    "bytes_per_step_per_gpu": Msg("Sent per GPU", "每 GPU 发送量"),
+    "tensor_parallel_bytes_per_step_per_gpu": Msg("Tensor-parallel traffic", "张量并行流量"),
+    "flops_per_sample": Msg("FLOPs per sample", "每样本 FLOPs"),
+    "peak_flops": Msg("GPU peak", "GPU 峰值"),
+    "utilisation": Msg("Utilisation", "利用率"),
+    "samples_per_s_per_gpu": Msg("Samples/s per GPU", "每 GPU 样本/秒"),
+    "samples_per_s": Msg("Samples/s (all GPUs)", "样本/秒（全部 GPU）"),
+    "step_time_s": Msg("Step time", "单步时间"),
+    "tokens_per_s": Msg("Tokens/s", "Token/秒"),
+    "time_per_epoch_s": Msg("Time per epoch", "每 epoch 时间"),
+    "total_time_s": Msg("Total time", "总时间"),
+    "bytes_read_per_step": Msg("Bytes read per decode step", "每解码步读取"),
+    "tokens_per_s_upper_bound": Msg("Decode tokens/s (upper bound)", "解码 token/秒（上限）"),
+    "prefill_flops": Msg("Prefill FLOPs", "预填充 FLOPs"),
+    "prefill_time_s": Msg("Prefill time", "预填充时间"),
+    "accelerate_model_bytes": Msg("accelerate: model", "accelerate：模型"),
+    "accelerate_training_bytes": Msg("accelerate: training (Adam)", "accelerate：训练（Adam）"),
+    "deepspeed_gpu_bytes": Msg("DeepSpeed: per GPU", "DeepSpeed：每 GPU"),
+    "deepspeed_cpu_bytes": Msg("DeepSpeed: per node CPU", "DeepSpeed：每节点 CPU"),
+}
+
+# Keys whose unit differs from their section's default.
+FORMATS: dict[str, Formatter] = {
+    "read_rate_bps": fmt_rate,
+    "flops_per_sample": _flop,
+    "prefill_flops": _flop,
+    "peak_flops": fmt_flops,
+    "utilisation": _fraction,
+    "samples_per_s_per_gpu": _rate_per_s("samples"),
+    "samples_per_s": _rate_per_s("samples"),
+    "tokens_per_s": _rate_per_s("tokens"),
+    "tokens_per_s_upper_bound": _rate_per_s("tokens"),
+    "step_time_s": fmt_seconds,
+    "time_per_epoch_s": fmt_seconds,
+    "total_time_s": fmt_seconds,
+    "prefill_time_s": fmt_seconds,
+    "bytes_read_per_step": fmt_gib,
+}
+
+_UNKNOWN = Msg("unknown", "未知")
+
+
+def format_plan_text(workload: Workload, req: Requirements, lang: str = "en") -> str:
+    """The plan as plain text, one figure per line with its unit and the reason behind it."""
+    def t(message: Msg) -> str:
+        return message.get(lang)
+
+    lines = [_header(workload, req, lang), ""]
+    for key, title, default in SECTIONS:
+        items: Mapping[str, Item] = getattr(req, key)
+        if not items:
+            continue
+        lines.append(t(title))
+        for name, item in items.items():
+            label = t(LABELS.get(name, Msg(name, name)))
+            value = FORMATS.get(name, default)(item.value)
+            if value == "unknown":
+                value = t(_UNKNOWN)
+            lines.append(f"  {label:<30} {value:>18}   {t(item.note)}")
+        if key == "vram_per_gpu":
+            lines.append(_fit_line(req, lang))
+        lines.append("")
+    if req.incomplete:
+        lines.append(t(Msg("Incomplete (unknown items): ", "不完整（未知项）："))
+                     + ", ".join(req.incomplete))
+        lines.append("")
+    if req.seed_claims:
+        lines.append(t(Msg("Seed document's claims vs this plan", "种子文档的说法与本计划对比")))
+        for claim in req.seed_claims:
+            computed = _claim_value(claim.computed, claim.unit)
+            lines.append(f"  [{claim.section}] {t(claim.claim)}: {claim.seed_value} -> "
+                         f"{computed}. {t(claim.note)}")
+        lines.append("")
+    if req.rules_of_thumb:
+        lines.append(t(Msg("Rules of thumb", "经验法则")))
+        for rule in req.rules_of_thumb:
+            value = rule["value"]
+            shown = "" if value is None else (
+                f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {value} cores")
+            if lang == "zh" and rule["topic"] != "ram" and value is not None:
+                shown = f" = {value} 核"
+            lines.append(f"  {rule['source']}: {rule['text'][lang if lang == 'zh' else 'en']}"
+                         f"{shown}")
+        lines.append("")
+    if req.assumptions:
+        lines.append(t(Msg("Assumptions", "假设")))
+        lines.extend(f"  - {t(a.text)}" for a in req.assumptions)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _header(workload: Workload, req: Requirements, lang: str) -> str:
+    model = resolve_model(workload)
+    name = model.preset.name if model.preset else "custom"
+    gpus = workload.gpus_per_node
+    parts = [
+        f"{workload.name or workload.task}: {name} ({model.params / 1e6:,.1f}M params)",
+        f"{workload.mode}, {workload.precision}, {workload.optimizer}",
+        f"batch {workload.batch_size}/GPU",
+        f"{gpus} GPU x {workload.nodes} node(s), {workload.strategy}",
+    ]
+    if model.seq_len:
+        parts.append(f"seq {model.seq_len}")
+    if model.image_size:
+        parts.append(f"{model.image_size}px")
+    if workload.gradient_checkpointing:
+        parts.append("checkpointing")
+    head = ("计划" if lang == "zh" else "Plan") + " - " + "; ".join(parts)
+    if req.device is None:
+        gpu = Msg("GPU: none chosen (throughput needs one)", "GPU：未选择（估算吞吐需要选择）")
+    else:
+        gpu = Msg(f"GPU: {req.device.name} ({fmt_gib(req.device.vram_bytes)})",
+                  f"GPU：{req.device.name}（{fmt_gib(req.device.vram_bytes)}）")
+    return head + "\n" + gpu.get(lang)
+
+
+def _fit_line(req: Requirements, lang: str) -> str:
+    fits = req.fits
+    if fits is None:
+        return "  " + Msg("(no GPU chosen: fit not checked)",
+                          "（未选择 GPU：未检查是否装得下）").get(lang)
+    assert req.device is not None and req.device.vram_bytes is not None
+    spare = req.device.vram_bytes - req.vram_total
+    if fits:
+        return "  " + Msg(f"fits in {fmt_gib(req.device.vram_bytes)} ({fmt_gib(spare)} spare)",
+                          f"可装入 {fmt_gib(req.device.vram_bytes)}（剩余 {fmt_gib(spare)}）"
+                          ).get(lang)
+    return "  " + Msg(f"DOES NOT FIT in {fmt_gib(req.device.vram_bytes)} "
+                      f"({fmt_gib(-spare)} short)",
+                      f"装不下：{fmt_gib(req.device.vram_bytes)}（缺 {fmt_gib(-spare)}）"
+                      ).get(lang)
+
+
+def _claim_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "unknown"
+    if unit == "B":
+        return f"{fmt_gb(value, 2)}"
+    if unit == "fraction":
+        return f"{value:+.0%}"
+    return f"{value:g} {unit}"

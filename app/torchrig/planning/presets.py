@@ -1,0 +1,326 @@
+"""Model presets: architecture facts from the models' published configs, plus the measured
+activation coefficients that ``scripts/calibrate_activations.py`` stores next to them.
+
+The data lives in ``resources/model_presets.json`` so a reviewer can check each figure against
+the source quoted beside it. Transformer parameter counts are also derived here from the
+architecture (:meth:`TransformerArch.param_count`) and a test checks both agree, so a typo in
+either cannot pass silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from torchrig.errors import InputError
+from torchrig.jsonio import get_num, get_str, load_versioned, req
+
+PRESETS_FORMAT = "torchrig.model-presets"
+PRESETS_VERSION = 1
+
+FAMILIES = ("cnn", "vit", "transformer")
+STYLES = ("gpt", "bert", "llama")
+"""Transformer block styles the calibration measures: GPT-2 (pre-LN, GELU, dropout), BERT
+(post-LN, GELU, dropout) and Llama (RMSNorm, rotary, SwiGLU, no dropout, grouped K/V)."""
+
+
+@dataclass(frozen=True)
+class TransformerArch:
+    """The shape facts of a transformer that memory, FLOPs and KV cache depend on."""
+
+    style: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    max_positions: int = 0
+    tied_embeddings: bool = True
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def gated_mlp(self) -> bool:
+        return self.style == "llama"
+
+    def layer_matmul_params(self) -> int:
+        """Weights of the matrix multiplies in one layer (Q, K, V, O and the MLP)."""
+        h, kv, f = self.hidden, self.kv_dim, self.ffn
+        return h * (h + 2 * kv) + h * h + (3 if self.gated_mlp else 2) * h * f
+
+    def layer_params(self) -> int:
+        h, kv, f = self.hidden, self.kv_dim, self.ffn
+        if self.style == "llama":
+            return self.layer_matmul_params() + 2 * h  # two RMSNorm weights, no biases
+        biases = (h + 2 * kv) + h + f + h
+        return self.layer_matmul_params() + biases + 2 * 2 * h  # two LayerNorms (w + b)
+
+    def param_count(self) -> int:
+        """Parameters of the Hugging Face base model (BERT: BertModel with pooler; GPT-2 and
+        GPT-3: tied LM head; Llama: separate LM head), counted from the architecture."""
+        h, v = self.hidden, self.vocab
+        total = self.layers * self.layer_params()
+        if self.style == "bert":
+            total += v * h + self.max_positions * h + 2 * h + 2 * h  # word, position, type, LN
+            total += h * h + h  # pooler
+        elif self.style == "gpt":
+            total += v * h + self.max_positions * h + 2 * h  # embeddings + final LayerNorm
+        else:
+            total += v * h + h  # embeddings + final RMSNorm
+        if not self.tied_embeddings:
+            total += v * h
+        return total
+
+    def largest_layer_params(self) -> int:
+        """DeepSpeed's "largest layer": the most parameters one module owns directly - the
+        embedding table, or the widest linear layer."""
+        h = self.hidden
+        linear = max(h * self.ffn + (0 if self.style == "llama" else self.ffn),
+                     h * (h + 2 * self.kv_dim))
+        return max(self.vocab * h, linear)
+
+    def forward_matmul_params(self, lm_head: bool) -> int:
+        """Parameters that take part in a matrix multiply per token (embedding lookups do not):
+        the 2N in "forward FLOPs per token = 2N + attention"."""
+        return self.layers * self.layer_matmul_params() + (self.vocab * self.hidden if lm_head
+                                                           else 0)
+
+    def lora_params(self, rank: int) -> int:
+        """Trainable LoRA parameters with adapters on every linear layer of every block (the
+        QLoRA paper's recommendation, Dettmers et al. 2023, arXiv 2305.14314): rank x (in + out)
+        per adapted matrix."""
+        h, kv, f = self.hidden, self.kv_dim, self.ffn
+        per_layer = (h + h) + 2 * (h + kv) + (h + h)  # Q, K, V, O
+        per_layer += (3 if self.gated_mlp else 2) * (h + f)
+        return rank * per_layer * self.layers
+
+    def kv_cache_bytes_per_token(self, bytes_per_element: float) -> float:
+        """vLLM paper (Kwon et al. 2023, arXiv 2309.06180, sec. 3): 2 (K and V) x layers x KV heads
+        x head size x element size."""
+        return 2 * self.layers * self.kv_heads * self.head_dim * bytes_per_element
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    id: str
+    name: str
+    family: str
+    tasks: tuple[str, ...]
+    params: int
+    source: str
+    largest_layer_params: int
+    buffer_bytes: int = 0
+    image_size: int | None = None
+    channels: int | None = None
+    seq_len: int | None = None
+    arch: TransformerArch | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id, "name": self.name, "family": self.family, "tasks": list(self.tasks),
+            "params": self.params, "largest_layer_params": self.largest_layer_params,
+            "buffer_bytes": self.buffer_bytes, "source": self.source,
+        }
+        if self.image_size is not None:
+            out["image_size"] = self.image_size
+            out["channels"] = self.channels
+        if self.seq_len is not None:
+            out["seq_len"] = self.seq_len
+        if self.arch is not None:
+            out.update(style=self.arch.style, layers=self.arch.layers, hidden=self.arch.hidden,
+                       heads=self.arch.heads, kv_heads=self.arch.kv_heads, ffn=self.arch.ffn,
+                       vocab=self.arch.vocab, max_positions=self.arch.max_positions,
+                       tied_embeddings=self.arch.tied_embeddings)
+        return out
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VisionPrecisionCal:
+    """Saved-for-backward bytes measured for one vision preset at one precision."""
+
+    bytes_per_sample: int
+    bytes_per_step: int
+    units: tuple[tuple[int, int], ...]  # per residual block: (saved bytes, input bytes) / sample
+
+
+@dataclass(frozen=True)
+class VisionCal:
+    image_size: int
+    forward_flops_per_sample: int
+    precisions: dict[str, VisionPrecisionCal]
+
+
+@dataclass(frozen=True)
+class TransformerCal:
+    """Per-token coefficients (bytes) fitted exactly from measurements of small shapes."""
+
+    layer: dict[str, float]
+    outside_per_token: dict[str, float]
+    outside_per_sequence: dict[str, float]
+    layer_input_bytes_per_hidden: float
+
+    def layer_bytes_per_token(self, arch: TransformerArch, seq: int) -> float:
+        c = self.layer
+        return (c["constant"] + c["hidden"] * arch.hidden + c["ffn"] * arch.ffn
+                + c["heads"] * arch.heads + c["kv_dim"] * arch.kv_dim
+                + c["heads_x_seq"] * arch.heads * seq)
+
+    def outside_bytes_per_sequence(self, arch: TransformerArch, seq: int) -> float:
+        t, s = self.outside_per_token, self.outside_per_sequence
+        per_token = t["constant"] + t["hidden"] * arch.hidden + t["vocab"] * arch.vocab
+        return seq * per_token + s["constant"] + s["hidden"] * arch.hidden
+
+
+@dataclass(frozen=True)
+class Calibration:
+    date: str
+    torch_version: str
+    vision: dict[str, VisionCal] = field(default_factory=dict)
+    transformer: dict[str, TransformerCal] = field(default_factory=dict)
+
+    def transformer_cal(self, style: str, attention: str, head: str,
+                        precision: str) -> TransformerCal | None:
+        return self.transformer.get(f"{style}/{attention}/{head}/{precision}")
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def presets_path() -> Path:
+    from torchrig.catalog.loader import default_resources_dir
+
+    return default_resources_dir() / "model_presets.json"
+
+
+def load_presets() -> dict[str, ModelPreset]:
+    """All presets by id (cached; the file ships with the app)."""
+    return _load(str(presets_path()))[0]
+
+
+def load_calibration() -> Calibration | None:
+    """The measured coefficients, or None when the calibration script has not been run."""
+    return _load(str(presets_path()))[1]
+
+
+def get_preset(preset_id: str) -> ModelPreset:
+    presets = load_presets()
+    if preset_id not in presets:
+        raise InputError(
+            f"unknown model preset {preset_id!r}: use one of {', '.join(presets)} or 'custom'"
+        )
+    return presets[preset_id]
+
+
+def clear_cache() -> None:
+    _load.cache_clear()
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> tuple[dict[str, ModelPreset], Calibration | None]:
+    data = load_versioned(Path(path), PRESETS_FORMAT, PRESETS_VERSION)
+    entries = req(data, "presets", path)
+    if not isinstance(entries, list):
+        raise InputError(f"{path}: field 'presets' must be a list")
+    presets: dict[str, ModelPreset] = {}
+    for i, entry in enumerate(entries):
+        preset = _parse_preset(entry, f"{path}: presets[{i}]")
+        if preset.id in presets:
+            raise InputError(f"{path}: preset id {preset.id!r} appears twice")
+        presets[preset.id] = preset
+    cal = data.get("calibration")
+    return presets, (_parse_calibration(cal, f"{path}: calibration") if cal else None)
+
+
+def _parse_preset(entry: Any, where: str) -> ModelPreset:
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: expected an object")
+    pid = get_str(entry, "id", where)
+    where = f"{where} ({pid})"
+    family = get_str(entry, "family", where)
+    if family not in FAMILIES:
+        raise InputError(f"{where}: field 'family' must be one of {', '.join(FAMILIES)}")
+    tasks = req(entry, "tasks", where)
+    if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
+        raise InputError(f"{where}: field 'tasks' must be a list of task names")
+
+    def whole(key: str, optional: bool = False) -> Any:
+        return get_num(entry, key, where, minimum=0, integer=True, optional=optional)
+
+    arch = None
+    if family == "transformer":
+        style = get_str(entry, "style", where)
+        if style not in STYLES:
+            raise InputError(f"{where}: field 'style' must be one of {', '.join(STYLES)}")
+        arch = TransformerArch(
+            style=style, layers=whole("layers"), hidden=whole("hidden"), heads=whole("heads"),
+            kv_heads=whole("kv_heads"), ffn=whole("ffn"), vocab=whole("vocab"),
+            max_positions=whole("max_positions"),
+            tied_embeddings=bool(entry.get("tied_embeddings", True)),
+        )
+    largest = whole("largest_layer_params", optional=True)
+    if largest is None:
+        if arch is None:
+            raise InputError(f"{where}: missing field 'largest_layer_params'")
+        largest = arch.largest_layer_params()
+    return ModelPreset(
+        id=pid, name=get_str(entry, "name", where), family=family, tasks=tuple(tasks),
+        params=whole("params"), source=get_str(entry, "source", where),
+        largest_layer_params=largest, buffer_bytes=whole("buffer_bytes", optional=True) or 0,
+        image_size=whole("image_size", optional=True), channels=whole("channels", optional=True),
+        seq_len=whole("seq_len", optional=True), arch=arch,
+    )
+
+
+def _parse_calibration(data: Any, where: str) -> Calibration:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected an object")
+    vision: dict[str, VisionCal] = {}
+    for pid, entry in dict(data.get("vision", {})).items():
+        w = f"{where}.vision.{pid}"
+        precisions = {}
+        for precision in ("fp32", "amp", "bf16"):
+            p = req(entry, precision, w)
+            precisions[precision] = VisionPrecisionCal(
+                bytes_per_sample=get_num(p, "bytes_per_sample", w, minimum=0, integer=True),
+                bytes_per_step=get_num(p, "bytes_per_step", w, minimum=0, integer=True),
+                units=tuple((int(u[0]), int(u[1])) for u in req(p, "units", w)),
+            )
+        vision[pid] = VisionCal(
+            image_size=get_num(entry, "image_size", w, minimum=1, integer=True),
+            forward_flops_per_sample=get_num(entry, "forward_flops_per_sample", w, minimum=0,
+                                             integer=True),
+            precisions=precisions,
+        )
+    transformer: dict[str, TransformerCal] = {}
+    for key, entry in dict(data.get("transformer", {})).items():
+        w = f"{where}.transformer.{key}"
+        transformer[key] = TransformerCal(
+            layer=_coefficients(req(entry, "layer_bytes_per_token", w), w),
+            outside_per_token=_coefficients(req(entry, "outside_layers_bytes_per_token", w), w),
+            outside_per_sequence=_coefficients(
+                req(entry, "outside_layers_bytes_per_sequence", w), w),
+            layer_input_bytes_per_hidden=get_num(entry, "layer_input_bytes_per_hidden", w,
+                                                 minimum=0),
+        )
+    return Calibration(
+        date=get_str(data, "date", where), torch_version=get_str(data, "torch_version", where),
+        vision=vision, transformer=transformer,
+    )
+
+
+def _coefficients(data: Any, where: str) -> dict[str, float]:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: coefficients must be an object")
+    return {str(k): float(get_num(data, k, where)) for k in data}

@@ -1,0 +1,298 @@
+"""Data-parallel scaling: how step time and efficiency change with the number of GPUs and the
+link between them.
+
+Model (estimation.md sec. 6; Li et al., "PyTorch Distributed", VLDB 2020, arXiv 2006.15704):
+
+    t_step = t_compute + exposed communication
+    t_comm = volume x gradient bytes / busbw + latency x buckets
+    volume = 2(n-1)/n (ring all-reduce, DDP and ZeRO-1/2) or 3(n-1)/n (ZeRO-3: all-gather
+             weights in forward and backward + reduce-scatter gradients)
+
+DDP reduces gradients in 25 MB buckets while backward runs, so communication hides behind the
+backward pass (2/3 of compute; 3/4 with checkpointing); what is exposed is the excess over that
+window, and at least the last bucket, which can only start when backward ends. ZeRO-3 prefetches
+parameters during the whole step.
+
+Bandwidths follow nccl-tests' *bus bandwidth* convention (busbw = algbw x 2(n-1)/n for
+all-reduce): a link's busbw is its per-direction bandwidth x an achievable fraction. Across
+nodes a ring is limited by the network: busbw = min(intra-node busbw, NICs per node x NIC
+bandwidth x fraction). A measured busbw from ``torchrig bench --collective`` replaces the
+catalog figure (:func:`measured_link`).
+
+Tolerance (tests/planning/test_scaling.py): the model counts communication only, so it is an
+upper bound. For the published single-node and InfiniBand figures it lands 0-10 percentage
+points above the measurement (ResNet-50 V100 NVLink 93% at 8 and at 16 over 4x100 Gb; DGX A100
+ResNet-50 TF32 96.6%; BERT 90% at 8). It misses DGX A100 ResNet-50 AMP (84.1% measured, ~99%
+modelled): that loss is not communication (at 16,600 img/s the data pipeline needs ~110 CPU
+cores by the planner's own decode estimate). BERT's 66% at 2 nodes x 8 is reproduced only with
+a ~25 Gb/s-class network and an assumed batch of 32; the source states neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from torchrig.bench.collective_math import bus_factor
+from torchrig.errors import InputError
+from torchrig.i18n import Msg
+from torchrig.planning.workload import Workload
+
+if TYPE_CHECKING:
+    from torchrig.planning.requirements import Requirements
+
+DDP_BUCKET_BYTES = 25 * 1024**2
+"""DistributedDataParallel's default bucket_cap_mb = 25."""
+
+BACKWARD_SHARE = 2 / 3
+"""Backward is ~2x the forward pass, so 2/3 of a step's compute overlaps gradient reduction."""
+
+BACKWARD_SHARE_CHECKPOINTED = 3 / 4
+"""With checkpointing backward also re-runs the forward: 3 of the 4 passes overlap."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A GPU-to-GPU or node-to-node link.
+
+    Attributes:
+        bandwidth_bps: per direction, bytes/s (per GPU for NVLink/PCIe, per port for networks).
+        achievable_fraction: share of ``bandwidth_bps`` an all-reduce reaches as busbw.
+        latency_s: time of one small collective (assumption unless measured).
+        scope: "intra" (inside a node) or "inter" (between nodes).
+        max_gpus: the most GPUs the link connects (a 2-way bridge), None = no limit.
+    """
+
+    id: str
+    name: str
+    bandwidth_bps: float
+    achievable_fraction: float
+    latency_s: float
+    scope: str
+    source: str
+    fraction_basis: str
+    max_gpus: int | None = None
+
+    @property
+    def busbw_bps(self) -> float:
+        return self.bandwidth_bps * self.achievable_fraction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "bandwidth_bps": self.bandwidth_bps,
+            "achievable_fraction": self.achievable_fraction, "busbw_bps": self.busbw_bps,
+            "latency_s": self.latency_s, "scope": self.scope, "source": self.source,
+            "fraction_basis": self.fraction_basis, "max_gpus": self.max_gpus,
+        }
+
+
+_PCIE_FRACTION = ("0.8: assumption; host-to-device copies reach 87% of PCIe 5 x16 (H200, "
+                  "estimation.md sec. 5), collectives through the root complex reach less")
+_NET_FRACTION = "0.8: assumption (protocol and NCCL overheads); measure with the collective bench"
+_INTRA_LATENCY = 10e-6
+_NET_LATENCY = 20e-6
+_ETH_LATENCY = 50e-6
+
+LINKS: dict[str, Link] = {link.id: link for link in (
+    Link("pcie3_x16", "PCIe 3.0 x16", 15.75e9, 0.8, _INTRA_LATENCY, "intra",
+         "hardware.md sec. 3 (Wikipedia NVLink table): 15.75 GB/s per direction", _PCIE_FRACTION),
+    Link("pcie4_x16", "PCIe 4.0 x16", 31.5e9, 0.8, _INTRA_LATENCY, "intra",
+         "hardware.md sec. 3: 31.5 GB/s per direction", _PCIE_FRACTION),
+    Link("pcie5_x16", "PCIe 5.0 x16", 63e9, 0.8, _INTRA_LATENCY, "intra",
+         "hardware.md sec. 3: 63 GB/s per direction", _PCIE_FRACTION),
+    Link("nvlink3_ga102", "NVLink 3 bridge (RTX 3090 / RTX A6000)", 56.25e9, 0.78,
+         _INTRA_LATENCY, "intra", "hardware.md sec. 3: 112.5 GB/s total = 56.25 per direction, "
+         "2-way bridge", "0.78: the A100 NVLink 3 measurement (235 of 300 GB/s)", max_gpus=2),
+    Link("nvlink3", "NVLink 3 (A100)", 300e9, 0.78, _INTRA_LATENCY, "intra",
+         "hardware.md sec. 3: 600 GB/s total = 300 per direction",
+         "0.78: measured all-reduce busbw ~235 GB/s on A100 NVLink (estimation.md sec. 5)"),
+    Link("nvlink4", "NVLink 4 (H100/H200 SXM)", 450e9, 0.82, _INTRA_LATENCY, "intra",
+         "hardware.md sec. 3: 900 GB/s total = 450 per direction",
+         "0.82: measured all-reduce busbw ~368 GB/s on H200 (estimation.md sec. 5)"),
+    Link("eth_10g", "10 GbE", 1.25e9, 0.8, _ETH_LATENCY, "inter",
+         "hardware.md sec. 3: 10 Gb/s line rate", _NET_FRACTION),
+    Link("eth_25g", "25 GbE", 3.125e9, 0.8, _ETH_LATENCY, "inter",
+         "hardware.md sec. 3: 25 Gb/s line rate", _NET_FRACTION),
+    Link("eth_100g", "100 GbE", 12.5e9, 0.8, _ETH_LATENCY, "inter",
+         "hardware.md sec. 3: 100 Gb/s line rate", _NET_FRACTION),
+    Link("ib_hdr", "InfiniBand HDR (200 Gb/s)", 25e9, 0.8, _NET_LATENCY, "inter",
+         "hardware.md sec. 3: 200 Gb/s per 4x port", _NET_FRACTION),
+    Link("ib_ndr", "InfiniBand NDR (400 Gb/s)", 50e9, 0.8, _NET_LATENCY, "inter",
+         "hardware.md sec. 3: 400 Gb/s per 4x port", _NET_FRACTION),
+)}
+
+LATENCY_ASSUMPTION = Msg(
+    "collective latency: 10 us inside a node, 20 us over InfiniBand, 50 us over Ethernet "
+    "(assumptions; the collective benchmark measures it)",
+    "集合通信延迟：节点内 10 微秒，InfiniBand 20 微秒，以太网 50 微秒（假设；集合通信基准会实测）")
+
+
+def get_link(link_id: str) -> Link:
+    if link_id not in LINKS:
+        raise InputError(f"unknown link {link_id!r}: use one of {', '.join(LINKS)}")
+    return LINKS[link_id]
+
+
+def measured_link(report: Any, base: Link | None = None, op: str = "all_reduce") -> Link:
+    """A link with the busbw and latency a collective benchmark report measured.
+
+    ``report`` is a torchrig.bench collective report; its summary's busbw at the largest size
+    is what large gradient buckets see, its smallest-size time is the latency.
+    """
+    summary = report.summary().get(op)
+    if summary is None:
+        raise InputError(f"collective report has no {op} results")
+    if summary.busbw_at_largest <= 0:
+        raise InputError("collective report: busbw at the largest size is not positive")
+    world = report.transport.world_size
+    nodes = getattr(report.transport, "nnodes", 1) or 1
+    template = base or Link("measured", "measured", 0.0, 1.0, 0.0,
+                            "inter" if nodes > 1 else "intra", "", "")
+    return replace(
+        template, id=f"measured_{template.id}", name=f"measured ({world} ranks)",
+        bandwidth_bps=summary.busbw_at_largest, achievable_fraction=1.0,
+        latency_s=summary.latency_s,
+        source=f"collective benchmark: all-reduce busbw at {summary.largest_bytes} B",
+        fraction_basis="measured",
+    )
+
+
+def allreduce_time(n_bytes: float, gpus: int, busbw_bps: float, latency_s: float = 0.0,
+                   buckets: int = 1) -> float:
+    """Ring all-reduce time: 2(n-1)/n x bytes / busbw + latency per bucket.
+
+    BERT-large's 1.34 GB of fp32 gradients on 8 GPUs: 10.2 ms at 230 GB/s, 117 ms at 20 GB/s.
+    """
+    if gpus <= 1:
+        return 0.0
+    return bus_factor("all_reduce", gpus) * n_bytes / busbw_bps + latency_s * buckets
+
+
+def effective_busbw(gpus: int, gpus_per_node: int, intra: Link,
+                    inter: Link | None = None, nics_per_node: int = 1) -> float:
+    """Bus bandwidth a ring over ``gpus`` reaches: the intra-node link inside one node; across
+    nodes, never more than the node's network ports provide."""
+    if gpus <= gpus_per_node or inter is None:
+        if gpus > gpus_per_node:
+            raise InputError(f"{gpus} GPUs span several nodes: give the inter-node link")
+        return intra.busbw_bps
+    return min(intra.busbw_bps, nics_per_node * inter.busbw_bps)
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    gpus: int
+    efficiency: float
+    samples_per_s: float
+    step_time_s: float
+    comm_time_s: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"gpus": self.gpus, "efficiency": self.efficiency,
+                "samples_per_s": self.samples_per_s, "step_time_s": self.step_time_s,
+                "comm_time_s": self.comm_time_s}
+
+
+def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
+              latency_s: float, strategy: str = "ddp", checkpointing: bool = False,
+              layers: int | None = None) -> tuple[float, float]:
+    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs."""
+    if gpus <= 1:
+        return compute_s, 0.0
+    if strategy == "zero3":
+        # grad_bytes is the 16-bit weight size here: 3 collectives of (n-1)/n each.
+        comm = 3 * bus_factor("all_gather", gpus) * grad_bytes / busbw_bps
+        pieces = max(1, layers or 1)
+        comm += latency_s * 3 * pieces
+        first = comm / pieces
+        return compute_s + max(comm - compute_s, first), comm
+    buckets = max(1, int(-(-grad_bytes // DDP_BUCKET_BYTES)))
+    comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s, buckets)
+    window = compute_s * (BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE)
+    last = allreduce_time(min(grad_bytes, DDP_BUCKET_BYTES), gpus, busbw_bps, latency_s)
+    return compute_s + max(comm - window, last), comm
+
+
+def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
+            ) -> tuple[float, float]:
+    """(per-GPU compute time of one step, bytes the strategy communicates per step)."""
+    from torchrig.planning.requirements import gradient_sync_bytes
+    from torchrig.planning.workload import resolve_model
+
+    if isinstance(requirements_or_step_time, (int, float)):
+        compute = float(requirements_or_step_time)
+    else:
+        value = requirements_or_step_time.throughput.get("step_time_s")
+        if value is None or value.value is None:
+            raise InputError("no step time: plan with a GPU, or give the step time in seconds")
+        compute = float(value.value)
+    if compute <= 0:
+        raise InputError(f"step time must be positive, got {compute}")
+    if workload.strategy == "zero3":
+        model = resolve_model(workload)
+        elem = 4.0 if workload.precision in ("fp32", "tf32") else 2.0
+        return compute, model.params * elem
+    return compute, gradient_sync_bytes(workload)
+
+
+def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | float,
+                  link: Link, gpu_counts: list[int], gpus_per_node: int,
+                  inter_link: Link | None = None, nics_per_node: int = 1) -> list[ScalingPoint]:
+    """Efficiency and throughput of data-parallel training at each GPU count.
+
+    ``link`` connects GPUs inside a node; counts above ``gpus_per_node`` also need
+    ``inter_link``. ``requirements_or_step_time``: a plan made with a GPU (its one-GPU step
+    time is used) or that step time in seconds.
+    """
+    from torchrig.planning.workload import resolve_model
+
+    compute, volume_bytes = _inputs(workload, requirements_or_step_time)
+    layers = resolve_model(workload).arch
+    points = []
+    for gpus in gpu_counts:
+        if gpus < 1:
+            raise InputError(f"GPU count must be at least 1, got {gpus}")
+        if link.max_gpus is not None and min(gpus, gpus_per_node) > link.max_gpus:
+            raise InputError(f"{link.name} connects at most {link.max_gpus} GPUs")
+        busbw = effective_busbw(gpus, gpus_per_node, link, inter_link, nics_per_node)
+        latency = link.latency_s if gpus <= gpus_per_node or inter_link is None \
+            else max(link.latency_s, inter_link.latency_s)
+        t, comm = step_time(compute, volume_bytes, gpus, busbw, latency, workload.strategy,
+                            workload.gradient_checkpointing,
+                            layers.layers if layers else None)
+        points.append(ScalingPoint(
+            gpus=gpus, efficiency=compute / t, samples_per_s=gpus * workload.batch_size / t,
+            step_time_s=t, comm_time_s=comm,
+        ))
+    return points
+
+
+def interconnect_for_target(workload: Workload,
+                            requirements_or_step_time: Requirements | float, gpus: int,
+                            gpus_per_node: int, target_efficiency: float = 0.8,
+                            intra_link: Link | None = None,
+                            nics_per_node: int = 1) -> Link | None:
+    """The slowest listed link that keeps efficiency at ``gpus`` >= ``target_efficiency``.
+
+    Inside one node the candidates are PCIe and NVLink; across nodes they are the networks,
+    with ``intra_link`` (default NVLink 4, the fastest listed) inside each node. None when no
+    listed link reaches the target (communication is not the only limit then).
+    """
+    if not 0 < target_efficiency <= 1:
+        raise InputError(f"target efficiency must be in (0, 1], got {target_efficiency}")
+    scope = "intra" if gpus <= gpus_per_node else "inter"
+    candidates = sorted((lk for lk in LINKS.values() if lk.scope == scope),
+                        key=lambda lk: lk.busbw_bps)
+    for link in candidates:
+        if link.max_gpus is not None and min(gpus, gpus_per_node) > link.max_gpus:
+            continue
+        if scope == "intra":
+            point = scaling_curve(workload, requirements_or_step_time, link, [gpus],
+                                  gpus_per_node)[0]
+        else:
+            point = scaling_curve(workload, requirements_or_step_time,
+                                  intra_link or LINKS["nvlink4"], [gpus], gpus_per_node,
+                                  link, nics_per_node)[0]
+        if point.efficiency >= target_efficiency:
+            return link
+    return None

@@ -1,0 +1,378 @@
+"""Fill a :class:`~torchrig.report.sheet.Sheet` from the core objects.
+
+This is the only module of the report package that knows builds, catalogs, pricing, tiers,
+workload plans and benchmark reports. It converts; it never computes a price or a requirement
+itself: money comes from :func:`~torchrig.planning.pricing.price_build`, compatibility findings
+from :func:`~torchrig.planning.compat.check_build`, the target table from
+:func:`~torchrig.planning.targets.compare`, measurements from the benchmark report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from torchrig.catalog.model import Catalog, Part
+from torchrig.findings import Finding, sort_findings
+from torchrig.i18n import Lang
+from torchrig.planning.build import Build, LineItem
+from torchrig.planning.capabilities import Capabilities, from_build, from_profile
+from torchrig.planning.compat import check_build
+from torchrig.planning.pricing import (
+    ROUNDING_NOTE,
+    PricedBuild,
+    PricedLine,
+    best_catalog_price,
+    price_build,
+)
+from torchrig.planning.targets import compare
+from torchrig.report.sheet import (
+    BenchRow,
+    BomRow,
+    BreakdownGroup,
+    BreakdownItem,
+    ClaimRow,
+    ComparisonRow,
+    Header,
+    ScalingSeries,
+    Sheet,
+    SheetOptions,
+    Totals,
+)
+from torchrig.report.strings import text
+from torchrig.report.values import fmt_money
+from torchrig.units import fmt_rate
+
+if TYPE_CHECKING:
+    from torchrig.bench.report import BenchReport
+    from torchrig.hardware.model import SystemProfile
+    from torchrig.planning.requirements import Requirements
+    from torchrig.planning.scaling import ScalingPoint
+    from torchrig.planning.workload import Workload
+
+
+def assemble_sheet(
+    build: Build,
+    catalog: Catalog,
+    *,
+    header: Header,
+    lang: Lang,
+    workload: Workload | None = None,
+    requirements: Requirements | None = None,
+    bench_report: BenchReport | None = None,
+    profile: SystemProfile | None = None,
+    findings: Sequence[Finding] | None = None,
+    scaling: Mapping[str, Sequence[ScalingPoint]] | None = None,
+    tier_id: str | None = None,
+    options: SheetOptions | None = None,
+) -> Sheet:
+    """The sheet for ``build``.
+
+    It holds the priced lines and totals, compatibility findings, the comparison with
+    ``tier_id`` (default: the tier the build started from) for the build and, when given, the
+    machine in ``profile``. With ``workload``: the requirement breakdown (``requirements`` if
+    the caller planned already, else planned here for the build's GPU), the analysis findings
+    and the modelled scaling curve over the build's GPU link (``scaling`` replaces it: series
+    label -> points). With ``bench_report``: the benchmark and seed-claim tables and the
+    benchmark findings. ``findings`` adds any further findings; each appears once.
+    """
+    priced = price_build(build, catalog)
+    tier = catalog.tier(tier_id) if tier_id else (
+        catalog.tier(build.tier) if build.tier else None)
+    caps = from_build(build, catalog)
+    found = [*check_build(build, catalog), *(findings or ())]
+    if workload is not None:
+        from torchrig.planning.analysis import analyze
+
+        analysis = analyze(workload, caps, catalog)
+        found += analysis.findings
+        requirements = requirements or analysis.requirements
+    if bench_report is not None:
+        from torchrig.bench.findings import bench_findings
+
+        found += bench_findings(bench_report, profile,
+                                required_read_bps=_read_rate(requirements))
+    bench_rows, claim_rows = bench_sections(bench_report, lang) if bench_report else ((), ())
+    comparison: tuple[ComparisonRow, ...] = ()
+    if tier is not None:
+        comparison = comparison_rows(build, catalog, tier.id, lang, profile)
+    if scaling is None and workload is not None and requirements is not None:
+        scaling = modelled_scaling(workload, requirements, caps, lang)
+    base_options = options or SheetOptions()
+    return Sheet(
+        header=header,
+        build_name=build.name,
+        notes=build.notes,
+        workload_name=_workload_name(workload, lang) if workload is not None else None,
+        tier_name=(tier.name.get(lang) + " (" + text("seed_ref", lang, section=tier.section)
+                   + ")") if tier else None,
+        bom=bom_rows(priced, build, catalog, lang),
+        totals=totals_of(priced, build, lang),
+        comparison=comparison,
+        comparison_tier=tier.name.get(lang) if tier else None,
+        requirements=breakdown_groups(requirements, caps, lang) if requirements else (),
+        requirement_notes=requirement_notes(requirements, lang) if requirements else (),
+        bench=bench_rows,
+        bench_context=_bench_context(bench_report) if bench_report else None,
+        claims=claim_rows,
+        scaling=tuple(ScalingSeries(label, tuple((p.gpus, p.efficiency) for p in points))
+                      for label, points in (scaling or {}).items()),
+        findings=tuple(_merge_findings(found)),
+        build_json=build.to_dict(),
+        options=replace(base_options, lang=lang),
+    )
+
+
+def _merge_findings(found: Iterable[Finding]) -> list[Finding]:
+    """Each finding once (a caller may pass compat findings it already has), worst first."""
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Finding] = []
+    for finding in sort_findings(found):
+        key = (finding.code, finding.title.en, finding.detail.en)
+        if key not in seen:
+            seen.add(key)
+            out.append(finding)
+    return out
+
+
+# --- bill of materials and totals --------------------------------------------------------------
+
+
+def _part(catalog: Catalog, item: LineItem) -> Part | None:
+    return catalog.parts.get(item.part_id) if item.part_id else None
+
+
+def _price_facts(line: PricedLine, item: LineItem, part: Part | None,
+                 currency: str) -> tuple[str | None, str, str | None]:
+    """(kind, source, date) of the price pricing used for ``line``."""
+    if line.origin_kind == "override":
+        return "user", item.price_source, item.price_date or None
+    if line.origin_kind == "catalog" and part is not None:
+        price = best_catalog_price(part, currency)
+        # The same choice pricing made; if the catalog changed under us, show pricing's words.
+        if (price is not None and price.amount == line.source_amount
+                and price.currency == line.source_currency):
+            return price.kind, price.source, price.date
+        return line.price_kind, line.origin, None
+    return None, "", None
+
+
+def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str) -> str:
+    notes = []
+    if line.multiplier > 1:
+        notes.append(text("bom.per_node", lang, qty=line.quantity, nodes=line.multiplier))
+    if (line.source_currency and line.source_currency != currency
+            and line.source_amount is not None):
+        amount = f"{line.source_currency} {fmt_money(line.source_amount)}"
+        key = "bom.converted" if line.status == "ok" else "bom.rate_needed"
+        notes.append(text(key, lang, amount=amount))
+    elif line.status == "price needed":
+        notes.append(text("bom.price_needed", lang))
+    if item.note:
+        notes.append(item.note)
+    return "\n".join(notes)
+
+
+def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
+             lang: str) -> tuple[BomRow, ...]:
+    rows = []
+    for line in priced.lines:
+        item = build.line_items[line.index]
+        part = _part(catalog, item)
+        kind, source, date = _price_facts(line, item, part, priced.currency)
+        rows.append(BomRow(
+            category=line.category,
+            part=line.label,
+            key_spec=part.key_spec(lang) if part is not None else "",
+            qty=line.quantity * line.multiplier,
+            unit_price=line.unit_price,
+            line_total=line.total,
+            price_kind=kind,
+            price_source=source,
+            price_date=date,
+            note=_line_note(line, item, priced.currency, lang),
+        ))
+    return tuple(rows)
+
+
+def totals_of(priced: PricedBuild, build: Build, lang: str) -> Totals:
+    rate = build.exchange_rate
+    return Totals(
+        currency=priced.currency,
+        subtotal=priced.subtotal,
+        total=priced.total,
+        discount=priced.discount if build.discount is not None else None,
+        tax=priced.tax if priced.tax_rate else None,
+        tax_rate_percent=(priced.tax_rate * 100).normalize() if priced.tax_rate else None,
+        missing_prices=len(priced.missing_price_lines),
+        exchange_rate=priced.exchange_rate,
+        exchange_from="USD" if rate else None,
+        exchange_to="CNY" if rate else None,
+        exchange_date=priced.exchange_rate_date,
+        notes=(*(w.get(lang) for w in priced.warnings), ROUNDING_NOTE.get(lang)),
+    )
+
+
+# --- comparison with a tier ----------------------------------------------------------------
+
+
+def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
+                    profile: SystemProfile | None = None) -> tuple[ComparisonRow, ...]:
+    """The targets table (planning.targets.compare) for the build and optionally a machine."""
+    subjects = [from_build(build, catalog)]
+    if profile is not None:
+        subjects.append(from_profile(profile, catalog))
+    rows = []
+    for row in compare(catalog.tier(tier_id), catalog, subjects):
+        machine = row.cells[1] if len(row.cells) > 1 else None
+        rows.append(ComparisonRow(
+            dimension=row.dimension.get(lang),
+            target=row.target,
+            build=row.cells[0].text,
+            build_status=row.cells[0].status,
+            machine=machine.text if machine else None,
+            machine_status=machine.status if machine else None,
+        ))
+    return tuple(rows)
+
+
+# --- workload: requirements and scaling ------------------------------------------------------
+
+_GROUPS: tuple[tuple[str, str, str, str], ...] = (
+    # (sheet group, Requirements section, unit, Capabilities attribute for the capacity)
+    ("vram", "vram_per_gpu", "B", "vram_per_gpu_bytes"),
+    ("ram", "system_ram", "B", "ram_bytes"),
+    ("storage", "storage", "B", "storage_bytes"),
+    ("cpu", "cpu", "cores", "cpu_cores"),
+)
+
+_NOT_SLICES = {"total", "read_rate_bps", "cores_needed"}
+"""Items that are not a slice of their section's stacked bar (a total, a rate)."""
+
+
+def _workload_name(workload: Workload, lang: str) -> str:
+    """The workload's own name, or its task with the figures that define it."""
+    if workload.name:
+        return workload.name
+    from torchrig.planning.workload import resolve_model
+
+    model = resolve_model(workload)
+    model_name = model.preset.name if model.preset else workload.model
+    summary = text("workload.summary", lang, model=model_name, precision=workload.precision,
+                   batch=workload.batch_size, gpus=workload.total_gpus)
+    return f"{workload.task}: {summary}"
+
+
+def _read_rate(requirements: Requirements | None) -> float | None:
+    if requirements is None:
+        return None
+    item = requirements.storage.get("read_rate_bps")
+    return item.value if item is not None else None
+
+
+def breakdown_groups(requirements: Requirements, caps: Capabilities,
+                     lang: str) -> tuple[BreakdownGroup, ...]:
+    """One stacked bar per resource from the plan's breakdowns, with the build's capacity."""
+    from torchrig.planning.plan_output import LABELS
+
+    groups = []
+    for group, section, unit, capacity_attr in _GROUPS:
+        items = getattr(requirements, section)
+        slices = tuple(
+            BreakdownItem(LABELS[key].get(lang) if key in LABELS else key, float(item.value))
+            for key, item in items.items()
+            if key not in _NOT_SLICES and item.value is not None and item.value > 0)
+        if not slices:
+            continue
+        unknown = [LABELS[key].get(lang) if key in LABELS else key
+                   for key, item in items.items() if key not in _NOT_SLICES and item.value is None]
+        notes = []
+        if unknown:
+            notes.append(text("req.unknown", lang, items=", ".join(unknown)))
+        rate = items.get("read_rate_bps")
+        if rate is not None and rate.value:
+            notes.append(text("req.read_rate", lang, rate=fmt_rate(rate.value)))
+        capacity = getattr(caps, capacity_attr)
+        groups.append(BreakdownGroup(
+            group=group,  # type: ignore[arg-type]
+            unit=unit,  # type: ignore[arg-type]
+            items=slices,
+            capacity=float(capacity) if capacity is not None else None,
+            note="; ".join(notes),
+        ))
+    return tuple(groups)
+
+
+def requirement_notes(requirements: Requirements, lang: str) -> tuple[str, ...]:
+    """What the plan assumed, one line each, so a reader can see the basis of every bar."""
+    return tuple(text("req.assumption", lang, text=a.text.get(lang))
+                 for a in requirements.assumptions)
+
+
+def modelled_scaling(workload: Workload, requirements: Requirements, caps: Capabilities,
+                     lang: str) -> dict[str, list[ScalingPoint]]:
+    """The data-parallel scaling model over the build's own GPU link (and node network), at
+    1, 2, 4, ... GPUs up to all the build's GPUs; empty when the build has one GPU, the plan
+    has no step time (no GPU peak known) or the model cannot run for this layout."""
+    from torchrig.errors import InputError
+    from torchrig.planning.analysis import _link_for
+    from torchrig.planning.scaling import scaling_curve
+
+    if not workload.is_training or caps.gpu_count < 1:
+        return {}
+    intra, inter = _link_for(caps)
+    per_node = max(caps.gpu_count, 1)
+    total = per_node * (caps.nodes if inter is not None else 1)
+    if intra is None or total < 2:
+        return {}
+    counts = sorted({n for n in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if n < total}
+                    | {total})
+    try:
+        points = scaling_curve(workload, requirements, intra, counts, per_node, inter)
+    except InputError:
+        return {}
+    link = intra.name if inter is None or total <= per_node else f"{intra.name} + {inter.name}"
+    return {text("scaling.model", lang, link=link): points}
+
+
+# --- benchmarks ------------------------------------------------------------------------------
+
+
+def _bench_context(report: BenchReport) -> str:
+    bits = [report.device_name or report.device, report.started]
+    if report.cancelled:
+        bits.append("cancelled")
+    return ", ".join(b for b in bits if b)
+
+
+def bench_sections(report: BenchReport,
+                   lang: str) -> tuple[tuple[BenchRow, ...], tuple[ClaimRow, ...]]:
+    """Measurements against a spec or theoretical figure go to the benchmark table; those
+    against a seed claim (AMP speed-up, checkpointing cost) go to the claims table. A benchmark
+    that did not run still gets a row saying why, so the sheet never hides a gap."""
+    rows: list[BenchRow] = []
+    claims: list[ClaimRow] = []
+    for result in report.results:
+        title = result.title.get(lang)
+        if not result.ok:
+            reason = result.reason.get(lang) if result.reason else result.status
+            rows.append(BenchRow(name=title, measured=None, unit="count", note=reason))
+            continue
+        for m in result.measurements:
+            label = m.label.get(lang)
+            name = label if label.startswith(title) else f"{title}: {label}"
+            ref = m.reference
+            if ref is not None and ref.kind == "seed_claim":
+                claims.append(ClaimRow(claim=name, seed=ref.label.get(lang), measured=m.value,
+                                       unit=m.unit, measure_id=m.id, low=ref.low,
+                                       high=ref.high, value=ref.value, source=ref.source))
+                continue
+            rows.append(BenchRow(
+                name=name, measured=m.value, unit=m.unit, measure_id=m.id,
+                reference=ref.value if ref is not None else None,
+                reference_label=ref.label.get(lang) if ref is not None else "",
+                source=ref.source if ref is not None else "",
+                note="\n".join(n.get(lang) for n in m.notes),
+            ))
+    return tuple(rows), tuple(claims)

@@ -1,0 +1,721 @@
+"""Draw a :class:`~torchrig.report.sheet.Sheet` as an A4 PDF, and read the build back out.
+
+Layout: a header block (sender, title, number, dates, customer), then the sections the sheet
+asks for, each a heading over a table or chart; every page ends with "page x of y" and the
+TorchRig version. Tables use one Paragraph per cell so text wraps (long words are split), and
+repeat their header row when they run over a page.
+
+The build file is attached as an embedded file (``build.json``). reportlab has no API for
+document-level file attachments, so the finished PDF is passed once through pypdf's
+``PdfWriter.add_attachment``; :func:`extract_build_json` reads it back with pypdf.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_RIGHT
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import (
+    CondPageBreak,
+    Flowable,
+    Image,
+    KeepTogether,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
+from reportlab.platypus.flowables import HRFlowable
+
+from torchrig import jsonio
+from torchrig.errors import InputError
+from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.planning.targets import Status
+from torchrig.report import charts
+from torchrig.report.fonts import FontSet, font_set
+from torchrig.report.markup import clean_text, escape_text, user_markup
+from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
+from torchrig.report.strings import text
+from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
+
+PAGE_W, PAGE_H = A4
+MARGIN_X = 16 * mm
+MARGIN_TOP = 18 * mm
+MARGIN_BOTTOM = 18 * mm
+CONTENT_W = PAGE_W - 2 * MARGIN_X
+
+ACCENT = charts.ACCENT
+INK = charts.INK
+MUTED = charts.MUTED
+RULE = charts.RULE
+ZEBRA = colors.HexColor("#F4F6F9")
+
+SEVERITY_COLORS: dict[Severity, colors.Color] = {
+    Severity.BLOCKER: colors.HexColor("#C0392B"),
+    Severity.BOTTLENECK: colors.HexColor("#E67E22"),
+    Severity.WARNING: colors.HexColor("#D4A017"),
+    Severity.OVERKILL: colors.HexColor("#8E44AD"),
+    Severity.ADVICE: colors.HexColor("#2E86C1"),
+}
+
+STATUS_COLORS: dict[Status, str] = {
+    Status.MEETS: "#1E8449",
+    Status.SHORT: "#C0392B",
+    # "Exceeds" is where money may be over-spent (seed 4.1): the overkill colour.
+    Status.EXCEEDS: "#8E44AD",
+    Status.UNKNOWN: "#7F8C8D",
+}
+NEUTRAL_STATUS = "#7F8C8D"
+"""Grey for a status without a colour of its own (unknown, no target)."""
+
+MAX_LOGO_BYTES = 8 * 1024 * 1024
+MAX_PDF_BYTES = 64 * 1024 * 1024
+
+
+def render_sheet(sheet: Sheet, out: str | Path | IO[bytes]) -> None:
+    """Write ``sheet`` as a PDF to a path (atomically) or to an open binary file."""
+    payload = render_sheet_bytes(sheet)
+    if isinstance(out, (str, Path)):
+        jsonio.atomic_write_bytes(Path(out), payload)
+    else:
+        out.write(payload)
+
+
+def render_sheet_bytes(sheet: Sheet) -> bytes:
+    """The PDF for ``sheet`` as bytes (same sheet + ``invariant`` -> same bytes)."""
+    pdf = _Renderer(sheet).build()
+    if sheet.build_json is not None and sheet.shows("attachment"):
+        pdf = _attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
+    return pdf
+
+
+def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
+    """The build attached to a TorchRig sheet, as the JSON object it was saved as.
+
+    The caller validates it like any build file; every failure here (not a PDF, no attached
+    build, broken JSON) is an InputError naming the file.
+    """
+    import pypdf
+    from pypdf.errors import PyPdfError
+
+    path = Path(pdf_path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if size > MAX_PDF_BYTES:
+        raise InputError(f"{path}: file is {size / 1e6:.0f} MB, too large for a build sheet")
+    try:
+        reader = pypdf.PdfReader(path)
+        attachments = reader.attachments
+        contents = attachments.get(ATTACHMENT_NAME)
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        raise InputError(f"{path}: not a readable PDF") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if not contents:
+        raise InputError(f"{path}: no attached {ATTACHMENT_NAME} (not a TorchRig build sheet, "
+                         "or exported without the build file)")
+    raw = contents[0]
+    if len(raw) > jsonio.MAX_FILE_BYTES:
+        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is too large")
+    try:
+        decoded = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is not UTF-8 text") from None
+    data = jsonio.parse_json_text(decoded, f"{path}: attached {ATTACHMENT_NAME}")
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is not a JSON object")
+    return data
+
+
+def _attach(pdf: bytes, name: str, payload: bytes) -> bytes:
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(pdf))
+    writer.add_attachment(name, payload)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
+    """A canvas class that holds every page until the end, so the footer can say "of y"."""
+
+    class NumberedCanvas(Canvas):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._pages: list[dict[str, Any]] = []
+
+        def showPage(self) -> None:  # noqa: N802 - reportlab's name
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self) -> None:
+            total = len(self._pages)
+            for number, state in enumerate(self._pages, start=1):
+                self.__dict__.update(state)
+                footer(self, number, total)
+                super().showPage()
+            super().save()
+
+    return NumberedCanvas
+
+
+class _Renderer:
+    """Turns one sheet into flowables; holds the fonts and styles for its language."""
+
+    def __init__(self, sheet: Sheet) -> None:
+        self.sheet = sheet
+        self.lang = sheet.options.lang
+        self.fonts: FontSet = font_set(self.lang, sheet.options.ttf_path)
+        self._styles()
+
+    # --- text helpers ---------------------------------------------------------------------
+
+    def t(self, key: str, **values: object) -> str:
+        """A fixed string, escaped for Paragraph markup."""
+        return escape_text(text(key, self.lang, **values))
+
+    def u(self, value: str) -> str:
+        """A user (or data) string, escaped, in a font that can show it."""
+        wide = None if self.fonts.body == self.fonts.wide else self.fonts.wide
+        return user_markup(value, wide)
+
+    def _style(self, name: str, **kw: Any) -> ParagraphStyle:
+        base: dict[str, Any] = {
+            "fontName": self.fonts.body, "fontSize": 8.5, "leading": 11, "textColor": INK,
+            "wordWrap": "CJK" if self.fonts.cjk_wrap else None, "splitLongWords": 1,
+        }
+        base.update(kw)
+        return ParagraphStyle(name, **base)
+
+    def _styles(self) -> None:
+        f = self.fonts
+        self.body = self._style("body")
+        self.small = self._style("small", fontSize=7, leading=9, textColor=MUTED)
+        self.cell = self._style("cell", fontSize=8, leading=10)
+        self.cell_small = self._style("cell_small", fontSize=6.8, leading=8.4, textColor=MUTED)
+        self.cell_right = self._style("cell_right", fontSize=8, leading=10, alignment=TA_RIGHT)
+        self.cell_bold_right = self._style("cell_bold_right", fontName=f.bold, fontSize=9,
+                                           leading=11, alignment=TA_RIGHT)
+        self.cell_bold = self._style("cell_bold", fontName=f.bold, fontSize=9, leading=11)
+        self.head = self._style("head", fontName=f.bold, fontSize=8, leading=10,
+                                textColor=colors.white)
+        self.head_right = self._style("head_right", fontName=f.bold, fontSize=8, leading=10,
+                                      textColor=colors.white, alignment=TA_RIGHT)
+        self.title = self._style("title", fontName=f.bold, fontSize=20, leading=24,
+                                 textColor=ACCENT)
+        self.shop = self._style("shop", fontName=f.bold, fontSize=11, leading=14)
+        self.subtitle = self._style("subtitle", fontSize=10, leading=13, textColor=MUTED)
+        self.h2 = self._style("h2", fontName=f.bold, fontSize=12, leading=15, textColor=ACCENT,
+                              spaceBefore=12, spaceAfter=5, keepWithNext=1)
+        self.h3 = self._style("h3", fontName=f.bold, fontSize=9.5, leading=12, spaceBefore=6,
+                              spaceAfter=3, keepWithNext=1)
+        self.finding_title = self._style("finding_title", fontName=f.bold, fontSize=9,
+                                         leading=11.5)
+
+    def p(self, markup: str, style: ParagraphStyle | None = None) -> Paragraph:
+        return Paragraph(markup, style or self.cell)
+
+    # --- document -------------------------------------------------------------------------
+
+    def build(self) -> bytes:
+        sheet = self.sheet
+        buf = io.BytesIO()
+        title = self._title_text()
+        doc = SimpleDocTemplate(
+            buf, pagesize=A4, leftMargin=MARGIN_X, rightMargin=MARGIN_X,
+            topMargin=MARGIN_TOP, bottomMargin=MARGIN_BOTTOM,
+            title=" ".join(x for x in (title, sheet.header.number) if x),
+            author=sheet.header.shop or "TorchRig",
+            subject=sheet.build_name,
+            creator=f"TorchRig {sheet.generator}",
+            invariant=1 if sheet.options.invariant else 0,
+            pageCompression=1,
+            lang="zh-CN" if self.lang == "zh" else "en",
+        )
+        story = self._story()
+        # The first page carries the full header block; later pages a one-line running header.
+        doc.build(story, onFirstPage=lambda c, d: None, onLaterPages=self._running_header,
+                  canvasmaker=_numbered_canvas(self._footer))
+        return buf.getvalue()
+
+    def _title_text(self) -> str:
+        header = self.sheet.header
+        return header.title or text(f"title.{header.kind}", self.lang)
+
+    def _running_header(self, canvas: Canvas, _doc: Any) -> None:
+        header = self.sheet.header
+        parts = [x for x in (header.shop, self._title_text(), header.number,
+                             self.sheet.build_name) if x]
+        line = clean_text(" - ".join(parts)).replace("\n", " ")
+        font = self.fonts.for_text(line)
+        line = charts.fit_text(line, font, 7.5, CONTENT_W)
+        canvas.saveState()
+        canvas.setFont(font, 7.5)
+        canvas.setFillColor(MUTED)
+        canvas.drawString(MARGIN_X, PAGE_H - 11 * mm, line)
+        canvas.setStrokeColor(RULE)
+        canvas.setLineWidth(0.5)
+        canvas.line(MARGIN_X, PAGE_H - 12.5 * mm, PAGE_W - MARGIN_X, PAGE_H - 12.5 * mm)
+        canvas.restoreState()
+
+    def _footer(self, canvas: Canvas, page: int, pages: int) -> None:
+        left = text("footer.generated", self.lang, version=self.sheet.generator)
+        right = text("footer.page", self.lang, page=page, pages=pages)
+        canvas.saveState()
+        canvas.setStrokeColor(RULE)
+        canvas.setLineWidth(0.5)
+        canvas.line(MARGIN_X, 13 * mm, PAGE_W - MARGIN_X, 13 * mm)
+        canvas.setFillColor(MUTED)
+        canvas.setFont(self.fonts.for_text(left), 7.5)
+        canvas.drawString(MARGIN_X, 9 * mm, left)
+        canvas.setFont(self.fonts.for_text(right), 7.5)
+        canvas.drawRightString(PAGE_W - MARGIN_X, 9 * mm, right)
+        canvas.restoreState()
+
+    def _story(self) -> list[Flowable]:
+        sheet = self.sheet
+        story: list[Flowable] = [*self._header_block()]
+        sections: list[tuple[str, Callable[[], list[Flowable]]]] = [
+            ("bom", self._bom),
+            ("totals", self._totals),
+            ("comparison", self._comparison),
+            ("requirements", self._requirements),
+            ("bench", self._bench),
+            ("claims", self._claims),
+            ("scaling", self._scaling),
+            ("findings", self._findings),
+            ("attachment", self._attachment),
+        ]
+        for section, make in sections:
+            if sheet.shows(section):
+                story.extend(make())
+        return story
+
+    def _section(self, key: str, body: list[Flowable]) -> list[Flowable]:
+        """A heading over ``body``. The page must have room for the heading and the start of
+        the body (all of a chart, the first rows of a table): a heading alone at the bottom
+        of a page, its chart on the next, reads as a mistake."""
+        if not body:
+            return []
+        first_h = _height(body[0])
+        if isinstance(body[0], Table):
+            # A table splits by rows: room for its header and first rows is enough.
+            first_h = min(first_h, 30 * mm)
+        need = 14 * mm + first_h
+        return [CondPageBreak(need), Paragraph(self.t(key), self.h2), _rule(), *body]
+
+    def _table(self, rows: list[list[Any]], widths: list[float], header: bool = True,
+               extra: list[tuple[Any, ...]] | None = None) -> Table:
+        style: list[tuple[Any, ...]] = [
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (-1, -1), 4),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 4),
+            ("TOPPADDING", (0, 0), (-1, -1), 3),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+            ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
+        ]
+        if header:
+            style += [
+                ("BACKGROUND", (0, 0), (-1, 0), ACCENT),
+                ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, ZEBRA]),
+            ]
+        style += extra or []
+        # splitInRow lets a single very tall row (a pasted essay in a note) break across
+        # pages instead of failing the whole export.
+        return Table(rows, colWidths=widths, repeatRows=1 if header else 0,
+                     style=TableStyle(style), splitInRow=1, hAlign="LEFT")
+
+    # --- header ---------------------------------------------------------------------------
+
+    def _logo(self) -> Flowable | None:
+        path_text = self.sheet.header.logo_path
+        if not path_text:
+            return None
+        path = Path(path_text).expanduser()
+        try:
+            if path.stat().st_size > MAX_LOGO_BYTES:
+                raise InputError(f"{path}: logo is larger than {MAX_LOGO_BYTES // 2**20} MB")
+            data = path.read_bytes()
+            width, height = ImageReader(io.BytesIO(data)).getSize()
+        except InputError:
+            raise
+        except FileNotFoundError:
+            raise InputError(f"{path}: logo image not found") from None
+        except Exception:  # PIL raises many error types for a broken image
+            raise InputError(f"{path}: cannot read the logo (use a PNG or JPEG image)") from None
+        if width <= 0 or height <= 0:
+            raise InputError(f"{path}: logo image is empty")
+        scale = min(45 * mm / width, 16 * mm / height)
+        image = Image(io.BytesIO(data), width=width * scale, height=height * scale)
+        image.hAlign = "RIGHT"
+        return image
+
+    def _header_block(self) -> list[Flowable]:
+        sheet, header = self.sheet, self.sheet.header
+        left: list[Flowable] = []
+        if header.shop:
+            left.append(self.p(self.u(header.shop), self.shop))
+        left.append(self.p(self.u(self._title_text()), self.title))
+        if sheet.build_name:
+            left.append(self.p(self.u(sheet.build_name), self.subtitle))
+
+        facts: list[tuple[str, str]] = []
+        if header.number:
+            facts.append((self.t("header.number"), self.u(header.number)))
+        if header.date:
+            facts.append((self.t("header.date"), self.u(header.date)))
+        if header.validity_days is not None:
+            until = header.valid_until() or "-"
+            facts.append((self.t("header.valid"),
+                          self.t("header.valid_days", days=header.validity_days, until=until)))
+        if header.customer:
+            facts.append((self.t("header.customer"), self.u(header.customer)))
+        if header.project:
+            facts.append((self.t("header.project"), self.u(header.project)))
+        if sheet.tier_name:
+            facts.append((self.t("header.tier"), self.u(sheet.tier_name)))
+        if sheet.workload_name:
+            facts.append((self.t("header.workload"), self.u(sheet.workload_name)))
+        right: list[Flowable] = []
+        logo = self._logo()
+        if logo is not None:
+            right.append(logo)
+            right.append(Spacer(1, 3))
+        if facts:
+            key_w = 24 * mm
+            fact_rows = [[self.p(k, self.cell_small), self.p(v, self.cell)] for k, v in facts]
+            right.append(Table(fact_rows, colWidths=[key_w, CONTENT_W * 0.42 - key_w],
+                               style=TableStyle([
+                                   ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                   ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                                   ("RIGHTPADDING", (0, 0), (-1, -1), 2),
+                                   ("TOPPADDING", (0, 0), (-1, -1), 1),
+                                   ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+                               ]), splitInRow=1, hAlign="RIGHT"))
+        block = Table([[left, right]], colWidths=[CONTENT_W * 0.58, CONTENT_W * 0.42],
+                      style=TableStyle([
+                          ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                          ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                          ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                          ("LINEBELOW", (0, 0), (-1, -1), 1.2, ACCENT),
+                          ("BOTTOMPADDING", (0, 0), (-1, -1), 6),
+                      ]), splitInRow=1)
+        return [block, Spacer(1, 4)]
+
+    # --- bill of materials ----------------------------------------------------------------
+
+    def _category(self, category: str) -> str:
+        try:
+            return self.t(f"category.{category}")
+        except KeyError:
+            return self.u(category)
+
+    def _price_source(self, row: BomRow) -> str:
+        bits = []
+        if row.price_kind:
+            try:
+                bits.append(self.t(f"price_kind.{row.price_kind}"))
+            except KeyError:
+                bits.append(self.u(row.price_kind))
+        if row.price_date:
+            bits.append(self.u(row.price_date))
+        first = ", ".join(bits)
+        lines = [x for x in (first, self.u(row.price_source), self.u(row.note)) if x]
+        return "<br/>".join(lines)
+
+    def _bom(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.bom:
+            return self._section("section.bom", [self.p(self.t("bom.empty"), self.body)])
+        currency = sheet.totals.currency if sheet.totals else ""
+        cur = f" ({escape_text(currency)})" if currency else ""
+        head = [
+            self.p(self.t("bom.category"), self.head),
+            self.p(self.t("bom.part"), self.head),
+            self.p(self.t("bom.spec"), self.head),
+            self.p(self.t("bom.qty"), self.head_right),
+            self.p(self.t("bom.unit_price") + cur, self.head_right),
+            self.p(self.t("bom.line_total") + cur, self.head_right),
+            self.p(self.t("bom.price_source"), self.head),
+        ]
+        no_price = text("bom.no_price", self.lang)
+        rows = [head]
+        for row in sheet.bom:
+            rows.append([
+                self.p(self._category(row.category)),
+                self.p(self.u(row.part)),
+                self.p(self.u(row.key_spec), self.cell_small),
+                self.p(escape_text(str(row.qty)), self.cell_right),
+                self.p(escape_text(fmt_money(row.unit_price, no_price)), self.cell_right),
+                self.p(escape_text(fmt_money(row.line_total, no_price)), self.cell_right),
+                self.p(self._price_source(row), self.cell_small),
+            ])
+        widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
+        widths.append(CONTENT_W - sum(widths))
+        out: list[Flowable] = [self._table(rows, widths)]
+        if any("*" in row.key_spec for row in sheet.bom):
+            out += [Spacer(1, 2), self.p(self.t("bom.derived_note"), self.small)]
+        return self._section("section.bom", out)
+
+    def _totals(self) -> list[Flowable]:
+        totals = self.sheet.totals
+        if totals is None:
+            return []
+        unknown = text("totals.unknown", self.lang)
+        cur = totals.currency
+
+        def money(amount: Any) -> str:
+            return escape_text(f"{cur} {fmt_money(amount, unknown)}")
+
+        rows: list[list[Any]] = [[self.p(self.t("totals.subtotal"), self.cell_right),
+                                  self.p(money(totals.subtotal), self.cell_right)]]
+        if totals.discount is not None:
+            rows.append([self.p(self.t("totals.discount"), self.cell_right),
+                         self.p(escape_text(f"- {cur} {fmt_money(totals.discount, unknown)}"),
+                                self.cell_right)])
+        if totals.tax is not None:
+            label = (self.t("totals.tax_rate", rate=f"{totals.tax_rate_percent:g}")
+                     if totals.tax_rate_percent is not None else self.t("totals.tax"))
+            rows.append([self.p(label, self.cell_right), self.p(money(totals.tax),
+                                                                self.cell_right)])
+        rows.append([self.p(self.t("totals.total"), self.cell_bold_right),
+                     self.p(money(totals.total), self.cell_bold_right)])
+        table = Table(rows, colWidths=[45 * mm, 45 * mm], hAlign="RIGHT", style=TableStyle([
+            ("LEFTPADDING", (0, 0), (-1, -1), 4),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 4),
+            ("TOPPADDING", (0, 0), (-1, -1), 2),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+            ("LINEABOVE", (0, -1), (-1, -1), 1, ACCENT),
+            ("LINEBELOW", (0, -1), (-1, -1), 1, ACCENT),
+        ]))
+        out: list[Flowable] = [Spacer(1, 6), table]
+        notes = []
+        if totals.missing_prices:
+            notes.append(f'<font color="{STATUS_COLORS[Status.SHORT]}">'
+                         f'{self.t("totals.incomplete", n=totals.missing_prices)}</font>')
+        if totals.exchange_rate is not None and totals.exchange_from:
+            notes.append(self.t("totals.exchange") + ": " + self.t(
+                "totals.exchange_value", src=totals.exchange_from,
+                rate=f"{totals.exchange_rate:f}", dst=totals.exchange_to or cur,
+                date=totals.exchange_date or unknown))
+        notes += [self.u(note) for note in totals.notes]
+        note_style = self._style("note_right", fontSize=7, leading=9, textColor=MUTED,
+                                 alignment=TA_RIGHT)
+        out += [self.p(note, note_style) for note in notes]
+        if self.sheet.notes.strip():
+            out += [Spacer(1, 6),
+                    self.p(f"<b>{self.t('notes')}:</b> " + self.u(self.sheet.notes.strip()),
+                           self.body)]
+        return out
+
+    # --- comparison -----------------------------------------------------------------------
+
+    def _status(self, status: Status) -> str:
+        color = STATUS_COLORS.get(status, NEUTRAL_STATUS)
+        return f'<font color="{color}">{escape_text(status.label.get(self.lang))}</font>'
+
+    def _comparison(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.comparison:
+            return []
+        out: list[Flowable] = []
+        if sheet.comparison_tier:
+            out.append(self.p(self.t("header.tier") + ": " + self.u(sheet.comparison_tier),
+                              self.body))
+            out.append(Spacer(1, 3))
+        with_machine = any(row.machine is not None for row in sheet.comparison)
+        head = [self.p(self.t("cmp.dimension"), self.head),
+                self.p(self.t("cmp.target"), self.head),
+                self.p(self.t("cmp.build"), self.head)]
+        if with_machine:
+            head.append(self.p(self.t("cmp.machine"), self.head))
+        rows = [head]
+        for row in sheet.comparison:
+            cells = [self.p(self.u(row.dimension)), self.p(self.u(row.target)),
+                     self.p(self.u(row.build) + "<br/>" + self._status(row.build_status))]
+            if with_machine:
+                machine = row.machine if row.machine is not None else text("unknown", self.lang)
+                status = row.machine_status or Status.UNKNOWN
+                cells.append(self.p(self.u(machine) + "<br/>" + self._status(status)))
+            rows.append(cells)
+        if with_machine:
+            widths = [45 * mm, 40 * mm]
+            rest = (CONTENT_W - sum(widths)) / 2
+            widths += [rest, rest]
+        else:
+            widths = [55 * mm, 55 * mm]
+            widths.append(CONTENT_W - sum(widths))
+        out.append(self._table(rows, widths))
+        return self._section("section.comparison", out)
+
+    # --- requirements ---------------------------------------------------------------------
+
+    def _requirements(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.requirements and not sheet.requirement_notes:
+            return []
+        out: list[Flowable] = []
+        for group in sheet.requirements:
+            block: list[Flowable] = [charts.breakdown_chart(group, self.fonts, self.lang,
+                                                            CONTENT_W)]
+            if group.note:
+                block.append(self.p(self.u(group.note), self.small))
+            block.append(Spacer(1, 6))
+            out.append(KeepTogether(block))
+        # What the bars assume, as footnotes under them.
+        out += [self.p(self.u(note), self.small) for note in sheet.requirement_notes]
+        return self._section("section.requirements", out)
+
+    # --- benchmarks -----------------------------------------------------------------------
+
+    def _bench(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.bench:
+            return []
+        out: list[Flowable] = []
+        if sheet.bench_context:
+            out += [self.p(self.u(sheet.bench_context), self.small), Spacer(1, 3)]
+        unknown = text("bench.not_measured", self.lang)
+        rows = [[self.p(self.t("bench.name"), self.head),
+                 self.p(self.t("bench.measured"), self.head_right),
+                 self.p(self.t("bench.reference"), self.head),
+                 self.p(self.t("bench.percent"), self.head_right)]]
+        for row in sheet.bench:
+            ref_lines = []
+            if row.reference is not None:
+                ref_lines.append(escape_text(fmt_measure(row.reference, row.unit,
+                                                         row.measure_id)))
+            if row.reference_label:
+                ref_lines.append(f'<font size="6.8" color="#666666">'
+                                 f"{self.u(row.reference_label)}</font>")
+            if row.source:
+                ref_lines.append(f'<font size="6.8" color="#666666">{self.u(row.source)}</font>')
+            name = self.u(row.name)
+            if row.note:
+                name += f'<br/><font size="6.8" color="#666666">{self.u(row.note)}</font>'
+            rows.append([
+                self.p(name),
+                self.p(escape_text(fmt_measure(row.measured, row.unit, row.measure_id, unknown)),
+                       self.cell_right),
+                self.p("<br/>".join(ref_lines) or "-"),
+                self.p(escape_text(fmt_percent(row.percent)), self.cell_right),
+            ])
+        widths = [60 * mm, 30 * mm, 0.0, 20 * mm]
+        widths[2] = CONTENT_W - sum(widths)
+        out.append(self._table(rows, widths))
+        if any(row.reference and row.measured is not None for row in sheet.bench):
+            out += [Spacer(1, 8), charts.bench_chart(sheet.bench, self.fonts, self.lang,
+                                                     CONTENT_W)]
+        return self._section("section.bench", out)
+
+    def _claims(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.claims:
+            return []
+        unknown = text("bench.not_measured", self.lang)
+        verdict_colors = {"holds": Status.MEETS, "below": Status.SHORT,
+                          "above": Status.EXCEEDS, "unknown": Status.UNKNOWN}
+        rows = [[self.p(self.t("claim.claim"), self.head),
+                 self.p(self.t("claim.seed"), self.head),
+                 self.p(self.t("claim.measured"), self.head_right),
+                 self.p(self.t("claim.verdict"), self.head)]]
+        for row in sheet.claims:
+            seed = self.u(row.seed)
+            if row.source:
+                seed += f'<br/><font size="6.8" color="#666666">{self.u(row.source)}</font>'
+            color = STATUS_COLORS[verdict_colors[row.verdict]]
+            rows.append([
+                self.p(self.u(row.claim)),
+                self.p(seed),
+                self.p(escape_text(fmt_measure(row.measured, row.unit, row.measure_id, unknown)),
+                       self.cell_right),
+                self.p(f'<font color="{color}">{self.t("verdict." + row.verdict)}</font>'),
+            ])
+        widths = [45 * mm, 0.0, 30 * mm, 28 * mm]
+        widths[1] = CONTENT_W - sum(widths)
+        return self._section("section.claims", [self._table(rows, widths)])
+
+    def _scaling(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not any(s.points for s in sheet.scaling):
+            return []
+        return self._section("section.scaling", [
+            charts.scaling_chart(sheet.scaling, self.fonts, self.lang, CONTENT_W)])
+
+    # --- findings -------------------------------------------------------------------------
+
+    def _finding(self, finding: Finding) -> Table:
+        color = SEVERITY_COLORS[finding.severity]
+        content: list[Flowable] = [
+            self.p(self.u(finding.title.get(self.lang)), self.finding_title)]
+        detail = finding.detail.get(self.lang)
+        if detail:
+            content.append(self.p(self.u(detail), self.cell))
+        fix = finding.fix.get(self.lang)
+        if fix:
+            content.append(self.p(f"<b>{self.t('findings.fix')}:</b> {self.u(fix)}", self.cell))
+        if finding.source:
+            content.append(self.p(f"{self.t('findings.source')}: {self.u(finding.source)}",
+                                  self.cell_small))
+        return Table([["", content]], colWidths=[3, CONTENT_W - 3], splitInRow=1,
+                     hAlign="LEFT", style=TableStyle([
+                         ("BACKGROUND", (0, 0), (0, -1), color),
+                         ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                         ("LEFTPADDING", (0, 0), (0, -1), 0),
+                         ("RIGHTPADDING", (0, 0), (0, -1), 0),
+                         ("LEFTPADDING", (1, 0), (1, -1), 6),
+                         ("TOPPADDING", (0, 0), (-1, -1), 3),
+                         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+                     ]))
+
+    def _findings(self) -> list[Flowable]:
+        sheet = self.sheet
+        if not sheet.findings:
+            return self._section("section.findings", [self.p(self.t("findings.none"), self.body)])
+        out: list[Flowable] = []
+        ordered = sort_findings(sheet.findings)
+        for severity in Severity:
+            group = [f for f in ordered if f.severity is severity]
+            if not group:
+                continue
+            color = SEVERITY_COLORS[severity].hexval().replace("0x", "#")
+            heading = (f'<font color="{color}">{escape_text(severity.label.get(self.lang))}'
+                       f"</font> ({len(group)})")
+            out.append(Paragraph(heading, self.h3))
+            for finding in group:
+                out.append(self._finding(finding))
+                out.append(Spacer(1, 4))
+        return self._section("section.findings", out)
+
+    def _attachment(self) -> list[Flowable]:
+        if self.sheet.build_json is None:
+            return []
+        return self._section("section.attachment", [
+            self.p(self.t("attach.note", name=ATTACHMENT_NAME), self.body)])
+
+
+def _height(flowable: Flowable) -> float:
+    """Height of a flowable laid out at full width (KeepTogether has no wrap of its own
+    outside a document, so its parts are measured)."""
+    if isinstance(flowable, KeepTogether):
+        return sum(_height(part) for part in flowable._content)
+    return flowable.wrap(CONTENT_W, PAGE_H)[1]
+
+
+def _rule() -> Flowable:
+    return HRFlowable(width="100%", thickness=0.6, color=RULE, spaceBefore=0, spaceAfter=5)

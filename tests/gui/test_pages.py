@@ -1,0 +1,171 @@
+"""Targets, Build and Wizard pages driven as a user would (offscreen)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from torchrig.gui.qt import QMessageBox
+from torchrig.hardware import detect
+from torchrig.planning.build import load_build
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """Record message boxes instead of blocking on them."""
+    shown: list[tuple[str, str]] = []
+
+    def record(kind, answer=None):
+        def show(parent, title, text, *args, **kwargs):
+            shown.append((kind, text))
+            return answer
+        return show
+
+    monkeypatch.setattr(QMessageBox, "warning", record("warning"))
+    monkeypatch.setattr(QMessageBox, "information", record("information"))
+    monkeypatch.setattr(QMessageBox, "question",
+                        record("question", QMessageBox.StandardButton.Cancel))
+    return shown
+
+
+def test_targets_compare_this_machine_with_each_tier(window):
+    page = window.targets_page
+    page.set_profile(detect())
+    assert page.table.rowCount() == 7
+    assert page.table.horizontalHeaderItem(2).text() == "This machine"
+    cores = page.table.item(0, 2).text()
+    assert "cores" in cores and cores.split(" · ")[0] in {"short", "meets", "exceeds"}
+    for index in range(page.tier_box.count()):
+        page.tier_box.setCurrentIndex(index)
+        assert page.table.rowCount() == 7
+    page.tier_box.setCurrentIndex(page.tier_box.findData("entry"))
+    # The seed's entry tier breaks its own rules: the contradictions are shown.
+    assert "seed 1.1" in page.contradictions.toPlainText()
+
+
+def test_start_a_build_from_a_tier(window, dialogs):
+    window.targets_page.tier_box.setCurrentIndex(
+        window.targets_page.tier_box.findData("professional"))
+    window.targets_page.start_button.click()
+    page = window.build_page
+    assert window.stack.currentWidget() is page
+    assert page.build.tier == "professional"
+    assert page.lines.rowCount() == len(page.build.line_items) > 3
+    assert page.dirty
+
+
+def test_build_page_prices_edits_and_checks_live(window, dialogs, tmp_path):
+    page = window.build_page
+    page.category_box.setCurrentIndex(page.category_box.findData("gpu"))
+    page.search_edit.setText("4090")
+    assert [p.id for p in page.visible_parts()] == ["nvidia-rtx-4090"]
+    page.parts_table.setCurrentCell(0, 0)
+    page.add_selected_part()
+    assert page.build.line_items[0].part_id == "nvidia-rtx-4090"
+    assert page.priced.total > 0  # the catalog has a sourced CNY launch price for it
+    # Edit the quantity and the unit price in the table, as a user would.
+    page.lines.item(0, 3).setText("2")
+    page.lines.item(0, 4).setText("13,500")
+    assert page.build.line_items[0].quantity == 2
+    assert str(page.priced.total) == "27000.00"
+    # Nonsense input is refused with a message and changes nothing.
+    page.lines.item(0, 3).setText("-1")
+    assert dialogs[-1][0] == "warning" and "Quantity" in dialogs[-1][1]
+    assert page.build.line_items[0].quantity == 2
+    page.lines.item(0, 4).setText("abc")
+    assert "not a price" in dialogs[-1][1]
+    # A build without CPU, board or PSU says so.
+    codes = {f.code for f in page.findings}
+    assert any("cpu" in c for c in codes)
+    # Save, reopen, identical.
+    target = tmp_path / "quote.json"
+    assert page._write(target)
+    assert not page.dirty
+    assert load_build(target).to_dict() == page.build.to_dict()
+
+
+def test_opening_a_corrupt_build_warns_and_leaves_the_file_alone(window, dialogs, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "torchrig.build", "version": 1, "name": "x", '
+                   '"line_items": [{"part_id": "nvidia-rtx-4090", "quantity": -3}]}',
+                   encoding="utf-8")
+    before = hashlib.sha256(bad.read_bytes()).hexdigest()
+    assert not window.build_page.open_path(bad)
+    assert dialogs and dialogs[-1][0] == "warning" and "quantity" in dialogs[-1][1]
+    assert hashlib.sha256(bad.read_bytes()).hexdigest() == before
+
+
+def test_sample_builds_open_and_price(window, dialogs):
+    for path in sorted((ROOT / "builds").glob("*.json")):
+        assert window.build_page.open_path(path), path
+        assert window.build_page.priced is not None
+
+
+def test_closing_with_unsaved_changes_asks_and_cancel_keeps_the_window(window, dialogs, qtbot):
+    window.show()
+    window.build_page.add_part("nvidia-rtx-3060-12gb")
+    window.close()
+    assert dialogs[-1][0] == "question"
+    assert window.isVisible()
+    window.build_page.dirty = False  # let the fixture close it
+
+
+def test_wizard_plans_live_and_flags_bad_input_next_to_the_field(window):
+    page = window.wizard_page
+    assert page.analysis is not None
+    batch = page.widgets["batch_size"]
+    batch.setText("-5")
+    batch.textEdited.emit("-5")
+    page.replan()
+    assert not page.errors["batch_size"].isHidden()
+    assert "batch_size" in page.errors["batch_size"].text()
+    batch.setText("abc")
+    batch.textEdited.emit("abc")
+    page.replan()
+    assert "not a number" in page.errors["batch_size"].text()
+    batch.setText("64")
+    batch.textEdited.emit("64")
+    page.replan()
+    assert page.errors["batch_size"].isHidden()
+    assert page.workload.batch_size == 64
+    assert page.chart.bars and page.chart.bars[0].group == "vram"
+
+
+def test_wizard_task_change_loads_that_tasks_defaults(window):
+    page = window.wizard_page
+    combo = page.widgets["task"]
+    combo.setCurrentIndex(combo.findData("llm_finetune_lora"))
+    assert page.workload.task == "llm_finetune_lora"
+    assert page.widgets["model"].currentData() == page.workload.model
+    page.subject_box.setCurrentIndex(page.subject_box.findData("tier:enterprise"))
+    assert page.analysis.subject.kind == "tier"
+
+
+def test_wizard_saves_and_opens_workloads(window, tmp_path, dialogs, monkeypatch):
+    page = window.wizard_page
+    assert page.open_path(ROOT / "workloads" / "cifar10-resnet18.json")
+    assert page.workload.model == "resnet18"
+    from torchrig.gui.qt import QFileDialog
+
+    target = tmp_path / "w.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    page.save_dialog()
+    assert target.exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope", encoding="utf-8")
+    assert not page.open_path(bad)
+    assert dialogs[-1][0] == "warning"
+
+
+def test_findings_view_escapes_text(window):
+    from torchrig.findings import Finding, Severity
+    from torchrig.i18n import Msg
+
+    evil = Finding("x", Severity.ADVICE, Msg("<b>bold</b> & co", "<b>粗</b>"), Msg("d", "d"),
+                   Msg("f", "f"), "src")
+    window.build_page.findings_view.set_findings([evil])
+    assert "<b>bold</b> & co" in window.build_page.findings_view.toPlainText()
