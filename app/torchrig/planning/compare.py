@@ -59,8 +59,8 @@ def compare_builds(builds: list[Build], catalog: Catalog) -> list[CompareRow]:
                                                               else "") for p in priced]),
         row("Price per tensor TFLOP/s",
             [_ratio(p.total, p.incomplete, t, p.currency, "") for p, t in
-             zip(priced, total_tflops, strict=False)]),
+             zip(priced, total_tflops, strict=True)]),
         row("Price per GB of VRAM",
             [_ratio(p.total, p.incomplete, v / GB if v else None, p.currency, "")
-             for p, v in zip(priced, total_vram, strict=False)]),
+             for p, v in zip(priced, total_vram, strict=True)]),
     ]

@@ -466,7 +466,8 @@ class BuildPage(QWidget):
         assert self.priced is not None
         cur = self.build.currency
         self.lines.setRowCount(len(self.build.line_items))
-        for r, (item, priced) in enumerate(zip(self.build.line_items, self.priced.lines, strict=False)):
+        rows = zip(self.build.line_items, self.priced.lines, strict=True)
+        for r, (item, priced) in enumerate(rows):
             part = self.catalog.get(item.part_id) if item.part_id else None
             qty = f"{item.quantity}"
             cells = [
