@@ -165,6 +165,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if has_blocker(findings) else EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from torchrig.report.cli_export import run_export_cli
+
+    return run_export_cli(args)
+
+
 # --- bench ------------------------------------------------------------------------------------
 
 
@@ -271,6 +277,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("export", help="write the PDF build sheet / quote for a build")
+    p.add_argument("build", metavar="BUILD", help="a build file (.json) or an exported sheet")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.pdf")
+    p.add_argument("--workload", metavar="FILE", help="add the requirements and bottlenecks")
+    p.add_argument("--bench", metavar="FILE", help="add a benchmark report")
+    p.add_argument("--tier", metavar="ID", help="compare with this tier (default: the build's)")
+    p.add_argument("--lang", choices=["en", "zh"], default="zh")
+    p.add_argument("--invariant", action="store_true",
+                   help="byte-stable output (fixed ids and dates; for tests and archives)")
+    p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("bench", help="measure this machine with torch (GPU or CPU)")
     if "bench" in argv:

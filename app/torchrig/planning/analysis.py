@@ -450,7 +450,8 @@ def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
         PCIE_SOURCE, link_share=share)]
 
 
-def _link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
+def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
+    """The scaling model's links for a subject: GPU-to-GPU inside a node, and between nodes."""
     from torchrig.planning.scaling import LINKS
 
     intra = None
@@ -485,7 +486,7 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
     step = _value(req.throughput, "step_time_s")
     if not step:
         return []
-    intra, inter = _link_for(caps)
+    intra, inter = link_for(caps)
     if intra is None:
         return []
     if w.nodes > 1 and inter is None:
@@ -578,4 +579,4 @@ def recommend(workload: Workload, catalog: Catalog) -> Recommendation:
 
 
 __all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "device_spec",
-           "recommend", "subject_device"]
+           "link_for", "recommend", "subject_device"]

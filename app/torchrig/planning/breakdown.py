@@ -1,7 +1,8 @@
 """Requirement breakdowns as chart data, shared by the Wizard chart and the PDF.
 
 Charts are drawn twice (QPainter on screen, reportlab in the PDF) from the same numbers, so the
-two never disagree: this module decides which items stack into which bar and in what order.
+two never disagree: this module decides which items stack into which bar, in the plan's order,
+with the plan's own labels (``plan_output.LABELS``).
 """
 
 from __future__ import annotations
@@ -10,40 +11,19 @@ from dataclasses import dataclass
 
 from torchrig.i18n import Msg
 from torchrig.planning.capabilities import Capabilities
+from torchrig.planning.plan_output import LABELS
 from torchrig.planning.requirements import Requirements
 
-LABELS: dict[str, Msg] = {
-    "weights": Msg("weights", "权重"),
-    "gradients": Msg("gradients", "梯度"),
-    "optimizer_states": Msg("optimizer states", "优化器状态"),
-    "activations": Msg("activations", "激活"),
-    "kv_cache": Msg("KV cache", "KV 缓存"),
-    "comm_buffers": Msg("communication buffers", "通信缓冲"),
-    "overhead": Msg("CUDA context + framework", "CUDA 上下文与框架"),
-    "fragmentation": Msg("fragmentation margin", "碎片余量"),
-    "dataset_cache": Msg("dataset cache", "数据集缓存"),
-    "dataloader": Msg("DataLoader workers", "DataLoader 进程"),
-    "pinned_buffers": Msg("pinned buffers", "锁页缓冲"),
-    "model_load": Msg("model load copy", "模型加载副本"),
-    "cpu_offload": Msg("CPU offload", "CPU 卸载"),
-    "os_and_runtime": Msg("OS and runtime", "系统与运行时"),
-    "dataset_bytes": Msg("dataset", "数据集"),
-    "model_bytes": Msg("model", "模型"),
-    "checkpoint_bytes": Msg("checkpoints", "检查点"),
-    "main_processes": Msg("training processes", "训练进程"),
-    "decode_cores": Msg("data decoding", "数据解码"),
-}
+GROUPS: tuple[tuple[str, Msg, str, str, str], ...] = (
+    # (group, title, Requirements section, unit, Capabilities attribute for the capacity)
+    ("vram", Msg("VRAM per GPU", "单卡显存"), "vram_per_gpu", "B", "vram_per_gpu_bytes"),
+    ("ram", Msg("System RAM", "系统内存"), "system_ram", "B", "ram_bytes"),
+    ("storage", Msg("Storage", "存储"), "storage", "B", "storage_bytes"),
+    ("cpu", Msg("CPU cores", "CPU 核心"), "cpu", "cores", "cpu_cores"),
+)
 
-GROUPS: dict[str, tuple[Msg, str, tuple[str, ...]]] = {
-    "vram": (Msg("VRAM per GPU", "单卡显存"), "B",
-             ("weights", "gradients", "optimizer_states", "activations", "kv_cache",
-              "comm_buffers", "overhead", "fragmentation")),
-    "ram": (Msg("System RAM", "系统内存"), "B",
-            ("dataset_cache", "dataloader", "pinned_buffers", "model_load", "cpu_offload",
-             "os_and_runtime")),
-    "storage": (Msg("Storage", "存储"), "B", ("dataset_bytes", "model_bytes", "checkpoint_bytes")),
-    "cpu": (Msg("CPU cores", "CPU 核心"), "cores", ("main_processes", "decode_cores")),
-}
+NOT_SLICES = frozenset({"total", "read_rate_bps", "cores_needed"})
+"""Items that are not a slice of their section's stacked bar (a total, a rate)."""
 
 
 @dataclass(frozen=True)
@@ -55,38 +35,38 @@ class Segment:
 
 @dataclass(frozen=True)
 class Bar:
-    """One stacked bar. ``capacity`` is what the subject offers (a marker), when known."""
+    """One stacked bar. ``capacity`` is what the subject offers (a marker), when known;
+    ``unknown`` lists the items the plan could not size."""
 
     group: str
     title: Msg
     unit: str  # "B" or "cores"
     segments: tuple[Segment, ...]
     capacity: float | None
-    capacity_label: str
+    unknown: tuple[Msg, ...] = ()
 
     @property
     def total(self) -> float:
         return sum(s.amount for s in self.segments)
 
 
+def _label(key: str) -> Msg:
+    return LABELS.get(key, Msg(key, key))
+
+
 def requirement_bars(req: Requirements, caps: Capabilities | None = None) -> list[Bar]:
     """VRAM, RAM, storage and CPU bars from a plan; zero items are left out."""
-    sections = {"vram": req.vram_per_gpu, "ram": req.system_ram, "storage": req.storage,
-                "cpu": req.cpu}
-    capacity = {
-        "vram": caps.vram_per_gpu_bytes if caps else None,
-        "ram": caps.ram_bytes if caps else None,
-        "storage": caps.storage_bytes if caps else None,
-        "cpu": caps.cpu_cores if caps else None,
-    }
     bars = []
-    for group, (title, unit, keys) in GROUPS.items():
-        section = sections[group]
-        segments = tuple(
-            Segment(k, LABELS[k], float(section[k].value))
-            for k in keys if k in section and section[k].value)
+    for group, title, section, unit, capacity_attr in GROUPS:
+        items = getattr(req, section)
+        segments = tuple(Segment(key, _label(key), float(item.value))
+                         for key, item in items.items()
+                         if key not in NOT_SLICES and item.value is not None and item.value > 0)
         if not segments:
             continue
-        bars.append(Bar(group, title, unit, segments, capacity[group],
-                        caps.label if caps else ""))
+        unknown = tuple(_label(key) for key, item in items.items()
+                        if key not in NOT_SLICES and item.value is None)
+        capacity = getattr(caps, capacity_attr) if caps is not None else None
+        bars.append(Bar(group, title, unit, segments,
+                        float(capacity) if capacity is not None else None, unknown))
     return bars

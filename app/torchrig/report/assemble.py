@@ -239,16 +239,6 @@ def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
 
 # --- workload: requirements and scaling ------------------------------------------------------
 
-_GROUPS: tuple[tuple[str, str, str, str], ...] = (
-    # (sheet group, Requirements section, unit, Capabilities attribute for the capacity)
-    ("vram", "vram_per_gpu", "B", "vram_per_gpu_bytes"),
-    ("ram", "system_ram", "B", "ram_bytes"),
-    ("storage", "storage", "B", "storage_bytes"),
-    ("cpu", "cpu", "cores", "cpu_cores"),
-)
-
-_NOT_SLICES = {"total", "read_rate_bps", "cores_needed"}
-"""Items that are not a slice of their section's stacked bar (a total, a rate)."""
 
 
 def _workload_name(workload: Workload, lang: str) -> str:
@@ -273,32 +263,24 @@ def _read_rate(requirements: Requirements | None) -> float | None:
 
 def breakdown_groups(requirements: Requirements, caps: Capabilities,
                      lang: str) -> tuple[BreakdownGroup, ...]:
-    """One stacked bar per resource from the plan's breakdowns, with the build's capacity."""
-    from torchrig.planning.plan_output import LABELS
+    """One stacked bar per resource (the same bars as the Wizard's chart), with the build's
+    capacity and a note on what the plan could not size."""
+    from torchrig.planning.breakdown import requirement_bars
 
     groups = []
-    for group, section, unit, capacity_attr in _GROUPS:
-        items = getattr(requirements, section)
-        slices = tuple(
-            BreakdownItem(LABELS[key].get(lang) if key in LABELS else key, float(item.value))
-            for key, item in items.items()
-            if key not in _NOT_SLICES and item.value is not None and item.value > 0)
-        if not slices:
-            continue
-        unknown = [LABELS[key].get(lang) if key in LABELS else key
-                   for key, item in items.items() if key not in _NOT_SLICES and item.value is None]
+    for bar in requirement_bars(requirements, caps):
         notes = []
-        if unknown:
-            notes.append(text("req.unknown", lang, items=", ".join(unknown)))
-        rate = items.get("read_rate_bps")
+        if bar.unknown:
+            notes.append(text("req.unknown", lang,
+                              items=", ".join(m.get(lang) for m in bar.unknown)))
+        rate = requirements.storage.get("read_rate_bps") if bar.group == "storage" else None
         if rate is not None and rate.value:
             notes.append(text("req.read_rate", lang, rate=fmt_rate(rate.value)))
-        capacity = getattr(caps, capacity_attr)
         groups.append(BreakdownGroup(
-            group=group,  # type: ignore[arg-type]
-            unit=unit,  # type: ignore[arg-type]
-            items=slices,
-            capacity=float(capacity) if capacity is not None else None,
+            group=bar.group,  # type: ignore[arg-type]
+            unit=bar.unit,  # type: ignore[arg-type]
+            items=tuple(BreakdownItem(seg.label.get(lang), seg.amount) for seg in bar.segments),
+            capacity=bar.capacity,
             note="; ".join(notes),
         ))
     return tuple(groups)
@@ -316,12 +298,12 @@ def modelled_scaling(workload: Workload, requirements: Requirements, caps: Capab
     1, 2, 4, ... GPUs up to all the build's GPUs; empty when the build has one GPU, the plan
     has no step time (no GPU peak known) or the model cannot run for this layout."""
     from torchrig.errors import InputError
-    from torchrig.planning.analysis import _link_for
+    from torchrig.planning.analysis import link_for
     from torchrig.planning.scaling import scaling_curve
 
     if not workload.is_training or caps.gpu_count < 1:
         return {}
-    intra, inter = _link_for(caps)
+    intra, inter = link_for(caps)
     per_node = max(caps.gpu_count, 1)
     total = per_node * (caps.nodes if inter is not None else 1)
     if intra is None or total < 2:

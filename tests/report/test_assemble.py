@@ -1,0 +1,213 @@
+"""From core objects to a sheet: prices as pricing computed them, findings, tiers, benchmarks."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
+
+import pypdf
+import pytest
+
+from torchrig.bench.report import BenchReport, BenchResult, Measurement, Reference
+from torchrig.catalog import load_catalog
+from torchrig.catalog.model import Catalog
+from torchrig.findings import Finding, Severity
+from torchrig.hardware.model import CpuInfo, MemoryInfo, SystemProfile
+from torchrig.i18n import Msg
+from torchrig.planning.build import Build, Discount, ExchangeRate, LineItem, build_from_tier
+from torchrig.planning.compat import check_build
+from torchrig.planning.pricing import price_build
+from torchrig.planning.targets import Status
+from torchrig.report.assemble import assemble_sheet, bench_sections
+from torchrig.report.pdf import render_sheet_bytes
+from torchrig.report.sheet import Header, SheetOptions
+from torchrig.report.values import fmt_money
+from torchrig.units import GiB
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def _text(pdf: bytes) -> str:
+    return "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+
+
+def _priced_build(catalog: Catalog) -> Build:
+    """The professional tier's starter build with a user price, a custom line, a discount and
+    tax, so every money path of pricing shows up on the sheet."""
+    build = build_from_tier("professional", catalog)
+    lines = list(build.line_items)
+    lines[0] = replace(lines[0], unit_price=Decimal("4299.00"), currency="CNY",
+                       price_source="Supplier quote 17", price_date="2025-02-20")
+    lines.append(LineItem(text="Tower case & fans", category="case", quantity=1,
+                          unit_price=Decimal("120.00"), currency="USD"))
+    lines.append(LineItem(text="On-site setup", category="service", quantity=1))
+    return replace(build, line_items=lines, customer="ACME 研究所", project="Vision",
+                   exchange_rate=ExchangeRate(Decimal("7.2"), "2025-02-28"),
+                   discount=Discount("percent", Decimal("5")), tax_rate=Decimal("0.13"))
+
+
+def _sheet(build: Build, catalog: Catalog, lang: str = "en", **kw):
+    return assemble_sheet(build, catalog, header=Header(date="2025-03-01"), lang=lang,
+                          options=SheetOptions(invariant=True), **kw)
+
+
+@pytest.mark.parametrize("tier_id", ["entry", "professional", "enterprise"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_tier_starter_builds_export(catalog: Catalog, tier_id: str, lang: str) -> None:
+    build = build_from_tier(tier_id, catalog)
+    sheet = _sheet(build, catalog, lang)
+    assert len(sheet.bom) == len(build.line_items)
+    assert sheet.build_json == build.to_dict()
+    assert sheet.comparison, "a tier build is compared with its tier"
+    pdf = render_sheet_bytes(sheet)
+    assert len(pdf) < 500_000
+
+
+def test_money_is_what_pricing_computed(catalog: Catalog) -> None:
+    build = _priced_build(catalog)
+    priced = price_build(build, catalog)
+    sheet = _sheet(build, catalog)
+    assert sheet.totals is not None
+    assert sheet.totals.total == priced.total
+    assert sheet.totals.subtotal == priced.subtotal
+    assert sheet.totals.discount == priced.discount
+    assert sheet.totals.tax == priced.tax
+    assert sheet.totals.tax_rate_percent == Decimal("13")
+    assert sheet.totals.missing_prices == len(priced.missing_price_lines) >= 1
+    assert [row.line_total for row in sheet.bom] == [line.total for line in priced.lines]
+    text = _text(render_sheet_bytes(sheet))
+    assert f"CNY {fmt_money(priced.total)}" in text
+    assert f"CNY {fmt_money(priced.subtotal)}" in text
+    assert "1 USD = 7.2 CNY (as of 2025-02-28)" in text
+
+
+def test_price_origin_is_shown(catalog: Catalog) -> None:
+    sheet = _sheet(_priced_build(catalog), catalog)
+    first = sheet.bom[0]
+    assert (first.price_kind, first.price_source, first.price_date) == (
+        "user", "Supplier quote 17", "2025-02-20")
+    case = next(row for row in sheet.bom if row.part == "Tower case & fans")
+    assert case.unit_price == Decimal("864.00")
+    assert "converted from USD 120.00" in case.note
+    setup = next(row for row in sheet.bom if row.part == "On-site setup")
+    assert setup.unit_price is None and "price needed" in setup.note
+    catalog_rows = [row for row in sheet.bom if row.price_kind not in (None, "user")]
+    for row in catalog_rows:
+        assert row.price_source and row.price_date
+
+
+def test_node_multiplier_is_in_the_quantity(catalog: Catalog) -> None:
+    build = replace(build_from_tier("professional", catalog), nodes=3)
+    sheet = _sheet(build, catalog)
+    priced = price_build(build, catalog)
+    assert [row.qty for row in sheet.bom] == [line.quantity * 3 for line in priced.lines]
+    assert all("x 3 nodes" in row.note for row in sheet.bom)
+
+
+def test_compat_findings_are_included_once(catalog: Catalog) -> None:
+    build = build_from_tier("entry", catalog)
+    compat = check_build(build, catalog)
+    extra = Finding("analysis.test", Severity.ADVICE, Msg("Extra", "额外"), Msg("d", "d"),
+                    Msg("f", "f"), "test")
+    sheet = _sheet(build, catalog, findings=[*compat, extra])
+    assert list(sheet.findings) == [*compat, extra]
+
+
+def test_machine_column_from_a_profile(catalog: Catalog) -> None:
+    profile = SystemProfile(cpu=CpuInfo(physical_cores=2, logical_cpus=4),
+                            memory=MemoryInfo(total_bytes=8 * GiB))
+    sheet = _sheet(build_from_tier("professional", catalog), catalog, profile=profile)
+    cores = next(row for row in sheet.comparison if row.dimension == "CPU cores")
+    assert cores.machine == "2 cores"
+    assert cores.machine_status is Status.SHORT
+    assert "This machine" in _text(render_sheet_bytes(sheet))
+
+
+def _report() -> BenchReport:
+    peak = Reference("spec_peak", Msg("spec peak (catalog)", "规格峰值（目录）"), "TPU",
+                     value=100e12)
+    claim = Reference("seed_claim", Msg("30-50% faster (seed 3.1)", "提速 30%-50%（种子 3.1）"),
+                      "seed 3.1", low=1.3, high=1.5)
+    return BenchReport(
+        settings={"preset": "quick"}, started="2025-03-01T10:00:00+00:00", device="cuda",
+        device_name="Example GPU",
+        results=[
+            BenchResult("matmul", Msg("Matmul", "矩阵乘"), measurements=[
+                Measurement("bf16", Msg("BF16", "BF16"), 61e12, "FLOP/s", peak)]),
+            BenchResult("amp", Msg("AMP", "混合精度"), measurements=[
+                Measurement("speedup", Msg("speed-up", "加速比"), 1.21, "ratio", claim)]),
+            BenchResult("storage", Msg("Storage read", "存储读取"),
+                        status="skipped: no dataset folder",
+                        reason=Msg("no dataset folder given", "未指定数据集目录")),
+        ],
+    )
+
+
+def test_bench_report_rows_and_claims() -> None:
+    rows, claims = bench_sections(_report(), "en")
+    assert [r.name for r in rows] == ["Matmul: BF16", "Storage read"]
+    assert rows[0].percent == pytest.approx(61.0)
+    assert rows[1].measured is None and rows[1].note == "no dataset folder given"
+    assert len(claims) == 1 and claims[0].verdict == "below"
+
+
+def test_bench_section_in_the_pdf(catalog: Catalog) -> None:
+    sheet = _sheet(build_from_tier("professional", catalog), catalog, bench_report=_report())
+    text = _text(render_sheet_bytes(sheet))
+    assert "61.0 TFLOP/s" in text
+    assert "61%" in text
+    assert "below the claim" in text
+    assert "no dataset folder given" in text
+
+
+WORKLOADS = Path(__file__).resolve().parents[2] / "workloads"
+BUILDS = Path(__file__).resolve().parents[2] / "builds"
+
+
+def test_workload_adds_requirements_analysis_and_scaling(catalog: Catalog) -> None:
+    from torchrig.planning.analysis import analyze
+    from torchrig.planning.build import load_build
+    from torchrig.planning.workload import load_workload
+
+    build = load_build(BUILDS / "pro-dual-4090.json", catalog)
+    workload = load_workload(WORKLOADS / "imagenet-resnet50-amp-8gpu.json")
+    sheet = _sheet(build, catalog, workload=workload)
+    from torchrig.planning.capabilities import from_build
+
+    analysis = analyze(workload, from_build(build, catalog), catalog)
+    groups = {g.group: g for g in sheet.requirements}
+    assert set(groups) >= {"vram", "ram", "storage"}
+    assert groups["vram"].total == pytest.approx(analysis.requirements.vram_total)
+    assert groups["ram"].total == pytest.approx(
+        analysis.requirements.system_ram["total"].value)
+    gpu = catalog.get("nvidia-rtx-4090")
+    assert groups["vram"].capacity == gpu.gpu.vram_bytes
+    for finding in analysis.findings:
+        assert finding in sheet.findings
+    assert workload.name and sheet.workload_name == workload.name
+    assert sheet.requirement_notes
+    # Two GPUs over PCIe: a modelled curve from 1 to 2 GPUs, drawn dashed (not measured).
+    (series,) = sheet.scaling
+    assert [n for n, _ in series.points] == [1, 2] and not series.measured
+    text = _text(render_sheet_bytes(sheet))
+    assert "Workload requirements" in text and "Scaling efficiency vs GPU count" in text
+
+
+def test_given_requirements_and_scaling_are_used_as_given(catalog: Catalog) -> None:
+    from torchrig.planning.requirements import plan
+    from torchrig.planning.scaling import ScalingPoint
+    from torchrig.planning.workload import load_workload
+
+    workload = load_workload(WORKLOADS / "cifar10-resnet18.json")
+    req = plan(workload)
+    points = [ScalingPoint(1, 1.0, 100.0, 1.0, 0.0), ScalingPoint(2, 0.9, 180.0, 1.1, 0.1)]
+    sheet = _sheet(build_from_tier("entry", catalog), catalog, requirements=req,
+                   scaling={"measured here": points})
+    assert sheet.requirements
+    assert sheet.scaling[0].label == "measured here"
+    assert sheet.scaling[0].points == ((1, 1.0), (2, 0.9))
