@@ -89,3 +89,52 @@ class BreakdownChart(QWidget):
                 painter.drawText(QtCore.QPointF(lx + 12, ly + 9), text)
                 lx += tw
         painter.end()
+
+
+class ThroughputChart(QWidget):
+    """Horizontal bars of FLOP/s on one linear scale: measured figures against spec peaks."""
+
+    ROW = 26
+    COLOURS = {"measured": "#c64600", "spec": "#1a5fb4", "tier": "#77767b"}
+
+    def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lang = lang
+        self.bars: list = []
+        self.setMinimumHeight(60)
+
+    def set_bars(self, bars: Sequence) -> None:
+        self.bars = list(bars)
+        self.setMinimumHeight(max(60, self.ROW * len(self.bars) + 24))
+        self.updateGeometry()
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(520, self.ROW * max(1, len(self.bars)) + 24)
+
+    def paintEvent(self, event: object) -> None:
+        from torchrig.units import fmt_flops
+
+        painter = QPainter(self)
+        if not self.bars:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
+                             self.tr("Run the benchmark to compare with spec peaks"))
+            return
+        label_w = min(360, int(self.width() * 0.45))
+        width = self.width() - label_w - 110
+        top_value = max(b.flops for b in self.bars) or 1.0
+        for i, bar in enumerate(self.bars):
+            top = 4 + i * self.ROW
+            painter.setPen(self.palette().text().color())
+            painter.drawText(QtCore.QRectF(0, top, label_w - 8, self.ROW - 6),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             painter.fontMetrics().elidedText(bar.label.get(self.lang),
+                                                              Qt.TextElideMode.ElideMiddle,
+                                                              label_w - 8))
+            w = max(1.0, width * bar.flops / top_value)
+            painter.fillRect(QtCore.QRectF(label_w, top + 3, w, self.ROW - 12),
+                             QColor(self.COLOURS.get(bar.kind, "#77767b")))
+            painter.drawText(QtCore.QRectF(label_w + w + 6, top, 110, self.ROW - 6),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             fmt_flops(bar.flops))
+        painter.end()

@@ -66,14 +66,27 @@ class MainWindow(QMainWindow):
             self._add("wizard", self.tr("Wizard"), PlaceholderPage(
                 self.tr("Wizard"), self.tr("The parts catalog could not be loaded: {0}")
                 .format(catalog_error)))
-        self._add("bench", self.tr("Benchmark"), PlaceholderPage(
-            self.tr("Benchmark"),
-            self.tr("Measure this machine with torch: matmul, memory bandwidth, host-device "
-                    "copies, training steps, data loading and storage.")))
-        self._add("report", self.tr("Report"), PlaceholderPage(
-            self.tr("Report"),
-            self.tr("Export a PDF build sheet or quote with the bill of materials, findings, "
-                    "requirements and benchmark results.")))
+        if self.catalog is not None:
+            from torchrig.gui.pages.bench_page import BenchPage
+
+            self.bench_page = BenchPage(self.catalog, self.settings, lang)
+            self._add("bench", self.tr("Benchmark"), self.bench_page)
+        else:
+            self._add("bench", self.tr("Benchmark"), PlaceholderPage(
+                self.tr("Benchmark"), self.tr("The parts catalog could not be loaded: {0}")
+                .format(catalog_error)))
+        if self.catalog is not None:
+            from torchrig.gui.pages.report_page import ReportPage
+
+            self.report_page = ReportPage(self.catalog, self.settings, lang)
+            self._add("report", self.tr("Report"), self.report_page)
+            self.wizard_page.workload_changed.connect(self.report_page.set_workload)
+            self.bench_page.report_ready.connect(self.report_page.set_bench_report)
+            self.report_page.set_build(self.build_page.build)
+        else:
+            self._add("report", self.tr("Report"), PlaceholderPage(
+                self.tr("Report"), self.tr("The parts catalog could not be loaded: {0}")
+                .format(catalog_error)))
 
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -110,6 +123,8 @@ class MainWindow(QMainWindow):
         if self.catalog is not None:
             self.targets_page.set_profile(profile)
             self.wizard_page.set_profile(profile)
+            self.bench_page.set_profile(profile)
+            self.report_page.set_profile(profile)
 
     def _on_build_changed(self, build: object) -> None:
         from torchrig.planning.capabilities import from_build
@@ -118,6 +133,7 @@ class MainWindow(QMainWindow):
         caps = from_build(build, self.catalog)  # type: ignore[arg-type]
         self.targets_page.set_build_capabilities(caps)
         self.wizard_page.set_build_capabilities(caps)
+        self.report_page.set_build(build)
 
     def _start_build_from_tier(self, tier_id: str) -> None:
         self.build_page.start_from_tier(tier_id)

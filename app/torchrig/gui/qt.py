@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
     QObject,
     QSettings,
     QSize,
     Qt,
     QThread,
     QTimer,
+    QUrl,
     Signal,
     Slot,
 )
@@ -21,6 +25,7 @@ from PySide6.QtGui import (
     QBrush,
     QCloseEvent,
     QColor,
+    QDesktopServices,
     QFont,
     QGuiApplication,
     QIcon,
@@ -66,10 +71,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+try:  # QtPdf ships in the separate PySide6-Pdf wheel; the Report page works without a preview.
+    from PySide6.QtPdf import QPdfDocument
+    from PySide6.QtPdfWidgets import QPdfView
+except ImportError:  # pragma: no cover - depends on the installed wheels
+    QPdfDocument = None  # type: ignore[assignment,misc]
+    QPdfView = None  # type: ignore[assignment,misc]
+
 QT_VERSION = QtCore.qVersion()
 
 __all__ = [
-    "QT_VERSION", "QAbstractItemView", "QAction", "QApplication", "QBrush", "QCheckBox",
+    "QT_VERSION", "QAbstractItemView", "QAction", "QApplication", "QBrush", "QBuffer",
+    "QByteArray", "QCheckBox", "QDesktopServices", "QIODevice", "QUrl",
     "QCloseEvent", "QColor",
     "QComboBox", "QDialog", "QDialogButtonBox", "QDoubleSpinBox", "QFileDialog", "QFont",
     "QFormLayout", "QFrame", "QGridLayout", "QGroupBox", "QGuiApplication", "QHBoxLayout",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg
 from torchrig.planning.capabilities import Capabilities
 from torchrig.planning.requirements import DeviceSpec, Requirements, plan
@@ -415,20 +416,19 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
     return out
 
 
-PCIE_LANE_GBPS = {3: 0.985, 4: 1.969, 5: 3.938}
-"""Per-lane, per-direction payload rate in GB/s (hardware.md section 3)."""
-
-
 def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
     """Compare each GPU link with PCIe 4.0 x16, the link Puget's percentages are relative to:
     half of it (gen4 x8 / gen3 x16) costs about 3%, a quarter (gen4 x4 / gen3 x8) about 10%."""
     if caps.kind == "tier":
         return []
     worst: tuple[float, int | None, int | None] | None = None
+    reference = link_bytes_per_s(4, 16)
+    assert reference is not None
     for gen, width in caps.gpu_links:
-        if gen is None or width is None or gen not in PCIE_LANE_GBPS:
+        rate = link_bytes_per_s(gen, width)
+        if rate is None:
             continue
-        share = PCIE_LANE_GBPS[gen] * width / (PCIE_LANE_GBPS[4] * 16)
+        share = rate / reference
         if worst is None or share < worst[0]:
             worst = (share, gen, width)
     if worst is None or worst[0] >= 0.99:

@@ -1,0 +1,340 @@
+"""Benchmark: run the suite on a worker thread, watch it fill in, compare with spec peaks.
+
+The suite runs through :class:`~torchrig.gui.workers.TaskRunner`: torch is imported on the worker
+thread, progress and results arrive as queued signals, Cancel sets the core's cancel token, and
+closing the window cancels and waits for the thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from torchrig.catalog.model import Catalog
+from torchrig.errors import InputError
+from torchrig.gui.charts import ThroughputChart
+from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.qt import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from torchrig.gui.settings import Settings
+from torchrig.gui.workers import TaskRunner
+from torchrig.hardware.model import SystemProfile
+from torchrig.units import fmt_gb
+
+
+class BenchPage(QWidget):
+    """Signals:
+        report_ready(object): a finished (or cancelled) BenchReport.
+    Attributes:
+        report: the report shown (the last run, or one picked from the history).
+        runner: the TaskRunner that owns the benchmark thread.
+    """
+
+    report_ready = Signal(object)
+
+    def __init__(self, catalog: Catalog, settings: Settings, lang: str = "en",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.settings = settings
+        self.lang = lang
+        self.profile: SystemProfile | None = None
+        self.report: Any = None
+        self._current_bench = ""
+        self.runner = TaskRunner(self)
+        self.runner.progress.connect(self._on_event)
+        self.runner.succeeded.connect(self._on_done)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.finished.connect(self._on_finished)
+
+        layout = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(self.tr("<h2>Benchmark</h2>")))
+        bar.addStretch(1)
+        bar.addWidget(QLabel(self.tr("Preset")))
+        self.preset_box = QComboBox()
+        self.preset_box.addItem(self.tr("Quick (about 30 s)"), "quick")
+        self.preset_box.addItem(self.tr("Full (under 3 min)"), "full")
+        bar.addWidget(self.preset_box)
+        bar.addWidget(QLabel(self.tr("Device")))
+        self.device_box = QComboBox()
+        self.device_box.addItem(self.tr("CPU"), "cpu")
+        bar.addWidget(self.device_box)
+        self.run_button = QPushButton(self.tr("Run"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setEnabled(False)
+        bar.addWidget(self.run_button)
+        bar.addWidget(self.cancel_button)
+        layout.addLayout(bar)
+
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(QLabel(self.tr("Dataset folder (storage test)")))
+        self.folder_edit = QLineEdit(settings.dataset_folder)
+        self.folder_edit.setPlaceholderText(self.tr("default: the system temp folder"))
+        browse = QPushButton(self.tr("Browse…"))
+        browse.clicked.connect(self._browse)
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(browse)
+        self.storage_note = QLabel()
+        folder_row.addWidget(self.storage_note)
+        layout.addLayout(folder_row)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.step_label = QLabel(self.tr("Ready."))
+        layout.addWidget(self.progress)
+        layout.addWidget(self.step_label)
+
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Measurement"), self.tr("Value"), self.tr("Reference"), self.tr("%")])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2, 3):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.chart = ThroughputChart(lang)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(2000)
+        self.findings_view = FindingsView(lang)
+        self.history_box = QComboBox()
+        self.history_box.activated.connect(self._open_history)
+
+        side = QTabWidget()
+        side.addTab(self.log, self.tr("Log"))
+        side.addTab(self.findings_view, self.tr("Findings"))
+        history = QWidget()
+        history_layout = QVBoxLayout(history)
+        history_layout.addWidget(QLabel(self.tr("Earlier runs on this machine:")))
+        history_layout.addWidget(self.history_box)
+        history_layout.addStretch(1)
+        side.addTab(history, self.tr("History"))
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.table)
+        left.addWidget(self.chart)
+        left.setSizes([420, 200])
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(side)
+        splitter.setSizes([760, 420])
+        layout.addWidget(splitter, 1)
+
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.preset_box.currentIndexChanged.connect(self._update_storage_note)
+        self.folder_edit.textChanged.connect(self._update_storage_note)
+        self._update_storage_note()
+        self.refresh_history()
+
+    # --- settings -----------------------------------------------------------------------------
+
+    def set_profile(self, profile: SystemProfile) -> None:
+        self.profile = profile
+        current = self.device_box.currentData()
+        self.device_box.clear()
+        self.device_box.addItem(self.tr("CPU"), "cpu")
+        for gpu in profile.gpus:
+            if gpu.torch_device:
+                self.device_box.addItem(f"{gpu.torch_device}: {gpu.name}", gpu.torch_device)
+            elif gpu.vendor == "NVIDIA":
+                self.device_box.addItem(f"cuda:{gpu.index}: {gpu.name}", f"cuda:{gpu.index}")
+        self.device_box.setCurrentIndex(max(0, self.device_box.findData(current)))
+
+    def bench_settings(self) -> Any:
+        from torchrig.bench.settings import BenchSettings
+        from torchrig.planning.bench_compare import catalog_peaks
+
+        device = self.device_box.currentData() or "cpu"
+        peaks = None
+        if device != "cpu" and self.profile is not None:
+            gpu = next((g for g in self.profile.gpus if g.torch_device == device), None)
+            if gpu is None and self.profile.gpus:
+                gpu = self.profile.gpus[0]
+            if gpu is not None:
+                part = self.catalog.match_gpu(gpu.name or "", gpu.vram_total_bytes)
+                peaks = catalog_peaks(part, (gpu.pcie_gen_max, gpu.pcie_width_max))
+        folder = self.folder_edit.text().strip()
+        return BenchSettings(preset=self.preset_box.currentData(), device=device,
+                             dataset_dir=Path(folder) if folder else None, peaks=peaks)
+
+    def _update_storage_note(self) -> None:
+        from torchrig.bench.storage import plan_for
+
+        try:
+            plan = plan_for(self.bench_settings())
+        except (InputError, OSError) as exc:
+            self.storage_note.setText(str(exc))
+            return
+        self.storage_note.setText(self.tr("writes {0} there, removed afterwards")
+                                  .format(fmt_gb(plan.total_bytes)))
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Folder on the dataset's disk"),
+                                                  self.folder_edit.text())
+        if folder:
+            self.folder_edit.setText(folder)
+            self.settings.dataset_folder = folder
+
+    # --- running ------------------------------------------------------------------------------
+
+    def start(self, work: Callable[..., Any] | None = None, settings: Any = None) -> None:
+        """Start the suite with the page's settings (tests pass smaller ``settings``, or a
+        ``work`` function in place of the real suite)."""
+        if self.runner.running:
+            return
+        settings = settings or self.bench_settings()
+        profile = self.profile
+        self.table.setRowCount(0)
+        self.log.clear()
+        self.progress.setValue(0)
+        self.step_label.setText(self.tr("Starting (loading torch)…"))
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+
+        def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
+            if work is not None:
+                return work(cancel, emit)
+            from torchrig.bench.report import save_to_history
+            from torchrig.bench.runner import run_suite
+
+            report = run_suite(
+                settings, cancel=cancel, profile=profile, detect=profile is None,
+                on_progress=lambda p: emit(("progress", p)),
+                on_measurement=lambda m: emit(("measurement", m)),
+                on_result=lambda r: emit(("result", r)))
+            try:
+                save_to_history(report)
+            except InputError as exc:
+                emit(("log", f"could not save the report to the history: {exc}"))
+            return report
+
+        self.runner.start(run)
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+        self.step_label.setText(self.tr("Cancelling…"))
+
+    def shutdown(self) -> bool:
+        return self.runner.shutdown()
+
+    def _on_event(self, event: Any) -> None:
+        kind, payload = event
+        if kind == "progress":
+            self._current_bench = payload.bench_id
+            self.progress.setValue(int(payload.suite_fraction * 1000))
+            text = (f"[{payload.bench_index + 1}/{payload.bench_count}] {payload.bench_id} "
+                    f"{payload.step}/{payload.steps_total}: {payload.message.get(self.lang)}")
+            self.step_label.setText(text)
+            self.log.appendPlainText(text)
+        elif kind == "measurement":
+            self._add_row(payload)
+        elif kind == "result":
+            self.log.appendPlainText(f"-> {payload.id}: {payload.status} ({payload.seconds:.1f} s)")
+        elif kind == "log":
+            self.log.appendPlainText(str(payload))
+
+    def _add_row(self, m: Any) -> None:
+        from torchrig.bench.format import format_value
+
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        ref = m.reference
+        ratio = m.ratio
+        cells = [
+            m.label.get(self.lang),
+            format_value(m.value, m.unit, m.id),
+            (f"{format_value(ref.value, m.unit, m.id)} ({ref.label.get(self.lang)})"
+             if ref is not None and ref.value else
+             ref.label.get(self.lang) if ref is not None else "—"),
+            f"{ratio:.0%}" if ratio is not None else "",
+        ]
+        for col, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if col in (1, 3):
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if m.notes:
+                item.setToolTip("\n".join(n.get(self.lang) for n in m.notes))
+            self.table.setItem(row, col, item)
+
+    def _on_done(self, report: Any) -> None:
+        self.show_report(report, live=True)
+        self.report_ready.emit(report)
+        self.refresh_history()
+
+    def show_report(self, report: Any, live: bool = False) -> None:
+        from torchrig.bench.findings import bench_findings
+        from torchrig.planning.bench_compare import matmul_bars
+
+        self.report = report
+        if not live:
+            self.table.setRowCount(0)
+            for result in report.results:
+                for m in result.measurements:
+                    self._add_row(m)
+        self.chart.set_bars(matmul_bars(report, self.catalog))
+        profile = self.profile
+        if profile is None and report.profile:
+            profile = SystemProfile.from_dict(report.profile)
+        self.findings_view.set_findings(bench_findings(report, profile),
+                                        empty=self.tr("No problems found in the measurements."))
+        skipped = [r for r in report.results if not r.ok]
+        status = self.tr("Cancelled: kept what was measured.") if report.cancelled \
+            else self.tr("Done.")
+        if skipped:
+            status += " " + self.tr("{0} benchmark(s) skipped or failed: {1}").format(
+                len(skipped), ", ".join(f"{r.id} ({r.status})" for r in skipped))
+        self.step_label.setText(status)
+        self.progress.setValue(1000 if not report.cancelled else self.progress.value())
+
+    def _on_failed(self, message: str, details: str) -> None:
+        self.step_label.setText(self.tr("The benchmark stopped: {0}").format(message))
+        if details:
+            self.log.appendPlainText(details)
+
+    def _on_finished(self) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    # --- history ------------------------------------------------------------------------------
+
+    def refresh_history(self) -> None:
+        from torchrig.bench.report import list_reports
+
+        self.history_box.clear()
+        self.history_box.addItem(self.tr("Choose an earlier run…"), None)
+        for path in list_reports():
+            self.history_box.addItem(path.stem, str(path))
+
+    def _open_history(self, index: int) -> None:
+        from torchrig.bench.report import load_report
+
+        path = self.history_box.itemData(index)
+        if not path:
+            return
+        try:
+            self.show_report(load_report(Path(path)))
+        except InputError as exc:
+            self.step_label.setText(str(exc))

@@ -1,0 +1,272 @@
+"""Report: the PDF build sheet / quote — header fields, sections, language, a preview of the
+actual PDF (QtPdf) and export.
+
+The preview is the exact bytes that Export writes: one render, shown and then saved atomically
+(temp file + rename), so what the user checked is what the customer gets.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+from torchrig.catalog.model import Catalog
+from torchrig.errors import InputError
+from torchrig.gui.qt import (
+    QBuffer,
+    QByteArray,
+    QCheckBox,
+    QComboBox,
+    QDesktopServices,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QIODevice,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPdfDocument,
+    QPdfView,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    Qt,
+    QUrl,
+    QVBoxLayout,
+    QWidget,
+)
+from torchrig.gui.settings import Settings
+
+SECTION_LABELS = {
+    "bom": "Bill of materials", "totals": "Totals", "comparison": "Tier comparison",
+    "requirements": "Workload requirements", "bench": "Benchmark results",
+    "claims": "Seed claims vs measured", "scaling": "Scaling model", "findings": "Findings",
+    "attachment": "Attach the build file",
+}
+
+
+class ReportPage(QWidget):
+    """Attributes:
+    build / workload / bench_report / profile: what the sheet shows, fed by the other pages.
+    pdf_bytes: the last rendered PDF (what Export writes).
+    """
+
+    def __init__(self, catalog: Catalog, settings: Settings, lang: str = "en",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.settings = settings
+        self.lang = lang
+        self.build: Any = None
+        self.workload: Any = None
+        self.bench_report: Any = None
+        self.profile: Any = None
+        self.pdf_bytes: bytes = b""
+        self.last_export: Path | None = None
+        self._buffer: QBuffer | None = None
+
+        outer = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(self.tr("<h2>Report</h2>")))
+        self.context = QLabel()
+        bar.addWidget(self.context, 1)
+        self.preview_button = QPushButton(self.tr("Update preview"))
+        self.export_button = QPushButton(self.tr("Export PDF…"))
+        self.open_button = QPushButton(self.tr("Open exported file"))
+        self.open_button.setEnabled(False)
+        for button in (self.preview_button, self.export_button, self.open_button):
+            bar.addWidget(button)
+        outer.addLayout(bar)
+
+        form_host = QWidget()
+        form_layout = QVBoxLayout(form_host)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        header = QGroupBox(self.tr("Header (remembered)"))
+        form = QFormLayout(header)
+        self.kind_box = QComboBox()
+        self.kind_box.addItem(self.tr("Quote"), "quote")
+        self.kind_box.addItem(self.tr("Build sheet"), "sheet")
+        self.number_edit = QLineEdit()
+        self.number_edit.setPlaceholderText("Q-2026-001")
+        self.shop_edit = QLineEdit(settings.shop_name)
+        self.logo_edit = QLineEdit(settings.logo_path)
+        logo_row = QHBoxLayout()
+        logo_row.addWidget(self.logo_edit, 1)
+        logo_browse = QPushButton(self.tr("…"))
+        logo_browse.clicked.connect(self._pick_logo)
+        logo_row.addWidget(logo_browse)
+        self.validity_spin = QSpinBox()
+        self.validity_spin.setRange(0, 365)
+        self.validity_spin.setSuffix(self.tr(" days"))
+        self.validity_spin.setValue(settings.validity_days)
+        self.lang_box = QComboBox()
+        self.lang_box.addItem("中文", "zh")
+        self.lang_box.addItem("English", "en")
+        self.lang_box.setCurrentIndex(max(0, self.lang_box.findData(settings.report_lang)))
+        self.tier_box = QComboBox()
+        self.tier_box.addItem(self.tr("The build's tier"), None)
+        for tier in catalog.tiers.values():
+            self.tier_box.addItem(tier.name.get(lang), tier.id)
+        form.addRow(self.tr("Kind"), self.kind_box)
+        form.addRow(self.tr("Number"), self.number_edit)
+        form.addRow(self.tr("Shop / lab"), self.shop_edit)
+        form.addRow(self.tr("Logo (PNG/JPEG)"), logo_row)
+        form.addRow(self.tr("Valid for"), self.validity_spin)
+        form.addRow(self.tr("PDF language"), self.lang_box)
+        form.addRow(self.tr("Compare with"), self.tier_box)
+        form_layout.addWidget(header)
+        sections = QGroupBox(self.tr("Sections"))
+        grid = QGridLayout(sections)
+        self.section_checks: dict[str, QCheckBox] = {}
+        for i, (key, label) in enumerate(SECTION_LABELS.items()):
+            check = QCheckBox(self.tr(label))
+            check.setChecked(True)
+            grid.addWidget(check, i // 2, i % 2)
+            self.section_checks[key] = check
+        form_layout.addWidget(sections)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        form_layout.addWidget(self.status)
+        form_layout.addStretch(1)
+
+        if QPdfView is not None:
+            self.document = QPdfDocument(self)
+            self.view = QPdfView(self)
+            self.view.setDocument(self.document)
+            self.view.setPageMode(QPdfView.PageMode.MultiPage)
+            self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+            preview: QWidget = self.view
+        else:
+            self.document = None
+            preview = QLabel(self.tr("PDF preview needs the PySide6-Pdf package; Export still "
+                                     "works."))
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(form_host)
+        splitter.addWidget(preview)
+        splitter.setSizes([380, 820])
+        outer.addWidget(splitter, 1)
+
+        self.preview_button.clicked.connect(self.render_preview)
+        self.export_button.clicked.connect(self.export_dialog)
+        self.open_button.clicked.connect(self.open_exported)
+        self._update_context()
+
+    # --- inputs from the other pages --------------------------------------------------------
+
+    def set_build(self, build: Any) -> None:
+        self.build = build
+        self._update_context()
+
+    def set_workload(self, workload: Any) -> None:
+        self.workload = workload
+        self._update_context()
+
+    def set_bench_report(self, report: Any) -> None:
+        self.bench_report = report
+        self._update_context()
+
+    def set_profile(self, profile: Any) -> None:
+        self.profile = profile
+
+    def _update_context(self) -> None:
+        parts = [self.tr("build: {0}").format(self.build.name) if self.build is not None
+                 else self.tr("no build yet (make one on the Build page)")]
+        if self.workload is not None:
+            parts.append(self.tr("workload: {0}").format(
+                self.workload.name or self.workload.model))
+        if self.bench_report is not None:
+            parts.append(self.tr("benchmark of {0}").format(self.bench_report.started[:16]))
+        self.context.setText(" · ".join(parts))
+        self.preview_button.setEnabled(self.build is not None)
+        self.export_button.setEnabled(self.build is not None)
+
+    def _pick_logo(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Logo"), "",
+                                              "Images (*.png *.jpg *.jpeg)")
+        if path:
+            self.logo_edit.setText(path)
+
+    # --- rendering ----------------------------------------------------------------------------
+
+    def _remember(self) -> None:
+        self.settings.shop_name = self.shop_edit.text()
+        self.settings.logo_path = self.logo_edit.text()
+        self.settings.validity_days = self.validity_spin.value()
+        self.settings.report_lang = self.lang_box.currentData()
+
+    def render(self) -> bytes:
+        """Render the sheet for the current inputs (raises InputError for bad input)."""
+        from torchrig.report.assemble import assemble_sheet
+        from torchrig.report.pdf import render_sheet_bytes
+        from torchrig.report.sheet import Header, SheetOptions
+
+        if self.build is None:
+            raise InputError("there is no build to print: make or open one on the Build page")
+        lang = self.lang_box.currentData()
+        kind = self.kind_box.currentData()
+        logo = self.logo_edit.text().strip() or None
+        if logo is not None and not Path(logo).is_file():
+            raise InputError(f"logo {logo}: no such file")
+        header = Header(kind=kind, number=self.number_edit.text(),
+                        date=_dt.date.today().isoformat(),
+                        validity_days=self.validity_spin.value() or None if kind == "quote"
+                        else None,
+                        shop=self.shop_edit.text(), logo_path=logo,
+                        customer=self.build.customer, project=self.build.project)
+        sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
+        sheet = assemble_sheet(
+            self.build, self.catalog, header=header, lang=lang, workload=self.workload,
+            bench_report=self.bench_report, profile=self.profile,
+            tier_id=self.tier_box.currentData(),
+            options=SheetOptions(lang=lang, sections=sections))
+        return render_sheet_bytes(sheet)
+
+    def render_preview(self) -> bool:
+        try:
+            self.pdf_bytes = self.render()
+        except InputError as exc:
+            self.status.setText(str(exc))
+            return False
+        self._remember()
+        self.status.setText(self.tr("Preview: {0} kB").format(len(self.pdf_bytes) // 1024))
+        if self.document is not None:
+            # QPdfDocument reads from a QIODevice that must outlive the document's use of it.
+            buffer = QBuffer(self)
+            buffer.setData(QByteArray(self.pdf_bytes))
+            buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+            self.document.load(buffer)
+            if self._buffer is not None:
+                self._buffer.deleteLater()
+            self._buffer = buffer
+        return True
+
+    def export_dialog(self) -> None:
+        default = Path(self.settings.build_folder or ".") / f"{self.build.name}.pdf"
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
+                                              "PDF (*.pdf)")
+        if path:
+            self.export_to(Path(path if path.endswith(".pdf") else path + ".pdf"))
+
+    def export_to(self, path: Path) -> bool:
+        from torchrig.jsonio import atomic_write_bytes
+
+        if not self.render_preview():
+            QMessageBox.warning(self, self.tr("Cannot export"), self.status.text())
+            return False
+        try:
+            atomic_write_bytes(path, self.pdf_bytes)
+        except InputError as exc:
+            QMessageBox.warning(self, self.tr("Cannot export"), str(exc))
+            return False
+        self.last_export = path
+        self.open_button.setEnabled(True)
+        self.status.setText(self.tr("Exported {0} ({1} kB)").format(path,
+                                                                    len(self.pdf_bytes) // 1024))
+        return True
+
+    def open_exported(self) -> None:
+        if self.last_export is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.last_export)))
