@@ -37,9 +37,18 @@ def _wait(app, condition, seconds: float) -> None:
         app.processEvents()
 
 
+def _run_benchmark(app, page, out: Path) -> None:
+    """The quick suite for real: one picture mid-run, then the page with the results."""
+    page.start()
+    _wait(app, lambda: page.table.rowCount() >= 6, 120)
+    page.window().grab().save(str(out / "bench-running.png"))
+    _wait(app, lambda: not page.runner.running, 180)
+
+
 def main() -> int:
     _reexec_under_xvfb()
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out = Path(args[0]) if args else ROOT / "docs" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     from torchrig.gui.app import create_app
@@ -53,10 +62,21 @@ def main() -> int:
     _wait(app, lambda: window.machine_page.profile is not None, 20)
     build_page = window.pages.get("build")
     if hasattr(build_page, "open_path"):
-        build_page.open_path(ROOT / "builds" / "professional.json")
+        build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
+    wizard = window.pages.get("wizard")
+    if hasattr(wizard, "open_path"):
+        wizard.open_path(ROOT / "workloads" / "bert-base-finetune-sst2.json")
+        wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("build"))
     for key in window.pages:
         window.show_page(key)
-        _wait(app, lambda: True, 0.3)
+        if key == "bench" and "--no-bench" not in sys.argv:
+            _run_benchmark(app, window.pages[key], out)
+        if key == "report" and hasattr(window.pages[key], "render_preview"):
+            window.pages[key].render_preview()
+            # QPdfView renders pages on a background thread: give it time to paint.
+            deadline = time.monotonic() + 3
+            _wait(app, lambda: time.monotonic() > deadline, 5)
+        _wait(app, lambda: True, 0.5)
         path = out / f"{key}.png"
         window.grab().save(str(path))
         print(path)

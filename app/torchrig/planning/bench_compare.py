@@ -60,12 +60,13 @@ def matmul_bars(report: BenchReport, catalog: Catalog) -> list[ThroughputBar]:
         part = catalog.get(choice.recommended)
         g = part.gpu
         peak = g.bf16_tensor_flops or g.fp16_tensor_flops
-        note_en, note_zh = "FP16/BF16 tensor, dense", "FP16/BF16 张量，稠密"
+        note_en, note_zh = "BF16 TC", "BF16 张量"
         if peak is None and g.fp16_flops:
-            peak, note_en, note_zh = g.fp16_flops, "FP16, no tensor cores", "FP16，无 Tensor Core"
+            peak, note_en, note_zh = g.fp16_flops, "FP16, no TC", "FP16，无张量核心"
         if peak:
+            short_en = tier.name.en.split(" ")[0]
             bars.append(ThroughputBar(
-                Msg(f"{tier.name.en}: {part.name} ({note_en}, spec)",
+                Msg(f"{short_en}: {part.name} ({note_en}, spec)",
                     f"{tier.name.zh}：{part.name}（{note_zh}，规格）"), float(peak), "tier"))
     return bars
 

@@ -208,6 +208,7 @@ class BenchPage(QWidget):
         settings = settings or self.bench_settings()
         profile = self.profile
         self.table.setRowCount(0)
+        self._results: list[Any] = []
         self.log.clear()
         self.progress.setValue(0)
         self.step_label.setText(self.tr("Starting (loading torch)…"))
@@ -252,6 +253,9 @@ class BenchPage(QWidget):
         elif kind == "measurement":
             self._add_row(payload)
         elif kind == "result":
+            # The result is authoritative: redraw finished benchmarks from their results.
+            self._results.append(payload)
+            self._show_rows(self._results)
             self.log.appendPlainText(f"-> {payload.id}: {payload.status} ({payload.seconds:.1f} s)")
         elif kind == "log":
             self.log.appendPlainText(str(payload))
@@ -279,21 +283,23 @@ class BenchPage(QWidget):
                 item.setToolTip("\n".join(n.get(self.lang) for n in m.notes))
             self.table.setItem(row, col, item)
 
+    def _show_rows(self, results: list[Any]) -> None:
+        self.table.setRowCount(0)
+        for result in results:
+            for m in result.measurements:
+                self._add_row(m)
+
     def _on_done(self, report: Any) -> None:
-        self.show_report(report, live=True)
+        self.show_report(report)
         self.report_ready.emit(report)
         self.refresh_history()
 
-    def show_report(self, report: Any, live: bool = False) -> None:
+    def show_report(self, report: Any) -> None:
         from torchrig.bench.findings import bench_findings
         from torchrig.planning.bench_compare import matmul_bars
 
         self.report = report
-        if not live:
-            self.table.setRowCount(0)
-            for result in report.results:
-                for m in result.measurements:
-                    self._add_row(m)
+        self._show_rows(report.results)
         self.chart.set_bars(matmul_bars(report, self.catalog))
         profile = self.profile
         if profile is None and report.profile:
