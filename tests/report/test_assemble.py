@@ -191,23 +191,28 @@ def test_workload_adds_requirements_analysis_and_scaling(catalog: Catalog) -> No
         assert finding in sheet.findings
     assert workload.name and sheet.workload_name == workload.name
     assert sheet.requirement_notes
-    # Two GPUs over PCIe: a modelled curve from 1 to 2 GPUs, drawn dashed (not measured).
-    (series,) = sheet.scaling
-    assert [n for n, _ in series.points] == [1, 2] and not series.measured
+    # One modelled curve per candidate GPU link plus the build's own (PCIe 4.0), drawn dashed
+    # (not measured), from 1 GPU to the workload's 8.
+    labels = [s.label for s in sheet.scaling]
+    assert any("PCIe 4.0" in label and "Professional" in label for label in labels)
+    assert any("NVLink 4" in label for label in labels)
+    for series in sheet.scaling:
+        assert series.points[0] == (1, 1.0) and series.points[-1][0] == 8
+        assert not series.measured
     text = _text(render_sheet_bytes(sheet))
     assert "Workload requirements" in text and "Scaling efficiency vs GPU count" in text
 
 
 def test_given_requirements_and_scaling_are_used_as_given(catalog: Catalog) -> None:
     from torchrig.planning.requirements import plan
-    from torchrig.planning.scaling import ScalingPoint
     from torchrig.planning.workload import load_workload
+    from torchrig.report.sheet import ScalingSeries
 
     workload = load_workload(WORKLOADS / "cifar10-resnet18.json")
     req = plan(workload)
-    points = [ScalingPoint(1, 1.0, 100.0, 1.0, 0.0), ScalingPoint(2, 0.9, 180.0, 1.1, 0.1)]
+    given = ScalingSeries("measured here", ((1, 1.0), (2, 0.9)), measured=True)
     sheet = _sheet(build_from_tier("entry", catalog), catalog, requirements=req,
-                   scaling={"measured here": points})
+                   scaling=[given])
     assert sheet.requirements
     assert sheet.scaling[0].label == "measured here"
     assert sheet.scaling[0].points == ((1, 1.0), (2, 0.9))

@@ -147,6 +147,10 @@ class Build:
     def from_dict(cls, data: Any, where: str = "build") -> Build:
         """Validate a build document (already at the current version); errors name the field."""
         doc = upgrade_document(data, BUILD_FORMAT, BUILD_VERSION, where=where)
+        unknown = sorted(set(doc) - _BUILD_KEYS)
+        if unknown:
+            # A misspelt field ("tax_rat") would otherwise be dropped without a word.
+            raise InputError(f"{where}: {_shown(unknown[0])} is not a build field")
         name = _str(doc, "name", where, required=True, max_len=200)
         currency = doc.get("currency", "CNY")
         if currency not in CURRENCIES:
@@ -186,6 +190,10 @@ class Build:
         if self.tier is not None and self.tier not in catalog.tiers:
             raise InputError(f"{where}: tier {self.tier!r} is not a known tier "
                              f"({', '.join(catalog.tiers)})")
+
+
+_BUILD_KEYS = {"format", "version", "name", "customer", "project", "tier", "currency",
+               "exchange_rate", "tax_rate", "discount", "nodes", "line_items", "notes"}
 
 
 def load_build(path: str | Path, catalog: Catalog | None = None) -> Build:
@@ -249,6 +257,12 @@ def _str(doc: dict[str, Any], key: str, where: str, required: bool = False,
     return value
 
 
+def _shown(name: str) -> str:
+    """A field name from the file as is, or quoted when it holds a line break, a control
+    character or edge spaces (a message must stay one readable line)."""
+    return name if name and name.isprintable() and name.strip() == name else repr(name)
+
+
 def _decimal(value: Any, where: str) -> Decimal:
     return parse_money(value, where)
 
@@ -299,7 +313,7 @@ def _line(raw: Any, where: str) -> LineItem:
         raise InputError(f"{where} must be an object")
     unknown = sorted(set(raw) - _LINE_KEYS)
     if unknown:
-        raise InputError(f"{where}.{unknown[0]} is not a line item field")
+        raise InputError(f"{where}.{_shown(unknown[0])} is not a line item field")
     qty = _whole(raw.get("quantity"), f"{where}.quantity", 1, MAX_QUANTITY)
     part_id = raw.get("part_id")
     text = raw.get("text", "")

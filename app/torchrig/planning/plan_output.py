@@ -45,7 +45,7 @@ SECTIONS: tuple[tuple[str, Msg, Formatter], ...] = (
     ("system_ram", Msg("System RAM per node", "每节点内存"), fmt_gib),
     ("storage", Msg("Storage", "存储"), fmt_gb),
     ("cpu", Msg("CPU cores per node", "每节点 CPU 核心"), _count),
-    ("interconnect", Msg("Interconnect (per training step)", "互联（每训练步）"), fmt_gb),
+    ("interconnect", Msg("Interconnect (per step)", "互联（每步）"), fmt_gb),
     ("throughput", Msg("Throughput and time", "吞吐与时间"), _count),
     ("references", Msg("What other estimators print", "其他估算工具的结果"), fmt_gib),
 )
@@ -56,6 +56,7 @@ LABELS: dict[str, Msg] = {
     "optimizer_states": Msg("Optimizer states", "优化器状态"),
     "activations": Msg("Activations", "激活"),
     "backward_transient": Msg("Backward peak extra", "反向额外峰值"),
+    "optimizer_step_transient": Msg("Optimizer step extra", "优化器步额外峰值"),
     "kv_cache": Msg("KV cache", "KV 缓存"),
     "comm_buffers": Msg("Communication buffers", "通信缓冲"),
     "overhead": Msg("CUDA overhead", "CUDA 开销"),
@@ -71,7 +72,7 @@ LABELS: dict[str, Msg] = {
     "model_bytes": Msg("Model file", "模型文件"),
     "checkpoint_bytes": Msg("Checkpoints", "检查点"),
     "read_rate_bps": Msg("Sustained read rate", "持续读取速率"),
-    "main_processes": Msg("Training processes", "训练进程"),
+    "main_processes": Msg("GPU processes", "GPU 进程"),
     "decode_cores": Msg("Data decoding cores", "数据解码核心"),
     "cores_needed": Msg("Cores needed", "所需核心"),
     "gradient_bytes": Msg("Gradients to sync", "需同步的梯度"),
@@ -171,7 +172,8 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
     gpus = workload.gpus_per_node
     parts = [
         f"{workload.name or workload.task}: {name} ({model.params / 1e6:,.1f}M params)",
-        f"{workload.mode}, {workload.precision}, {workload.optimizer}",
+        f"{workload.mode}, {workload.precision}"
+        + (f", {workload.optimizer}" if workload.is_training else ""),
         f"batch {workload.batch_size}/GPU",
         f"{gpus} GPU x {workload.nodes} node(s), {workload.strategy}",
     ]

@@ -101,7 +101,11 @@ class DeviceSpec:
     tensor_cores: bool | None = None
 
     def peak_for(self, precision: str) -> tuple[float | None, str]:
-        """The peak that applies to a workload precision, and which key it came from."""
+        """The peak that applies to a workload precision, and which key it came from.
+
+        Weight-only int8/int4 models compute in 16 bit (the weights are dequantized), so they
+        use the fp16 peak; tf32 falls back to fp32 on GPUs without TF32 tensor cores.
+        """
         key = {"fp32": "fp32", "tf32": "tf32", "amp_fp16": "fp16", "amp_bf16": "bf16",
                "bf16": "bf16", "int8": "fp16", "int4": "fp16"}[precision]
         value = self.peak_flops.get(key)
@@ -763,6 +767,9 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
         items["backward_transient"] = Item(acts.transient, Msg(
             "gradient of the fp32 logits (and its 16-bit cast) while the LM head runs backward",
             "输出头反向时 fp32 logits 的梯度（及其 16 位转换）"))
+    step = _optimizer_step_transient(w, model, mp)
+    if step is not None:
+        items["optimizer_step_transient"] = step
     items["kv_cache"] = _kv_item(w, model)
     items["comm_buffers"] = Item(comm, comm_note)
     items["overhead"] = Item(float(CUDA_OVERHEAD_BYTES), Msg(
@@ -784,6 +791,30 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
         "sum of the items above" + (" (incomplete: some items unknown)" if incomplete else ""),
         "以上各项之和" + ("（不完整：部分项未知）" if incomplete else "")))
     return items, _VramExtras(acts, states)
+
+
+def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int) -> Item | None:
+    """Temporaries of the optimizer step. torch.optim.Adam/AdamW's foreach implementation (the
+    CUDA default) builds one full tensor list (sqrt of the second moments) the size of the
+    parameters it updates; SGD with momentum updates in place. Measured on the CPU with the
+    profiler (docs/calibration.md, "End-to-end check")."""
+    if not w.is_training or w.optimizer != "adamw":
+        return None
+    if w.strategy in ("zero1", "zero2", "zero3") and not w.is_lora:
+        return Item(0.0, Msg("DeepSpeed's fused Adam needs no full-size temporaries",
+                             "DeepSpeed 融合 Adam 无需整份临时张量"))
+    if w.is_lora and model.arch is not None:
+        params = model.arch.lora_params(w.lora_rank or 0) / mp
+        elem = 4.0
+    else:
+        params = model.params / mp
+        elem = 2.0 if w.precision == "bf16" else 4.0
+    return Item(params * elem, Msg(
+        "AdamW foreach step (PyTorch's CUDA default): one temporary the size of the updated "
+        "parameters' moments; counted on top of activations to stay conservative (the two do "
+        "not peak together; fused=True avoids it)",
+        "AdamW foreach 步骤（PyTorch CUDA 默认）：一份与参数动量同大小的临时张量；为保守起见与激活"
+        "相加（二者并不同时达到峰值；fused=True 可避免）"))
 
 
 def _training_activations(w: Workload, model: ResolvedModel,
@@ -833,8 +864,13 @@ def _throughput(w: Workload, model: ResolvedModel, cal: Calibration | None,
     flops, flops_note = training_flops_per_sample(w, model, cal)
     items["flops_per_sample"] = Item(flops, flops_note)
     peak, key = (gpu.peak_for(w.precision) if gpu else (None, ""))
-    items["peak_flops"] = Item(peak, Msg(f"{gpu.name}: dense {key} peak" if gpu else no_gpu.en,
-                                         f"{gpu.name}：稠密 {key} 峰值" if gpu else no_gpu.zh))
+    peak_note = Msg(f"{gpu.name}: dense {key} peak" if gpu else no_gpu.en,
+                    f"{gpu.name}：稠密 {key} 峰值" if gpu else no_gpu.zh)
+    if gpu is not None and gpu.tensor_cores is False and w.precision.startswith("amp"):
+        peak_note = Msg(f"{peak_note.en}; no tensor cores, so AMP speeds little up (seed 3.1 "
+                        "assumes them)", f"{peak_note.zh}；无张量核心，AMP 提速有限（文档 3.1 "
+                        "的说法以其为前提）")
+    items["peak_flops"] = Item(peak, peak_note)
     items["utilisation"] = Item(MFU, Msg(
         f"assumed {MFU:.0%} of peak (published measurements imply {MFU_RANGE[0]:.0%}-"
         f"{MFU_RANGE[1]:.0%})", f"假设达到峰值的 {MFU:.0%}（公开测量对应 {MFU_RANGE[0]:.0%}-"
@@ -846,9 +882,13 @@ def _throughput(w: Workload, model: ResolvedModel, cal: Calibration | None,
         "A100 为 48%；纯矩阵乘可达 80-87%）"), MFU))
     per_gpu: float | None = None
     if gpu is None or flops is None or peak is None:
-        reason = no_gpu if gpu is None else Msg(
-            "unknown: the GPU's peak or the model's FLOPs are unknown",
-            "未知：GPU 峰值或模型 FLOPs 未知")
+        if gpu is None:
+            reason = no_gpu
+        elif peak is None:
+            reason = Msg(f"unknown: no dense {key} figure for {gpu.name} (bf16 needs Ampere or "
+                         "newer)", f"未知：{gpu.name} 没有稠密 {key} 数据（bf16 需 Ampere 或更新）")
+        else:
+            reason = Msg("unknown: the model's FLOPs are unknown", "未知：模型 FLOPs 未知")
         items["samples_per_s_per_gpu"] = Item(None, reason)
     else:
         per_gpu = peak * MFU / flops
@@ -1010,8 +1050,10 @@ def _interconnect(w: Workload, model: ResolvedModel) -> dict[str, Item]:
         tp_bytes = calls * model.arch.layers * w.batch_size * (model.seq_len or 1) \
             * model.arch.hidden * act * 2 * (t - 1) / t
     items["tensor_parallel_bytes_per_step_per_gpu"] = Item(tp_bytes, Msg(
-        "Megatron TP: 2 all-reduces of b·s·h activations per layer forward, 2 backward",
-        "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"))
+        "Megatron TP: 2 all-reduces of b·s·h activations per layer forward, 2 backward"
+        + ("" if w.is_training else "; inference: forward only, per prefill of the batch"),
+        "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"
+        + ("" if w.is_training else "；推理：仅前向，按一批预填充计")))
     return items
 
 
@@ -1143,7 +1185,10 @@ def _storage(w: Workload, model: ResolvedModel, samples_per_s: float | None
     rate = None
     if rate_source is not None and not w.dataset.cache_in_ram:
         rate = rate_source * w.dataset.sample_bytes
-    if w.dataset.cache_in_ram:
+    if not w.dataset.sample_bytes:
+        rate_note = Msg("no dataset is read from storage", "不从存储读取数据集")
+        rate = 0.0
+    elif w.dataset.cache_in_ram:
         rate_note = Msg("dataset cached in RAM after the first epoch",
                         "首个 epoch 后数据集缓存于内存")
         rate = 0.0
@@ -1168,8 +1213,7 @@ def _cpu(w: Workload, samples_per_s: float | None,
          assumptions: list[Assumption]) -> dict[str, Item]:
     items: dict[str, Item] = {}
     g = w.gpus_per_node
-    items["main_processes"] = Item(float(g), Msg("one training process per GPU",
-                                                 "每 GPU 一个训练进程"))
+    items["main_processes"] = Item(float(g), Msg("one process per GPU", "每 GPU 一个进程"))
     rate = samples_per_s if samples_per_s is not None else w.target_samples_per_s
     if w.task in IMAGE_TASKS and w.is_training and not w.dataset.cache_in_ram:
         low, high = DECODE_RATE_PER_CORE

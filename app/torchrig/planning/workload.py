@@ -343,7 +343,10 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         raise r.error("task", f"is required (one of {', '.join(TASKS)})")
     base = default_workload(task)
     model = r.text("model", (), base.model)
-    preset = None if model == CUSTOM else get_preset(model)
+    try:
+        preset = None if model == CUSTOM else get_preset(model)
+    except InputError as exc:
+        raise r.error("model", f"names {exc}") from None
     changed_model = model != base.model
 
     def sized(name: str, preset_value: int | None) -> int | None:
@@ -433,7 +436,7 @@ def resolve_model(w: Workload) -> ResolvedModel:
     if w.model != CUSTOM:
         p = get_preset(w.model)
         return ResolvedModel(
-            family=p.family, params=w.params or p.params,
+            family=p.family, params=p.params,
             largest_layer_params=p.largest_layer_params, buffer_bytes=p.buffer_bytes,
             arch=p.arch, preset=p, seq_len=w.seq_len if p.arch else None,
             image_size=w.image_size if p.family != "transformer" else None,
@@ -496,7 +499,7 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         if w.task not in preset.tasks:
             raise err("model", f"{w.model} does not fit task {w.task} (it suits: "
                       f"{', '.join(preset.tasks)})")
-        given = [n for n in ARCH_FIELDS if getattr(w, n) is not None]
+        given = [n for n in ("params", "style", *ARCH_FIELDS) if getattr(w, n) is not None]
         if given:
             raise err(given[0], f"is only for model 'custom' ({w.model} has its own)")
         if preset.arch is not None and preset.arch.max_positions and w.seq_len \

@@ -9,9 +9,9 @@ from :func:`~torchrig.planning.compat.check_build`, the target table from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from torchrig.catalog.model import Catalog, Part
 from torchrig.findings import Finding, sort_findings
@@ -26,6 +26,7 @@ from torchrig.planning.pricing import (
     best_catalog_price,
     price_build,
 )
+from torchrig.planning.scaling_series import scaling_series
 from torchrig.planning.targets import compare
 from torchrig.report.sheet import (
     BenchRow,
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from torchrig.bench.report import BenchReport
     from torchrig.hardware.model import SystemProfile
     from torchrig.planning.requirements import Requirements
-    from torchrig.planning.scaling import ScalingPoint
     from torchrig.planning.workload import Workload
 
 
@@ -63,7 +63,8 @@ def assemble_sheet(
     bench_report: BenchReport | None = None,
     profile: SystemProfile | None = None,
     findings: Sequence[Finding] | None = None,
-    scaling: Mapping[str, Sequence[ScalingPoint]] | None = None,
+    scaling: Sequence[ScalingSeries] | None = None,
+    collective_report: Any = None,
     tier_id: str | None = None,
     options: SheetOptions | None = None,
 ) -> Sheet:
@@ -73,8 +74,9 @@ def assemble_sheet(
     ``tier_id`` (default: the tier the build started from) for the build and, when given, the
     machine in ``profile``. With ``workload``: the requirement breakdown (``requirements`` if
     the caller planned already, else planned here for the build's GPU), the analysis findings
-    and the modelled scaling curve over the build's GPU link (``scaling`` replaces it: series
-    label -> points). With ``bench_report``: the benchmark and seed-claim tables and the
+    and the modelled scaling curves for the candidate interconnects and the build's own link,
+    plus a measured curve when ``collective_report`` is attached (``scaling`` replaces them).
+    With ``bench_report``: the benchmark and seed-claim tables and the
     benchmark findings. ``findings`` adds any further findings; each appears once.
     """
     priced = price_build(build, catalog)
@@ -98,7 +100,13 @@ def assemble_sheet(
     if tier is not None:
         comparison = comparison_rows(build, catalog, tier.id, lang, profile)
     if scaling is None and workload is not None and requirements is not None:
-        scaling = modelled_scaling(workload, requirements, caps, lang)
+        scaling = tuple(
+            ScalingSeries(
+                series.label.get(lang) if series.kind == "measured"
+                else text("scaling.model", lang, link=series.label.get(lang)),
+                tuple((p.gpus, p.efficiency) for p in series.points),
+                measured=series.kind == "measured")
+            for series in scaling_series(workload, requirements, caps, collective_report))
     base_options = options or SheetOptions()
     return Sheet(
         header=header,
@@ -116,8 +124,7 @@ def assemble_sheet(
         bench=bench_rows,
         bench_context=_bench_context(bench_report) if bench_report else None,
         claims=claim_rows,
-        scaling=tuple(ScalingSeries(label, tuple((p.gpus, p.efficiency) for p in points))
-                      for label, points in (scaling or {}).items()),
+        scaling=scaling or (),
         findings=tuple(_merge_findings(found)),
         build_json=build.to_dict(),
         options=replace(base_options, lang=lang),
@@ -290,32 +297,6 @@ def requirement_notes(requirements: Requirements, lang: str) -> tuple[str, ...]:
     """What the plan assumed, one line each, so a reader can see the basis of every bar."""
     return tuple(text("req.assumption", lang, text=a.text.get(lang))
                  for a in requirements.assumptions)
-
-
-def modelled_scaling(workload: Workload, requirements: Requirements, caps: Capabilities,
-                     lang: str) -> dict[str, list[ScalingPoint]]:
-    """The data-parallel scaling model over the build's own GPU link (and node network), at
-    1, 2, 4, ... GPUs up to all the build's GPUs; empty when the build has one GPU, the plan
-    has no step time (no GPU peak known) or the model cannot run for this layout."""
-    from torchrig.errors import InputError
-    from torchrig.planning.analysis import link_for
-    from torchrig.planning.scaling import scaling_curve
-
-    if not workload.is_training or caps.gpu_count < 1:
-        return {}
-    intra, inter = link_for(caps)
-    per_node = max(caps.gpu_count, 1)
-    total = per_node * (caps.nodes if inter is not None else 1)
-    if intra is None or total < 2:
-        return {}
-    counts = sorted({n for n in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if n < total}
-                    | {total})
-    try:
-        points = scaling_curve(workload, requirements, intra, counts, per_node, inter)
-    except InputError:
-        return {}
-    link = intra.name if inter is None or total <= per_node else f"{intra.name} + {inter.name}"
-    return {text("scaling.model", lang, link=link): points}
 
 
 # --- benchmarks ------------------------------------------------------------------------------
