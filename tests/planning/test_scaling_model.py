@@ -121,7 +121,7 @@ def test_slowest_link_meeting_the_target():
 
 def test_measured_busbw_replaces_the_catalog_figure():
     summary = SimpleNamespace(busbw_at_largest=20e9, latency_s=30e-6, largest_bytes=2**28)
-    report = SimpleNamespace(summary=lambda: {"all_reduce": summary},
+    report = SimpleNamespace(summary={"all_reduce": summary},
                              transport=SimpleNamespace(world_size=8, nnodes=1))
     link = measured_link(report, LINKS["pcie4_x16"])
     assert link.busbw_bps == 20e9 and link.latency_s == 30e-6

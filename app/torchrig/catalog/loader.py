@@ -49,10 +49,10 @@ REPO_PATH_RE = re.compile(r"^[\w.-]+/[\w.-]+:\S+$")
 
 
 def default_resources_dir() -> Path:
-    env = os.environ.get("TORCHRIG_RESOURCES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "resources"
+    """The shipped resources: checkout, PyInstaller bundle or installed wheel alike."""
+    from torchrig.resources import resources_dir
+
+    return resources_dir()
 
 
 def load_catalog(root: str | Path | None = None) -> Catalog:
@@ -94,9 +94,25 @@ def _load_cached(folder: str) -> Catalog:
     return catalog
 
 
+_DOCUMENT_KEYS = {
+    CATALOG_FORMAT: {"format", "version", "category", "conventions", "parts"},
+    SOURCES_FORMAT: {"format", "version", "note", "sources"},
+}
+
+
 def _load_document(path: Path, fmt: str) -> dict[str, Any]:
     data = parse_json_text(read_text_file(path), str(path))
-    return upgrade_document(data, fmt, CATALOG_VERSION, where=str(path))
+    doc = upgrade_document(data, fmt, CATALOG_VERSION, where=str(path))
+    check_keys(doc, _DOCUMENT_KEYS[fmt], str(path))
+    return doc
+
+
+def check_keys(doc: dict[str, Any], allowed: set[str], where: str) -> None:
+    """Refuse a top-level field the loader does not read: a misspelt one ("part" for "parts")
+    would otherwise be ignored without a word."""
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}")
 
 
 def _load_sources(path: Path) -> dict[str, SourceRef]:
@@ -149,7 +165,7 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     where = f"{path}: part {raw_id!r}"
     unknown = sorted(set(entry) - _PART_KEYS)
     if unknown:
-        raise InputError(f"{where}: unknown field '{unknown[0]}'")
+        raise InputError(f"{where}: unknown field {unknown[0]!r}")
     vendor = text_field(entry, "vendor", where)
     vendor_slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
     if not raw_id.startswith(vendor_slug + "-"):
@@ -181,7 +197,7 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
     schema = {f.key: f for f in SCHEMAS[category]}
     unknown = sorted(set(raw) - set(schema))
     if unknown:
-        raise InputError(f"{where}: unknown field '{unknown[0]}' for a {category} "
+        raise InputError(f"{where}: unknown field {unknown[0]!r} for a {category} "
                          f"(known: {', '.join(schema)})")
     values: dict[str, Any] = {}
     field_sources: dict[str, str] = {}
@@ -191,7 +207,7 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
         if isinstance(value, dict):
             extra = sorted(set(value) - {"value", "source", "derived"})
             if extra:
-                raise InputError(f"{where}: field '{key}' has unknown key '{extra[0]}' "
+                raise InputError(f"{where}: field '{key}' has unknown key {extra[0]!r} "
                                  "(use value, source, derived)")
             if "source" in value:
                 field_sources[fdef.attr] = _one_source(value["source"], f"{where} field '{key}'",

@@ -12,7 +12,7 @@ from torchrig import APP_ID, __version__
 
 
 def create_app(argv: Sequence[str]) -> object:
-    from torchrig.gui.qt import QApplication, QGuiApplication
+    from torchrig.gui.qt import QApplication, QGuiApplication, QIcon
 
     app = QApplication.instance() or QApplication(list(argv))
     # Set before the first QSettings is created so settings land in the right place.
@@ -20,6 +20,11 @@ def create_app(argv: Sequence[str]) -> object:
     QApplication.setApplicationName("TorchRig")
     QApplication.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
+    from torchrig.resources import app_icon_path
+
+    icon = app_icon_path()
+    if icon is not None:
+        QApplication.setWindowIcon(QIcon(str(icon)))
     return app
 
 

@@ -138,3 +138,89 @@ class ThroughputChart(QWidget):
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              fmt_flops(bar.flops))
         painter.end()
+
+
+class ScalingChart(QWidget):
+    """Efficiency (0-100 %) against GPU count on a log2 axis, one line per interconnect, with
+    the seed's 80 % line (2.3). Modelled curves are dashed; a measured one is solid."""
+
+    COLOURS = ["#1a5fb4", "#26a269", "#e5a50a", "#813d9c", "#986a44", "#3584e4"]
+
+    def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lang = lang
+        self.series: list = []
+        self.note = ""
+        self.setMinimumHeight(220)
+
+    def set_series(self, series: Sequence, note: str = "") -> None:
+        self.series = list(series)
+        self.note = note
+        self.update()
+
+    def paintEvent(self, event: object) -> None:
+        import math
+
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        text_colour = self.palette().text().color()
+        if not self.series:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                             self.note or self.tr("No scaling curve: single-GPU or no GPU "
+                                                  "figures to model with"))
+            return
+        left, top, right = 48, 12, 230
+        bottom = self.height() - 30
+        width, height = self.width() - left - right, bottom - top
+        max_gpus = max(p.gpus for s in self.series for p in s.points)
+        span = max(1.0, math.log2(max_gpus))
+
+        def xy(gpus: int, eff: float) -> QtCore.QPointF:
+            x = left + width * (math.log2(gpus) / span)
+            return QtCore.QPointF(x, bottom - height * max(0.0, min(eff, 1.0)))
+
+        painter.setPen(QPen(QColor("#c0bfbc")))
+        for pct in (0, 0.2, 0.4, 0.6, 0.8, 1.0):
+            y = bottom - height * pct
+            painter.drawLine(QtCore.QPointF(left, y), QtCore.QPointF(left + width, y))
+            painter.setPen(text_colour)
+            painter.drawText(QtCore.QRectF(0, y - 8, left - 6, 16),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             f"{pct:.0%}")
+            painter.setPen(QPen(QColor("#c0bfbc")))
+        target = QPen(QColor("#b3261e"))
+        target.setStyle(Qt.PenStyle.DotLine)
+        painter.setPen(target)
+        y80 = bottom - height * 0.8
+        painter.drawLine(QtCore.QPointF(left, y80), QtCore.QPointF(left + width, y80))
+        painter.setPen(text_colour)
+        n = 1
+        while n <= max_gpus:
+            p = xy(n, 0)
+            painter.drawText(QtCore.QRectF(p.x() - 20, bottom + 4, 40, 14),
+                             Qt.AlignmentFlag.AlignCenter, str(n))
+            n *= 2
+        painter.drawText(QtCore.QRectF(left, bottom + 16, width, 14),
+                         Qt.AlignmentFlag.AlignCenter, self.tr("GPUs"))
+        for i, series in enumerate(self.series):
+            colour = QColor("#c64600") if series.kind == "measured" else \
+                QColor(self.COLOURS[i % len(self.COLOURS)])
+            pen = QPen(colour)
+            pen.setWidth(3 if series.kind != "candidate" else 2)
+            if series.kind != "measured":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            points = [xy(p.gpus, p.efficiency) for p in series.points]
+            for a, b in zip(points, points[1:], strict=False):
+                painter.drawLine(a, b)
+            ly = top + 4 + i * 18
+            painter.drawLine(QtCore.QPointF(left + width + 12, ly + 7),
+                             QtCore.QPointF(left + width + 36, ly + 7))
+            painter.setPen(text_colour)
+            label = painter.fontMetrics().elidedText(series.label.get(self.lang),
+                                                     Qt.TextElideMode.ElideRight, right - 44)
+            painter.drawText(QtCore.QPointF(left + width + 40, ly + 12), label)
+        painter.setPen(QColor("#b3261e"))
+        painter.drawText(QtCore.QPointF(left + width + 12, top + 10 + len(self.series) * 18),
+                         self.tr("seed 2.3: 80 %"))
+        painter.end()

@@ -82,6 +82,9 @@ class MainWindow(QMainWindow):
             self._add("report", self.tr("Report"), self.report_page)
             self.wizard_page.workload_changed.connect(self.report_page.set_workload)
             self.bench_page.report_ready.connect(self.report_page.set_bench_report)
+            self.bench_page.cluster.report_changed.connect(self.wizard_page.set_collective_report)
+            self.bench_page.cluster.report_changed.connect(
+                self.report_page.set_collective_report)
             self.report_page.set_build(self.build_page.build)
         else:
             self._add("report", self.tr("Report"), PlaceholderPage(

@@ -139,7 +139,7 @@ def measured_link(report: Any, base: Link | None = None, op: str = "all_reduce")
     ``report`` is a torchrig.bench collective report; its summary's busbw at the largest size
     is what large gradient buckets see, its smallest-size time is the latency.
     """
-    summary = report.summary().get(op)
+    summary = report.summary.get(op)
     if summary is None:
         raise InputError(f"collective report has no {op} results")
     if summary.busbw_at_largest <= 0:

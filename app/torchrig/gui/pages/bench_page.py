@@ -15,6 +15,7 @@ from typing import Any
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.charts import ThroughputChart
+from torchrig.gui.cluster_panel import ClusterPanel
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
     QAbstractItemView,
@@ -132,6 +133,8 @@ class BenchPage(QWidget):
         history_layout.addWidget(self.history_box)
         history_layout.addStretch(1)
         side.addTab(history, self.tr("History"))
+        self.cluster = ClusterPanel()
+        side.addTab(self.cluster, self.tr("Cluster"))
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.table)
         left.addWidget(self.chart)
@@ -239,7 +242,8 @@ class BenchPage(QWidget):
         self.step_label.setText(self.tr("Cancelling…"))
 
     def shutdown(self) -> bool:
-        return self.runner.shutdown()
+        stopped = self.cluster.shutdown()
+        return self.runner.shutdown() and stopped
 
     def _on_event(self, event: Any) -> None:
         kind, payload = event

@@ -64,6 +64,7 @@ class ReportPage(QWidget):
         self.workload: Any = None
         self.bench_report: Any = None
         self.profile: Any = None
+        self.collective_report: Any = None
         self.pdf_bytes: bytes = b""
         self.last_export: Path | None = None
         self._buffer: QBuffer | None = None
@@ -171,6 +172,10 @@ class ReportPage(QWidget):
     def set_profile(self, profile: Any) -> None:
         self.profile = profile
 
+    def set_collective_report(self, report: Any) -> None:
+        self.collective_report = report
+        self._update_context()
+
     def _update_context(self) -> None:
         parts = [self.tr("build: {0}").format(self.build.name) if self.build is not None
                  else self.tr("no build yet (make one on the Build page)")]
@@ -179,6 +184,8 @@ class ReportPage(QWidget):
                 self.workload.name or self.workload.model))
         if self.bench_report is not None:
             parts.append(self.tr("benchmark of {0}").format(self.bench_report.started[:16]))
+        if self.collective_report is not None:
+            parts.append(self.tr("collective report"))
         self.context.setText(" · ".join(parts))
         self.preview_button.setEnabled(self.build is not None)
         self.export_button.setEnabled(self.build is not None)
@@ -220,6 +227,7 @@ class ReportPage(QWidget):
         sheet = assemble_sheet(
             self.build, self.catalog, header=header, lang=lang, workload=self.workload,
             bench_report=self.bench_report, profile=self.profile,
+            collective_report=self.collective_report,
             tier_id=self.tier_box.currentData(),
             options=SheetOptions(lang=lang, sections=sections))
         return render_sheet_bytes(sheet)

@@ -15,7 +15,7 @@ from typing import Any
 
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
-from torchrig.gui.charts import BreakdownChart
+from torchrig.gui.charts import BreakdownChart, ScalingChart
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
     QCheckBox,
@@ -121,6 +121,7 @@ class WizardPage(QWidget):
         self.build_caps: Capabilities | None = None
         self.workload: Workload = default_workload("image_classification")
         self.analysis: Analysis | None = None
+        self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
         self.last_plan_ms = 0.0
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
@@ -237,7 +238,11 @@ class WizardPage(QWidget):
         self.recommendation.setWordWrap(True)
         layout.addWidget(self.recommendation)
         self.findings_view = FindingsView(self.lang)
-        layout.addWidget(self.findings_view, 1)
+        self.scaling_chart = ScalingChart(self.lang)
+        tabs = QTabWidget()
+        tabs.addTab(self.findings_view, self.tr("Findings"))
+        tabs.addTab(self.scaling_chart, self.tr("Multi-GPU scaling"))
+        layout.addWidget(tabs, 1)
         return host
 
     # --- fields <-> workload -------------------------------------------------------------------
@@ -401,9 +406,31 @@ class WizardPage(QWidget):
             f"{self.tr('cheapest catalog GPU that fits')}: {gpu}")
         self.findings_view.set_findings(analysis.findings,
                                         empty=self.tr("No bottlenecks found."))
+        self._show_scaling(analysis, rec)
+
+    def _show_scaling(self, analysis: Analysis, rec: Any) -> None:
+        """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
+        with the recommended catalog GPU when the subject has none."""
+        from torchrig.planning.analysis import device_spec
+        from torchrig.planning.requirements import plan
+        from torchrig.planning.scaling_series import scaling_series
+
+        req = analysis.requirements
+        note = ""
+        step = req.throughput.get("step_time_s")
+        if (step is None or not step.value) and rec.gpu is not None:
+            req = plan(self.workload, device_spec(rec.gpu))
+            note = self.tr("modelled with {0}").format(rec.gpu.name)
+        series = scaling_series(self.workload, req, analysis.subject, self.collective_report)
+        self.scaling_chart.set_series(series, note if series else self.tr(
+            "No scaling curve: inference, or no GPU throughput to model with."))
 
     def set_profile(self, profile: SystemProfile) -> None:
         self.profile = profile
+        self.replan()
+
+    def set_collective_report(self, report: Any) -> None:
+        self.collective_report = report
         self.replan()
 
     def set_build_capabilities(self, caps: Capabilities | None) -> None:

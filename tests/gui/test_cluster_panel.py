@@ -1,0 +1,46 @@
+"""Cluster panel: the torchrun command, a real 2-process gloo measurement, attaching it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchrig.gui.qt import QApplication
+from torchrig.planning.workload import load_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_torchrun_command_follows_the_form_and_copies(window):
+    panel = window.bench_page.cluster
+    panel.nodes_spin.setValue(2)
+    panel.gpus_spin.setValue(4)
+    panel.addr_edit.setText("node0.example")
+    text = panel.command.toPlainText()
+    assert "torchrun" in text and "--nnodes 2" in text and "--nproc-per-node 4" in text
+    assert "node0.example:29500" in text and "torchrig.bench.collective" in text
+    panel.copy_button.click()
+    assert QApplication.clipboard().text() == text
+
+
+@pytest.mark.slow
+def test_measuring_here_attaches_a_report_to_wizard_and_report(window, qtbot):
+    panel = window.bench_page.cluster
+    with qtbot.waitSignal(panel.report_changed, timeout=120_000):
+        panel.start()
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=10_000)
+    assert "busbw" in panel.result.text()
+    assert window.report_page.collective_report is panel.report
+    wizard = window.wizard_page
+    wizard.load_workload(load_workload(ROOT / "workloads" / "bert-large-pretrain-8gpu.json"))
+    wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("tier:professional"))
+    kinds = {s.kind for s in wizard.scaling_chart.series}
+    assert "measured" in kinds and "candidate" in kinds
+
+
+def test_a_bad_collective_report_is_a_message(window, tmp_path):
+    bad = tmp_path / "c.json"
+    bad.write_text('{"format": "torchrig.collective-report", "version": 1}', encoding="utf-8")
+    assert not window.bench_page.cluster.open_path(bad)
+    assert "c.json" in window.bench_page.cluster.result.text()
