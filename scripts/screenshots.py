@@ -37,6 +37,11 @@ def _wait(app, condition, seconds: float) -> None:
         app.processEvents()
 
 
+def _pause(app, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    _wait(app, lambda: time.monotonic() > deadline, seconds + 1)
+
+
 def _run_benchmark(app, page, out: Path) -> None:
     """The quick suite for real: one picture mid-run, then the page with the results."""
     page.start()
@@ -74,8 +79,7 @@ def main() -> int:
         if key == "report" and hasattr(window.pages[key], "render_preview"):
             window.pages[key].render_preview()
             # QPdfView renders pages on a background thread: give it time to paint.
-            deadline = time.monotonic() + 3
-            _wait(app, lambda: time.monotonic() > deadline, 5)
+            _pause(app, 3.0)
         _wait(app, lambda: True, 0.5)
         path = out / f"{key}.png"
         window.grab().save(str(path))

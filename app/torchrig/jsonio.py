@@ -13,7 +13,10 @@ import contextlib
 import json
 import math
 import os
+import re
+import stat
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,49 @@ MAX_DEPTH = 64
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+MAX_INT_DIGITS = 19
+"""Integers beyond the 64-bit range no field needs; refusing them at parse time means no
+reader ever meets an integer too large to turn into a float (OverflowError)."""
+
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse_int(text: str) -> int:
+    digits = text.lstrip("-")
+    if len(digits) > MAX_INT_DIGITS or not -(2**63) <= int(text) < 2**63:
+        raise ValueError(f"integer {text[:24]}{'...' if len(text) > 24 else ''} is outside "
+                         "the 64-bit range")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    """``1e400`` would silently become infinity, which JSON cannot even express."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:24]} is too large for a 64-bit float")
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """A ``\\ud800`` escape without its pair decodes to text that cannot be written back as
+    UTF-8 (saving, printing or exporting it would fail far from the file that caused it)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -52,39 +96,52 @@ def _depth(value: Any, limit: int) -> int:
 def parse_json_text(text: str, where: str) -> Any:
     """Parse JSON text, refusing NaN/Infinity and absurd nesting, with errors naming ``where``."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int,
+                           parse_float=_parse_float)
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
     if _depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise InputError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
+    if _LONE_SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
+        raise InputError(f"{where}: text contains a \\u escape of half a UTF-16 surrogate "
+                         "pair, which is not a character")
     return value
 
 
 def read_text_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a small UTF-8 text file the user gave us, with a clear error for every failure."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: is a folder, not a file")
-    if size > max_bytes:
-        raise InputError(
-            f"{path}: file is {size / 1e6:.1f} MB, larger than the {max_bytes / 1e6:.0f} MB "
-            "limit for this kind of file"
-        )
+    if not stat.S_ISREG(info.st_mode):
+        # A FIFO would block forever and /dev/zero would never end: neither is a user file.
+        raise InputError(f"{path}: is not a regular file (a device, pipe or socket)")
+    if info.st_size > max_bytes:
+        raise InputError(_too_large(path, info.st_size, max_bytes))
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            # Bounded even here: the file may have grown since stat().
+            raw = handle.read(max_bytes + 1)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(raw) > max_bytes:
+        raise InputError(_too_large(path, len(raw), max_bytes, at_least=True))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def _too_large(path: Path, size: int, limit: int, at_least: bool = False) -> str:
+    return (f"{path}: file is {'over ' if at_least else ''}{size / 1e6:.1f} MB, larger than the "
+            f"{limit / 1e6:.0f} MB limit for this kind of file")
 
 
 def load_versioned(
@@ -144,13 +201,18 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
 
     Raises InputError with a clear message when the folder is missing or not writable; the
     existing file is left untouched in every failure.
+
+    The temporary file is ``.<name>.<pid>.<random>.tmp`` next to ``path``. A process killed
+    mid-write leaves it behind; the next successful save of the same file removes it (see
+    :func:`remove_stale_temp_files`). Loading never deletes anything.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{path}: folder {folder} does not exist")
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                                        dir=folder)
     except OSError as exc:
         raise InputError(f"{path}: cannot write in {folder} ({exc.strerror})") from None
     try:
@@ -173,6 +235,47 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
         _remove_quietly(tmp_name)
         raise
     _fsync_folder(folder)
+    remove_stale_temp_files(path)
+
+
+STALE_TEMP_AGE_S = 24 * 3600
+"""A temp file this old is stale even if its pid is alive (a reused pid, or a writer on another
+machine sharing the folder: no save takes a day)."""
+
+
+def remove_stale_temp_files(path: Path) -> list[Path]:
+    """Delete the temp files that killed saves of ``path`` left behind; returns them.
+
+    A temp file is stale when the process named in it is gone, or when it is older than
+    :data:`STALE_TEMP_AGE_S`. Temp files of live processes (a save in progress in another
+    process or thread) are kept. Problems are ignored: tidying up never fails a save.
+    """
+    import psutil
+
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    pattern = re.compile(re.escape(f".{path.name}.") + r"(\d+)\.[a-z0-9_]+\.tmp")
+    removed: list[Path] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    now = time.time()
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None:
+            continue
+        temp = folder / name
+        try:
+            age = now - temp.lstat().st_mtime
+            gone = int(match.group(1)) != os.getpid() and not psutil.pid_exists(
+                int(match.group(1)))
+            if gone or age > STALE_TEMP_AGE_S:
+                temp.unlink()
+                removed.append(temp)
+        except (OSError, psutil.Error):
+            continue
+    return removed
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

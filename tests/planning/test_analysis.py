@@ -15,7 +15,7 @@ from torchrig.planning.analysis import analyze, cheapest_gpu_that_fits, recommen
 from torchrig.planning.build import load_build
 from torchrig.planning.capabilities import from_build, from_profile, from_tier
 from torchrig.planning.workload import default_workload, load_workload
-from torchrig.units import GiB, TB
+from torchrig.units import TB, GiB
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from torchrig.bench import nets
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.trainloop import PhaseResult, run_phase
+from torchrig.bench.trainloop import PhaseResult, fit_batch, run_phase
 from torchrig.i18n import Msg
 
 SEED_MEMORY = Reference(
@@ -36,9 +36,11 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     yield Progress("checkpointing", 0, 3, Msg("building the transformer", "构建 Transformer"))
     torch.manual_seed(0)
     model = nets.build_transformer(shape).to(ctx.device)
-    x = torch.randint(0, shape.vocab, (shape.batch, shape.seq), device=ctx.device)
-    y = torch.randint(0, shape.vocab, (shape.batch, shape.seq), device=ctx.device)
-    details = {"batch": shape.batch, "seq": shape.seq, "d_model": shape.d_model,
+    make = nets.token_batch_maker(shape, ctx.device)
+    # Sized for the run without checkpointing, the one that needs the memory.
+    batch = fit_batch(ctx, model, make, shape.batch)
+    x, y = make(batch)
+    details = {"batch": batch, "seq": shape.seq, "d_model": shape.d_model,
                "layers": shape.layers}
     results: dict[bool, PhaseResult] = {}
     for i, checkpointing in enumerate((False, True)):
@@ -52,7 +54,7 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             break
         model.checkpointing = checkpointing
         slice_s = ctx.time_left() / (2 - i) * 0.5
-        r = run_phase(ctx, model, x, y, amp=False, slice_s=slice_s, batch=shape.batch)
+        r = run_phase(ctx, model, x, y, amp=False, slice_s=slice_s, batch=batch)
         results[checkpointing] = r
         tag = "checkpointed" if checkpointing else "plain"
         # Each configuration's own figures as soon as they exist: a budget cut before the

@@ -10,6 +10,7 @@ start-up), and a class body needs ``torch.nn`` at definition time.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,30 @@ def transformer_shape(kind: str, preset: str, scale: float = 1.0,
     batch = {"quick": 16, "full": 32}[preset]
     return TransformerShape(d_model=768, heads=12, layers=layers or 12, seq=512,
                             batch=max(1, int(batch * scale)))
+
+
+BatchMaker = Callable[[int], tuple[Any, Any]]
+"""n -> (inputs, targets) of batch size n on the benchmark's device."""
+
+
+def image_batch_maker(shape: CnnShape, device: str) -> BatchMaker:
+    def make(n: int) -> tuple[Any, Any]:
+        import torch
+
+        return (torch.randn(n, 3, shape.image, shape.image, device=device),
+                torch.randint(0, shape.classes, (n,), device=device))
+
+    return make
+
+
+def token_batch_maker(shape: TransformerShape, device: str) -> BatchMaker:
+    def make(n: int) -> tuple[Any, Any]:
+        import torch
+
+        return (torch.randint(0, shape.vocab, (n, shape.seq), device=device),
+                torch.randint(0, shape.vocab, (n, shape.seq), device=device))
+
+    return make
 
 
 @functools.cache

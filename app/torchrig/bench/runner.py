@@ -179,7 +179,8 @@ def run_suite(
         if on_result is not None:
             on_result(result)
     report.finished = utc_now_iso()
-    report.cancelled = cancel.is_set()
+    # A cancel that arrives after the last benchmark finished cancelled nothing.
+    report.cancelled = any(r.state == "cancelled" for r in report.results)
     return report
 
 

@@ -28,7 +28,7 @@ PEAK_KEYS = ("fp32", "tf32", "fp16", "bf16", "mem_bw", "pcie_bps")
 # 3 minutes. "smoke" only proves every code path works (tests, installation checks).
 _BUDGETS: dict[Preset, dict[str, float]] = {
     "smoke": {"cpu": 8.0, "accel": 8.0},
-    "quick": {"cpu": 21.0, "accel": 16.0},
+    "quick": {"cpu": 21.0, "accel": 14.0},
     "full": {"cpu": 150.0, "accel": 150.0},
 }
 

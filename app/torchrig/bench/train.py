@@ -13,7 +13,7 @@ from typing import Any
 from torchrig.bench import nets
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.trainloop import PhaseResult, amp_note, run_phase
+from torchrig.bench.trainloop import PhaseResult, amp_note, fit_batch, run_phase
 from torchrig.i18n import Msg
 
 SEED_AMP_SPEEDUP = Reference(
@@ -37,20 +37,19 @@ def _build(ctx: BenchContext, net: str) -> tuple[Any, Any, Any, int, dict[str, A
     if net == "cnn":
         shape = nets.cnn_shape(ctx.kind, ctx.preset, ctx.scale)
         model = nets.build_cnn(shape).to(ctx.device)
-        x = torch.randn(shape.batch, 3, shape.image, shape.image, device=ctx.device)
-        y = torch.randint(0, shape.classes, (shape.batch,), device=ctx.device)
-        details = {"batch": shape.batch, "image": shape.image, "width": shape.width,
+        make = nets.image_batch_maker(shape, ctx.device)
+        batch = fit_batch(ctx, model, make, shape.batch)
+        details = {"batch": batch, "image": shape.image, "width": shape.width,
                    "blocks": list(shape.blocks)}
-        batch = shape.batch
     else:
         tshape = nets.transformer_shape(ctx.kind, ctx.preset, ctx.scale)
         model = nets.build_transformer(tshape).to(ctx.device)
-        x = torch.randint(0, tshape.vocab, (tshape.batch, tshape.seq), device=ctx.device)
-        y = torch.randint(0, tshape.vocab, (tshape.batch, tshape.seq), device=ctx.device)
-        details = {"batch": tshape.batch, "seq": tshape.seq, "d_model": tshape.d_model,
+        make = nets.token_batch_maker(tshape, ctx.device)
+        batch = fit_batch(ctx, model, make, tshape.batch)
+        details = {"batch": batch, "seq": tshape.seq, "d_model": tshape.d_model,
                    "layers": tshape.layers, "heads": tshape.heads}
-        batch = tshape.batch
     details["parameters"] = sum(p.numel() for p in model.parameters())
+    x, y = make(batch)
     return model, x, y, batch, details
 
 

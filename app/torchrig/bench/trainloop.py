@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchrig.bench.base import BenchContext
-from torchrig.bench.nets import SavedTensorMeter
-from torchrig.bench.timing import median, synchronize, time_calls
+from torchrig.bench.nets import BatchMaker, SavedTensorMeter
+from torchrig.bench.timing import free_memory_bytes, median, synchronize, time_calls
 from torchrig.i18n import Msg
 
 
@@ -43,6 +43,36 @@ def amp_note(kind: str) -> Msg:
     return Msg(f"AMP = torch.amp.autocast('{kind}', dtype=torch.float16) + "
                f"torch.amp.GradScaler('{kind}')",
                f"AMP = torch.amp.autocast('{kind}', dtype=torch.float16) + GradScaler")
+
+
+def fit_batch(ctx: BenchContext, model: Any, make: BatchMaker, batch: int) -> int:
+    """The preset's batch, capped so a training step fits in free GPU memory.
+
+    Probes one forward + backward at batch 1 and measures its peak with the CUDA allocator;
+    the per-sample cost is that peak minus the gradients (allocated once whatever the batch),
+    and AdamW's two moment buffers are set aside too. Other devices return ``batch``: host
+    memory is rarely the limit at these sizes, and an out-of-memory error still shrinks and
+    retries through the runner.
+    """
+    if ctx.kind != "cuda":
+        return batch
+    import torch
+    from torch.nn import functional as F  # noqa: N812
+
+    param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    x, y = make(1)
+    synchronize(ctx.device)
+    base = torch.cuda.memory_allocated(ctx.device)
+    torch.cuda.reset_peak_memory_stats(ctx.device)
+    out = model(x)
+    F.cross_entropy(out.reshape(-1, out.shape[-1]).float(), y.reshape(-1)).backward()
+    del out
+    synchronize(ctx.device)
+    per_sample = max(1, torch.cuda.max_memory_allocated(ctx.device) - base - param_bytes)
+    model.zero_grad(set_to_none=True)
+    available = free_memory_bytes(ctx.device) * ctx.scale - 3 * param_bytes
+    # 0.6: headroom for allocator fragmentation, cuDNN workspaces and AMP's weight copies.
+    return max(1, min(batch, int(0.6 * available / per_sample)))
 
 
 def run_phase(

@@ -11,7 +11,6 @@ Resource folder, first match wins: the ``root`` argument, ``$TORCHRIG_RESOURCES`
 from __future__ import annotations
 
 import datetime
-import os
 import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache

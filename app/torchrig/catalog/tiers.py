@@ -14,6 +14,7 @@ from typing import Any
 
 from torchrig.catalog.loader import (
     CATALOG_VERSION,
+    check_keys,
     msg_field,
     parse_money,
     text_field,
@@ -54,6 +55,7 @@ RULE_IDS = (
 def load_tiers(path: Path, catalog: Catalog) -> tuple[dict[str, Tier], dict[str, SeedRule]]:
     data = parse_json_text(read_text_file(path), str(path))
     doc = upgrade_document(data, TIERS_FORMAT, CATALOG_VERSION, where=str(path))
+    check_keys(doc, {"format", "version", "note", "seed_rules", "tiers"}, str(path))
     rules = _parse_rules(doc.get("seed_rules"), str(path))
     raw_tiers = doc.get("tiers")
     if not isinstance(raw_tiers, list):

@@ -304,7 +304,8 @@ def cgroup_cpu_limit(roots: FsRoots = LINUX_ROOTS) -> float | None:
                     limits.append(_ratio(fields[0], fields[1]))
     for mount in ("cpu,cpuacct", "cpu", "cpuacct,cpu"):
         base = cgroup / mount
-        if not base.is_dir():
+        # os.path.isdir: an unreadable /sys answers False instead of raising PermissionError.
+        if not os.path.isdir(base):
             continue
         for folder in _cgroup_chain(base, v1_path or "/"):
             quota, _ = read_int(folder / "cpu.cfs_quota_us")
@@ -331,7 +332,7 @@ def _cgroup_chain(base: Path, path: str) -> list[Path]:
     chain: list[Path] = []
     for depth in range(len(relative), 0, -1):
         folder = base.joinpath(*relative[:depth])
-        if folder.is_dir():
+        if os.path.isdir(folder):
             chain.append(folder)
     chain.append(base)
     return chain
@@ -372,13 +373,13 @@ def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
         return
     info.unknown["base_freq_hz"] = (
         "cpufreq exposes no base_frequency for this driver and the model name has no '@ GHz'"
-        if freq_dir.is_dir()
+        if os.path.isdir(freq_dir)
         else _cpufreq_reason(freq_dir, None)
     )
 
 
 def _cpufreq_reason(freq_dir: Path, reason: str | None) -> str:
-    if not freq_dir.is_dir():
+    if not os.path.isdir(freq_dir):
         return f"the kernel exposes no cpufreq for {freq_dir.parent.name} (common in VMs)"
     return reason or f"unreadable {freq_dir}"
 

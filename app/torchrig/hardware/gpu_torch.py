@@ -63,7 +63,11 @@ def probe_torch(stack: AcceleratorStack, torch_module: Any | None = None) -> Tor
 
 
 def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    try:
+        text = str(exc).strip()
+    except Exception:  # a broken extension's error may fail even to print itself
+        text = ""
+    text = text.splitlines()[0] if text else type(exc).__name__
     return text[:200]
 
 
@@ -138,7 +142,9 @@ def _cuda_device(torch: Any, index: int, amd: bool) -> GpuInfo:
     except Exception as exc:
         reason = f"torch.cuda.get_device_properties({index}) failed: {_short(exc)}"
         gpu.torch_usable = False
-        gpu.unknown.update({"name": reason, "vram_total_bytes": reason, "uuid": reason})
+        gpu.unknown.update({name: reason for name in (
+            "name", "vram_total_bytes", "vram_free_bytes", "uuid", "compute_capability",
+            "sm_count")})
         return gpu
     gpu.name = _opt_str(getattr(props, "name", None))
     total = getattr(props, "total_memory", None)

@@ -15,6 +15,12 @@ from torchrig.hardware.model import GpuInfo
 
 NOT_PROBED = "torch not probed (detection with use_torch=True / --torch fills this)"
 
+NVML_ONLY_REASON = "only NVIDIA's NVML reports this, and NVML did not list this GPU"
+
+# Facts torch never reports: a GPU NVML did not list (ROCm, MPS, NVML missing) lacks them.
+_NVML_ONLY = ("vram_free_bytes", "pcie_gen_current", "pcie_gen_max", "pcie_width_current",
+              "pcie_width_max", "power_limit_w", "mig_enabled")
+
 # Facts torch can add to an NVML entry (NVML's own value wins when both exist).
 _FILLABLE = ("name", "uuid", "vram_total_bytes", "compute_capability", "sm_count")
 
@@ -56,6 +62,10 @@ def merge_gpus(
 
     hidden = _not_visible_reason(torch_gpus, environ)
     for gpu in merged:
+        if "nvml" not in gpu.sources:
+            for name in _NVML_ONLY:
+                if getattr(gpu, name) is None:
+                    gpu.unknown.setdefault(name, NVML_ONLY_REASON)
         if "torch" not in gpu.sources:
             gpu.torch_usable = False
             gpu.unknown["torch_device"] = gpu.unknown["torch_usable"] = hidden

@@ -9,6 +9,9 @@ watts; link widths are lane counts.
 from __future__ import annotations
 
 import dataclasses
+import math
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -143,11 +146,12 @@ class SystemProfile:
         newer minor additions still load; wrong types are refused with the field named."""
         if not isinstance(data, dict):
             raise InputError(f"{where}: expected an object")
+        top = _build(_ProfileFields, data, where)
         try:
             return SystemProfile(
-                hostname=data.get("hostname"),
-                created=data.get("created"),
-                detection_seconds=data.get("detection_seconds"),
+                hostname=top.hostname,
+                created=top.created,
+                detection_seconds=top.detection_seconds,
                 cpu=_build(CpuInfo, data.get("cpu", {}), f"{where}.cpu"),
                 memory=_build(MemoryInfo, data.get("memory", {}), f"{where}.memory"),
                 gpus=[_gpu(g, f"{where}.gpus[{i}]") for i, g in enumerate(data.get("gpus", []))],
@@ -159,7 +163,7 @@ class SystemProfile:
                     for i, d in enumerate(data.get("disks", []))
                 ],
                 software=_build(SoftwareInfo, data.get("software", {}), f"{where}.software"),
-                probe_errors=dict(data.get("probe_errors", {})),
+                probe_errors=dict(top.probe_errors),
             )
         except (TypeError, ValueError) as exc:
             raise InputError(f"{where}: {exc}") from None
@@ -177,14 +181,72 @@ class SystemProfile:
 T = TypeVar("T")
 
 
+@dataclass
+class _ProfileFields:
+    """The scalar fields of :class:`SystemProfile`, type-checked like the components."""
+
+    hostname: str | None = None
+    created: str | None = None
+    detection_seconds: float | None = None
+    probe_errors: dict[str, str] = field(default_factory=dict)
+
+
 def _build(cls: type[T], data: Any, where: str) -> T:
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected an object")
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    return cls(**{k: v for k, v in data.items() if k in names})
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        # Nested dataclasses (GpuInfo.nvlinks) are built by the caller from their objects.
+        if f.name != "nvlinks" and not _matches(value, hints[f.name]):
+            raise InputError(f"{where}: field '{f.name}' must be {_describe(hints[f.name])}, "
+                             f"got {type(value).__name__}")
+        values[f.name] = value
+    return cls(**values)
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a field's annotation (the shapes used in this module)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if origin is list:
+        return isinstance(value, list) and all(_matches(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(
+            _matches(k, args[0]) and _matches(v, args[1]) for k, v in value.items())
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and math.isfinite(value))
+    return isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if len(args) == 1:
+        return f"{_describe(args[0])} or null"
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return f"a list of {_describe(args[0]) if args else 'values'}"
+    if origin is dict:
+        return "an object"
+    return {bool: "true or false", int: "a whole number", float: "a finite number",
+            str: "text"}.get(hint, getattr(hint, "__name__", str(hint)))
 
 
 def _gpu(data: Any, where: str) -> GpuInfo:
     gpu = _build(GpuInfo, data, where)
-    gpu.nvlinks = [_build(NvLinkInfo, link, f"{where}.nvlinks") for link in gpu.nvlinks]
+    if not isinstance(gpu.nvlinks, list):
+        raise InputError(f"{where}: field 'nvlinks' must be a list")
+    gpu.nvlinks = [_build(NvLinkInfo, link, f"{where}.nvlinks[{i}]")
+                   for i, link in enumerate(gpu.nvlinks)]
     return gpu

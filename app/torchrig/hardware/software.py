@@ -6,6 +6,7 @@ importing torch alone takes seconds and would defeat fast detection.
 
 from __future__ import annotations
 
+import os
 import platform
 from importlib import metadata
 
@@ -84,7 +85,9 @@ def parse_os_release(text: str) -> dict[str, str]:
 
 
 def _in_container(roots: FsRoots) -> bool:
-    if (roots.root / ".dockerenv").exists() or (roots.root / "run/.containerenv").exists():
+    # os.path.exists, not Path.exists: an unreadable root means "no marker", not a crash.
+    markers = (roots.root / ".dockerenv", roots.root / "run/.containerenv")
+    if any(os.path.exists(marker) for marker in markers):
         return True
     cgroup = read_text(roots.proc / "1/cgroup").text or ""
     if any(hint in cgroup for hint in _CONTAINER_HINTS):

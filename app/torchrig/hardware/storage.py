@@ -238,12 +238,12 @@ def classify_mount(mount: Mount, roots: FsRoots) -> tuple[str, str]:
 def _block_name(mount: Mount, roots: FsRoots) -> str | None:
     if mount.majmin and not mount.majmin.startswith("0:"):
         link = roots.sys / "dev/block" / mount.majmin
-        if link.exists():
+        if os.path.exists(link):
             return Path(os.path.realpath(link)).name
     if mount.source.startswith("/dev/"):
         # /dev/mapper/vg-root and /dev/disk/by-uuid/... are symlinks to the kernel name.
         name = Path(os.path.realpath(mount.source)).name
-        if (roots.sys / "class/block" / name).exists():
+        if os.path.exists(roots.sys / "class/block" / name):
             return name
         return _dm_by_name(Path(mount.source).name, roots) or name
     return None
@@ -262,9 +262,9 @@ def classify_block(name: str, roots: FsRoots, depth: int = 0) -> tuple[str, str]
     block_dir = roots.sys / "class/block" / name
     if depth > 8:
         return "unknown", f"{name}: device stack too deep to follow"
-    if not block_dir.exists():
+    if not os.path.exists(block_dir):
         return "unknown", f"no /sys/class/block/{name}"
-    if (block_dir / "partition").exists():
+    if os.path.exists(block_dir / "partition"):
         parent = Path(os.path.realpath(block_dir)).parent.name
         kind, basis = classify_block(parent, roots, depth + 1)
         return kind, f"{name} is a partition of {parent}; {basis}"

@@ -1,0 +1,135 @@
+"""``torchrig bench`` via run_cli: exit codes, one-line errors, JSON output, Ctrl-C."""
+
+from __future__ import annotations
+
+import _thread
+import argparse
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bench_fakes import make, steps, value
+
+from torchrig.bench.__main__ import main as bench_main
+from torchrig.bench.base import Progress
+from torchrig.bench.cli_bench import add_bench_arguments, run_cli
+from torchrig.bench.report import list_reports, load_report
+from torchrig.i18n import Msg
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def _cli(*argv: str, registry=None):
+    out, err = io.StringIO(), io.StringIO()
+    code = run_cli(_args(*argv), registry=registry or [steps("a"), steps("b")], detect=False,
+                   stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--device", "cuda:3"), "cuda:3"),
+    (("--device", "tpu"), "device 'tpu' is not valid"),
+    (("--only", "a,zzz"), "unknown benchmark zzz"),
+    (("--dataset-dir", "/no/such/dir"), "dataset folder /no/such/dir does not exist"),
+    (("--json", "/no/such/dir/out.json"), "folder /no/such/dir does not exist"),
+])
+def test_bad_input_exits_2_with_one_line(argv, message):
+    code, out, err = _cli(*argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("torchrig bench: ") and message in lines[0]
+    assert list_reports() == []  # nothing ran, nothing saved
+
+
+def test_json_path_that_is_a_folder(tmp_path: Path):
+    code, _, err = _cli("--json", str(tmp_path))
+    assert code == 2 and "is a folder" in err
+
+
+def test_success_writes_json_and_history(tmp_path: Path):
+    target = tmp_path / "out.json"
+    code, out, err = _cli("--quick", "--json", str(target), "--only", "b")
+    assert code == 0
+    report = load_report(target)
+    assert [r.id for r in report.results] == ["b"] and report.results[0].ok
+    assert report.settings["preset"] == "quick"
+    saved = list_reports()
+    assert len(saved) == 1 and load_report(saved[0]).to_dict() == report.to_dict()
+    assert "[1/1] b 0/3: step 0" in err  # one progress line per step on stderr
+    assert "-> b: ok" in err
+    assert "Fake b [b]: ok" in out
+
+
+def test_full_flag_selects_full_preset(tmp_path: Path):
+    target = tmp_path / "full.json"
+    code, _, _ = _cli("--full", "--json", str(target))
+    assert code == 0 and load_report(target).settings["preset"] == "full"
+
+
+def test_storage_plan_is_announced_before_running(tmp_path: Path):
+    from torchrig.bench.storage import BENCHMARK as STORAGE
+
+    fake_storage = make("storage", lambda ctx: iter([value("storage")]))
+    assert fake_storage.id == STORAGE.id
+    code, _, err = _cli("--dataset-dir", str(tmp_path), registry=[fake_storage])
+    assert code == 0
+    assert err.splitlines()[0].startswith("storage: writes ")
+    assert str(tmp_path) in err.splitlines()[0]
+
+
+def test_ctrl_c_cancels_cleanly_and_still_writes(tmp_path: Path):
+    """A real KeyboardInterrupt in the main thread, as Ctrl-C delivers it."""
+
+    def interrupt_then_loop(ctx):
+        yield Progress("slow", 0, 1, Msg("working", "工作中"))
+        yield value("slow", 7.0)
+        _thread.interrupt_main()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            ctx.check()
+            time.sleep(0.01)
+        yield value("slow", 8.0, "never")
+
+    target = tmp_path / "partial.json"
+    t0 = time.monotonic()
+    code, out, err = _cli("--json", str(target),
+                          registry=[steps("done_first"), make("slow", interrupt_then_loop),
+                                    steps("never_ran")])
+    assert time.monotonic() - t0 < 5
+    assert code == 130
+    assert "cancelling" in err
+    report = load_report(target)
+    assert report.cancelled
+    assert [r.status for r in report.results] == ["ok", "cancelled", "cancelled"]
+    assert report.value("done_first", "x") == 3.0 and report.value("slow", "x") == 7.0
+    assert len(list_reports()) == 1
+    assert "cancelled" in out
+
+
+def test_module_entry_point_parses_flags():
+    assert bench_main(["--device", "cuda:3"]) == 2
+
+
+def test_importing_the_bench_package_does_not_load_torch():
+    code = ("import sys, torchrig.bench, torchrig.bench.registry, torchrig.bench.cli_bench, "
+            "torchrig.bench.findings; print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_json_report_is_plain_json(tmp_path: Path):
+    target = tmp_path / "plain.json"
+    assert _cli("--json", str(target))[0] == 0
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert data["format"] == "torchrig.bench-report"
+    assert data["results"][0]["measurements"][0]["unit"] == "ratio"

@@ -1,0 +1,134 @@
+"""Storage benchmark: plan shown first, files always removed, clear reasons on failure."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from torchrig.bench import storage
+from torchrig.bench.base import Progress
+from torchrig.bench.runner import run_suite
+from torchrig.bench.settings import BenchSettings
+from torchrig.units import KiB, MiB
+
+
+def _run(folder: Path, *, on_progress=None, cancel=None):
+    report = run_suite(BenchSettings(preset="smoke", dataset_dir=folder, only=("storage",)),
+                       cancel=cancel or threading.Event(), on_progress=on_progress,
+                       detect=False)
+    return report.results[0]
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_plan_is_known_before_starting(tmp_path: Path):
+    settings = BenchSettings(preset="smoke", dataset_dir=tmp_path)
+    assert storage.storage_plan(settings) == 8 * MiB + 16 * 64 * KiB
+    assert storage.plan_for(settings).folder == tmp_path
+    quick = storage.storage_plan(BenchSettings(preset="quick"))
+    assert quick == 256 * MiB + 256 * 128 * KiB
+    assert storage.plan_for(BenchSettings()).folder.is_dir()  # default: the temp folder
+
+
+def test_success_removes_files(tmp_path: Path):
+    result = _run(tmp_path)
+    assert result.status == "ok"
+    seq = result.measurement("seq_read")
+    assert seq.value > 0 and seq.details["bytes"] == 8 * MiB
+    assert result.measurement("small_read").details["files"] == 16
+    assert _leftovers(tmp_path) == []
+
+
+def test_cancel_removes_files(tmp_path: Path):
+    cancel = threading.Event()
+
+    def on_progress(p: Progress) -> None:
+        if p.step == 2:  # files written, about to read
+            cancel.set()
+
+    result = _run(tmp_path, on_progress=on_progress, cancel=cancel)
+    assert result.status == "cancelled"
+    assert _leftovers(tmp_path) == []
+
+
+def test_error_while_reading_removes_files(tmp_path: Path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(storage, "_read_file", broken)
+    result = _run(tmp_path)
+    assert result.status.startswith("error: ")
+    assert "Input/output error" in result.status
+    assert _leftovers(tmp_path) == []
+
+
+def test_unwritable_folder_is_reported(tmp_path: Path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(storage.tempfile, "mkdtemp", refuse)
+    result = _run(tmp_path)
+    assert result.status == f"error: folder {tmp_path} is not writable (Permission denied)"
+    assert result.reason.zh.startswith("文件夹")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root can write into a read-only folder")
+def test_really_read_only_folder(tmp_path: Path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        assert _run(folder).status.startswith(f"error: folder {folder} is not writable")
+    finally:
+        folder.chmod(0o700)
+
+
+def test_disk_full_before_writing(tmp_path: Path, monkeypatch):
+    real = storage.shutil.disk_usage
+
+    def tiny(path):
+        usage = real(path)
+        return type(usage)(usage.total, usage.total - MiB, MiB)
+
+    monkeypatch.setattr(storage.shutil, "disk_usage", tiny)
+    result = _run(tmp_path)
+    assert result.status.startswith("error: disk full")
+    assert _leftovers(tmp_path) == []
+
+
+def test_disk_full_while_writing_removes_files(tmp_path: Path, monkeypatch):
+    calls = {"n": 0}
+    real = storage._drop_cache
+
+    def full(fd: int) -> bool:
+        calls["n"] += 1
+        if calls["n"] > 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd)
+
+    monkeypatch.setattr(storage, "_drop_cache", full)
+    result = _run(tmp_path)
+    assert result.status.startswith("error: disk full")
+    assert _leftovers(tmp_path) == []
+
+
+def test_memory_backed_filesystem_is_flagged_cached(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(storage, "_mount_of", lambda folder: ("/tmp", "tmpfs"))
+    result = _run(tmp_path)
+    seq = result.measurement("seq_read")
+    assert seq.details["cached"] is True
+    assert any(n.en.startswith("cached:") for n in seq.notes)
+
+
+def test_drive_class_bands():
+    assert storage.drive_class(200e6).en == "HDD level"
+    assert storage.drive_class(550e6).en == "SATA SSD level"
+    assert storage.drive_class(3.4e9).en == "NVMe gen3 level"
+    assert storage.drive_class(7e9).en == "NVMe gen4 level"
