@@ -32,6 +32,9 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     from torchrig.gui.main_window import MainWindow
     from torchrig.gui.qt import QTimer
 
+    from torchrig.gui import crash
+
+    crash.install()  # an exception in a slot: logged, shown, and the app keeps running
     app = create_app(argv if argv is not None else sys.argv)
     window = MainWindow()
     window.show()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -20,15 +19,9 @@ from torchrig import __version__
 
 
 def log_dir() -> Path:
-    base = os.environ.get("TORCHRIG_DATA_DIR")
-    if base:
-        return Path(base) / "logs"
-    try:
-        from torchrig.paths import data_dir
+    from torchrig.paths import data_dir
 
-        return data_dir() / "logs"
-    except ImportError:
-        return Path.home() / ".local" / "share" / "torchrig" / "logs"
+    return data_dir() / "logs"
 
 
 def write_log(text: str) -> Path | None:

@@ -119,8 +119,11 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(list(self.pages).index(key))
 
     def start(self) -> None:
-        """Work that must not delay the first paint: detection runs on a worker thread."""
+        """Work that must not delay the first paint: detection runs on a worker thread;
+        unsaved edits a crash left behind are offered back."""
         self.machine_page.refresh()
+        if self.catalog is not None and self.build_page.offer_recovery():
+            self.show_page("build")
 
     def _on_profile(self, profile: SystemProfile) -> None:
         if self.catalog is not None:

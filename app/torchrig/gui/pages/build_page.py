@@ -36,6 +36,7 @@ from torchrig.gui.qt import (
     Qt,
     QTableWidget,
     QTableWidgetItem,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -54,6 +55,7 @@ from torchrig.planning.build import (
 from torchrig.planning.compat import check_build
 from torchrig.planning.pricelist import load_price_list
 from torchrig.planning.pricing import PricedBuild, best_catalog_price, price_build
+from torchrig.planning.recovery import clear_recovery, load_recovery, save_recovery
 
 BUILD_FILTER = "TorchRig build (*.json)"
 LINE_COLUMNS = ["Category", "Item", "Key spec", "Qty", "Unit price", "Line total", "Price origin"]
@@ -118,6 +120,11 @@ class BuildPage(QWidget):
         self.priced: PricedBuild | None = None
         self.findings: list = []
         self._updating = False
+        # Unsaved edits are copied to the recovery file a moment after they stop.
+        self._autosave = QTimer(self)
+        self._autosave.setSingleShot(True)
+        self._autosave.setInterval(1500)
+        self._autosave.timeout.connect(self.autosave_now)
 
         outer = QVBoxLayout(self)
         outer.addLayout(self._toolbar())
@@ -427,7 +434,34 @@ class BuildPage(QWidget):
         self.build = build
         self.dirty = dirty
         self._refresh_all()
+        if dirty:
+            self._autosave.start()
+        else:
+            self._autosave.stop()
+            clear_recovery()
         self.build_changed.emit(build)
+
+    def autosave_now(self) -> None:
+        if self.dirty:
+            save_recovery(self.build, self.path)
+
+    def offer_recovery(self) -> bool:
+        """At start-up: give back the unsaved build a crash left behind, if the user wants it."""
+        found = load_recovery()
+        if found is None:
+            return False
+        build, original = found
+        answer = QMessageBox.question(
+            self, self.tr("Recover unsaved build"),
+            self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
+            .format(build.name),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            clear_recovery()
+            return False
+        self.path = original
+        self._set_build(build, dirty=True)
+        return True
 
     # --- display ------------------------------------------------------------------------------
 
@@ -546,7 +580,11 @@ class BuildPage(QWidget):
             | QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        if answer == QMessageBox.StandardButton.Discard:
+            self._autosave.stop()
+            clear_recovery()
+            return True
+        return False
 
     def new_build(self) -> None:
         if self.maybe_save():
@@ -603,6 +641,8 @@ class BuildPage(QWidget):
             return False
         self.path = path
         self.dirty = False
+        self._autosave.stop()
+        clear_recovery()
         self.settings.add_recent(str(path))
         self._fill_recent()
         self._refresh_all()
