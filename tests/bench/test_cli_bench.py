@@ -133,3 +133,15 @@ def test_json_report_is_plain_json(tmp_path: Path):
     data = json.loads(target.read_text(encoding="utf-8"))
     assert data["format"] == "torchrig.bench-report"
     assert data["results"][0]["measurements"][0]["unit"] == "ratio"
+
+
+def test_unwritable_history_still_writes_json(tmp_path: Path, monkeypatch):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("TORCHRIG_DATA_DIR", str(blocker / "data"))
+    target = tmp_path / "kept.json"
+    code, out, err = _cli("--json", str(target))
+    assert code == 2
+    assert load_report(target).results[0].ok  # the measurements were not lost
+    assert "cannot create the reports folder" in err
+    assert "Fake a [a]: ok" in out

@@ -119,3 +119,11 @@ def test_formatting_keeps_units_explicit():
     assert format_value(None, "s") == "not measured"
     line = format_measurement(_m("bf16", 790e12, "FLOP/s", _ref(989.5e12, "spec_peak")))
     assert line == "bf16: 790.0 TFLOP/s  (80% of ref: 989.5 TFLOP/s)"
+
+
+def test_busy_machine_is_reported():
+    busy = _report("cpu")
+    busy.environment = {"load_average_1min": 3.2, "usable_cpus": 2}
+    assert _codes(bench_findings(busy)) == {"bench.busy_machine"}
+    busy.environment = {"load_average_1min": 0.4, "usable_cpus": 2}
+    assert bench_findings(busy) == []

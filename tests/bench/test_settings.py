@@ -59,3 +59,12 @@ def test_resolve_device_on_this_machine():
         resolve_device(f"cuda:{count}")
     if count:
         assert resolve_device("cuda") == "cuda:0"
+
+
+def test_auto_picks_a_usable_device():
+    torch = pytest.importorskip("torch")
+    expected = "cuda:0" if torch.cuda.is_available() and torch.cuda.device_count() else None
+    got = resolve_device("auto")
+    assert got == expected or (expected is None and got in ("cpu", "mps"))
+    with pytest.raises(InputError, match="takes no index"):
+        resolve_device("auto:1")

@@ -41,8 +41,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     preset.add_argument("--quick", action="store_true",
                         help="about 20-30 s (the default)")
     preset.add_argument("--full", action="store_true", help="larger sizes, under 3 minutes")
-    parser.add_argument("--device", default="cpu",
-                        help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--device", default="auto",
+                        help="auto, cpu, cuda, cuda:N or mps (default: auto = the first GPU "
+                             "torch can use, else the CPU)")
     parser.add_argument("--only", default=None, metavar="IDS",
                         help="comma-separated benchmark ids: "
                              + ", ".join(b.id for b in list_benchmarks()))
@@ -59,7 +60,7 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
     dataset_dir = getattr(args, "dataset_dir", None)
     return BenchSettings(
         preset="full" if getattr(args, "full", False) else "quick",
-        device=getattr(args, "device", None) or "cpu",
+        device=getattr(args, "device", None) or "auto",
         only=tuple(only) if only is not None else None,
         dataset_dir=Path(dataset_dir) if dataset_dir else None,
     )
@@ -185,15 +186,20 @@ def run_cli(
     if error is not None:
         raise error
     report: BenchReport = outcome["report"]
-    try:
-        saved = save_to_history(report)
-        printer.line(f"report saved: {saved}")
-        if json_path is not None:
-            save_report(report, json_path)
-            printer.line(f"report written: {json_path}")
-    except InputError as exc:
-        printer.line(f"torchrig bench: {exc}")
-        return EXIT_BAD_INPUT
     if out is not None:
         print(summary(report, printer.lang), file=out, flush=True)
-    return EXIT_INTERRUPTED if interrupted or report.cancelled else EXIT_OK
+    code = EXIT_INTERRUPTED if interrupted or report.cancelled else EXIT_OK
+    # Both writes are attempted even if one fails: the measurements must not be lost.
+    if json_path is not None:
+        try:
+            save_report(report, json_path)
+            printer.line(f"report written: {json_path}")
+        except InputError as exc:
+            printer.line(f"torchrig bench: {exc}")
+            code = EXIT_BAD_INPUT
+    try:
+        printer.line(f"report saved: {save_to_history(report)}")
+    except InputError as exc:
+        printer.line(f"torchrig bench: {exc}")
+        code = EXIT_BAD_INPUT
+    return code

@@ -51,12 +51,41 @@ def bench_findings(
         except InputError:
             profile = None
     found: list[Finding] = []
+    found += _busy_findings(report)
     found += _link_findings(report, profile)
     found += _spec_findings(report, profile)
     found += _storage_findings(report, required_read_bps)
     found += _feed_findings(report)
     found += _amp_findings(report)
     return sort_findings(found)
+
+
+BUSY_LOAD_PER_CPU = 0.5
+"""A 1-minute load above half the usable CPUs means other work competed for the cores."""
+
+
+def _busy_findings(report: BenchReport) -> list[Finding]:
+    load = report.environment.get("load_average_1min")
+    cpus = report.environment.get("usable_cpus")
+    if not isinstance(load, (int, float)) or not isinstance(cpus, int) or cpus <= 0:
+        return []
+    if load <= BUSY_LOAD_PER_CPU * cpus:
+        return []
+    return [Finding(
+        code="bench.busy_machine",
+        severity=Severity.WARNING,
+        title=Msg("Other work was using the CPU during the benchmark",
+                  "基准测试期间有其他任务在占用 CPU"),
+        detail=Msg(f"1-minute load average {load:.1f} on {cpus} usable CPUs when the run "
+                   "started: CPU-side figures (training on the CPU, data loading, CPU matmul) "
+                   "can be far below what the machine does when idle.",
+                   f"开始时 1 分钟平均负载 {load:.1f}（可用 CPU {cpus} 个）：CPU 侧数据"
+                   "（CPU 训练、数据加载、CPU 矩阵乘）可能远低于空闲时的水平。"),
+        fix=Msg("Close other jobs and run the benchmark again.",
+                "关闭其他任务后重新运行基准测试。"),
+        source="benchmark methodology",
+        numbers={"load_average_1min": float(load), "usable_cpus": float(cpus)},
+    )]
 
 
 def _gpu_for(report: BenchReport, profile: SystemProfile | None) -> GpuInfo | None:

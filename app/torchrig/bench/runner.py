@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import platform
 import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig import __version__
@@ -30,6 +32,7 @@ from torchrig.bench.base import (
     Failed,
     Progress,
     Skip,
+    usable_cpus,
 )
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, utc_now_iso
 from torchrig.bench.settings import BenchSettings, device_kind, resolve_device
@@ -77,10 +80,21 @@ def detect_profile() -> tuple[SystemProfile | None, str | None]:
         return None, f"hardware detection failed: {type(exc).__name__}: {exc}"
 
 
+def _load_average() -> float | None:
+    """1-minute load average when the run starts: other work on the machine lowers every
+    figure, so the report keeps the evidence (None where the OS has no load average)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def environment(device: str, profile: SystemProfile | None) -> dict[str, Any]:
     """Software versions and the device's name. Imports torch, which also takes torch's
     import time out of the first benchmark's budget."""
     env: dict[str, Any] = {
+        "load_average_1min": _load_average(),
+        "usable_cpus": usable_cpus(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "torch": None,
@@ -138,6 +152,7 @@ def run_suite(
     benches = list(registry) if registry is not None else list_benchmarks()
     settings = settings.validated([b.id for b in benches])
     device = resolve_device(settings.device)
+    settings = replace(settings, device=device)  # "auto"/"cuda" -> what was measured
     profile_error = None
     if profile is None and detect:
         profile, profile_error = detect_profile()

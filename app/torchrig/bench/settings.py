@@ -32,7 +32,7 @@ _BUDGETS: dict[Preset, dict[str, float]] = {
     "full": {"cpu": 150.0, "accel": 150.0},
 }
 
-_DEVICE_RE = re.compile(r"^(cpu|mps|cuda)(?::(\d{1,3}))?$")
+_DEVICE_RE = re.compile(r"^(cpu|mps|cuda|auto)(?::(\d{1,3}))?$")
 
 
 def device_kind(device: str) -> str:
@@ -46,7 +46,8 @@ class BenchSettings:
 
     Attributes:
         preset: ``quick`` (<= 30 s), ``full`` (< 3 min) or ``smoke`` (tiny sizes, tests).
-        device: ``"cpu"``, ``"cuda"``/``"cuda:N"`` or ``"mps"``.
+        device: ``"cpu"``, ``"cuda"``/``"cuda:N"``, ``"mps"`` or ``"auto"`` (the first GPU
+            torch can use, else the CPU).
         only: benchmark ids to run (None: all); order follows the registry, not this tuple.
         dataset_dir: folder the storage benchmark writes its test files into (None: temp dir).
         peaks: catalog peaks for the device (see PEAK_KEYS); None when the catalog has none.
@@ -94,7 +95,7 @@ class BenchSettings:
         match = _DEVICE_RE.match(self.device.strip().lower())
         if not match:
             raise InputError(
-                f"device {self.device!r} is not valid: use cpu, cuda, cuda:N or mps"
+                f"device {self.device!r} is not valid: use auto, cpu, cuda, cuda:N or mps"
             )
         known = list(known_ids)
         only = None
@@ -142,15 +143,20 @@ class BenchSettings:
 
 
 def resolve_device(device: str) -> str:
-    """Turn ``"cuda"`` into ``"cuda:0"`` and check the device exists on this machine.
+    """Turn ``"cuda"`` into ``"cuda:0"`` (``"auto"`` into the best device) and check the
+    device exists on this machine.
 
     Imports torch (the only authority on which devices it can use). Raises InputError naming
     the devices that do exist, so ``--device cuda:3`` on a one-GPU box explains itself.
     """
     match = _DEVICE_RE.match(device.strip().lower())
     if not match:
-        raise InputError(f"device {device!r} is not valid: use cpu, cuda, cuda:N or mps")
+        raise InputError(f"device {device!r} is not valid: use auto, cpu, cuda, cuda:N or mps")
     kind, index = match.group(1), match.group(2)
+    if kind == "auto":
+        if index is not None:
+            raise InputError(f"device {device!r} is not valid: 'auto' takes no index")
+        return _auto_device()
     if kind == "cpu":
         if index is not None:
             raise InputError(f"device {device!r} is not valid: the CPU device is just 'cpu'")
@@ -181,3 +187,18 @@ def resolve_device(device: str) -> str:
         valid = ", ".join(f"cuda:{i}" for i in range(count))
         raise InputError(f"device {device!r} does not exist on this machine: use {valid}")
     return f"cuda:{n}"
+
+
+def _auto_device() -> str:
+    """cuda:0, else mps, else cpu - what a user running ``torchrig bench`` on a GPU machine
+    expects to measure."""
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    if torch.cuda.is_available() and torch.cuda.device_count() > 0:
+        return "cuda:0"
+    backend = getattr(torch.backends, "mps", None)
+    if backend is not None and backend.is_available():
+        return "mps"
+    return "cpu"
