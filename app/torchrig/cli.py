@@ -180,8 +180,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         return run_collective_cli(args)
     from torchrig.bench.cli_bench import run_cli
+    from torchrig.catalog import load_catalog
+    from torchrig.planning.bench_compare import peaks_lookup
 
-    return run_cli(args)
+    return run_cli(args, peaks_lookup=peaks_lookup(load_catalog()))
 
 
 def _add_bench_options(parser: argparse.ArgumentParser) -> None:

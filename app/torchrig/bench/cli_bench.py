@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 from torchrig.bench.base import Benchmark, Progress
 from torchrig.bench.format import format_measurement
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
-from torchrig.bench.runner import list_benchmarks, run_suite
+from torchrig.bench.runner import PeaksFn, list_benchmarks, run_suite
 from torchrig.bench.settings import BenchSettings, resolve_device
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
@@ -123,6 +123,7 @@ def run_cli(
     detect: bool = True,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    peaks_lookup: PeaksFn | None = None,
 ) -> int:
     """Run ``torchrig bench`` with parsed ``args``; returns the exit code.
 
@@ -157,7 +158,8 @@ def run_cli(
         try:
             outcome["report"] = run_suite(
                 settings, cancel=cancel, on_progress=printer.progress,
-                on_result=printer.result, profile=profile, detect=detect, registry=benches)
+                on_result=printer.result, profile=profile, detect=detect, registry=benches,
+                peaks_lookup=peaks_lookup)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             outcome["error"] = exc
         finally:

@@ -19,7 +19,7 @@ import platform
 import threading
 import time
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 ProgressFn = Callable[[Progress], None]
 ResultFn = Callable[[BenchResult], None]
 MeasurementFn = Callable[[Measurement], None]
+PeaksFn = Callable[[str, "SystemProfile | None"], "Mapping[str, float] | None"]
 
 OOM_RETRY_SCALE = 0.25
 """Problem memory after an out-of-memory error: a quarter is enough to get under most limits
@@ -137,6 +138,7 @@ def run_suite(
     profile: SystemProfile | None = None,
     detect: bool = True,
     registry: Sequence[Benchmark] | None = None,
+    peaks_lookup: PeaksFn | None = None,
 ) -> BenchReport:
     """Run the selected benchmarks and return the report (also when cancelled).
 
@@ -148,6 +150,8 @@ def run_suite(
             progress and measurements while a benchmark runs, its result when it ends.
         profile: a SystemProfile the caller already has; else detected when ``detect``.
         registry: benchmarks to choose from (tests pass fakes); default: the real suite.
+        peaks_lookup: (device, profile) -> spec peaks for the measured device, used when
+            ``settings.peaks`` is None (the CLI and GUI pass the catalog's).
     """
     benches = list(registry) if registry is not None else list_benchmarks()
     settings = settings.validated([b.id for b in benches])
@@ -158,6 +162,10 @@ def run_suite(
         profile, profile_error = detect_profile()
     elif profile is None:
         profile_error = "detection not requested"
+    if settings.peaks is None and peaks_lookup is not None:
+        # The catalog owns spec peaks; the caller knows the catalog, the runner knows the device.
+        settings = replace(settings, peaks=peaks_lookup(device, profile)).validated(
+            [b.id for b in benches])
     report = BenchReport(
         settings=settings.to_dict(), started=utc_now_iso(), device=device,
         profile=profile.to_dict() if profile is not None else None,

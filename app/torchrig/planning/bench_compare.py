@@ -6,12 +6,17 @@ catalog's dense tensor peaks (FP32 accumulate); a measured figure is only ever a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from torchrig.bench.report import BenchReport
 from torchrig.catalog.model import Catalog, Part
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg
+
+if TYPE_CHECKING:
+    from torchrig.hardware.model import SystemProfile
 
 HALF_PRECISION = ("bf16", "fp16")
 
@@ -87,3 +92,20 @@ def catalog_peaks(part: Part | None, pcie: tuple[int | None, int | None] = (None
     if link:
         peaks["pcie_bps"] = link
     return peaks or None
+
+
+PeaksFn = Callable[[str, "SystemProfile | None"], "dict[str, float] | None"]
+
+
+def peaks_lookup(catalog: Catalog) -> PeaksFn:
+    """The runner's ``peaks_lookup``: spec peaks of the catalog GPU that matches the benchmark
+    device (by torch device, else the first detected GPU), with its detected PCIe link."""
+
+    def lookup(device: str, profile: SystemProfile | None) -> dict[str, float] | None:
+        if device == "cpu" or profile is None or not profile.gpus:
+            return None
+        gpu = next((g for g in profile.gpus if g.torch_device == device), profile.gpus[0])
+        part = catalog.match_gpu(gpu.name or "", gpu.vram_total_bytes)
+        return catalog_peaks(part, (gpu.pcie_gen_max, gpu.pcie_width_max))
+
+    return lookup
