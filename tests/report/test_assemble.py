@@ -163,6 +163,10 @@ def test_bench_section_in_the_pdf(catalog: Catalog) -> None:
     assert "61%" in text
     assert "below the claim" in text
     assert "no dataset folder given" in text
+    # The matmul chart puts the measurement beside the spec peak and the tiers' GPUs.
+    kinds = [row.kind for row in sheet.throughput]
+    assert kinds[0] == "measured" and "spec" in kinds and kinds.count("tier") == 3
+    assert "Matmul throughput" in text and "A100 80GB SXM4" in text
 
 
 WORKLOADS = Path(__file__).resolve().parents[2] / "workloads"

@@ -39,6 +39,7 @@ from torchrig.report.sheet import (
     ScalingSeries,
     Sheet,
     SheetOptions,
+    ThroughputRow,
     Totals,
 )
 from torchrig.report.strings import text
@@ -124,6 +125,7 @@ def assemble_sheet(
         bench=bench_rows,
         bench_context=_bench_context(bench_report) if bench_report else None,
         claims=claim_rows,
+        throughput=_throughput_rows(bench_report, catalog, lang) if bench_report else (),
         scaling=scaling or (),
         findings=tuple(_merge_findings(found)),
         build_json=build.to_dict(),
@@ -307,6 +309,16 @@ def _bench_context(report: BenchReport) -> str:
     if report.cancelled:
         bits.append("cancelled")
     return ", ".join(b for b in bits if b)
+
+
+def _throughput_rows(report: BenchReport, catalog: Catalog,
+                     lang: str) -> tuple[ThroughputRow, ...]:
+    from torchrig.planning.bench_compare import matmul_bars
+
+    bars = matmul_bars(report, catalog)
+    if not any(bar.kind == "measured" for bar in bars):
+        return ()
+    return tuple(ThroughputRow(bar.label.get(lang), bar.flops, bar.kind) for bar in bars)
 
 
 def bench_sections(report: BenchReport,

@@ -24,7 +24,7 @@ from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from torchrig.report.fonts import FontSet
-from torchrig.report.sheet import BenchRow, BreakdownGroup, ScalingSeries
+from torchrig.report.sheet import BenchRow, BreakdownGroup, ScalingSeries, ThroughputRow
 from torchrig.report.strings import text
 from torchrig.report.values import fmt_amount, fmt_measure, fmt_percent
 from torchrig.units import GB, GiB
@@ -250,6 +250,46 @@ def bench_chart(rows: Sequence[BenchRow], fonts: FontSet, lang: str, width: floa
                         LABEL_SIZE, "middle", MUTED))
     _legend(drawing, [(colors.black, "100% = " + text("bench.reference", lang), "dashed")], fonts,
             chart.x + chart.width + 4, 6, label_w)
+    return drawing
+
+
+THROUGHPUT_COLOURS = {"measured": colors.HexColor("#c64600"), "spec": ACCENT,
+                      "tier": colors.HexColor("#8a8a8a")}
+
+
+def throughput_chart(rows: Sequence[ThroughputRow], fonts: FontSet, lang: str,
+                     width: float) -> Drawing:
+    """Measured matmul TFLOP/s beside this GPU's spec peak and each tier's reference GPU, on
+    one linear axis (so a CPU's few GFLOP/s look as small as they are)."""
+    bar_pitch = 15.0
+    title_h, axis_h = 16.0, 26.0
+    plot_h = bar_pitch * len(rows)
+    height = title_h + plot_h + axis_h
+    drawing = Drawing(width, height)
+    drawing.add(_string(0, height - 11, text("chart.throughput.title", lang), fonts,
+                        TITLE_SIZE, bold=True))
+    name_w = width * 0.42
+    value_w = 60.0
+    plot_w = width - name_w - value_w
+    top = max(row.flops for row in rows) / 1e12
+    axis_max, step = _nice_axis(top, ticks=4)
+    for i, row in enumerate(rows):
+        y = axis_h + plot_h - (i + 1) * bar_pitch + bar_pitch * 0.2
+        w = plot_w * (row.flops / 1e12) / axis_max
+        drawing.add(Rect(name_w, y, max(w, 0.6), bar_pitch * 0.6, strokeColor=None,
+                         fillColor=THROUGHPUT_COLOURS.get(row.kind, MUTED)))
+        drawing.add(_string(name_w - 4, y + 1.5, row.label, fonts, LABEL_SIZE, "end",
+                            max_width=name_w - 6))
+        drawing.add(_string(name_w + w + 3, y + 1.5, f"{row.flops / 1e12:,.2f}", fonts,
+                            LABEL_SIZE))
+    tick = 0.0
+    while tick <= axis_max + 1e-9:
+        x = name_w + plot_w * tick / axis_max
+        drawing.add(Line(x, axis_h, x, axis_h + plot_h, strokeColor=GRID, strokeWidth=0.5))
+        drawing.add(_string(x, axis_h - 9, f"{tick:g}", fonts, LABEL_SIZE, "middle"))
+        tick += step
+    drawing.add(_string(name_w + plot_w / 2, 4, text("chart.throughput.axis", lang), fonts,
+                        LABEL_SIZE, "middle", MUTED))
     return drawing
 
 

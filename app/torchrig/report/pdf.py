@@ -621,6 +621,9 @@ class _Renderer:
         if any(row.reference and row.measured is not None for row in sheet.bench):
             out += [Spacer(1, 8), charts.bench_chart(sheet.bench, self.fonts, self.lang,
                                                      CONTENT_W)]
+        if sheet.throughput:
+            out += [Spacer(1, 8), charts.throughput_chart(sheet.throughput, self.fonts,
+                                                          self.lang, CONTENT_W)]
         return self._section("section.bench", out)
 
     def _claims(self) -> list[Flowable]:

@@ -197,6 +197,16 @@ class BenchRow:
         return 100.0 * self.measured / self.reference
 
 
+@dataclass(frozen=True)
+class ThroughputRow:
+    """One bar of the matmul chart: ``kind`` is "measured", "spec" (this GPU's catalog peak)
+    or "tier" (a tier's reference GPU, from the catalog)."""
+
+    label: str
+    flops: float
+    kind: str
+
+
 ClaimVerdict = Literal["holds", "below", "above", "unknown"]
 
 
@@ -289,6 +299,7 @@ class Sheet:
     bench: tuple[BenchRow, ...] = ()
     bench_context: str | None = None
     claims: tuple[ClaimRow, ...] = ()
+    throughput: tuple[ThroughputRow, ...] = ()
     scaling: tuple[ScalingSeries, ...] = ()
     findings: tuple[Finding, ...] = ()
     build_json: dict[str, Any] | None = None

@@ -117,6 +117,10 @@ STRINGS: dict[str, Msg] = {
     # charts
     "chart.bench.title": Msg("Measured vs reference", "实测值与参考值对比"),
     "chart.bench.axis": Msg("% of reference", "占参考值百分比"),
+    "chart.throughput.title": Msg("Matmul throughput: measured, spec peak, the tiers' GPUs",
+                                  "矩阵乘吞吐量：实测、规格峰值与各档位 GPU"),
+    "chart.throughput.axis": Msg("TFLOP/s (dense; spec figures from the catalog)",
+                                 "TFLOP/s（稠密；规格值来自部件目录）"),
     "chart.scaling.title": Msg("Scaling efficiency vs GPU count", "扩展效率与 GPU 数量"),
     "chart.scaling.x": Msg("GPUs", "GPU 数量"),
     "chart.scaling.y": Msg("efficiency (%)", "效率（%）"),
