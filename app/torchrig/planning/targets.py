@@ -77,39 +77,57 @@ def _numeric(value: float | None, target: float | None, text: str,
     return Cell(text, Status.MEETS, value)
 
 
-def _tflops(value: float | None) -> str:
-    return "unknown" if value is None else f"{value / 1e12:.1f} TFLOP/s"
+_WORDS = {
+    "unknown": ("unknown", "未知"),
+    "cores": ("{n} cores", "{n} 核"),
+    "no_gpu": ("no GPU", "无 GPU"),
+    "no_tc": ("no tensor cores", "无张量核心"),
+    "shared": ("shared storage + {text}", "共享存储 + {text}"),
+    "no_shared": ("{text} (no shared storage)", "{text}（无共享存储）"),
+    "no_network": ("no node network", "无节点间网络"),
+    "single_gpu": ("single GPU", "单 GPU"),
+}
 
 
-def _no_gpu() -> Cell:
-    return Cell("no GPU", Status.SHORT, 0)
+def _word(lang: str, key: str, **values: object) -> str:
+    en, zh = _WORDS[key]
+    return (zh if lang == "zh" else en).format(**values)
 
 
-def _tensor_cell(caps: Capabilities, target: float) -> Cell:
+def _tflops(value: float | None, lang: str) -> str:
+    return _word(lang, "unknown") if value is None else f"{value / 1e12:.1f} TFLOP/s"
+
+
+def _no_gpu(lang: str) -> Cell:
+    return Cell(_word(lang, "no_gpu"), Status.SHORT, 0)
+
+
+def _tensor_cell(caps: Capabilities, target: float, lang: str) -> Cell:
     """A target of 0 means the tier's GPU has no tensor cores (the seed's GTX 1660 Super)."""
     if caps.gpu_count == 0:
-        return _no_gpu()
+        return _no_gpu(lang)
     if caps.tensor_cores is False:
-        return _numeric(0.0, target, "no tensor cores")
-    return _numeric(caps.tensor_flops, target, _tflops(caps.tensor_flops))
+        return _numeric(0.0, target, _word(lang, "no_tc"))
+    return _numeric(caps.tensor_flops, target, _tflops(caps.tensor_flops, lang))
 
 
-def _storage_text(caps: Capabilities) -> str:
+def _storage_text(caps: Capabilities, lang: str) -> str:
     if caps.storage_kind is None:
-        return caps.unknown.get("storage_kind", "unknown")
+        return caps.unknown.get("storage_kind", _word(lang, "unknown"))
     size = f", {fmt_gb(caps.storage_bytes)}" if caps.storage_bytes else ""
     return f"{caps.storage_kind.upper()}{size}"
 
 
-def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | None) -> Cell:
-    text = _storage_text(caps)
+def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | None,
+                  lang: str) -> Cell:
+    text = _storage_text(caps, lang)
     if min_bytes and caps.storage_bytes is not None and caps.storage_bytes < min_bytes:
         return Cell(f"{text} (< {fmt_gb(min_bytes, 0)})", Status.SHORT, caps.storage_kind)
     if "distributed" in kinds:
         # Seed 2.3: a shared file system (Ceph) or object store (S3) serves every node.
         if caps.shared_storage:
-            return Cell(f"shared storage + {text}", Status.MEETS, "distributed")
-        return Cell(f"{text} (no shared storage)", Status.SHORT, caps.storage_kind)
+            return Cell(_word(lang, "shared", text=text), Status.MEETS, "distributed")
+        return Cell(_word(lang, "no_shared", text=text), Status.SHORT, caps.storage_kind)
     ranked = [STORAGE_RANK[k] for k in kinds if k in STORAGE_RANK]
     if caps.storage_kind is None or caps.storage_kind not in STORAGE_RANK or not ranked:
         return Cell(text, Status.UNKNOWN, caps.storage_kind)
@@ -121,17 +139,18 @@ def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | N
     return Cell(text, Status.MEETS, caps.storage_kind)
 
 
-def _interconnect_text(caps: Capabilities) -> str:
+def _interconnect_text(caps: Capabilities, lang: str) -> str:
     parts = []
     if caps.gpu_count > 1 or caps.gpu_interconnect == "nvlink":
-        parts.append((caps.gpu_interconnect or "unknown").upper().replace("PCIE", "PCIe"))
+        link = caps.gpu_interconnect or _word(lang, "unknown")
+        parts.append(link.upper().replace("PCIE", "PCIe"))
     if caps.nodes > 1 or caps.node_network:
-        parts.append(caps.node_network or "no node network")
-    return " + ".join(parts) if parts else "single GPU"
+        parts.append(caps.node_network or _word(lang, "no_network"))
+    return " + ".join(parts) if parts else _word(lang, "single_gpu")
 
 
-def _interconnect_cell(caps: Capabilities, wanted: tuple[str, ...]) -> Cell:
-    text = _interconnect_text(caps)
+def _interconnect_cell(caps: Capabilities, wanted: tuple[str, ...], lang: str) -> Cell:
+    text = _interconnect_text(caps, lang)
     if not wanted or wanted == ("pcie",):
         return Cell(text, Status.MEETS, text)
     fast = {"nvlink", "infiniband"} & set(wanted)
@@ -139,8 +158,10 @@ def _interconnect_cell(caps: Capabilities, wanted: tuple[str, ...]) -> Cell:
     return Cell(text, Status.MEETS if fast & have else Status.SHORT, text)
 
 
-def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities]) -> list[Row]:
-    """Rows for the Targets page and the PDF: each subject against ``tier``'s requirements."""
+def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
+            lang: str = "en") -> list[Row]:
+    """Rows for the Targets page and the PDF: each subject against ``tier``'s requirements;
+    cell texts in ``lang``."""
     from torchrig.planning.capabilities import from_tier
 
     req = tier.requirements
@@ -151,7 +172,8 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities]) -> list[
         "cpu_cores", Msg("CPU cores", "CPU 核心数"),
         f">= {req.min_cpu_cores}" if req.min_cpu_cores else "-", req.min_cpu_cores,
         tuple(_numeric(s.cpu_cores, req.min_cpu_cores,
-                       "unknown" if s.cpu_cores is None else f"{s.cpu_cores} cores")
+                       _word(lang, "unknown") if s.cpu_cores is None
+                       else _word(lang, "cores", n=s.cpu_cores))
               for s in subjects)))
     lo, hi = req.gpus_per_node
     rows.append(Row(
@@ -162,18 +184,18 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities]) -> list[
         "vram_per_gpu", Msg("VRAM per GPU", "单卡显存"),
         f">= {fmt_gib(req.min_vram_bytes, 0)}" if req.min_vram_bytes else "-",
         req.min_vram_bytes,
-        tuple(_no_gpu() if s.gpu_count == 0 else
+        tuple(_no_gpu(lang) if s.gpu_count == 0 else
               _numeric(s.vram_per_gpu_bytes, req.min_vram_bytes,
                        fmt_gib(s.vram_per_gpu_bytes, 0)) for s in subjects)))
     target_tensor = tier_caps.tensor_flops
     rows.append(Row(
         "tensor_flops", Msg("Tensor throughput (FP16/BF16 dense, per GPU)",
                             "张量算力（FP16/BF16 稠密，单卡）"),
-        (f">= {_tflops(target_tensor)} ({tier_caps.gpu_name})" if target_tensor
-         else f"no tensor cores ({tier_caps.gpu_name})" if tier_caps.tensor_cores is False
-         else "-"),
+        (f">= {_tflops(target_tensor, lang)} ({tier_caps.gpu_name})" if target_tensor
+         else f"{_word(lang, 'no_tc')} ({tier_caps.gpu_name})"
+         if tier_caps.tensor_cores is False else "-"),
         target_tensor,
-        tuple(_tensor_cell(s, target_tensor or 0.0) for s in subjects)))
+        tuple(_tensor_cell(s, target_tensor or 0.0, lang) for s in subjects)))
     rows.append(Row(
         "ram", Msg("System RAM (per node)", "系统内存（每节点）"),
         f">= {fmt_gib(req.min_ram_bytes, 0)}", req.min_ram_bytes,
@@ -184,10 +206,11 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities]) -> list[
         " / ".join(k.upper() for k in req.storage_kinds)
         + (f", >= {fmt_gb(req.storage_bytes, 0)}" if req.storage_bytes else ""),
         ",".join(req.storage_kinds),
-        tuple(_storage_cell(s, req.storage_kinds, req.storage_bytes) for s in subjects)))
+        tuple(_storage_cell(s, req.storage_kinds, req.storage_bytes, lang)
+              for s in subjects)))
     rows.append(Row(
         "interconnect", Msg("Interconnect", "互联"),
         " / ".join(i.upper().replace("PCIE", "PCIe") for i in req.interconnect) or "-",
         ",".join(req.interconnect),
-        tuple(_interconnect_cell(s, req.interconnect) for s in subjects)))
+        tuple(_interconnect_cell(s, req.interconnect, lang) for s in subjects)))
     return rows

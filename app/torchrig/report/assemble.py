@@ -233,7 +233,7 @@ def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
     if profile is not None:
         subjects.append(from_profile(profile, catalog))
     rows = []
-    for row in compare(catalog.tier(tier_id), catalog, subjects):
+    for row in compare(catalog.tier(tier_id), catalog, subjects, lang):
         machine = row.cells[1] if len(row.cells) > 1 else None
         rows.append(ComparisonRow(
             dimension=row.dimension.get(lang),
