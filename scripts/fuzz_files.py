@@ -1,10 +1,10 @@
-"""Long fuzz run over every file TorchRig reads (docs/reliability.md, "Fuzzing").
+"""Long fuzz run over every file TorchRig reads (docs/reliability.md, "Random damage").
 
     .venv/bin/python scripts/fuzz_files.py N [--target NAME ...] [--seed S]
 
 Tries N damaged files per target (build, workload, bench report, collective report, price
 list, each catalog file and tiers.json) with the same mutations and the same contract as
-tests/reliability/test_file_fuzz.py, which runs a few dozen per target in CI. A failure prints
+tests/reliability/test_hostile_files.py, which runs 50 per target in CI. A failure prints
 hypothesis's smallest failing example and the run carries on with the next target; the exit
 status is 1 if any target failed. The summary table is what docs/reliability.md records.
 """
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     names = args.target or sorted(fuzz_targets.TARGETS)
     failures: dict[str, str] = {}
     total = 0
-    print(f"{'target':<28} {'tried':>7} {'accepted':>9} {'refused':>8} {'longest msg':>12} "
+    print(f"{'target':<34} {'tried':>7} {'accepted':>9} {'refused':>8} {'longest msg':>12} "
           f"{'seconds':>8}")
     for name in names:
         started = time.perf_counter()
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             counts, failure = fuzz_target(name, args.cases, args.seed, Path(folder))
         tried = counts["accepted"] + counts["refused"]
         total += tried
-        print(f"{name:<28} {tried:>7} {counts['accepted']:>9} {counts['refused']:>8} "
+        print(f"{name:<34} {tried:>7} {counts['accepted']:>9} {counts['refused']:>8} "
               f"{counts['longest_message']:>12} {time.perf_counter() - started:>8.1f}"
               + ("  FAILED" if failure else ""), flush=True)
         if failure:

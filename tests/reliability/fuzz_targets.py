@@ -222,7 +222,6 @@ PRICE_LIST = (
 def encode(doc: Any) -> bytes:
     return jsonio.dumps(doc).encode("utf-8")
 
-
 # --- what each kind of file is loaded with and used for ----------------------------------------
 
 
@@ -232,7 +231,7 @@ def _use_build(build: Build) -> None:
     findings = check_build(build, cat)
     json.dumps(check_json(priced, findings), allow_nan=False)
     format_check_text(priced, findings, lang="zh")
-    Build.from_dict(json.loads(jsonio.dumps(build.to_dict())))
+    assert Build.from_dict(json.loads(jsonio.dumps(build.to_dict()))) == build
 
 
 def _use_workload(workload: Workload) -> None:
@@ -254,8 +253,8 @@ def _use_collective(report: CollectiveReport) -> None:
 
 def _use_price_list(plist: PriceList) -> None:
     build = Build.from_dict(rich_build())
-    changed, _count = plist.apply(build)
-    _use_build(changed)
+    repriced, _lines = plist.apply(build)
+    _use_build(repriced)
 
 
 def _use_catalog(cat: Catalog) -> None:
@@ -279,7 +278,7 @@ class Target:
     samples: Callable[[], Sequence[bytes]]
     load: Callable[[Path], Any]
     use: Callable[[Any], None]
-    json: bool = True
+    is_json: bool = True
     resources_file: str | None = None  # catalog targets: the file inside resources/
 
     def names(self, path: Path) -> str:
@@ -322,7 +321,7 @@ TARGETS: dict[str, Target] = {
                lambda: [encode(collective_report_doc())], load_collective_report,
                _use_collective),
         Target("price-list", "prices.csv", lambda: [PRICE_LIST.encode("utf-8")],
-               lambda p: load_price_list(p, catalog()), _use_price_list, json=False),
+               lambda p: load_price_list(p, catalog()), _use_price_list, is_json=False),
         *(_catalog_target(rel) for rel in (
             "catalog/gpus.json", "catalog/cpus.json", "catalog/motherboards.json",
             "catalog/memory.json", "catalog/psus.json", "catalog/storage.json",
@@ -535,7 +534,7 @@ def mutate_csv(data: st.DataObject, sample: bytes) -> bytes:
 def hostile_payload(data: st.DataObject, target: Target) -> bytes:
     """A damaged version of one of ``target``'s samples."""
     sample = data.draw(st.sampled_from(samples(target.name)), label="sample")
-    structural = mutate_json if target.json else mutate_csv
+    structural = mutate_json if target.is_json else mutate_csv
     how = data.draw(st.sampled_from(["structure", "structure", "structure", "bytes"]),
                     label="how")
     return structural(data, sample) if how == "structure" else mutate_bytes(data, sample)

@@ -88,12 +88,13 @@ def test_sigkill_during_save_never_leaves_a_torn_file(tmp_path: Path) -> None:
         try:
             assert child.stdout is not None and child.stdout.readline() == "ready\n"
             time.sleep(rng.uniform(0.0, 0.1))
-            # Still saving when killed: a child that died on its own would prove nothing.
-            assert child.poll() is None, child.communicate()[1]
+            alive = child.poll() is None
         finally:
-            child.send_signal(signal.SIGKILL)
-            saves = child.communicate(timeout=30)[0].count("saved\n")
-        assert child.returncode == -signal.SIGKILL
+            child.send_signal(signal.SIGKILL)  # a no-op for a child already gone
+            out, err = child.communicate(timeout=30)
+        # Still saving when killed: a child that died on its own would prove nothing.
+        assert alive and child.returncode == -signal.SIGKILL, err
+        saves = out.count("saved\n")
         killed.add(child.pid)
         assert path.read_bytes() in expected
         temps = [p.name for p in tmp_path.iterdir() if p.name.startswith(f".{path.name}.")]

@@ -299,6 +299,19 @@ def test_cuda_device_failing_after_init(nvml: Callable[[Any], None]) -> None:
     assert gpu.torch_usable is False and "ECC" in gpu.unknown["name"]
 
 
+def test_gpu_seen_by_torch_alone(nvml: Callable[[Any], None]) -> None:
+    """CUDA works but NVML is absent: the NVML-only fields say so."""
+    nvml(None)
+    device = {"name": "NVIDIA GeForce RTX 4090", "total_memory": 24 * 2**30, "major": 8,
+              "minor": 9, "multi_processor_count": 128,
+              "uuid": "GPU-00000000-1111-2222-3333-444455556666"}
+    profile = _checked(detect(use_torch=True, torch_module=fake_torch(
+        cuda="12.4", available=lambda: True, devices=[device])))
+    [gpu] = profile.gpus
+    assert gpu.torch_usable is True and gpu.sm_count == 128
+    assert "NVML did not list this GPU" in gpu.unknown["pcie_gen_max"]
+
+
 def test_torch_not_importable(monkeypatch: pytest.MonkeyPatch, nvml: Callable[[Any], None]) -> None:
     nvml(None)
     monkeypatch.setitem(sys.modules, "torch", None)

@@ -22,7 +22,9 @@ from fuzz_targets import (
     Target,
     assert_user_message,
     attempt,
+    catalog,
     encode,
+    hostile_payload,
     samples,
     target_path,
 )
@@ -30,11 +32,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torchrig.errors import InputError
+from torchrig.planning.pricelist import load_price_list
 
-CI = settings(max_examples=30, database=None, derandomize=True, deadline=None)
-"""Deterministic and database-free, so CI runs the same cases every time (~10 s in all)."""
+CI = settings(max_examples=50, database=None, derandomize=True, deadline=None)
+"""Deterministic and database-free, so CI runs the same cases every time (~8 s in all)."""
 
-JSON_TARGETS = sorted(name for name, t in TARGETS.items() if t.json)
+JSON_TARGETS = sorted(name for name, t in TARGETS.items() if t.is_json)
 
 
 def _doc(name: str) -> dict[str, Any]:
@@ -196,6 +199,8 @@ SPECIFIC: list[tuple[str, str, Callable[[dict[str, Any]], Any], str]] = [
         d["parts"][0]), "already used"),
     ("catalog:catalog/cpus.json", "threads below cores", lambda d: d["parts"][0][
         "specs"].update(threads=1), "threads"),
+    ("catalog:catalog/psus.json", "spec field named with a line break", lambda d: d["parts"][
+        0]["specs"].update({"\r": 1}), "'\\r'"),
     ("catalog:catalog/sources.json", "sources a list", lambda d: d.update(sources=[]),
      "sources"),
     ("catalog:tiers.json", "tier names an unknown part", lambda d: d["tiers"][0][
@@ -240,10 +245,6 @@ def test_price_list_garbage_is_refused(payload: bytes, tmp_path: Path) -> None:
 
 
 def test_price_list_unknown_ids_are_warnings_not_errors(tmp_path: Path) -> None:
-    from fuzz_targets import catalog
-
-    from torchrig.planning.pricelist import load_price_list
-
     path = tmp_path / "prices.csv"
     path.write_text("part_id,price,currency,date\nnvidia-rtx-9999,5,CNY,2025-06-01\n")
     plist = load_price_list(path, catalog())
@@ -314,8 +315,6 @@ def test_unreadable_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_random_damage_never_escapes_as_another_error(name: str, tmp_path: Path) -> None:
-    from fuzz_targets import hostile_payload
-
     target = TARGETS[name]
     path = target_path(target, tmp_path)
 
