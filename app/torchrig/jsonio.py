@@ -32,6 +32,17 @@ MAX_DEPTH = 64
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def _read_umask() -> int:
+    """The process umask, read once at import: os.umask can only be read by setting it, and
+    doing that per save would race with files other threads create meanwhile."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 MAX_INT_DIGITS = 19
 """Integers beyond the 64-bit range no field needs; refusing them at parse time means no
 reader ever meets an integer too large to turn into a float (OverflowError)."""
@@ -224,9 +235,7 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
             # Keep the permissions the user gave the file they are replacing.
             os.chmod(tmp_name, path.stat().st_mode & 0o7777)
         else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_name, 0o666 & ~umask)
+            os.chmod(tmp_name, 0o666 & ~_UMASK)
         os.replace(tmp_name, path)
     except OSError as exc:
         _remove_quietly(tmp_name)
@@ -302,6 +311,14 @@ def _fsync_folder(folder: Path) -> None:
 
 
 # --- small typed field readers used by every loader, so messages look the same everywhere ---
+
+
+def check_keys(doc: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    """Refuse a top-level field the loader does not read: a misspelt one ("part" for "parts")
+    would otherwise be ignored without a word."""
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}")
 
 
 def req(obj: Mapping[str, Any], key: str, where: str) -> Any:

@@ -290,7 +290,15 @@ def load_collective_report(path: Path) -> CollectiveReport:
     return report_from_dict(data, str(path))
 
 
+REPORT_FIELDS = {"format", "version", "created", "torchrig_version", "settings", "transport",
+                 "ranks", "topology", "results", "skipped", "summary"}
+"""Top-level fields of the report (to_dict writes exactly these; the loader refuses others)."""
+
+
 def report_from_dict(data: Mapping[str, Any], where: str) -> CollectiveReport:
+    from torchrig.jsonio import check_keys
+
+    check_keys(dict(data), REPORT_FIELDS, where)
     settings = _settings(_obj(data, "settings", where), f"{where}: settings")
     transport = _transport(_obj(data, "transport", where), f"{where}: transport")
     world = transport.world_size

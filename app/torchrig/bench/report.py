@@ -248,6 +248,7 @@ class BenchReport:
         return r.value(measurement_id) if r is not None else None
 
     def to_dict(self) -> dict[str, Any]:
+        # Keep REPORT_FIELDS in step: the loader refuses any other top-level field.
         return {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
@@ -267,6 +268,7 @@ class BenchReport:
     @classmethod
     def from_dict(cls, data: Any, where: str = "bench report") -> BenchReport:
         data = jsonio.upgrade_document(data, REPORT_FORMAT, REPORT_VERSION, where=where)
+        jsonio.check_keys(data, REPORT_FIELDS, where)
         settings = jsonio.req(data, "settings", where)
         if not isinstance(settings, dict):
             raise InputError(f"{where}: field 'settings' must be an object")
@@ -326,6 +328,11 @@ def _msgs(data: Any, where: str) -> tuple[Msg, ...]:
 
 
 # --- files ---------------------------------------------------------------------------------
+
+
+REPORT_FIELDS = {"format", "version", "torchrig_version", "started", "finished", "cancelled",
+                 "device", "device_name", "settings", "environment", "profile", "profile_error",
+                 "results"}
 
 
 def save_report(report: BenchReport, path: Path) -> None:

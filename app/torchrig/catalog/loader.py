@@ -35,13 +35,14 @@ from torchrig.catalog.specs import (
 )
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.jsonio import parse_json_text, read_text_file, upgrade_document
+from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
 
 CATALOG_FORMAT = "torchrig.catalog"
 SOURCES_FORMAT = "torchrig.sources"
 CATALOG_VERSION = 1
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MONEY_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 DATE_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 MEM_RE = re.compile(r"^(DDR[45])(?:-(\d{3,5}))?$")
 REPO_PATH_RE = re.compile(r"^[\w.-]+/[\w.-]+:\S+$")
@@ -104,14 +105,6 @@ def _load_document(path: Path, fmt: str) -> dict[str, Any]:
     doc = upgrade_document(data, fmt, CATALOG_VERSION, where=str(path))
     check_keys(doc, _DOCUMENT_KEYS[fmt], str(path))
     return doc
-
-
-def check_keys(doc: dict[str, Any], allowed: set[str], where: str) -> None:
-    """Refuse a top-level field the loader does not read: a misspelt one ("part" for "parts")
-    would otherwise be ignored without a word."""
-    unknown = sorted(set(doc) - allowed)
-    if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r}")
 
 
 def _load_sources(path: Path) -> dict[str, SourceRef]:
@@ -349,6 +342,9 @@ def _parse_price(raw: Any, where: str, sources: dict[str, SourceRef]) -> Price:
 def parse_money(value: Any, where: str) -> Decimal:
     """A money amount from JSON: a decimal string ("12999.00") or a number; never NaN/inf."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
+    if isinstance(value, str) and not MONEY_RE.fullmatch(value.strip()):
+        # Decimal() would also take "1_000" and non-ASCII digits; a price is plain digits.
         raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
     try:
         amount = Decimal(str(value).strip())

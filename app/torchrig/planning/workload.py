@@ -337,7 +337,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         f"dataset.{f.name}" for f in dataclasses.fields(Dataset)}
     unknown = sorted(k for k in flat if k not in known)
     if unknown:
-        raise InputError(f"{where}: unknown field '{r.label(unknown[0])}'")
+        raise InputError(f"{where}: unknown field {r.label(unknown[0])!r}")
     task = r.text("task", TASKS, "")
     if not task:
         raise r.error("task", f"is required (one of {', '.join(TASKS)})")
