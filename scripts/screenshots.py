@@ -1,16 +1,23 @@
-"""Take screenshots of every page of the real window (README images).
+"""Take screenshots of every page of the real window, and of the Settings and About dialogs
+(README images, and a visual check of translations and themes).
 
 Runs the real app on an X server: under Xvfb when no display is set
 (``xvfb-run -a -s "-screen 0 1400x900x24" python scripts/screenshots.py``; ``./dev screenshots``
 does this). Pictures land in docs/screenshots/ (or the folder given as the first argument).
+
+Options: ``--lang zh|en`` (default en), ``--theme light|dark|system`` (default system),
+``--no-bench`` (skip the real benchmark run). The window uses a temporary settings folder, so
+your own settings are neither used nor changed.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,17 +57,45 @@ def _run_benchmark(app, page, out: Path) -> None:
     _wait(app, lambda: not page.runner.running, 180)
 
 
+def _parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Screenshots of every page and dialog.")
+    parser.add_argument("out", nargs="?", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    parser.add_argument("--no-bench", action="store_true", help="skip the real benchmark run")
+    return parser.parse_args()
+
+
+def _grab_dialog(app, dialog, path: Path) -> None:
+    dialog.show()
+    _wait(app, lambda: True, 0.3)
+    dialog.grab().save(str(path))
+    print(path)
+    dialog.close()
+
+
 def main() -> int:
     _reexec_under_xvfb()
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = Path(args[0]) if args else ROOT / "docs" / "screenshots"
+    args = _parse_args()
+    with tempfile.TemporaryDirectory(prefix="torchrig-shots-") as config:
+        os.environ["TORCHRIG_CONFIG_DIR"] = config
+        return _shoot(args, args.out)
+
+
+def _shoot(args: argparse.Namespace, out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+    from torchrig.gui.about_dialog import AboutDialog
     from torchrig.gui.app import create_app
+    from torchrig.gui.i18n import apply_language
     from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.settings_dialog import SettingsDialog
+    from torchrig.gui.theme import apply_theme
 
     app = create_app(sys.argv)
-    window = MainWindow()
+    apply_language(args.lang)
+    apply_theme(args.theme)
+    window = MainWindow(lang=args.lang)
     window.resize(1360, 860)
     window.show()
     window.start()
@@ -74,7 +109,7 @@ def main() -> int:
         wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("build"))
     for key in window.pages:
         window.show_page(key)
-        if key == "bench" and "--no-bench" not in sys.argv:
+        if key == "bench" and not args.no_bench:
             _run_benchmark(app, window.pages[key], out)
         if key == "report" and hasattr(window.pages[key], "render_preview"):
             window.pages[key].render_preview()
@@ -84,6 +119,12 @@ def main() -> int:
         path = out / f"{key}.png"
         window.grab().save(str(path))
         print(path)
+    _grab_dialog(app, SettingsDialog(window.settings, window), out / "settings-dialog.png")
+    _grab_dialog(app, AboutDialog(window.machine_page.profile, window.settings.path, window),
+                 out / "about-dialog.png")
+    build_page = window.pages.get("build")
+    if hasattr(build_page, "dirty"):
+        build_page.dirty = False  # the sample build was only opened for the pictures
     window.close()
     return 0
 

@@ -22,3 +22,40 @@ def window(qtbot):
     qtbot.addWidget(win)
     yield win
     win.close()
+
+
+@pytest.fixture(autouse=True)
+def _unanswered_message_boxes(monkeypatch):
+    """A modal box nobody answers hangs an offscreen run (e.g. "Save changes?" when a test that
+    failed half-way leaves unsaved edits and pytest-qt closes the window). By default they
+    answer Discard / OK at once; a test that cares about the answer patches its own."""
+    from torchrig.gui.qt import QMessageBox
+
+    def answer(*args, **kwargs):
+        return QMessageBox.StandardButton.Discard
+
+    for name in ("question", "warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, answer)
+
+
+@pytest.fixture(autouse=True)
+def _english_light_ui(qapp):
+    """Every test starts and ends with the English UI and the platform's colours: a test that
+    switches language or theme must not leak it into the next one."""
+    from torchrig.gui.i18n import apply_language
+    from torchrig.gui.theme import apply_theme
+
+    apply_language("en")
+    yield
+    apply_language("en")
+    apply_theme("system")
+
+
+@pytest.fixture
+def zh(qapp):
+    """The Chinese catalogues installed for the duration of a test."""
+    from torchrig.gui.i18n import apply_language
+
+    loaded = apply_language("zh")
+    assert any(path.endswith("torchrig_zh_CN.qm") for path in loaded), loaded
+    return loaded

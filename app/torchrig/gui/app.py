@@ -15,7 +15,7 @@ def create_app(argv: Sequence[str]) -> object:
     from torchrig.gui.qt import QApplication, QGuiApplication, QIcon
 
     app = QApplication.instance() or QApplication(list(argv))
-    # Set before the first QSettings is created so settings land in the right place.
+    # Names used by QStandardPaths and the platform (window grouping, the .desktop file).
     QApplication.setOrganizationName("TorchRig")
     QApplication.setApplicationName("TorchRig")
     QApplication.setApplicationVersion(__version__)
@@ -29,14 +29,20 @@ def create_app(argv: Sequence[str]) -> object:
 
 
 def run_gui(argv: Sequence[str] | None = None) -> int:
+    from torchrig.gui import crash
+    from torchrig.gui.i18n import apply_language, resolve_language
     from torchrig.gui.main_window import MainWindow
     from torchrig.gui.qt import QTimer
-
-    from torchrig.gui import crash
+    from torchrig.gui.settings import Settings
+    from torchrig.gui.theme import apply_theme
 
     crash.install()  # an exception in a slot: logged, shown, and the app keeps running
     app = create_app(argv if argv is not None else sys.argv)
-    window = MainWindow()
+    settings = Settings()
+    lang = resolve_language(settings.language)
+    apply_language(lang)  # before any widget exists, so every string is built translated
+    apply_theme(settings.theme)
+    window = MainWindow(lang=lang, settings=settings)
     window.show()
     # Detection starts once the event loop has painted the window.
     QTimer.singleShot(0, window.start)

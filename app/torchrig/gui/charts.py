@@ -6,17 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from torchrig.gui.qt import QColor, QFont, QPainter, QPen, QSize, Qt, QtCore, QWidget
+from torchrig.gui.style import colour, qcolour
 from torchrig.planning.breakdown import Bar
 from torchrig.units import fmt_gb, fmt_gib
 
 PALETTE = ["#1a5fb4", "#26a269", "#e5a50a", "#c64600", "#813d9c", "#986a44", "#3584e4",
            "#77767b"]
-
-
-def _amount(value: float, bar: Bar) -> str:
-    if bar.unit == "cores":
-        return f"{value:.0f} cores"
-    return fmt_gb(value) if bar.group == "storage" else fmt_gib(value)
 
 
 class BreakdownChart(QWidget):
@@ -39,6 +34,11 @@ class BreakdownChart(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(520, self.ROW * max(1, len(self.bars)) + 10)
+
+    def _amount(self, value: float, bar: Bar) -> str:
+        if bar.unit == "cores":
+            return self.tr("{0} cores").format(f"{value:.0f}")
+        return fmt_gb(value) if bar.group == "storage" else fmt_gib(value)
 
     def paintEvent(self, event: object) -> None:
         painter = QPainter(self)
@@ -64,23 +64,23 @@ class BreakdownChart(QWidget):
                 painter.fillRect(QtCore.QRectF(x, top, max(w, 0.5), 20),
                                  QColor(PALETTE[j % len(PALETTE)]))
                 x += w
-            total_text = _amount(bar.total, bar)
+            total_text = self._amount(bar.total, bar)
             over = bar.capacity is not None and bar.total > bar.capacity
             if bar.capacity:
                 cx = label_w + width * bar.capacity / scale_max
-                pen = QPen(QColor("#b3261e" if over else "#1e7b34"))
+                pen = QPen(qcolour("error" if over else "ok"))
                 pen.setWidth(2)
                 painter.setPen(pen)
                 painter.drawLine(QtCore.QPointF(cx, top - 3), QtCore.QPointF(cx, top + 23))
-                total_text += "  /  " + _amount(bar.capacity, bar)
-            painter.setPen(QColor("#b3261e") if over else self.palette().text().color())
+                total_text += "  /  " + self._amount(bar.capacity, bar)
+            painter.setPen(qcolour("error") if over else self.palette().text().color())
             painter.drawText(QtCore.QRectF(x + 4, top, self.width() - x - 4, 20),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              total_text)
             painter.setFont(small)
             lx, ly = float(label_w), top + 28.0
             for j, seg in enumerate(bar.segments):
-                text = f"{seg.label.get(self.lang)} {_amount(seg.amount, bar)}"
+                text = f"{seg.label.get(self.lang)} {self._amount(seg.amount, bar)}"
                 tw = painter.fontMetrics().horizontalAdvance(text) + 18
                 if lx + tw > self.width() and lx > label_w:  # wrap the legend onto a new line
                     lx, ly = float(label_w), ly + 14
@@ -133,7 +133,7 @@ class ThroughputChart(QWidget):
                                                               label_w - 8))
             w = max(1.0, width * bar.flops / top_value)
             painter.fillRect(QtCore.QRectF(label_w, top + 3, w, self.ROW - 12),
-                             QColor(self.COLOURS.get(bar.kind, "#77767b")))
+                             QColor(self.COLOURS.get(bar.kind, colour("muted"))))
             painter.drawText(QtCore.QRectF(label_w + w + 6, top, 110, self.ROW - 6),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              fmt_flops(bar.flops))
@@ -179,7 +179,8 @@ class ScalingChart(QWidget):
             x = left + width * (math.log2(gpus) / span)
             return QtCore.QPointF(x, bottom - height * max(0.0, min(eff, 1.0)))
 
-        painter.setPen(QPen(QColor("#c0bfbc")))
+        grid = qcolour("grid")
+        painter.setPen(QPen(grid))
         for pct in (0, 0.2, 0.4, 0.6, 0.8, 1.0):
             y = bottom - height * pct
             painter.drawLine(QtCore.QPointF(left, y), QtCore.QPointF(left + width, y))
@@ -187,8 +188,8 @@ class ScalingChart(QWidget):
             painter.drawText(QtCore.QRectF(0, y - 8, left - 6, 16),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                              f"{pct:.0%}")
-            painter.setPen(QPen(QColor("#c0bfbc")))
-        target = QPen(QColor("#b3261e"))
+            painter.setPen(QPen(grid))
+        target = QPen(qcolour("error"))
         target.setStyle(Qt.PenStyle.DotLine)
         painter.setPen(target)
         y80 = bottom - height * 0.8
@@ -220,7 +221,7 @@ class ScalingChart(QWidget):
             label = painter.fontMetrics().elidedText(series.label.get(self.lang),
                                                      Qt.TextElideMode.ElideRight, right - 44)
             painter.drawText(QtCore.QPointF(left + width + 40, ly + 12), label)
-        painter.setPen(QColor("#b3261e"))
+        painter.setPen(qcolour("error"))
         painter.drawText(QtCore.QPointF(left + width + 12, top + 10 + len(self.series) * 18),
                          self.tr("seed 2.3: 80 %"))
         painter.end()

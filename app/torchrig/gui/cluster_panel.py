@@ -33,18 +33,6 @@ from torchrig.gui.workers import TaskRunner
 from torchrig.units import fmt_rate, fmt_seconds
 
 
-def summary_text(report: Any) -> str:
-    """Per collective: bus bandwidth at the largest size (what the scaling model uses), peak,
-    and latency at the smallest size, with the nccl-tests convention stated."""
-    t = report.transport
-    lines = [f"{t.backend}, {t.world_size} ranks on {getattr(t, 'nnodes', 1)} node(s)"]
-    for op, s in report.summary.items():
-        lines.append(f"{op}: busbw {fmt_rate(s.busbw_at_largest)} at {s.largest_bytes:,} B, "
-                     f"peak {fmt_rate(s.peak_busbw)}, latency {fmt_seconds(s.latency_s)}")
-    lines.append("busbw = algbw x 2(n-1)/n (all-reduce) or x (n-1)/n, as nccl-tests counts it")
-    return "\n".join(lines)
-
-
 class ClusterPanel(QWidget):
     report_changed = Signal(object)
 
@@ -61,16 +49,24 @@ class ClusterPanel(QWidget):
         form = QFormLayout()
         self.nodes_spin = QSpinBox()
         self.nodes_spin.setRange(1, 100_000)
+        self.nodes_spin.setToolTip(self.tr("Machines taking part (torchrun --nnodes)"))
         self.gpus_spin = QSpinBox()
         self.gpus_spin.setRange(1, 1024)
         self.gpus_spin.setValue(8)
+        self.gpus_spin.setToolTip(self.tr("Processes per machine, one per GPU "
+                                          "(torchrun --nproc-per-node)"))
         self.addr_edit = QLineEdit()
         self.addr_edit.setPlaceholderText(self.tr("first node's address (several nodes)"))
+        self.addr_edit.setToolTip(self.tr("Host name or IP of the first node, reachable from "
+                                          "every node (torchrun --rdzv-endpoint)"))
         self.port_spin = QSpinBox()
         self.port_spin.setRange(1, 65_535)
         self.port_spin.setValue(29_500)
+        self.port_spin.setToolTip(self.tr("A free TCP port on the first node"))
         self.backend_box = QComboBox()
         self.backend_box.addItems(["nccl", "gloo"])
+        self.backend_box.setToolTip(self.tr("nccl for NVIDIA GPUs; gloo for CPUs (or to check "
+                                            "the setup without GPUs)"))
         form.addRow(self.tr("Nodes"), self.nodes_spin)
         form.addRow(self.tr("GPUs per node"), self.gpus_spin)
         form.addRow(self.tr("Rendezvous host"), self.addr_edit)
@@ -109,6 +105,35 @@ class ClusterPanel(QWidget):
         self.cancel_button.clicked.connect(self.runner.cancel)
         self.open_button.clicked.connect(self.open_dialog)
         self.update_command()
+
+    def summary_text(self, report: Any) -> str:
+        """Per collective: bus bandwidth at the largest size (what the scaling model uses),
+        peak, and latency at the smallest size, with the nccl-tests convention stated."""
+        t = report.transport
+        lines = [self.tr("{0}, {1} ranks on {2} node(s)").format(
+            t.backend, t.world_size, getattr(t, "nnodes", 1))]
+        for op, s in report.summary.items():
+            lines.append(self.tr("{0}: busbw {1} at {2} B, peak {3}, latency {4}").format(
+                op, fmt_rate(s.busbw_at_largest), f"{s.largest_bytes:,}", fmt_rate(s.peak_busbw),
+                fmt_seconds(s.latency_s)))
+        lines.append(self.tr("busbw = algbw x 2(n-1)/n (all-reduce) or x (n-1)/n, as "
+                             "nccl-tests counts it"))
+        return "\n".join(lines)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"report": self.report, "nodes": self.nodes_spin.value(),
+                "gpus": self.gpus_spin.value(), "addr": self.addr_edit.text(),
+                "port": self.port_spin.value(), "backend": self.backend_box.currentText()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.nodes_spin.setValue(state["nodes"])
+        self.gpus_spin.setValue(state["gpus"])
+        self.addr_edit.setText(state["addr"])
+        self.port_spin.setValue(state["port"])
+        self.backend_box.setCurrentText(state["backend"])
+        if state["report"] is not None:
+            self.report = state["report"]
+            self.result.setText(self.summary_text(state["report"]))
 
     def update_command(self) -> None:
         from torchrig.bench.collective_launch import torchrun_command
@@ -155,7 +180,7 @@ class ClusterPanel(QWidget):
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Collective report"), "",
-                                              "JSON (*.json)")
+                                              self.tr("Collective report (*.json)"))
         if path:
             self.open_path(Path(path))
 
@@ -187,7 +212,7 @@ class ClusterPanel(QWidget):
         if report is None:
             return
         self.report = report
-        self.result.setText(summary_text(report))
+        self.result.setText(self.summary_text(report))
         self.report_changed.emit(report)
 
     def _on_failed(self, message: str, details: str) -> None:

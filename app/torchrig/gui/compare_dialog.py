@@ -7,6 +7,7 @@ from pathlib import Path
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
+    QT_TRANSLATE_NOOP,
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
@@ -25,6 +26,24 @@ from torchrig.planning.build import Build, load_build
 from torchrig.planning.compare import compare_builds
 
 MAX_BUILDS = 3
+
+ROW_LABELS = (  # planning.compare.compare_builds row labels, for lupdate
+    QT_TRANSLATE_NOOP("CompareDialog", "Nodes"),
+    QT_TRANSLATE_NOOP("CompareDialog", "CPU (per node)"),
+    QT_TRANSLATE_NOOP("CompareDialog", "GPUs (per node)"),
+    QT_TRANSLATE_NOOP("CompareDialog", "VRAM per GPU"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Tensor FP16/BF16 dense, all GPUs"),
+    QT_TRANSLATE_NOOP("CompareDialog", "RAM (per node)"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Storage (per node)"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Power supply"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Total price"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Price per tensor TFLOP/s"),
+    QT_TRANSLATE_NOOP("CompareDialog", "Price per GB of VRAM"),
+)
+CELL_WORDS = {  # whole-cell values planning.compare writes in English
+    "unknown": QT_TRANSLATE_NOOP("CompareDialog", "unknown"),
+    "none": QT_TRANSLATE_NOOP("CompareDialog", "none"),
+}
 
 
 class CompareDialog(QDialog):
@@ -54,7 +73,8 @@ class CompareDialog(QDialog):
 
     def add_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Add build"),
-                                              self.settings.build_folder, "Build (*.json)")
+                                              self.settings.build_folder,
+                                              self.tr("TorchRig build (*.json)"))
         if path:
             self.add_path(Path(path))
 
@@ -78,7 +98,8 @@ class CompareDialog(QDialog):
         self.table.setVerticalHeaderLabels([self.tr(r.label) for r in rows])
         for r, row in enumerate(rows):
             for c, value in enumerate(row.values):
-                self.table.setItem(r, c, QTableWidgetItem(value))
+                shown = self.tr(CELL_WORDS[value]) if value in CELL_WORDS else value
+                self.table.setItem(r, c, QTableWidgetItem(shown))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.resizeRowsToContents()
         self.add_button.setEnabled(len(self.builds) < MAX_BUILDS)

@@ -39,7 +39,7 @@ def write_log(text: str) -> Path | None:
 
 
 def _show_dialog(summary: str, details: str, log_path: Path | None) -> None:
-    from torchrig.gui.qt import QApplication, QMessageBox, QPushButton
+    from torchrig.gui.qt import QApplication, QCoreApplication, QMessageBox, QPushButton
 
     if QApplication.instance() is None:
         return
@@ -47,12 +47,15 @@ def _show_dialog(summary: str, details: str, log_path: Path | None) -> None:
     box.setIcon(QMessageBox.Icon.Critical)
     box.setWindowTitle("TorchRig")
     box.setText(summary)
-    where = f"\n\nLogged to {log_path}" if log_path else ""
-    box.setInformativeText(
-        "TorchRig hit an internal error; your open work is unchanged and the app keeps running."
-        + where)
+    text = QCoreApplication.translate(
+        "CrashDialog",
+        "TorchRig hit an internal error; your open work is unchanged and the app keeps running.")
+    if log_path:
+        text += "\n\n" + QCoreApplication.translate("CrashDialog", "Logged to {0}").format(
+            log_path)
+    box.setInformativeText(text)
     box.setDetailedText(details)
-    copy = QPushButton("Copy details")
+    copy = QPushButton(QCoreApplication.translate("CrashDialog", "Copy details"))
     box.addButton(copy, QMessageBox.ButtonRole.ActionRole)
     box.addButton(QMessageBox.StandardButton.Close)
     copy.clicked.connect(lambda: QApplication.clipboard().setText(details))

@@ -1,22 +1,46 @@
-"""The main window: a navigation list on the left, one page per task on the right."""
+"""The main window: a menu bar, a navigation list on the left, one page per task on the right.
+
+Switching language (or theme) rebuilds the pages rather than retranslating them in place:
+every page is built by its constructor in the current language, so there is no second code path
+that could forget a string. Each page hands over what it shows with ``snapshot()`` and takes it
+back with ``restore()``: the open build with its unsaved edits, the wizard's fields as typed,
+the detected profile, benchmark results, the report header and the current page.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.pages.machine_page import MachinePage
 from torchrig.gui.pages.placeholder import PlaceholderPage
 from torchrig.gui.qt import (
+    QAction,
+    QByteArray,
     QCloseEvent,
+    QDesktopServices,
     QHBoxLayout,
+    QKeySequence,
     QListWidget,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QStackedWidget,
+    QTimer,
+    QUrl,
     QWidget,
 )
 from torchrig.gui.settings import Settings
 from torchrig.hardware.model import SystemProfile
+from torchrig.i18n import Lang
+
+Key = QKeySequence.StandardKey
+RESTORE_ORDER = ("machine", "targets", "build", "bench", "wizard", "report")
+"""Pages feed each other through signals while they restore: the profile and the build go
+first, and the report page last so its inputs end exactly as they were."""
 
 
 def _load_catalog() -> tuple[Catalog | None, str]:
@@ -28,58 +52,73 @@ def _load_catalog() -> tuple[Catalog | None, str]:
         return None, str(exc)
 
 
+def readme_path() -> Path | None:
+    """README.md of a source checkout (the documentation), or None when not shipped."""
+    from torchrig.resources import resources_dir
+
+    try:
+        path = resources_dir().parent / "README.md"
+    except InputError:
+        return None
+    return path if path.is_file() else None
+
+
 class MainWindow(QMainWindow):
     """Attributes:
     pages: page widgets by key ("machine", "targets", "build", "wizard", "bench", "report").
     catalog: the shipped catalog, or None when it failed to load (pages then say why).
+    lang: the UI language the pages were built in ("en" or "zh").
+    rebuilds: how many times the pages were rebuilt (language or theme changes).
     """
 
-    def __init__(self, lang: str = "en", settings: Settings | None = None) -> None:
+    def __init__(self, lang: Lang = "en", settings: Settings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("TorchRig")
         self.resize(1280, 820)
-        self.lang = lang
+        self.lang: Lang = lang
         self.settings = settings or Settings()
-        self.catalog, catalog_error = _load_catalog()
+        self.catalog, self._catalog_error = _load_catalog()
+        self.rebuilds = 0
+        self._theme = self.settings.theme  # applied by run_gui before the window is made
+        self._pending: tuple[Lang, str] | None = None  # language/theme waiting for idle
+        self._build_ui()
+        self._restore_window_state()
+        if self.settings.load_error:
+            self.statusBar().showMessage(self.tr("Settings could not be read, defaults are "
+                                                 "used: {0}").format(self.settings.load_error))
 
+    # --- construction -------------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        """Create the menus and all pages in the current language (also used by rebuild)."""
         self.nav = QListWidget()
         self.nav.setFixedWidth(170)
         self.stack = QStackedWidget()
         self.pages: dict[str, QWidget] = {}
+        lang, catalog, error = self.lang, self.catalog, self._catalog_error
 
         self.machine_page = MachinePage(lang)
         self._add("machine", self.tr("This machine"), self.machine_page)
-        if self.catalog is not None:
-            self._add_catalog_pages(self.catalog)
-        else:
-            for key, title in (("targets", self.tr("Targets")), ("build", self.tr("Build"))):
-                self._add(key, title, PlaceholderPage(
-                    title, self.tr("The parts catalog could not be loaded: {0}")
-                    .format(catalog_error)))
-        if self.catalog is not None:
+        if catalog is not None:
+            from torchrig.gui.pages.bench_page import BenchPage
+            from torchrig.gui.pages.build_page import BuildPage
+            from torchrig.gui.pages.report_page import ReportPage
+            from torchrig.gui.pages.targets_page import TargetsPage
             from torchrig.gui.pages.wizard_page import WizardPage
 
-            self.wizard_page = WizardPage(self.catalog, lang)
+            self.targets_page = TargetsPage(catalog, lang)
+            self.build_page = BuildPage(catalog, self.settings, lang)
+            self.wizard_page = WizardPage(catalog, lang)
+            self.bench_page = BenchPage(catalog, self.settings, lang)
+            self.report_page = ReportPage(catalog, self.settings, lang)
+            self._add("targets", self.tr("Targets"), self.targets_page)
+            self._add("build", self.tr("Build"), self.build_page)
             self._add("wizard", self.tr("Wizard"), self.wizard_page)
-            self.build_page.build_changed.connect(self._on_build_changed)
-        else:
-            self._add("wizard", self.tr("Wizard"), PlaceholderPage(
-                self.tr("Wizard"), self.tr("The parts catalog could not be loaded: {0}")
-                .format(catalog_error)))
-        if self.catalog is not None:
-            from torchrig.gui.pages.bench_page import BenchPage
-
-            self.bench_page = BenchPage(self.catalog, self.settings, lang)
             self._add("bench", self.tr("Benchmark"), self.bench_page)
-        else:
-            self._add("bench", self.tr("Benchmark"), PlaceholderPage(
-                self.tr("Benchmark"), self.tr("The parts catalog could not be loaded: {0}")
-                .format(catalog_error)))
-        if self.catalog is not None:
-            from torchrig.gui.pages.report_page import ReportPage
-
-            self.report_page = ReportPage(self.catalog, self.settings, lang)
             self._add("report", self.tr("Report"), self.report_page)
+            self.targets_page.start_build.connect(self._start_build_from_tier)
+            self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            self.build_page.build_changed.connect(self._on_build_changed)
             self.wizard_page.workload_changed.connect(self.report_page.set_workload)
             self.bench_page.report_ready.connect(self.report_page.set_bench_report)
             self.bench_page.cluster.report_changed.connect(self.wizard_page.set_collective_report)
@@ -87,36 +126,101 @@ class MainWindow(QMainWindow):
                 self.report_page.set_collective_report)
             self.report_page.set_build(self.build_page.build)
         else:
-            self._add("report", self.tr("Report"), PlaceholderPage(
-                self.tr("Report"), self.tr("The parts catalog could not be loaded: {0}")
-                .format(catalog_error)))
+            why = self.tr("The parts catalog could not be loaded: {0}").format(error)
+            for key, title in (("targets", self.tr("Targets")), ("build", self.tr("Build")),
+                               ("wizard", self.tr("Wizard")), ("bench", self.tr("Benchmark")),
+                               ("report", self.tr("Report"))):
+                self._add(key, title, PlaceholderPage(title, why))
+        for runner in self._runners():
+            runner.finished.connect(self._on_task_finished)
 
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.addWidget(self.nav)
         layout.addWidget(self.stack, 1)
-        self.setCentralWidget(central)
+        self.setCentralWidget(central)  # deletes the previous pages on a rebuild
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(0)
         self.machine_page.profile_changed.connect(self._on_profile)
-
-    def _add_catalog_pages(self, catalog: Catalog) -> None:
-        from torchrig.gui.pages.build_page import BuildPage
-        from torchrig.gui.pages.targets_page import TargetsPage
-        self.targets_page = TargetsPage(catalog, self.lang)
-        self.build_page = BuildPage(catalog, self.settings, self.lang)
-        self._add("targets", self.tr("Targets"), self.targets_page)
-        self._add("build", self.tr("Build"), self.build_page)
-        self.targets_page.start_build.connect(self._start_build_from_tier)
-        self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self._build_menus()
 
     def _add(self, key: str, title: str, page: QWidget) -> None:
         self.pages[key] = page
         self.nav.addItem(title)
         self.stack.addWidget(page)
 
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        for action in bar.actions():
+            # deleteLater: a menu action may be what triggered this rebuild.
+            bar.removeAction(action)
+            if action.menu() is not None:
+                action.menu().deleteLater()
+        file_menu = bar.addMenu(self.tr("&File"))
+        if self.catalog is not None:
+            page = self.build_page
+            self._action(file_menu, self.tr("&New build"), page.new_build, Key.New)
+            self._action(file_menu, self.tr("&Open build…"), page.open_dialog, Key.Open)
+            self._action(file_menu, self.tr("&Save build"), page.save, Key.Save)
+            self._action(file_menu, self.tr("Save build &as…"), page.save_as,
+                         Key.SaveAs)
+            self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
+            self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+            file_menu.addSeparator()
+        self._action(file_menu, self.tr("&Quit"), self.close, Key.Quit)
+
+        settings_menu = bar.addMenu(self.tr("&Settings"))
+        self._action(settings_menu, self.tr("&Settings…"), self.open_settings,
+                     Key.Preferences)
+        language = settings_menu.addMenu(self.tr("&Language"))
+        for value, text in (("system", self.tr("Follow the system")), ("en", "English"),
+                            ("zh", "中文（简体）")):
+            action = self._action(language, text, lambda _c=False, v=value:
+                                  self.set_preferences(language=v))
+            action.setCheckable(True)
+            action.setChecked(self.settings.language == value)
+        theme = settings_menu.addMenu(self.tr("&Theme"))
+        for value, text in (("system", self.tr("Follow the system")), ("light", self.tr("Light")),
+                            ("dark", self.tr("Dark"))):
+            action = self._action(theme, text, lambda _c=False, v=value:
+                                  self.set_preferences(theme=v))
+            action.setCheckable(True)
+            action.setChecked(self.settings.theme == value)
+
+        help_menu = bar.addMenu(self.tr("&Help"))
+        self._action(help_menu, self.tr("&Documentation"), self.open_documentation,
+                     Key.HelpContents)
+        self._action(help_menu, self.tr("&About TorchRig"), self.open_about)
+
+    def _action(self, menu: QMenu, text: str, slot: Any,
+                shortcut: Key | None = None) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        return action
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files
+        if not files:
+            self.recent_menu.addAction(self.tr("(no recent files)")).setEnabled(False)
+        for path in files:
+            action = self.recent_menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _c=False, p=path: self._open_recent(p))
+
+    def _open_recent(self, path: str) -> None:
+        if self.build_page.maybe_save() and self.build_page.open_path(Path(path)):
+            self.show_page("build")
+
+    # --- pages --------------------------------------------------------------------------------
+
     def show_page(self, key: str) -> None:
         self.nav.setCurrentRow(list(self.pages).index(key))
+
+    def current_page(self) -> str:
+        return list(self.pages)[max(0, self.nav.currentRow())]
 
     def start(self) -> None:
         """Work that must not delay the first paint: detection runs on a worker thread;
@@ -145,6 +249,123 @@ class MainWindow(QMainWindow):
         self.build_page.start_from_tier(tier_id)
         self.show_page("build")
 
+    # --- language, theme, settings ------------------------------------------------------------
+
+    def _runners(self) -> list[Any]:
+        runners = [self.machine_page.runner]
+        if self.catalog is not None:
+            runners += [self.bench_page.runner, self.bench_page.cluster.runner]
+        return runners
+
+    def busy(self) -> bool:
+        """A background task is running (a rebuild would have to stop it)."""
+        return any(runner.running for runner in self._runners())
+
+    def rebuild(self) -> None:
+        """Recreate every page in the current language and theme, carrying their state over."""
+        states = {key: page.snapshot() for key, page in self.pages.items()
+                  if hasattr(page, "snapshot")}
+        current = self.current_page()
+        for page in self.pages.values():
+            shutdown = getattr(page, "shutdown", None)
+            if shutdown is not None:
+                shutdown()  # idle by now (see busy); releases the runners' threads
+        self._build_ui()
+        for key in RESTORE_ORDER:
+            if key in states:
+                self.pages[key].restore(states[key])  # type: ignore[attr-defined]
+        self.show_page(current)
+        self.rebuilds += 1
+
+    def set_preferences(self, language: str | None = None, theme: str | None = None) -> None:
+        """Store a new language and/or theme and show it (the menu's quick switch)."""
+        if language is not None:
+            self.settings.language = language
+        if theme is not None:
+            self.settings.theme = theme
+        self.settings.sync()
+        self.apply_settings()
+
+    def apply_settings(self, changed: Iterable[str] = ()) -> None:
+        """Make the stored settings visible: language and theme (a rebuild, deferred while a
+        background task runs), and the ``changed`` defaults that pages show in their fields
+        (only those: text the user typed into a page is not overwritten by an unrelated
+        change)."""
+        from torchrig.gui.i18n import resolve_language
+
+        want = (resolve_language(self.settings.language), self.settings.theme)
+        if want != (self.lang, self._theme) or self._pending:
+            self._pending = want
+            if self.busy():
+                self.statusBar().showMessage(self.tr(
+                    "The new language or theme applies when the running task finishes."))
+            else:
+                self._switch_now()
+        changed = set(changed)
+        if self.catalog is not None:
+            self.report_page.apply_settings(changed)
+            if "dataset_folder" in changed:
+                self.bench_page.folder_edit.setText(self.settings.dataset_folder)
+
+    def _on_task_finished(self) -> None:
+        if self._pending is not None:
+            # The runner's page is still on the call stack here: rebuild (which deletes that
+            # page) from the event loop instead.
+            QTimer.singleShot(0, self._switch_now)
+
+    def _switch_now(self) -> None:
+        from torchrig.gui.i18n import apply_language
+        from torchrig.gui.theme import apply_theme
+
+        if self._pending is None or self.busy():
+            return
+        lang, theme = self._pending
+        self._pending = None
+        apply_language(lang)
+        apply_theme(theme)
+        self._theme = theme
+        self.lang = lang
+        self.rebuild()
+
+    def settings_dialog(self) -> Any:
+        """The Settings dialog, wired so that what it applies shows at once."""
+        from torchrig.gui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, self)
+        dialog.applied.connect(self.apply_settings)
+        # The quick-switch menus show the stored choice.
+        dialog.applied.connect(lambda _changed: self._build_menus())
+        return dialog
+
+    def open_settings(self) -> None:
+        self.settings_dialog().exec()
+
+    def open_about(self) -> None:
+        from torchrig.gui.about_dialog import AboutDialog
+
+        AboutDialog(self.machine_page.profile, self.settings.path, self).exec()
+
+    def open_documentation(self) -> None:
+        path = readme_path()
+        if path is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            return
+        where = str(path) if path is not None else self.tr("README.md in the TorchRig source")
+        QMessageBox.information(self, self.tr("Documentation"), self.tr(
+            "The documentation is the README: {0}").format(where))
+
+    # --- window state -------------------------------------------------------------------------
+
+    def _restore_window_state(self) -> None:
+        geometry = self.settings.window_geometry
+        if geometry:
+            self.restoreGeometry(QByteArray(geometry))
+        if self.settings.last_page in self.pages:
+            self.show_page(self.settings.last_page)
+
+    def _save_window_state(self) -> None:
+        self.settings.window_geometry = bytes(self.saveGeometry().data())
+        self.settings.last_page = self.current_page()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         build_page = self.pages.get("build")
         maybe_save = getattr(build_page, "maybe_save", None)
@@ -156,5 +377,6 @@ class MainWindow(QMainWindow):
             if shutdown is not None and not shutdown():
                 QMessageBox.warning(self, "TorchRig",
                                     self.tr("A background task did not stop in time."))
+        self._save_window_state()
         self.settings.sync()
         super().closeEvent(event)

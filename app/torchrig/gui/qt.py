@@ -5,17 +5,23 @@ Keeping every Qt import here means a binding switch or a version workaround is a
 
 from __future__ import annotations
 
+import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
+    QCoreApplication,
+    QEvent,
     QIODevice,
+    QLibraryInfo,
+    QLocale,
     QObject,
-    QSettings,
+    QPoint,
     QSize,
     Qt,
     QThread,
     QTimer,
+    QTranslator,
     QUrl,
     Signal,
     Slot,
@@ -31,9 +37,11 @@ from PySide6.QtGui import (
     QIcon,
     QKeySequence,
     QPainter,
+    QPalette,
     QPen,
 )
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QApplication,
     QCheckBox,
@@ -53,6 +61,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QProgressBar,
@@ -67,6 +76,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTextBrowser,
     QToolButton,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -78,18 +88,29 @@ except ImportError:  # pragma: no cover - depends on the installed wheels
     QPdfDocument = None  # type: ignore[assignment,misc]
     QPdfView = None  # type: ignore[assignment,misc]
 
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name lupdate looks for
+    """Marks ``text`` for extraction into ``context`` and returns it unchanged; translate it
+    where it is shown (``tr``). PySide6's own version is typed to return ``object``."""
+    return text
+
+
 QT_VERSION = QtCore.qVersion()
+"""The Qt library in use at run time (may differ from the one PySide6 was built against)."""
+PYSIDE6_VERSION = PySide6.__version__
 
 __all__ = [
-    "QT_VERSION", "QAbstractItemView", "QAction", "QApplication", "QBrush", "QBuffer",
-    "QByteArray", "QCheckBox", "QDesktopServices", "QIODevice", "QUrl",
-    "QCloseEvent", "QColor",
-    "QComboBox", "QDialog", "QDialogButtonBox", "QDoubleSpinBox", "QFileDialog", "QFont",
-    "QFormLayout", "QFrame", "QGridLayout", "QGroupBox", "QGuiApplication", "QHBoxLayout",
-    "QHeaderView", "QIcon", "QKeySequence", "QLabel", "QLineEdit", "QListWidget",
-    "QListWidgetItem", "QMainWindow", "QMessageBox", "QObject", "QPainter", "QPen",
-    "QPlainTextEdit", "QProgressBar", "QPushButton", "QScrollArea", "QSettings", "QSize",
+    "PYSIDE6_VERSION", "QT_TRANSLATE_NOOP", "QT_VERSION", "QAbstractButton", "QAbstractItemView",
+    "QAction", "QApplication", "QBrush", "QBuffer", "QByteArray", "QCheckBox", "QCloseEvent",
+    "QColor", "QComboBox", "QCoreApplication", "QDesktopServices", "QDialog", "QDialogButtonBox",
+    "QDoubleSpinBox", "QEvent", "QFileDialog", "QFont", "QFormLayout", "QFrame", "QGridLayout",
+    "QGroupBox", "QGuiApplication", "QHBoxLayout", "QHeaderView", "QIODevice", "QIcon",
+    "QKeySequence", "QLabel", "QLibraryInfo", "QLineEdit", "QListWidget", "QListWidgetItem",
+    "QLocale", "QMainWindow", "QMenu", "QMessageBox", "QObject", "QPainter", "QPalette", "QPen",
+    "QPlainTextEdit", "QPoint", "QProgressBar", "QPushButton", "QScrollArea", "QSize",
     "QSizePolicy", "QSpinBox", "QSplitter", "QStackedWidget", "QTabWidget", "QTableWidget",
-    "QTableWidgetItem", "QTextBrowser", "QThread", "QTimer", "QToolButton", "QVBoxLayout",
-    "QWidget", "Qt", "QtCore", "QtGui", "QtWidgets", "Signal", "Slot",
+    "QTableWidgetItem", "QTextBrowser", "QThread", "QTimer", "QToolButton", "QToolTip",
+    "QTranslator", "QUrl", "QVBoxLayout", "QWidget", "Qt", "QtCore", "QtGui", "QtWidgets",
+    "Signal", "Slot",
 ]

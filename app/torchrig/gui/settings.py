@@ -1,95 +1,227 @@
-"""Typed settings over QSettings (Picard's pattern): each option has a name, a type and a
-default, so pages read ``settings.currency`` instead of parsing strings.
+"""Typed settings (Picard's pattern): each option has a name, a type, a default and a check, so
+pages read ``settings.currency`` instead of parsing strings, and a hand-edited or damaged value
+falls back to its default instead of crashing a page.
 
-Settings are an INI file in the platform's config folder, or in ``$TORCHRIG_CONFIG_DIR`` when set
-(tests point it at a temp dir so they never touch the user's real settings). ``VERSION`` and
-:meth:`Settings._upgrade` keep old files readable when an option changes meaning.
+The settings are a small versioned JSON file (``torchrig.settings``) in the platform's config
+folder, or in ``$TORCHRIG_CONFIG_DIR`` when set (tests point it at a temp dir so they never touch
+the user's real settings). Not QSettings: PySide6 stores Python ``bytes`` and other objects in a
+QSettings file as pickles and unpickles them on read, and TorchRig never unpickles a file. JSON
+also gets the same size/depth limits and atomic saves as every other file the user owns.
+
+Changes are kept in memory and written by :meth:`Settings.sync` (the main window syncs on close
+and the Settings dialog on every change), so a burst of edits is one write.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as _dt
+import math
 import os
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from torchrig.gui.qt import QSettings
+from torchrig.errors import InputError
+from torchrig.jsonio import atomic_write_json, load_versioned
 
 T = TypeVar("T")
 
+FORMAT = "torchrig.settings"
 VERSION = 1
+CONFIG_DIR_ENV = "TORCHRIG_CONFIG_DIR"
+FILE_NAME = "settings.json"
+
+LANGUAGES = ("system", "en", "zh")
+THEMES = ("system", "light", "dark")
+CURRENCIES = ("CNY", "USD")
+REPORT_LANGS = ("zh", "en")
+MAX_TEXT = 2000
+"""Longest text any option holds (a path, a shop's contact block); longer is a damaged file."""
 
 
-@dataclass(frozen=True)
+def config_dir() -> Path:
+    """The per-user config folder (not created here): ``$TORCHRIG_CONFIG_DIR``, else the
+    platform's place for preferences (XDG on Linux, ``%APPDATA%`` on Windows, ``~/Library/
+    Preferences`` on macOS)."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    home = Path.home()
+    if sys.platform.startswith("win"):
+        appdata = os.environ.get("APPDATA")
+        return (Path(appdata) if appdata else home / "AppData" / "Roaming") / "TorchRig"
+    if sys.platform == "darwin":
+        return home / "Library" / "Preferences" / "TorchRig"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    # The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".config"
+    return base / "torchrig"
+
+
+def _one_of(*choices: str) -> Callable[[Any], bool]:
+    return lambda value: value in choices
+
+
+def _short_text(value: Any) -> bool:
+    return len(value) <= MAX_TEXT
+
+
+def _iso_date_or_empty(value: Any) -> bool:
+    if value == "":
+        return True
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _rate(value: Any) -> bool:
+    # 0 means "not set"; CNY per USD has stayed within 1-10 for decades, 1000 is a typo guard.
+    return math.isfinite(value) and 0.0 <= value <= 1000.0
+
+
 class Option(Generic[T]):
-    key: str
-    default: T
+    """A typed setting: ``settings.<name>`` reads the stored value when it has the default's
+    type and passes ``check``, else the default; assigning a value that fails is a bug in the
+    caller and raises ValueError."""
+
+    def __init__(self, default: T, check: Callable[[Any], bool] | None = None) -> None:
+        self.default = default
+        self.check = check
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def valid(self, value: Any) -> bool:
+        kind = type(self.default)
+        if kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind is list:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        else:
+            ok = isinstance(value, kind)
+        if ok and isinstance(value, str):
+            ok = _short_text(value)
+        return ok and (self.check is None or bool(self.check(value)))
 
     def __get__(self, obj: Settings | None, objtype: type | None = None) -> T:
         if obj is None:
             return self  # type: ignore[return-value]
-        return obj._read(self.key, self.default)
+        value = obj._values.get(self.name, self.default)
+        if not self.valid(value):
+            return self.default
+        if isinstance(self.default, float):
+            return float(value)  # type: ignore[return-value]
+        if isinstance(value, list):
+            return list(value)  # type: ignore[return-value]
+        return value  # type: ignore[no-any-return]
 
     def __set__(self, obj: Settings, value: T) -> None:
-        obj._qs.setValue(self.key, value)
+        if not self.valid(value):
+            raise ValueError(f"setting {self.name!r}: invalid value {value!r}")
+        if obj._values.get(self.name) != value:
+            obj._values[self.name] = list(value) if isinstance(value, list) else value
+            obj.changed = True
 
 
 class Settings:
-    language = Option("ui/language", "system")  # "system", "en", "zh"
-    theme = Option("ui/theme", "system")  # "system", "light", "dark"
-    last_page = Option("ui/last_page", "machine")
-    geometry = Option("ui/geometry", b"")
-    currency = Option("quote/currency", "CNY")
-    exchange_rate = Option("quote/cny_per_usd", 0.0)  # 0 = not set: the user must enter one
-    exchange_rate_date = Option("quote/rate_date", "")
-    shop_name = Option("quote/shop_name", "")
-    shop_contact = Option("quote/shop_contact", "")
-    logo_path = Option("quote/logo_path", "")
-    validity_days = Option("quote/validity_days", 14)
-    report_lang = Option("quote/report_lang", "zh")
-    build_folder = Option("folders/builds", "")
-    dataset_folder = Option("folders/dataset", "")
-    recent_files = Option("files/recent", [])
+    """The user's preferences.
+
+    Attributes:
+        path: the settings file.
+        changed: whether there are edits :meth:`sync` has not written yet.
+        load_error: why the file could not be read ("" when it was fine or absent); the
+            defaults are used and the damaged file is set aside, not overwritten, on save.
+        save_error: why the last :meth:`sync` failed ("" when it worked).
+    """
+
+    language = Option("system", _one_of(*LANGUAGES))
+    theme = Option("system", _one_of(*THEMES))
+    last_page = Option("machine")
+    geometry = Option("")  # QMainWindow.saveGeometry(), base64 (see window_geometry)
+    currency = Option("CNY", _one_of(*CURRENCIES))  # for new builds
+    exchange_rate = Option(0.0, _rate)  # CNY per USD; 0 = not set: the user must enter one
+    exchange_rate_date = Option("", _iso_date_or_empty)
+    shop_name = Option("")
+    shop_contact = Option("")
+    logo_path = Option("")
+    validity_days = Option(14, lambda v: 0 <= v <= 365)
+    report_lang = Option("zh", _one_of(*REPORT_LANGS))
+    build_folder = Option("")
+    dataset_folder = Option("")
+    recent_files = Option[list[str]]([])
 
     MAX_RECENT = 8
 
-    def __init__(self, qsettings: QSettings | None = None) -> None:
-        self._qs = qsettings or _open_settings()
-        if int(self._qs.value("meta/version", 0) or 0) < VERSION:
-            self._upgrade()
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / FILE_NAME
+        self._values: dict[str, Any] = {}
+        self.changed = False
+        self.load_error = ""
+        self.save_error = ""
+        self._load()
 
-    def _read(self, key: str, default: Any) -> Any:
-        value = self._qs.value(key, default)
+    @classmethod
+    def options(cls) -> dict[str, Option[Any]]:
+        return {k: v for k, v in vars(cls).items() if isinstance(v, Option)}
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
         try:
-            if isinstance(default, bool):
-                return value in (True, "true", "1", 1)
-            if isinstance(default, int):
-                return int(value)
-            if isinstance(default, float):
-                return float(value)
-            if isinstance(default, list):
-                if value in (None, ""):
-                    return []
-                return [str(v) for v in value] if isinstance(value, list) else [str(value)]
-            if isinstance(default, bytes):
-                return bytes(value) if value else b""
-            return str(value)
-        except (TypeError, ValueError):
-            # A hand-edited or corrupt value falls back to the default instead of crashing.
-            return default
+            doc = load_versioned(self.path, FORMAT, VERSION)
+        except InputError as exc:
+            self.load_error = str(exc)
+            return
+        values = doc.get("values")
+        if not isinstance(values, dict):
+            self.load_error = f"{self.path}: field 'values' must be an object"
+            return
+        # Unknown keys (a newer TorchRig's options) are kept and written back untouched.
+        self._values = dict(values)
+
+    @property
+    def window_geometry(self) -> bytes:
+        try:
+            return base64.b64decode(self.geometry, validate=True)
+        except ValueError:
+            return b""
+
+    @window_geometry.setter
+    def window_geometry(self, value: bytes) -> None:
+        self.geometry = base64.b64encode(value).decode("ascii")
 
     def add_recent(self, path: str) -> None:
         files = [p for p in self.recent_files if p != path]
         self.recent_files = [path, *files][: self.MAX_RECENT]
 
-    def sync(self) -> None:
-        self._qs.sync()
+    def reset(self, name: str) -> None:
+        """Forget one option, so it reads as its default again."""
+        if name in self._values:
+            del self._values[name]
+            self.changed = True
 
-    def _upgrade(self) -> None:
-        self._qs.setValue("meta/version", VERSION)
-
-
-def _open_settings() -> QSettings:
-    folder = os.environ.get("TORCHRIG_CONFIG_DIR")
-    if folder:
-        return QSettings(os.path.join(folder, "torchrig.ini"), QSettings.Format.IniFormat)
-    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "TorchRig", "TorchRig")
+    def sync(self) -> bool:
+        """Write pending changes atomically; False (with ``save_error``) when that failed."""
+        if not self.changed:
+            return True
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.load_error and self.path.exists():
+                # Never overwrite a file we could not read: keep it for the user to look at.
+                self.path.replace(self.path.with_name(self.path.stem + ".unreadable.json"))
+                self.load_error = ""
+            atomic_write_json(self.path, {"format": FORMAT, "version": VERSION,
+                                          "values": self._values})
+        except (InputError, OSError) as exc:
+            self.save_error = str(exc)
+            return False
+        self.changed = False
+        self.save_error = ""
+        return True

@@ -18,6 +18,7 @@ from torchrig.gui.charts import ThroughputChart
 from torchrig.gui.cluster_panel import ClusterPanel
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
+    QT_TRANSLATE_NOOP,
     QAbstractItemView,
     QComboBox,
     QFileDialog,
@@ -41,6 +42,13 @@ from torchrig.gui.settings import Settings
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
 from torchrig.units import fmt_gb
+
+RESULT_STATES = {  # bench.report.BenchResult.state
+    "ok": QT_TRANSLATE_NOOP("BenchPage", "ok"),
+    "skipped": QT_TRANSLATE_NOOP("BenchPage", "skipped"),
+    "error": QT_TRANSLATE_NOOP("BenchPage", "error"),
+    "cancelled": QT_TRANSLATE_NOOP("BenchPage", "cancelled"),
+}
 
 
 class BenchPage(QWidget):
@@ -76,14 +84,22 @@ class BenchPage(QWidget):
         self.preset_box = QComboBox()
         self.preset_box.addItem(self.tr("Quick (about 30 s)"), "quick")
         self.preset_box.addItem(self.tr("Full (under 3 min)"), "full")
+        self.preset_box.setToolTip(self.tr("Quick: short runs of every benchmark. Full: longer "
+                                           "runs and more sizes, steadier figures"))
         bar.addWidget(self.preset_box)
         bar.addWidget(QLabel(self.tr("Device")))
         self.device_box = QComboBox()
         self.device_box.addItem(self.tr("CPU"), "cpu")
+        self.device_box.setToolTip(self.tr("The device the torch benchmarks run on; GPUs "
+                                           "appear once detection has found them"))
         bar.addWidget(self.device_box)
         self.run_button = QPushButton(self.tr("Run"))
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
+        self.run_button.setToolTip(self.tr("Run the suite on a background thread (loads torch); "
+                                           "the window stays usable"))
+        self.cancel_button.setToolTip(self.tr("Stop after the current step; what was measured "
+                                              "is kept"))
         bar.addWidget(self.run_button)
         bar.addWidget(self.cancel_button)
         layout.addLayout(bar)
@@ -92,6 +108,9 @@ class BenchPage(QWidget):
         folder_row.addWidget(QLabel(self.tr("Dataset folder (storage test)")))
         self.folder_edit = QLineEdit(settings.dataset_folder)
         self.folder_edit.setPlaceholderText(self.tr("default: the system temp folder"))
+        self.folder_edit.setToolTip(self.tr("The storage test writes and reads files here: "
+                                            "pick a folder on the disk that will hold the "
+                                            "dataset"))
         browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._browse)
         folder_row.addWidget(self.folder_edit, 1)
@@ -109,6 +128,12 @@ class BenchPage(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(
             [self.tr("Measurement"), self.tr("Value"), self.tr("Reference"), self.tr("%")])
+        for col, tip in ((2, self.tr("The spec peak of this device from the catalog (or the "
+                                     "seed's figure), when known")),
+                         (3, self.tr("Measured value as a share of the reference"))):
+            header_item = self.table.horizontalHeaderItem(col)
+            if header_item is not None:
+                header_item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
@@ -215,6 +240,7 @@ class BenchPage(QWidget):
         self.log.clear()
         self.progress.setValue(0)
         self.step_label.setText(self.tr("Starting (loading torch)…"))
+        not_saved = self.tr("could not save the report to the history: {0}")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
 
@@ -232,7 +258,7 @@ class BenchPage(QWidget):
             try:
                 save_to_history(report)
             except InputError as exc:
-                emit(("log", f"could not save the report to the history: {exc}"))
+                emit(("log", not_saved.format(exc)))
             return report
 
         self.runner.start(run)
@@ -315,9 +341,33 @@ class BenchPage(QWidget):
             else self.tr("Done.")
         if skipped:
             status += " " + self.tr("{0} benchmark(s) skipped or failed: {1}").format(
-                len(skipped), ", ".join(f"{r.id} ({r.status})" for r in skipped))
+                len(skipped), "; ".join(self._skip_text(r) for r in skipped))
         self.step_label.setText(status)
         self.progress.setValue(1000 if not report.cancelled else self.progress.value())
+
+    def _skip_text(self, result: Any) -> str:
+        state = self.tr(RESULT_STATES[result.state]) if result.state in RESULT_STATES \
+            else result.state
+        title = result.title.get(self.lang)
+        if result.reason is None:
+            return self.tr("{0} ({1})").format(title, state)
+        return self.tr("{0} ({1}: {2})").format(title, state, result.reason.get(self.lang))
+
+    def snapshot(self) -> dict[str, Any]:
+        """The report shown, the run settings and the log (a rebuild never runs mid-run)."""
+        return {"report": self.report, "preset": self.preset_box.currentData(),
+                "device": self.device_box.currentData(), "folder": self.folder_edit.text(),
+                "log": self.log.toPlainText(), "cluster": self.cluster.snapshot()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.preset_box.setCurrentIndex(max(0, self.preset_box.findData(state["preset"])))
+        self.device_box.setCurrentIndex(max(0, self.device_box.findData(state["device"])))
+        self.folder_edit.setText(state["folder"])
+        self.cluster.restore(state["cluster"])
+        if state["report"] is not None:
+            self.show_report(state["report"])
+        if state["log"]:
+            self.log.setPlainText(state["log"])
 
     def _on_failed(self, message: str, details: str) -> None:
         self.step_label.setText(self.tr("The benchmark stopped: {0}").format(message))

@@ -11,12 +11,15 @@ from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
 from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
+    QT_TRANSLATE_NOOP,
     QAbstractItemView,
     QComboBox,
     QDialog,
@@ -42,6 +45,8 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.settings import Settings
+from torchrig.gui.style import colour, qcolour
+from torchrig.gui.widgets import ElidedLabel
 from torchrig.planning.build import (
     CUSTOM_CATEGORIES,
     Build,
@@ -57,9 +62,27 @@ from torchrig.planning.pricelist import load_price_list
 from torchrig.planning.pricing import PricedBuild, best_catalog_price, price_build
 from torchrig.planning.recovery import clear_recovery, load_recovery, save_recovery
 
-BUILD_FILTER = "TorchRig build (*.json)"
-LINE_COLUMNS = ["Category", "Item", "Key spec", "Qty", "Unit price", "Line total", "Price origin"]
-QTY_COL, PRICE_COL = 3, 4
+LINE_COLUMNS = [
+    QT_TRANSLATE_NOOP("BuildPage", "Category"),
+    QT_TRANSLATE_NOOP("BuildPage", "Item"),
+    QT_TRANSLATE_NOOP("BuildPage", "Key spec"),
+    QT_TRANSLATE_NOOP("BuildPage", "Qty"),
+    QT_TRANSLATE_NOOP("BuildPage", "Unit price"),
+    QT_TRANSLATE_NOOP("BuildPage", "Line total"),
+    QT_TRANSLATE_NOOP("BuildPage", "Price origin"),
+]
+QTY_COL, PRICE_COL, TOTAL_COL = 3, 4, 5
+
+LINE_STATUS = {  # planning.pricing.LineStatus
+    "ok": QT_TRANSLATE_NOOP("BuildPage", "ok"),
+    "price needed": QT_TRANSLATE_NOOP("BuildPage", "price needed"),
+    "exchange rate needed": QT_TRANSLATE_NOOP("BuildPage", "exchange rate needed"),
+}
+PRICE_KINDS = {  # catalog.model.PriceKind
+    "launch-msrp": QT_TRANSLATE_NOOP("BuildPage", "launch MSRP"),
+    "retail": QT_TRANSLATE_NOOP("BuildPage", "retail"),
+    "estimate": QT_TRANSLATE_NOOP("BuildPage", "estimate"),
+}
 
 
 def _money(amount: Decimal | None, currency: str) -> str:
@@ -74,17 +97,24 @@ class _CustomLineDialog(QDialog):
         self.setWindowTitle(self.tr("Custom line item"))
         form = QFormLayout(self)
         self.text = QLineEdit()
+        self.text.setToolTip(self.tr("What the line is, as it should read on the quote"))
         self.category = QComboBox()
-        self.category.addItems(list(CUSTOM_CATEGORIES))
-        self.category.setCurrentText("other")
+        for code in CUSTOM_CATEGORIES:
+            self.category.addItem(category_name(code), code)
+        self.category.setCurrentIndex(self.category.findData("other"))
+        self.category.setToolTip(self.tr("Where the line is listed and totalled on the quote"))
         self.quantity = QSpinBox()
         self.quantity.setRange(1, 10_000)
         self.price = QLineEdit()
         self.price.setPlaceholderText(self.tr("unit price in {0} (empty: ask later)")
                                       .format(currency))
+        self.price.setToolTip(self.tr("Price of one unit in the build's currency; leave empty "
+                                      "and the line is marked as needing a price"))
         self.scope = QComboBox()
         self.scope.addItem(self.tr("per node"), "node")
         self.scope.addItem(self.tr("once for the cluster"), "cluster")
+        self.scope.setToolTip(self.tr("Per node: multiplied by the number of nodes. Once: "
+                                      "bought once for the whole cluster (a switch, a service)"))
         form.addRow(self.tr("Description"), self.text)
         form.addRow(self.tr("Category"), self.category)
         form.addRow(self.tr("Quantity"), self.quantity)
@@ -114,7 +144,7 @@ class BuildPage(QWidget):
         self.catalog = catalog
         self.settings = settings
         self.lang = lang
-        self.build = Build(name=self.tr("New build"), currency=settings.currency)
+        self.build = self._new_build()
         self.path: Path | None = None
         self.dirty = False
         self.priced: PricedBuild | None = None
@@ -140,21 +170,30 @@ class BuildPage(QWidget):
     def _toolbar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         bar.addWidget(QLabel(self.tr("<h2>Build</h2>")))
-        self.title = QLabel()
+        self.title = ElidedLabel()
         bar.addWidget(self.title, 1)
         buttons = [
-            (self.tr("New"), self.new_build), (self.tr("Open…"), self.open_dialog),
-            (self.tr("Save"), self.save), (self.tr("Save as…"), self.save_as),
-            (self.tr("Import prices…"), self.import_prices),
-            (self.tr("Compare…"), self.compare_dialog),
+            ("new", self.tr("New"), self.new_build,
+             self.tr("Start an empty build (asks about unsaved changes first)")),
+            ("open", self.tr("Open…"), self.open_dialog, self.tr("Open a build file (.json)")),
+            ("save", self.tr("Save"), self.save, self.tr("Save the build to its file")),
+            ("save_as", self.tr("Save as…"), self.save_as,
+             self.tr("Save the build to a new file")),
+            ("import", self.tr("Import prices…"), self.import_prices,
+             self.tr("Apply a CSV price list (part id, price, currency, date, source) to the "
+                     "build's lines")),
+            ("compare", self.tr("Compare…"), self.compare_dialog,
+             self.tr("Compare this build with up to two build files side by side")),
         ]
         self.buttons: dict[str, QPushButton] = {}
-        for text, slot in buttons:
+        for key, text, slot, tip in buttons:
             button = QPushButton(text)
+            button.setToolTip(tip)
             button.clicked.connect(slot)
             bar.addWidget(button)
-            self.buttons[text] = button
+            self.buttons[key] = button
         self.recent_box = QComboBox()
+        self.recent_box.setToolTip(self.tr("Build files opened or saved recently"))
         self.recent_box.setMinimumWidth(160)
         self.recent_box.activated.connect(self._open_recent)
         bar.addWidget(self.recent_box)
@@ -171,8 +210,13 @@ class BuildPage(QWidget):
         form.addLayout(left)
         form.addLayout(right)
         self.name_edit = QLineEdit()
+        self.name_edit.setToolTip(self.tr("The build's name: the quote's title and the "
+                                          "suggested file name"))
         self.customer_edit = QLineEdit()
+        self.customer_edit.setToolTip(self.tr("Who the quote is for (printed on the PDF)"))
         self.project_edit = QLineEdit()
+        self.project_edit.setToolTip(self.tr("The customer's project or purchase reference "
+                                             "(printed on the PDF)"))
         self.nodes_spin = QSpinBox()
         self.nodes_spin.setRange(1, 10_000)
         self.nodes_spin.setToolTip(self.tr("Identical machines: per-node lines are multiplied"))
@@ -182,6 +226,8 @@ class BuildPage(QWidget):
         left.addRow(self.tr("Nodes"), self.nodes_spin)
         self.currency_box = QComboBox()
         self.currency_box.addItems(["CNY", "USD"])
+        self.currency_box.setToolTip(self.tr("Currency of the quote; prices in the other "
+                                             "currency are converted with the exchange rate"))
         self.rate_spin = QDoubleSpinBox()
         self.rate_spin.setRange(0, 100)
         self.rate_spin.setDecimals(4)
@@ -189,14 +235,21 @@ class BuildPage(QWidget):
         self.rate_spin.setToolTip(self.tr("CNY per USD, as you set it (no online rates)"))
         self.rate_date = QLineEdit()
         self.rate_date.setPlaceholderText("YYYY-MM-DD")
+        self.rate_date.setToolTip(self.tr("The day the exchange rate was taken (printed next "
+                                          "to it, so the quote says how fresh it is)"))
         self.tax_spin = QDoubleSpinBox()
         self.tax_spin.setRange(0, 100)
         self.tax_spin.setSuffix(" %")
+        self.tax_spin.setToolTip(self.tr("Tax added to the subtotal after the discount "
+                                         "(e.g. 13 % VAT in China); 0 for none"))
         self.discount_spin = QDoubleSpinBox()
         self.discount_spin.setRange(0, 1e9)
+        self.discount_spin.setToolTip(self.tr("Discount on the subtotal, as a percentage or "
+                                              "an amount in the build's currency"))
         self.discount_kind = QComboBox()
         self.discount_kind.addItem("%", "percent")
         self.discount_kind.addItem(self.tr("amount"), "amount")
+        self.discount_kind.setToolTip(self.discount_spin.toolTip())
         discount_row = QHBoxLayout()
         discount_row.addWidget(self.discount_spin, 1)
         discount_row.addWidget(self.discount_kind)
@@ -215,6 +268,8 @@ class BuildPage(QWidget):
 
         self.lines = QTableWidget(0, len(LINE_COLUMNS))
         self.lines.setHorizontalHeaderLabels([self.tr(c) for c in LINE_COLUMNS])
+        self.lines.setToolTip(self.tr("Double-click Qty or Unit price to edit; hover a price "
+                                      "origin to see its source"))
         self.lines.verticalHeader().setVisible(False)
         self.lines.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.lines.setWordWrap(True)
@@ -235,7 +290,7 @@ class BuildPage(QWidget):
         row.addStretch(1)
         hint = QLabel(self.tr("Edit Qty and Unit price in the table; clear a price to use the "
                               "catalog's."))
-        hint.setStyleSheet("color: palette(placeholder-text);")
+        hint.setStyleSheet(f"color: {colour('muted')};")
         row.addWidget(hint)
         layout.addLayout(row)
 
@@ -256,10 +311,12 @@ class BuildPage(QWidget):
         layout = QVBoxLayout(box)
         self.category_box = QComboBox()
         for category in CATEGORIES:
-            self.category_box.addItem(category.upper() if category in ("gpu", "cpu", "psu")
-                                      else category.capitalize(), category)
+            self.category_box.addItem(category_name(category), category)
+        self.category_box.setToolTip(self.tr("Which kind of part the list shows"))
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(self.tr("Search parts…"))
+        self.search_edit.setToolTip(self.tr("Words to match in vendor, name, id and key spec; "
+                                            "all words must match"))
         self.search_edit.setClearButtonEnabled(True)
         self.parts_table = QTableWidget(0, 2)
         self.parts_table.setHorizontalHeaderLabels([self.tr("Part"), self.tr("Catalog price")])
@@ -271,6 +328,8 @@ class BuildPage(QWidget):
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.add_button = QPushButton(self.tr("Add to build"))
+        self.add_button.setToolTip(self.tr("Add the selected part (or double-click it); adding "
+                                           "it again raises the quantity"))
         layout.addWidget(self.category_box)
         layout.addWidget(self.search_edit)
         layout.addWidget(self.parts_table, 1)
@@ -301,7 +360,8 @@ class BuildPage(QWidget):
             name.setToolTip(f"{part.id}\n{part.key_spec(self.lang)}")
             self.parts_table.setItem(r, 0, name)
             price = best_catalog_price(part, self.build.currency)
-            text = (f"{price.currency} {price.amount:,.0f}\n{price.kind}, {price.date}"
+            text = (f"{price.currency} {price.amount:,.0f}\n"
+                    f"{self._price_kind(price.kind)}, {price.date}"
                     if price else self.tr("no price:\nenter one"))
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -315,8 +375,9 @@ class BuildPage(QWidget):
         if row < 0:
             self.status.emit(self.tr("Select a part in the catalog list first."))
             return
-        part_id = self.parts_table.item(row, 0).data(Qt.ItemDataRole.UserRole)
-        self.add_part(part_id)
+        item = self.parts_table.item(row, 0)
+        if item is not None:
+            self.add_part(item.data(Qt.ItemDataRole.UserRole))
 
     def add_part(self, part_id: str, quantity: int = 1) -> None:
         lines = list(self.build.line_items)
@@ -333,13 +394,14 @@ class BuildPage(QWidget):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         text = dialog.text.text().strip()
+        category = dialog.category.currentData()
         if not text:
             self._warn(self.tr("A custom line needs a description."))
             return
         price = self._parse_price(dialog.price.text())
         if price is False:
             return
-        item = LineItem(text=text, category=dialog.category.currentText(),
+        item = LineItem(text=text, category=category,
                         quantity=dialog.quantity.value(),
                         unit_price=price if isinstance(price, Decimal) else None,
                         currency=self.build.currency if isinstance(price, Decimal) else None,
@@ -395,7 +457,7 @@ class BuildPage(QWidget):
             if price is False:
                 self._refresh_all()
                 return
-            if price is None:
+            if not isinstance(price, Decimal):
                 new = replace(line, unit_price=None, currency=None, price_source="",
                               price_date="")
             else:
@@ -504,15 +566,18 @@ class BuildPage(QWidget):
         for r, (item, priced) in enumerate(rows):
             part = self.catalog.get(item.part_id) if item.part_id else None
             qty = f"{item.quantity}"
+            total = self.tr(LINE_STATUS.get(priced.status, priced.status))
+            if priced.total is not None:
+                total = _money(priced.total, cur)
+                if priced.multiplier > 1:
+                    total += " " + self.tr("(x{0} nodes)").format(priced.multiplier)
             cells = [
-                priced.category,
+                category_name(priced.category),
                 priced.label,
                 part.key_spec(self.lang) if part else self.tr("custom line"),
                 qty,
                 "" if priced.unit_price is None else f"{priced.unit_price:,.2f}",
-                (_money(priced.total, cur) + (f" (x{priced.multiplier} nodes)"
-                                              if priced.multiplier > 1 else ""))
-                if priced.total is not None else self.tr(priced.status),
+                total,
                 self._origin_text(priced),
             ]
             for c, text in enumerate(cells):
@@ -521,13 +586,13 @@ class BuildPage(QWidget):
                 flags = cell.flags()
                 cell.setFlags(flags | Qt.ItemFlag.ItemIsEditable if editable
                               else flags & ~Qt.ItemFlag.ItemIsEditable)
-                if c in (QTY_COL, PRICE_COL, 5):
+                if c in (QTY_COL, PRICE_COL, TOTAL_COL):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 if c == len(cells) - 1:
                     cell.setToolTip(priced.origin)
-                if priced.status != "ok" and c in (PRICE_COL, 5):
-                    cell.setForeground(Qt.GlobalColor.darkRed)
+                if priced.status != "ok" and c in (PRICE_COL, TOTAL_COL):
+                    cell.setForeground(qcolour("error"))
                     cell.setToolTip(self.tr("Enter a unit price for this line"))
                 self.lines.setItem(r, c, cell)
         self.lines.resizeRowsToContents()
@@ -539,32 +604,38 @@ class BuildPage(QWidget):
             return self.tr("price needed")
         if kind == "override":
             return self.tr("your price")
-        label = getattr(priced, "price_kind", None) or "catalog"
-        return self.tr("catalog: {0}").format(label)
+        return self.tr("catalog: {0}").format(
+            self._price_kind(getattr(priced, "price_kind", None) or ""))
+
+    def _price_kind(self, kind: str) -> str:
+        return self.tr(PRICE_KINDS[kind]) if kind in PRICE_KINDS else kind
 
     def _show_totals(self) -> None:
         p = self.priced
         assert p is not None
         cur = p.currency
-        rows = [f"<tr><td>{escape(cat)}</td><td align=right>{_money(v, cur)}</td></tr>"
-                for cat, v in p.category_totals.items()]
-        rows.append(f"<tr><td><b>{self.tr('Subtotal')}</b></td>"
-                    f"<td align=right>{_money(p.subtotal, cur)}</td></tr>")
+
+        def row(label: str, amount: str, bold: bool = False) -> str:
+            label, amount = escape(label), escape(amount)
+            if bold:
+                label, amount = f"<b>{label}</b>", f"<b>{amount}</b>"
+            return f"<tr><td>{label}</td><td align=right>{amount}</td></tr>"
+
+        rows = [row(category_name(cat), _money(v, cur)) for cat, v in p.category_totals.items()]
+        rows.append(row(self.tr("Subtotal"), _money(p.subtotal, cur), bold=True))
         if p.discount:
-            rows.append(f"<tr><td>{self.tr('Discount')}</td>"
-                        f"<td align=right>-{_money(p.discount, cur)}</td></tr>")
+            rows.append(row(self.tr("Discount"), "-" + _money(p.discount, cur)))
         if p.tax_rate:
-            rows.append(f"<tr><td>{self.tr('Tax')} ({p.tax_rate * 100:g}%)</td>"
-                        f"<td align=right>{_money(p.tax, cur)}</td></tr>")
-        rows.append(f"<tr><td><b>{self.tr('Total')}</b></td>"
-                    f"<td align=right><b>{_money(p.total, cur)}</b></td></tr>")
+            rows.append(row(self.tr("Tax ({0}%)").format(f"{p.tax_rate * 100:g}"),
+                            _money(p.tax, cur)))
+        rows.append(row(self.tr("Total"), _money(p.total, cur), bold=True))
         notes = []
         if p.incomplete:
             text = self.tr("Incomplete: {0} line(s) need a price or an exchange rate.")
-            notes.append(f"<p style='color:#b3261e'>"
+            notes.append(f"<p style='color:{colour('error')}'>"
                          f"{escape(text.format(len(p.missing_price_lines)))}</p>")
-        notes += [f"<p style='color:#9c6d00'>{escape(w.get(self.lang))}</p>"
-                  for w in p.warnings]
+        warn = colour("warn")
+        notes += [f"<p style='color:{warn}'>{escape(w.get(self.lang))}</p>" for w in p.warnings]
         self.totals.setText(f"<table width=100%>{''.join(rows)}</table>{''.join(notes)}")
 
     # --- files --------------------------------------------------------------------------------
@@ -586,11 +657,32 @@ class BuildPage(QWidget):
             return True
         return False
 
+    def _new_build(self) -> Build:
+        """An empty build with the defaults from Settings (currency, exchange rate)."""
+        rate = None
+        if self.settings.exchange_rate > 0:
+            rate = ExchangeRate(Decimal(str(round(self.settings.exchange_rate, 4))),
+                                self.settings.exchange_rate_date or "unknown")
+        return Build(name=self.tr("New build"), currency=self.settings.currency,
+                     exchange_rate=rate)
+
     def new_build(self) -> None:
         if self.maybe_save():
             self.path = None
-            self._set_build(Build(name=self.tr("New build"), currency=self.settings.currency),
-                            dirty=False)
+            self._set_build(self._new_build(), dirty=False)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The open build with its file and unsaved state, and the picker's filter."""
+        return {"build": self.build, "path": self.path, "dirty": self.dirty,
+                "category": self.category_box.currentData(), "search": self.search_edit.text()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.category_box.setCurrentIndex(max(0, self.category_box.findData(state["category"])))
+        self.search_edit.setText(state["search"])
+        self.path = state["path"]
+        # dirty=True restarts the recovery autosave; dirty=False would also clear a recovery
+        # copy, which is right: the saved file is the build.
+        self._set_build(state["build"], dirty=state["dirty"])
 
     def start_from_tier(self, tier_id: str) -> None:
         if self.maybe_save():
@@ -601,7 +693,7 @@ class BuildPage(QWidget):
         if not self.maybe_save():
             return
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open build"),
-                                              self.settings.build_folder, BUILD_FILTER)
+                                              self.settings.build_folder, self._filter())
         if path:
             self.open_path(Path(path))
 
@@ -626,12 +718,16 @@ class BuildPage(QWidget):
 
     def save_as(self) -> bool:
         start = str(Path(self.settings.build_folder or ".") / f"{self.build.name}.json")
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start, BUILD_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start,
+                                              self._filter())
         if not path:
             return False
         if not path.endswith(".json"):
             path += ".json"
         return self._write(Path(path))
+
+    def _filter(self) -> str:
+        return self.tr("TorchRig build (*.json)")
 
     def _write(self, path: Path) -> bool:
         try:
@@ -651,7 +747,7 @@ class BuildPage(QWidget):
 
     def import_prices(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Import price list"), "",
-                                              "CSV (*.csv)")
+                                              self.tr("CSV price list (*.csv)"))
         if not path:
             return
         try:

@@ -18,6 +18,8 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
+from torchrig.gui.style import colour
+from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
 from torchrig.hardware.sections import Section, profile_sections, sections_text
@@ -45,7 +47,7 @@ class _Card(QFrame):
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             if not row.known:
-                value.setStyleSheet("color: #a15c00;")
+                value.setStyleSheet(f"color: {colour('unknown')};")
             if row.hint:
                 label.setToolTip(row.hint)
                 value.setToolTip(row.hint)
@@ -63,6 +65,7 @@ class MachinePage(QWidget):
         profile_changed(object): a new SystemProfile after detection finished.
     Attributes:
         profile: the last detected profile, or None while the first detection runs.
+        runner: the TaskRunner that detects on a worker thread.
     """
 
     profile_changed = Signal(object)
@@ -71,15 +74,15 @@ class MachinePage(QWidget):
         super().__init__(parent)
         self.profile: SystemProfile | None = None
         self._lang = lang
-        self._runner = TaskRunner(self)
-        self._runner.succeeded.connect(self._on_detected)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.finished.connect(self._on_finished)
+        self.runner = TaskRunner(self)
+        self.runner.succeeded.connect(self._on_detected)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.finished.connect(self._on_finished)
 
         outer = QVBoxLayout(self)
         bar = QHBoxLayout()
         heading = QLabel(self.tr("<h2>This machine</h2>"))
-        self.status = QLabel(self.tr("Detecting…"))
+        self.status = ElidedLabel(self.tr("Detecting…"))
         self.refresh_button = QPushButton(self.tr("Refresh"))
         self.torch_button = QPushButton(self.tr("Ask torch too"))
         self.torch_button.setToolTip(self.tr(
@@ -109,7 +112,7 @@ class MachinePage(QWidget):
         self.copy_json_button.clicked.connect(self.copy_json)
 
     def refresh(self, use_torch: bool = False) -> None:
-        if self._runner.running:
+        if self.runner.running:
             return
         self.status.setText(self.tr("Detecting… (loading torch)") if use_torch
                             else self.tr("Detecting…"))
@@ -121,10 +124,10 @@ class MachinePage(QWidget):
 
             return detect(use_torch=use_torch)
 
-        self._runner.start(work)
+        self.runner.start(work)
 
     def shutdown(self) -> bool:
-        return self._runner.shutdown()
+        return self.runner.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
         self.profile = profile
@@ -145,6 +148,14 @@ class MachinePage(QWidget):
         self.copy_text_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
         self.profile_changed.emit(profile)
+
+    def snapshot(self) -> dict[str, Any]:
+        """What a rebuilt page needs to show the same thing (see MainWindow.rebuild)."""
+        return {"profile": self.profile}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        if state.get("profile") is not None:
+            self.set_profile(state["profile"])
 
     def copy_text(self) -> None:
         if self.profile is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torchrig.gui.qt import QLabel, Qt, QVBoxLayout, QWidget
+from torchrig.gui.style import colour
 
 
 class PlaceholderPage(QWidget):
@@ -14,7 +15,7 @@ class PlaceholderPage(QWidget):
         body.setWordWrap(True)
         body.setTextFormat(Qt.TextFormat.PlainText)
         note = QLabel(self.tr("This page is not built yet."))
-        note.setStyleSheet("color: palette(mid);")
+        note.setStyleSheet(f"color: {colour('muted')};")
         layout.addWidget(heading)
         layout.addWidget(body)
         layout.addWidget(note)

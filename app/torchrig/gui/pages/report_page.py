@@ -14,6 +14,7 @@ from typing import Any
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
+    QT_TRANSLATE_NOOP,
     QBuffer,
     QByteArray,
     QCheckBox,
@@ -39,12 +40,37 @@ from torchrig.gui.qt import (
     QWidget,
 )
 from torchrig.gui.settings import Settings
+from torchrig.gui.widgets import ElidedLabel
 
 SECTION_LABELS = {
-    "bom": "Bill of materials", "totals": "Totals", "comparison": "Tier comparison",
-    "requirements": "Workload requirements", "bench": "Benchmark results",
-    "claims": "Seed claims vs measured", "scaling": "Scaling model", "findings": "Findings",
-    "attachment": "Attach the build file",
+    "bom": QT_TRANSLATE_NOOP("ReportPage", "Bill of materials"),
+    "totals": QT_TRANSLATE_NOOP("ReportPage", "Totals"),
+    "comparison": QT_TRANSLATE_NOOP("ReportPage", "Tier comparison"),
+    "requirements": QT_TRANSLATE_NOOP("ReportPage", "Workload requirements"),
+    "bench": QT_TRANSLATE_NOOP("ReportPage", "Benchmark results"),
+    "claims": QT_TRANSLATE_NOOP("ReportPage", "Seed claims vs measured"),
+    "scaling": QT_TRANSLATE_NOOP("ReportPage", "Scaling model"),
+    "findings": QT_TRANSLATE_NOOP("ReportPage", "Findings"),
+    "attachment": QT_TRANSLATE_NOOP("ReportPage", "Attach the build file"),
+}
+SECTION_HELP = {
+    "bom": QT_TRANSLATE_NOOP("ReportPage", "Every line with quantity, unit price and the "
+                             "price's origin"),
+    "totals": QT_TRANSLATE_NOOP("ReportPage", "Subtotal, discount, tax and total"),
+    "comparison": QT_TRANSLATE_NOOP("ReportPage", "The build against the chosen seed tier, "
+                                    "dimension by dimension"),
+    "requirements": QT_TRANSLATE_NOOP("ReportPage", "What the Wizard's workload needs (VRAM, "
+                                      "RAM, disk, throughput)"),
+    "bench": QT_TRANSLATE_NOOP("ReportPage", "The last benchmark's measurements against spec "
+                               "peaks"),
+    "claims": QT_TRANSLATE_NOOP("ReportPage", "The seed document's claims next to what was "
+                                "measured here"),
+    "scaling": QT_TRANSLATE_NOOP("ReportPage", "Modelled multi-GPU efficiency per "
+                                 "interconnect"),
+    "findings": QT_TRANSLATE_NOOP("ReportPage", "Compatibility, bottleneck and benchmark "
+                                  "findings with their sources"),
+    "attachment": QT_TRANSLATE_NOOP("ReportPage", "Embed the build file in the PDF so it can "
+                                    "be opened again in TorchRig"),
 }
 
 
@@ -72,7 +98,7 @@ class ReportPage(QWidget):
         outer = QVBoxLayout(self)
         bar = QHBoxLayout()
         bar.addWidget(QLabel(self.tr("<h2>Report</h2>")))
-        self.context = QLabel()
+        self.context = ElidedLabel()
         bar.addWidget(self.context, 1)
         self.preview_button = QPushButton(self.tr("Update preview"))
         self.export_button = QPushButton(self.tr("Export PDF…"))
@@ -90,30 +116,47 @@ class ReportPage(QWidget):
         self.kind_box = QComboBox()
         self.kind_box.addItem(self.tr("Quote"), "quote")
         self.kind_box.addItem(self.tr("Build sheet"), "sheet")
+        self.kind_box.setToolTip(self.tr("Quote: a priced offer with a validity period. Build "
+                                         "sheet: the same content without an offer"))
         self.number_edit = QLineEdit()
         self.number_edit.setPlaceholderText("Q-2026-001")
+        self.number_edit.setToolTip(self.tr("Your quote or document number, printed as typed"))
         self.shop_edit = QLineEdit(settings.shop_name)
+        self.shop_edit.setToolTip(self.tr("Sender shown at the top of the PDF (default in "
+                                          "Settings)"))
+        self.contact_edit = QLineEdit(settings.shop_contact)
+        self.contact_edit.setToolTip(self.tr("Phone, e-mail or address printed under the shop "
+                                             "name (default in Settings)"))
         self.logo_edit = QLineEdit(settings.logo_path)
+        self.logo_edit.setToolTip(self.tr("A PNG or JPEG drawn at the top right of the PDF"))
         logo_row = QHBoxLayout()
         logo_row.addWidget(self.logo_edit, 1)
-        logo_browse = QPushButton(self.tr("…"))
+        logo_browse = QPushButton(self.tr("Browse…"))
         logo_browse.clicked.connect(self._pick_logo)
         logo_row.addWidget(logo_browse)
         self.validity_spin = QSpinBox()
         self.validity_spin.setRange(0, 365)
         self.validity_spin.setSuffix(self.tr(" days"))
+        self.validity_spin.setSpecialValueText(self.tr("not stated"))
         self.validity_spin.setValue(settings.validity_days)
+        self.validity_spin.setToolTip(self.tr("How long a quote's prices hold, counted from "
+                                              "today; 0 prints no validity"))
         self.lang_box = QComboBox()
         self.lang_box.addItem("中文", "zh")
         self.lang_box.addItem("English", "en")
         self.lang_box.setCurrentIndex(max(0, self.lang_box.findData(settings.report_lang)))
+        self.lang_box.setToolTip(self.tr("Language of the PDF, independent of the window's "
+                                         "language"))
         self.tier_box = QComboBox()
         self.tier_box.addItem(self.tr("The build's tier"), None)
         for tier in catalog.tiers.values():
             self.tier_box.addItem(tier.name.get(lang), tier.id)
+        self.tier_box.setToolTip(self.tr("The seed tier the build is compared with in the "
+                                         "Tier comparison section"))
         form.addRow(self.tr("Kind"), self.kind_box)
         form.addRow(self.tr("Number"), self.number_edit)
         form.addRow(self.tr("Shop / lab"), self.shop_edit)
+        form.addRow(self.tr("Contact"), self.contact_edit)
         form.addRow(self.tr("Logo (PNG/JPEG)"), logo_row)
         form.addRow(self.tr("Valid for"), self.validity_spin)
         form.addRow(self.tr("PDF language"), self.lang_box)
@@ -124,6 +167,7 @@ class ReportPage(QWidget):
         self.section_checks: dict[str, QCheckBox] = {}
         for i, (key, label) in enumerate(SECTION_LABELS.items()):
             check = QCheckBox(self.tr(label))
+            check.setToolTip(self.tr(SECTION_HELP[key]))
             check.setChecked(True)
             grid.addWidget(check, i // 2, i % 2)
             self.section_checks[key] = check
@@ -133,6 +177,7 @@ class ReportPage(QWidget):
         form_layout.addWidget(self.status)
         form_layout.addStretch(1)
 
+        self.document: QPdfDocument | None = None
         if QPdfView is not None:
             self.document = QPdfDocument(self)
             self.view = QPdfView(self)
@@ -141,7 +186,6 @@ class ReportPage(QWidget):
             self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
             preview: QWidget = self.view
         else:
-            self.document = None
             preview = QLabel(self.tr("PDF preview needs the PySide6-Pdf package; Export still "
                                      "works."))
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -192,7 +236,7 @@ class ReportPage(QWidget):
 
     def _pick_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Logo"), "",
-                                              "Images (*.png *.jpg *.jpeg)")
+                                              self.tr("Images (*.png *.jpg *.jpeg)"))
         if path:
             self.logo_edit.setText(path)
 
@@ -200,28 +244,30 @@ class ReportPage(QWidget):
 
     def _remember(self) -> None:
         self.settings.shop_name = self.shop_edit.text()
+        self.settings.shop_contact = self.contact_edit.text()
         self.settings.logo_path = self.logo_edit.text()
         self.settings.validity_days = self.validity_spin.value()
         self.settings.report_lang = self.lang_box.currentData()
 
-    def render(self) -> bytes:
+    def render_sheet(self) -> bytes:
         """Render the sheet for the current inputs (raises InputError for bad input)."""
         from torchrig.report.assemble import assemble_sheet
         from torchrig.report.pdf import render_sheet_bytes
         from torchrig.report.sheet import Header, SheetOptions
 
         if self.build is None:
-            raise InputError("there is no build to print: make or open one on the Build page")
+            raise InputError(self.tr("There is no build to print: make or open one on the "
+                                     "Build page."))
         lang = self.lang_box.currentData()
         kind = self.kind_box.currentData()
         logo = self.logo_edit.text().strip() or None
         if logo is not None and not Path(logo).is_file():
-            raise InputError(f"logo {logo}: no such file")
+            raise InputError(self.tr("logo {0}: no such file").format(logo))
         header = Header(kind=kind, number=self.number_edit.text(),
                         date=_dt.date.today().isoformat(),
                         validity_days=self.validity_spin.value() or None if kind == "quote"
                         else None,
-                        shop=self.shop_edit.text(), logo_path=logo,
+                        shop=self._sender(), logo_path=logo,
                         customer=self.build.customer, project=self.build.project)
         sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
         sheet = assemble_sheet(
@@ -232,29 +278,82 @@ class ReportPage(QWidget):
             options=SheetOptions(lang=lang, sections=sections))
         return render_sheet_bytes(sheet)
 
+    def _sender(self) -> str:
+        """Shop name and contact as the sheet's sender block (the contact on its own line:
+        the PDF turns newlines in user text into line breaks)."""
+        name, contact = self.shop_edit.text().strip(), self.contact_edit.text().strip()
+        return f"{name}\n{contact}" if name and contact else name or contact
+
+    def apply_settings(self, changed: set[str]) -> None:
+        """The sender defaults in ``changed`` were edited in Settings: show them here (the
+        fields stay editable for this sheet)."""
+        for key, edit in (("shop_name", self.shop_edit), ("shop_contact", self.contact_edit),
+                          ("logo_path", self.logo_edit)):
+            if key in changed:
+                edit.setText(getattr(self.settings, key))
+
+    def snapshot(self) -> dict[str, Any]:
+        """Inputs from the other pages, the header as typed, the sections and the preview."""
+        return {
+            "build": self.build, "workload": self.workload, "bench_report": self.bench_report,
+            "profile": self.profile, "collective_report": self.collective_report,
+            "kind": self.kind_box.currentData(), "number": self.number_edit.text(),
+            "shop": self.shop_edit.text(), "contact": self.contact_edit.text(),
+            "logo": self.logo_edit.text(), "validity": self.validity_spin.value(),
+            "pdf_lang": self.lang_box.currentData(), "tier": self.tier_box.currentData(),
+            "sections": {k: c.isChecked() for k, c in self.section_checks.items()},
+            "pdf_bytes": self.pdf_bytes, "last_export": self.last_export,
+            "status": self.status.text(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.build, self.workload = state["build"], state["workload"]
+        self.bench_report, self.profile = state["bench_report"], state["profile"]
+        self.collective_report = state["collective_report"]
+        for box, key in ((self.kind_box, "kind"), (self.lang_box, "pdf_lang"),
+                         (self.tier_box, "tier")):
+            box.setCurrentIndex(max(0, box.findData(state[key])))
+        self.number_edit.setText(state["number"])
+        self.shop_edit.setText(state["shop"])
+        self.contact_edit.setText(state["contact"])
+        self.logo_edit.setText(state["logo"])
+        self.validity_spin.setValue(state["validity"])
+        for key, checked in state["sections"].items():
+            self.section_checks[key].setChecked(checked)
+        self.last_export = state["last_export"]
+        self.open_button.setEnabled(self.last_export is not None)
+        self.status.setText(state["status"])
+        if state["pdf_bytes"]:
+            self._show_pdf(state["pdf_bytes"])
+        self._update_context()
+
     def render_preview(self) -> bool:
         try:
-            self.pdf_bytes = self.render()
+            self.pdf_bytes = self.render_sheet()
         except InputError as exc:
             self.status.setText(str(exc))
             return False
         self._remember()
         self.status.setText(self.tr("Preview: {0} kB").format(len(self.pdf_bytes) // 1024))
+        self._show_pdf(self.pdf_bytes)
+        return True
+
+    def _show_pdf(self, pdf: bytes) -> None:
+        self.pdf_bytes = pdf
         if self.document is not None:
             # QPdfDocument reads from a QIODevice that must outlive the document's use of it.
             buffer = QBuffer(self)
-            buffer.setData(QByteArray(self.pdf_bytes))
+            buffer.setData(QByteArray(pdf))
             buffer.open(QIODevice.OpenModeFlag.ReadOnly)
             self.document.load(buffer)
             if self._buffer is not None:
                 self._buffer.deleteLater()
             self._buffer = buffer
-        return True
 
     def export_dialog(self) -> None:
         default = Path(self.settings.build_folder or ".") / f"{self.build.name}.pdf"
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
-                                              "PDF (*.pdf)")
+                                              self.tr("PDF document (*.pdf)"))
         if path:
             self.export_to(Path(path if path.endswith(".pdf") else path + ".pdf"))
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.catalog.tiers import tier_contradictions
 from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
     QAbstractItemView,
     QBrush,
@@ -25,7 +27,7 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
-from torchrig.gui.style import STATUS_COLOURS
+from torchrig.gui.style import status_colour
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.capabilities import Capabilities, from_profile
 from torchrig.planning.targets import compare
@@ -52,9 +54,14 @@ class TargetsPage(QWidget):
         bar.addWidget(QLabel(self.tr("Tier:")))
         self.tier_box = QComboBox()
         for tier in catalog.tiers.values():
-            self.tier_box.addItem(f"{tier.name.get(lang)} (seed {tier.section})", tier.id)
+            self.tier_box.addItem(self.tr("{0} (seed {1})").format(tier.name.get(lang),
+                                                                   tier.section), tier.id)
         bar.addWidget(self.tier_box)
+        self.tier_box.setToolTip(self.tr(
+            "The seed document's three target configurations (sections 2.1-2.3)"))
         self.start_button = QPushButton(self.tr("Start a build from this tier"))
+        self.start_button.setToolTip(self.tr(
+            "Open the Build page with this tier's parts, ready to price and edit"))
         bar.addWidget(self.start_button)
         layout.addLayout(bar)
 
@@ -83,6 +90,14 @@ class TargetsPage(QWidget):
         self.start_button.clicked.connect(lambda: self.start_build.emit(self.current_tier().id))
         self.refresh()
 
+    def snapshot(self) -> dict[str, Any]:
+        return {"tier": self.tier_box.currentData()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        index = self.tier_box.findData(state.get("tier"))
+        if index >= 0:
+            self.tier_box.setCurrentIndex(index)
+
     def current_tier(self) -> Tier:
         return self.catalog.tier(self.tier_box.currentData())
 
@@ -110,7 +125,7 @@ class TargetsPage(QWidget):
                 status = cell.status.label.get(self.lang)
                 text = cell.text if cell.text.startswith(status) else f"{status} · {cell.text}"
                 item = QTableWidgetItem(text)
-                item.setForeground(QBrush(QColor(STATUS_COLOURS[cell.status.value])))
+                item.setForeground(QBrush(QColor(status_colour(cell.status.value))))
                 item.setToolTip(self.tr(
                     "short: below the tier's target; meets: at or above it; exceeds: at least "
                     "twice the target or a faster class of device"))
@@ -133,20 +148,28 @@ class TargetsPage(QWidget):
         parts = []
         for choice in tier.parts:
             names = [self.catalog.get(pid).name for pid in choice.all_ids]
-            parts.append(f"<li><b>{escape(choice.role)}</b>: {escape(' / '.join(names))}</li>")
+            parts.append(f"<li>{_field(category_name(choice.role), ' / '.join(names))}</li>")
         price = ""
         if tier.price_range_cny:
             lo, hi = tier.price_range_cny
-            price = f"<p><b>{self.tr('Seed price range')}:</b> CNY {lo:,.0f}-{hi:,.0f} " \
-                    f"({escape(tier.price_note.get(lang))})</p>"
+            price = "<p>" + _field(self.tr("Seed price range:"),
+                                   f"CNY {lo:,.0f}-{hi:,.0f} ({tier.price_note.get(lang)})")
+            price += "</p>"
+        title = self.tr("{0} (seed {1})").format(tier.name.get(lang), tier.section)
+        use_cases = _field(self.tr("Use cases:"), tier.use_cases.get(lang))
+        ram = _field(self.tr("RAM:"), tier.ram.get(lang))
+        storage = _field(self.tr("Storage:"), tier.storage.get(lang))
+        advantages = _field(self.tr("Claimed advantages:"), tier.advantages.get(lang))
         self.tier_info.setHtml(
-            f"<h3>{escape(tier.name.get(lang))} — seed {escape(tier.section)}</h3>"
-            f"<p><b>{self.tr('Use cases')}:</b> {escape(tier.use_cases.get(lang))}</p>"
-            f"<ul>{''.join(parts)}</ul>"
-            f"<p><b>{self.tr('RAM')}:</b> {escape(tier.ram.get(lang))}<br/>"
-            f"<b>{self.tr('Storage')}:</b> {escape(tier.storage.get(lang))}</p>{price}"
-            f"<p><b>{self.tr('Claimed advantages')}:</b> {escape(tier.advantages.get(lang))}</p>"
-        )
+            f"<h3>{escape(title)}</h3><p>{use_cases}</p><ul>{''.join(parts)}</ul>"
+            f"<p>{ram}<br/>{storage}</p>{price}<p>{advantages}</p>")
         self.contradictions.set_findings(
             tier_contradictions(tier, self.catalog),
             empty=self.tr("This tier is consistent with the seed's own rules."))
+
+
+def _field(label: str, value: str) -> str:
+    """``label`` in bold, then the value; both escaped. A label carries its own colon, so a
+    translation can use the full-width one."""
+    sep = "" if label.endswith(("：", ":")) else ":"
+    return f"<b>{escape(label)}{sep}</b> {escape(value)}"

@@ -18,6 +18,7 @@ from torchrig.errors import InputError
 from torchrig.gui.charts import BreakdownChart, ScalingChart
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
+    QT_TRANSLATE_NOOP,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -36,6 +37,7 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
+from torchrig.gui.style import colour
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.analysis import Analysis, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
@@ -55,47 +57,157 @@ from torchrig.planning.workload import (
 )
 from torchrig.units import fmt_flops, fmt_gib, fmt_seconds
 
-TASK_LABELS = {
-    "image_classification": "Image classification",
-    "detection_segmentation": "Detection / segmentation",
-    "nlp_transformer": "NLP / transformer training",
-    "llm_finetune_full": "LLM fine-tuning (full)",
-    "llm_finetune_lora": "LLM fine-tuning (LoRA)",
-    "llm_inference": "LLM inference",
-    "reinforcement_learning": "Reinforcement learning",
+CHOICE_LABELS = {
+    # tasks
+    "image_classification": QT_TRANSLATE_NOOP("WizardPage", "Image classification"),
+    "detection_segmentation": QT_TRANSLATE_NOOP("WizardPage", "Detection / segmentation"),
+    "nlp_transformer": QT_TRANSLATE_NOOP("WizardPage", "NLP / transformer training"),
+    "llm_finetune_full": QT_TRANSLATE_NOOP("WizardPage", "LLM fine-tuning (full)"),
+    "llm_finetune_lora": QT_TRANSLATE_NOOP("WizardPage", "LLM fine-tuning (LoRA)"),
+    "llm_inference": QT_TRANSLATE_NOOP("WizardPage", "LLM inference"),
+    "reinforcement_learning": QT_TRANSLATE_NOOP("WizardPage", "Reinforcement learning"),
+    # modes
+    "train": QT_TRANSLATE_NOOP("WizardPage", "Train from scratch"),
+    "finetune": QT_TRANSLATE_NOOP("WizardPage", "Fine-tune"),
+    "infer": QT_TRANSLATE_NOOP("WizardPage", "Inference"),
+    # precisions
+    "fp32": QT_TRANSLATE_NOOP("WizardPage", "FP32"),
+    "tf32": QT_TRANSLATE_NOOP("WizardPage", "TF32 (FP32 with tensor cores)"),
+    "amp_fp16": QT_TRANSLATE_NOOP("WizardPage", "AMP FP16 (mixed precision)"),
+    "amp_bf16": QT_TRANSLATE_NOOP("WizardPage", "AMP BF16 (mixed precision)"),
+    "bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (pure)"),
+    "int8": QT_TRANSLATE_NOOP("WizardPage", "INT8 weights (inference)"),
+    "int4": QT_TRANSLATE_NOOP("WizardPage", "INT4 weights, GPTQ/AWQ style (inference)"),
+    # optimizers
+    "sgd": QT_TRANSLATE_NOOP("WizardPage", "SGD"),
+    "sgd_momentum": QT_TRANSLATE_NOOP("WizardPage", "SGD with momentum"),
+    "adamw": QT_TRANSLATE_NOOP("WizardPage", "AdamW"),
+    "adam_8bit": QT_TRANSLATE_NOOP("WizardPage", "Adam 8-bit"),
+    # strategies
+    "ddp": QT_TRANSLATE_NOOP("WizardPage", "DDP (data parallel)"),
+    "zero1": QT_TRANSLATE_NOOP("WizardPage", "ZeRO-1 (optimizer states sharded)"),
+    "zero2": QT_TRANSLATE_NOOP("WizardPage", "ZeRO-2 (+ gradients sharded)"),
+    "zero3": QT_TRANSLATE_NOOP("WizardPage", "ZeRO-3 / FSDP (+ weights sharded)"),
+    "tensor_parallel": QT_TRANSLATE_NOOP("WizardPage", "Tensor parallel"),
+    "pipeline_parallel": QT_TRANSLATE_NOOP("WizardPage", "Pipeline parallel"),
+    # offloads
+    "none": QT_TRANSLATE_NOOP("WizardPage", "None"),
+    "optimizer": QT_TRANSLATE_NOOP("WizardPage", "Optimizer states to CPU RAM"),
+    "optimizer_and_params": QT_TRANSLATE_NOOP("WizardPage",
+                                              "Optimizer states and weights to CPU RAM"),
 }
+"""Display names of the workload's choice values (the values stay codes in the file)."""
 
 # Field key (as in the workload document) -> (step, label, kind). Kinds: choice, int, float,
 # bool. The document keys are what validation errors name, so messages find their field.
-STEPS = ("Task", "Model", "Training", "Data", "Scale")
+STEPS = (
+    QT_TRANSLATE_NOOP("WizardPage", "Task"),
+    QT_TRANSLATE_NOOP("WizardPage", "Model"),
+    QT_TRANSLATE_NOOP("WizardPage", "Training"),
+    QT_TRANSLATE_NOOP("WizardPage", "Data"),
+    QT_TRANSLATE_NOOP("WizardPage", "Scale"),
+)
+TASK_STEP, MODEL_STEP, TRAINING_STEP, DATA_STEP, SCALE_STEP = STEPS
 FIELDS: dict[str, tuple[str, str, str]] = {
-    "task": ("Task", "Task", "choice"),
-    "mode": ("Task", "Mode", "choice"),
-    "model": ("Model", "Model", "choice"),
-    "params": ("Model", "Parameters (custom)", "int"),
-    "layers": ("Model", "Layers (custom)", "int"),
-    "hidden": ("Model", "Hidden size (custom)", "int"),
-    "heads": ("Model", "Attention heads (custom)", "int"),
-    "kv_heads": ("Model", "KV heads (custom)", "int"),
-    "vocab": ("Model", "Vocabulary (custom)", "int"),
-    "precision": ("Training", "Precision", "choice"),
-    "optimizer": ("Training", "Optimizer", "choice"),
-    "batch_size": ("Training", "Batch size per GPU", "int"),
-    "image_size": ("Training", "Image size (pixels)", "int"),
-    "seq_len": ("Training", "Sequence length (tokens)", "int"),
-    "gradient_checkpointing": ("Training", "Gradient checkpointing", "bool"),
-    "lora_rank": ("Training", "LoRA rank", "int"),
-    "epochs": ("Training", "Epochs", "float"),
-    "dataset.samples": ("Data", "Samples per epoch", "int"),
-    "dataset.sample_bytes": ("Data", "Mean sample size on disk (bytes)", "float"),
-    "dataset.decoded_bytes": ("Data", "Decoded sample size (bytes, empty = derive)", "float"),
-    "dataset.cache_in_ram": ("Data", "Cache the dataset in RAM", "bool"),
-    "gpus_per_node": ("Scale", "GPUs per node", "int"),
-    "nodes": ("Scale", "Nodes", "int"),
-    "strategy": ("Scale", "Strategy", "choice"),
-    "tp_size": ("Scale", "Tensor-parallel size", "int"),
-    "pp_size": ("Scale", "Pipeline-parallel size", "int"),
-    "offload": ("Scale", "CPU offload", "choice"),
+    "task": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Task"), "choice"),
+    "mode": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Mode"), "choice"),
+    "model": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Model"), "choice"),
+    "params": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Parameters (custom)"), "int"),
+    "layers": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Layers (custom)"), "int"),
+    "hidden": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Hidden size (custom)"), "int"),
+    "heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Attention heads (custom)"), "int"),
+    "kv_heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "KV heads (custom)"), "int"),
+    "vocab": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Vocabulary (custom)"), "int"),
+    "precision": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Precision"), "choice"),
+    "optimizer": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Optimizer"), "choice"),
+    "batch_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Batch size per GPU"),
+                   "int"),
+    "image_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Image size (pixels)"),
+                   "int"),
+    "seq_len": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Sequence length (tokens)"),
+                "int"),
+    "gradient_checkpointing": (TRAINING_STEP,
+                               QT_TRANSLATE_NOOP("WizardPage", "Gradient checkpointing"),
+                               "bool"),
+    "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank"), "int"),
+    "epochs": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Epochs"), "float"),
+    "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch"), "int"),
+    "dataset.sample_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Mean sample size on disk (bytes)"), "float"),
+    "dataset.decoded_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Decoded sample size (bytes, empty = derive)"), "float"),
+    "dataset.cache_in_ram": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage",
+                                                          "Cache the dataset in RAM"), "bool"),
+    "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node"), "int"),
+    "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes"), "int"),
+    "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
+    "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size"), "int"),
+    "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size"), "int"),
+    "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload"), "choice"),
+}
+FIELD_HELP = {
+    "task": QT_TRANSLATE_NOOP(
+        "WizardPage", "The kind of work; choosing one loads that task's typical defaults"),
+    "mode": QT_TRANSLATE_NOOP(
+        "WizardPage", "Training keeps gradients and optimizer states in memory; inference "
+        "needs only the weights and activations"),
+    "model": QT_TRANSLATE_NOOP(
+        "WizardPage", "A model preset with published parameter counts, or Custom… to enter "
+        "the architecture yourself"),
+    "params": QT_TRANSLATE_NOOP(
+        "WizardPage", "Total trainable parameters, e.g. 7000000000 for a 7B model"),
+    "layers": QT_TRANSLATE_NOOP("WizardPage", "Number of transformer blocks"),
+    "hidden": QT_TRANSLATE_NOOP("WizardPage", "Width of the hidden state (d_model)"),
+    "heads": QT_TRANSLATE_NOOP("WizardPage", "Attention heads per layer"),
+    "kv_heads": QT_TRANSLATE_NOOP(
+        "WizardPage", "Key/value heads (fewer than attention heads with grouped-query "
+        "attention); sets the KV cache size"),
+    "vocab": QT_TRANSLATE_NOOP("WizardPage", "Tokenizer vocabulary size (embedding rows)"),
+    "precision": QT_TRANSLATE_NOOP(
+        "WizardPage", "Number format of weights and math. Mixed precision (AMP) halves "
+        "activation memory and uses tensor cores; Adam's states stay FP32 (seed 3.1)"),
+    "optimizer": QT_TRANSLATE_NOOP(
+        "WizardPage", "Sets the optimizer state per parameter: none for SGD, one for "
+        "momentum, two FP32 moments for AdamW"),
+    "batch_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "Samples one GPU processes per step (the micro-batch); activation "
+        "memory grows with it"),
+    "image_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "Input side length in pixels (224 for ImageNet classification)"),
+    "seq_len": QT_TRANSLATE_NOOP(
+        "WizardPage", "Tokens per sample; attention activations and the KV cache grow "
+        "with it"),
+    "gradient_checkpointing": QT_TRANSLATE_NOOP(
+        "WizardPage", "Recompute activations in the backward pass: much less activation "
+        "memory for extra compute time (seed 3.3)"),
+    "lora_rank": QT_TRANSLATE_NOOP(
+        "WizardPage", "Rank of the LoRA adapters; only the adapters are trained"),
+    "epochs": QT_TRANSLATE_NOOP(
+        "WizardPage", "Passes over the dataset; used for the time estimate"),
+    "dataset.samples": QT_TRANSLATE_NOOP(
+        "WizardPage", "Images, sequences or environment steps in one epoch"),
+    "dataset.sample_bytes": QT_TRANSLATE_NOOP(
+        "WizardPage", "Average size of one sample as stored (e.g. a JPEG); sets the disk "
+        "read rate the loader needs"),
+    "dataset.decoded_bytes": QT_TRANSLATE_NOOP(
+        "WizardPage", "One sample after decoding, in RAM; empty derives it from the image "
+        "size or sequence length"),
+    "dataset.cache_in_ram": QT_TRANSLATE_NOOP(
+        "WizardPage", "Keep the decoded dataset in RAM so epochs after the first do not read "
+        "the disk (seed 1.2)"),
+    "gpus_per_node": QT_TRANSLATE_NOOP("WizardPage", "GPUs in each machine"),
+    "nodes": QT_TRANSLATE_NOOP("WizardPage", "Machines; more than one adds network traffic"),
+    "strategy": QT_TRANSLATE_NOOP(
+        "WizardPage", "How the work is split over GPUs: DDP copies the model to every GPU, "
+        "ZeRO/FSDP shard its states, tensor and pipeline parallelism split the model "
+        "(seed 3.2)"),
+    "tp_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "GPUs that split each layer (tensor parallelism); keep it within one "
+        "node's NVLink domain"),
+    "pp_size": QT_TRANSLATE_NOOP("WizardPage", "Pipeline stages the layers are split into"),
+    "offload": QT_TRANSLATE_NOOP(
+        "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
+        "cost of PCIe traffic"),
 }
 CHOICES = {"task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
            "strategy": STRATEGIES, "offload": OFFLOADS}
@@ -165,14 +277,14 @@ class WizardPage(QWidget):
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(page)
-            self.tabs.addTab(scroll, f"{i + 1}. {self.tr(step)}")
+            self.tabs.addTab(scroll, self.tr("{0}. {1}").format(i + 1, self.tr(step)))
         for key, (step, label, kind) in FIELDS.items():
             widget: QWidget
             if kind == "choice":
                 combo = QComboBox()
                 if key != "model":
                     for value in CHOICES[key]:
-                        combo.addItem(TASK_LABELS.get(value, value), value)
+                        combo.addItem(self.tr(CHOICE_LABELS[value]), value)
                 combo.currentIndexChanged.connect(lambda _i, k=key: self._edited(k))
                 widget = combo
             elif kind == "bool":
@@ -183,8 +295,9 @@ class WizardPage(QWidget):
                 edit = QLineEdit()
                 edit.textEdited.connect(lambda _t, k=key: self._edited(k))
                 widget = edit
+            widget.setToolTip(self.tr(FIELD_HELP[key]))
             error = QLabel()
-            error.setStyleSheet("color: #b3261e;")
+            error.setStyleSheet(f"color: {colour('error')};")
             error.setWordWrap(True)
             error.hide()
             cell = QWidget()
@@ -193,6 +306,9 @@ class WizardPage(QWidget):
             cell_layout.addWidget(widget)
             cell_layout.addWidget(error)
             forms[step].addRow(self.tr(label), cell)
+            label_widget = forms[step].labelForField(cell)
+            if label_widget is not None:
+                label_widget.setToolTip(widget.toolTip())
             self.widgets[key] = widget
             self.errors[key] = error
         layout.addWidget(self.tabs, 1)
@@ -208,7 +324,7 @@ class WizardPage(QWidget):
         nav.addWidget(self.next_button)
         layout.addLayout(nav)
         self.general_error = QLabel()
-        self.general_error.setStyleSheet("color: #b3261e;")
+        self.general_error.setStyleSheet(f"color: {colour('error')};")
         self.general_error.setWordWrap(True)
         layout.addWidget(self.general_error)
         return host
@@ -224,6 +340,9 @@ class WizardPage(QWidget):
         for tier in self.catalog.tiers.values():
             self.subject_box.addItem(tier.name.get(self.lang), f"tier:{tier.id}")
         self.subject_box.addItem(self.tr("Current build"), "build")
+        self.subject_box.setToolTip(self.tr("What the requirements are checked against: the "
+                                            "detected machine, a seed tier or the Build page's "
+                                            "build"))
         self.subject_box.currentIndexChanged.connect(self.replan)
         row.addWidget(self.subject_box, 1)
         layout.addLayout(row)
@@ -305,7 +424,7 @@ class WizardPage(QWidget):
                 value = widget.isChecked()
             else:
                 assert isinstance(widget, QLineEdit)
-                value, error = _parse_number(widget.text(), kind)
+                value, error = self._parse_number(widget.text(), kind)
                 if error:
                     errors[key] = error
                     continue
@@ -316,6 +435,57 @@ class WizardPage(QWidget):
             else:
                 doc[key] = value
         return doc, errors
+
+    def _parse_number(self, text: str, kind: str) -> tuple[Any, str]:
+        """(value, "") or (None, a message for the field); empty text is (None, "")."""
+        text = text.strip().replace(",", "").replace("_", "")
+        if not text:
+            return None, ""
+        try:
+            value = float(text)
+        except ValueError:
+            return None, self.tr("'{0}' is not a number").format(text)
+        if kind == "int":
+            if not value.is_integer():
+                return None, self.tr("must be a whole number")
+            return int(value), ""
+        return value, ""
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field as typed (including text that does not parse yet), the subject, the
+        step and the attached collective report."""
+        fields: dict[str, Any] = {}
+        for key, widget in self.widgets.items():
+            if isinstance(widget, QComboBox):
+                fields[key] = widget.currentData()
+            elif isinstance(widget, QCheckBox):
+                fields[key] = widget.isChecked()
+            elif isinstance(widget, QLineEdit):
+                fields[key] = widget.text()
+        return {"workload": self.workload, "fields": fields, "step": self.tabs.currentIndex(),
+                "subject": self.subject_box.currentData(),
+                "collective_report": self.collective_report}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.collective_report = state["collective_report"]
+        self.subject_box.blockSignals(True)
+        self.subject_box.setCurrentIndex(max(0, self.subject_box.findData(state["subject"])))
+        self.subject_box.blockSignals(False)
+        self.load_workload(state["workload"])  # fills the model list for the task
+        self._loading = True
+        try:
+            for key, value in state["fields"].items():
+                widget = self.widgets[key]
+                if isinstance(widget, QComboBox):
+                    widget.setCurrentIndex(max(0, widget.findData(value)))
+                elif isinstance(widget, QCheckBox):
+                    widget.setChecked(bool(value))
+                elif isinstance(widget, QLineEdit):
+                    widget.setText(value)
+        finally:
+            self._loading = False
+        self.tabs.setCurrentIndex(state["step"])
+        self.replan()
 
     def _show_errors(self, errors: dict[str, str], general: str = "") -> None:
         for key, label in self.errors.items():
@@ -366,44 +536,42 @@ class WizardPage(QWidget):
         self.chart.set_bars(requirement_bars(req, caps))
         t = req.throughput
         fits = req.fits
-        where = escape(caps.label)
         if caps.gpu_count == 0:
-            verdict = self.tr("no GPU on {0}").format(where)
+            verdict = escape(self.tr("no GPU on {0}").format(caps.label))
         elif fits is None:
-            verdict = self.tr("GPU memory of {0} unknown").format(where)
+            verdict = escape(self.tr("GPU memory of {0} unknown").format(caps.label))
         elif fits:
-            verdict = "<span style='color:#1e7b34'>" + self.tr("fits on {0}").format(where) \
-                + "</span>"
+            verdict = _coloured(self.tr("fits on {0}").format(caps.label), colour("ok"))
         else:
-            verdict = "<span style='color:#b3261e'>" + self.tr("does not fit on {0}") \
-                .format(where) + "</span>"
+            verdict = _coloured(self.tr("does not fit on {0}").format(caps.label),
+                                colour("error"))
         speed = t.get("samples_per_s")
         epoch = t.get("time_per_epoch_s")
         util = t.get("utilisation")
-        parts = [
-            f"<b>{self.tr('VRAM per GPU')}:</b> {fmt_gib(req.vram_total)} — {verdict}",
-        ]
+        parts = [_bold(self.tr("VRAM per GPU:")) + f" {fmt_gib(req.vram_total)} — {verdict}"]
+        throughput = _bold(self.tr("Estimated throughput:"))
         if speed is not None and speed.value:
-            text = (f"<b>{self.tr('Estimated throughput')}:</b> {speed.value:,.0f} samples/s; "
-                    f"{self.tr('time per epoch')} "
-                    f"{fmt_seconds(epoch.value if epoch else None)}")
+            text = self.tr("{0} samples/s; time per epoch {1}").format(
+                f"{speed.value:,.0f}", fmt_seconds(epoch.value if epoch else None))
             if util is not None and util.value:
-                text += (f" ({self.tr('assumes')} {util.value:.0%} {self.tr('of')} "
-                         f"{fmt_flops(t['peak_flops'].value)})")
-            parts.append(text)
+                text += " " + self.tr("(assumes {0} of {1})").format(
+                    f"{util.value:.0%}", fmt_flops(t["peak_flops"].value))
+            parts.append(f"{throughput} {escape(text)}")
         elif speed is not None:
-            parts.append(f"<b>{self.tr('Estimated throughput')}:</b> "
-                         f"{escape(speed.note.get(self.lang))}")
-        parts.append(f"<span style='color:#77767b'>{self.tr('planned in')} "
-                     f"{self.last_plan_ms:.1f} ms</span>")
+            parts.append(f"{throughput} {escape(speed.note.get(self.lang))}")
+        parts.append(_coloured(self.tr("planned in {0} ms").format(f"{self.last_plan_ms:.1f}"),
+                               colour("muted")))
         self.headline.setText("<br/>".join(p for p in parts if p))
-        tier = (f"<b>{escape(rec.tier.name.get(self.lang))}</b> (seed {rec.tier.section})"
-                if rec.tier else self.tr("none of the seed's tiers"))
+        if rec.tier:
+            tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
+                self.tr("(seed {0})").format(rec.tier.section))
+        else:
+            tier = escape(self.tr("none of the seed's tiers"))
         gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
-               if rec.gpu else self.tr("no catalog GPU fits"))
+               if rec.gpu else escape(self.tr("no catalog GPU fits")))
         self.recommendation.setText(
-            f"<b>{self.tr('Recommended')}:</b> {self.tr('lowest tier')} {tier}; "
-            f"{self.tr('cheapest catalog GPU that fits')}: {gpu}")
+            _bold(self.tr("Recommended:")) + " "
+            + self.tr("lowest tier {0}; cheapest catalog GPU that fits: {1}").format(tier, gpu))
         self.findings_view.set_findings(analysis.findings,
                                         empty=self.tr("No bottlenecks found."))
         self._show_scaling(analysis, rec)
@@ -442,7 +610,7 @@ class WizardPage(QWidget):
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open workload"), "",
-                                              "Workload (*.json)")
+                                              self.tr("Workload (*.json)"))
         if path:
             self.open_path(Path(path))
 
@@ -457,7 +625,7 @@ class WizardPage(QWidget):
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save workload"), "workload.json",
-                                              "Workload (*.json)")
+                                              self.tr("Workload (*.json)"))
         if not path:
             return
         try:
@@ -472,16 +640,9 @@ def _number_text(value: Any) -> str:
     return str(value)
 
 
-def _parse_number(text: str, kind: str) -> tuple[Any, str]:
-    text = text.strip().replace(",", "").replace("_", "")
-    if not text:
-        return None, ""
-    try:
-        value = float(text)
-    except ValueError:
-        return None, f"'{text}' is not a number"
-    if kind == "int":
-        if not value.is_integer():
-            return None, "must be a whole number"
-        return int(value), ""
-    return value, ""
+def _bold(text: str) -> str:
+    return f"<b>{escape(text)}</b>"
+
+
+def _coloured(text: str, hex_colour: str) -> str:
+    return f"<span style='color:{hex_colour}'>{escape(text)}</span>"

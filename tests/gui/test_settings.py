@@ -1,0 +1,238 @@
+"""Typed settings: round trip, bad values fall back, a damaged file is kept, not overwritten;
+the window restores its geometry and page; the Settings dialog applies at once."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from torchrig.gui.settings import FORMAT, Settings, config_dir
+
+EDITED = {
+    "language": "zh", "theme": "dark", "last_page": "wizard", "currency": "USD",
+    "exchange_rate": 7.1234, "exchange_rate_date": "2026-01-31", "shop_name": "算力小店 & Co",
+    "shop_contact": "lab@example.com", "logo_path": "/tmp/logo.png", "validity_days": 30,
+    "report_lang": "en", "build_folder": "/data/builds", "dataset_folder": "/data/sets",
+    "recent_files": ["/a.json", "/b.json"],
+}
+
+
+def test_settings_live_in_the_isolated_config_folder(tmp_path, monkeypatch):
+    assert Settings().path == config_dir() / "settings.json"
+    monkeypatch.setenv("TORCHRIG_CONFIG_DIR", str(tmp_path))
+    assert Settings().path == tmp_path / "settings.json"
+
+
+def test_defaults_without_a_file(tmp_path):
+    s = Settings(tmp_path / "settings.json")
+    assert (s.language, s.theme, s.currency, s.exchange_rate) == ("system", "system", "CNY", 0.0)
+    assert s.recent_files == [] and s.window_geometry == b"" and not s.load_error
+
+
+def test_every_option_round_trips(tmp_path):
+    path = tmp_path / "settings.json"
+    s = Settings(path)
+    assert set(EDITED) | {"geometry"} == set(Settings.options())
+    for key, value in EDITED.items():
+        setattr(s, key, value)
+    s.window_geometry = bytes(range(256))
+    assert s.changed and s.sync() and not s.changed
+    again = Settings(path)
+    for key, value in EDITED.items():
+        assert getattr(again, key) == value, key
+    assert again.window_geometry == bytes(range(256))
+    doc = json.loads(path.read_text(encoding="utf-8"))  # plain JSON: nothing is pickled
+    assert doc["format"] == FORMAT and doc["version"] == 1
+
+
+@pytest.mark.parametrize(("key", "bad"), [
+    ("language", "klingon"), ("theme", "neon"), ("currency", "EUR"), ("currency", 5),
+    ("exchange_rate", -1), ("exchange_rate", 1e9), ("exchange_rate", "7.1"),
+    ("exchange_rate", True), ("exchange_rate_date", "31.01.2026"), ("validity_days", 9999),
+    ("validity_days", 14.5), ("validity_days", None), ("report_lang", "fr"),
+    ("recent_files", "a.json"), ("recent_files", [1, 2]), ("shop_name", "x" * 5000),
+    ("geometry", "%%% not base64"), ("last_page", ["machine"]),
+])
+def test_a_bad_stored_value_reads_as_the_default(tmp_path, key, bad):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"format": FORMAT, "version": 1,
+                                "values": {"shop_contact": "kept", key: bad}}),
+                    encoding="utf-8")
+    s = Settings(path)
+    option = Settings.options()[key]
+    if key == "geometry":
+        assert s.window_geometry == b""
+    else:
+        assert getattr(s, key) == option.default
+    assert s.shop_contact == "kept"  # one bad value does not cost the others
+
+
+def test_assigning_a_bad_value_is_refused(tmp_path):
+    s = Settings(tmp_path / "settings.json")
+    for key, bad in (("language", "fr"), ("exchange_rate", math.nan), ("currency", "EUR"),
+                     ("exchange_rate_date", "tomorrow"), ("validity_days", -1)):
+        with pytest.raises(ValueError, match=key):
+            setattr(s, key, bad)
+    assert not s.changed
+
+
+@pytest.mark.parametrize("content", [b"{nope", b"\xff\xfe", b"[]",
+                                     b'{"format": "torchrig.settings", "version": 99}',
+                                     b'{"format": "torchrig.settings", "version": 1, '
+                                     b'"values": []}'])
+def test_a_damaged_file_gives_defaults_and_is_set_aside_not_overwritten(tmp_path, content):
+    path = tmp_path / "settings.json"
+    path.write_bytes(content)
+    s = Settings(path)
+    assert s.load_error and "settings.json" in s.load_error
+    assert s.language == "system"
+    assert path.read_bytes() == content  # reading never changes it
+    s.language = "en"
+    assert s.sync()
+    assert (tmp_path / "settings.unreadable.json").read_bytes() == content
+    assert Settings(path).language == "en"
+
+
+def test_unknown_options_of_a_newer_version_survive_a_save(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"format": FORMAT, "version": 1,
+                                "values": {"future_option": {"x": 1}}}), encoding="utf-8")
+    s = Settings(path)
+    s.theme = "dark"
+    s.sync()
+    assert json.loads(path.read_text(encoding="utf-8"))["values"]["future_option"] == {"x": 1}
+
+
+def test_an_unwritable_folder_is_reported_not_raised(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    s = Settings(blocker / "settings.json")
+    s.language = "zh"
+    assert not s.sync()
+    assert s.save_error and s.changed
+
+
+def test_recent_files_are_unique_newest_first_and_capped(tmp_path):
+    s = Settings(tmp_path / "settings.json")
+    for i in range(12):
+        s.add_recent(f"/b{i}.json")
+    s.add_recent("/b5.json")
+    assert s.recent_files[0] == "/b5.json"
+    assert len(s.recent_files) == Settings.MAX_RECENT
+    assert len(set(s.recent_files)) == len(s.recent_files)
+
+
+# --- the window -------------------------------------------------------------------------------
+
+
+def test_geometry_and_last_page_come_back_in_a_new_window(qtbot):
+    from torchrig.gui.main_window import MainWindow
+
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.resize(700, 500)  # within the offscreen screen (800 x 600): restore clamps to it
+    first.show_page("report")
+    first.close()
+
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert second.current_page() == "report"
+    assert second.stack.currentWidget() is second.report_page
+    assert (second.width(), second.height()) == (700, 500)
+    second.close()
+
+
+def test_a_stored_page_that_no_longer_exists_is_ignored(qtbot):
+    from torchrig.gui.main_window import MainWindow
+
+    settings = Settings()
+    settings.last_page = "gone"
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    assert window.current_page() == "machine"
+    window.close()
+
+
+def test_settings_dialog_applies_at_once(window, qtbot):
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    dialog.shop_edit.setText("Ada 电脑")
+    dialog.contact_edit.setText("+86 10 1234 5678")
+    dialog.currency_box.setCurrentText("USD")
+    dialog.rate_spin.setValue(7.2)
+    dialog.rate_date.setText("2026-02-01")
+    dialog.dataset_folder_edit.setText("/srv/datasets")
+    with qtbot.waitSignal(dialog.applied):
+        assert dialog.apply()
+    assert Settings(window.settings.path).shop_name == "Ada 电脑"  # written to disk
+    assert window.report_page.shop_edit.text() == "Ada 电脑"
+    assert window.report_page.contact_edit.text() == "+86 10 1234 5678"
+    assert window.bench_page.folder_edit.text() == "/srv/datasets"
+    window.build_page.new_build()  # new builds take the defaults
+    build = window.build_page.build
+    assert build.currency == "USD" and str(build.exchange_rate.cny_per_usd) == "7.2"
+    assert build.exchange_rate.date == "2026-02-01"
+    assert window.rebuilds == 0  # nothing that needs a rebuild changed
+
+
+def test_settings_dialog_refuses_a_bad_date_and_keeps_the_old_settings(window, qtbot):
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    dialog.rate_date.setText("31/01/2026")
+    dialog.shop_edit.setText("changed")
+    assert not dialog.apply()
+    assert "31/01/2026" in dialog.message.text()
+    assert window.settings.shop_name == "" and window.settings.exchange_rate_date == ""
+
+
+def test_changing_language_in_the_dialog_switches_window_and_dialog(window, qtbot):
+    window.build_page.add_part("nvidia-rtx-3060-12gb")
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    dialog.language_box.setCurrentIndex(dialog.language_box.findData("zh"))
+    dialog.shop_edit.setText("kept while switching")
+    assert dialog.apply()
+    assert window.lang == "zh" and window.rebuilds == 1
+    assert window.nav.item(2).text() == "配置单"
+    assert window.build_page.build.line_items[0].part_id == "nvidia-rtx-3060-12gb"
+    assert dialog.windowTitle() == "设置"  # the dialog rebuilt itself in Chinese
+    assert dialog.shop_edit.text() == "kept while switching"
+    window.build_page.dirty = False
+
+
+def test_the_menu_switches_language_and_theme(window):
+    from torchrig.gui.style import is_dark
+
+    window.settings.shop_name = "stored"
+    window.report_page.shop_edit.setText("typed for this quote")
+
+    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
+    settings_menu = menus["&Settings"]
+    submenus = {a.text(): a.menu() for a in settings_menu.actions() if a.menu()}
+    chinese = next(a for a in submenus["&Language"].actions() if a.text() == "中文（简体）")
+    chinese.trigger()
+    assert window.lang == "zh" and window.settings.language == "zh"
+    assert window.report_page.shop_edit.text() == "typed for this quote"
+    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
+    submenus = {a.text(): a.menu() for a in menus["设置(&S)"].actions() if a.menu()}
+    dark = next(a for a in submenus["主题(&T)"].actions() if a.text() == "深色")
+    dark.trigger()
+    assert window.settings.theme == "dark" and is_dark()
+    assert Settings(window.settings.path).theme == "dark"
+
+
+def test_recent_files_menu_opens_a_build(window):
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "builds" / "entry.json"
+    window.settings.add_recent(str(sample))
+    file_menu = window.menuBar().actions()[0].menu()
+    window.recent_menu.aboutToShow.emit()
+    entries = window.recent_menu.actions()
+    assert [a.text() for a in entries] == ["entry.json"]
+    assert window.recent_menu in [a.menu() for a in file_menu.actions()]
+    entries[0].trigger()
+    assert window.build_page.path == sample
+    assert window.current_page() == "build"

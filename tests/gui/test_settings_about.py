@@ -1,0 +1,110 @@
+"""The Help menu: the About dialog's versions (never importing torch for them) and the
+documentation link."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import types
+from importlib import metadata
+
+from torchrig import __version__
+from torchrig.gui.qt import (
+    PYSIDE6_VERSION,
+    QT_VERSION,
+    QApplication,
+    QDesktopServices,
+    QMessageBox,
+)
+from torchrig.hardware.model import AcceleratorStack, SystemProfile
+
+
+def _rows(dialog) -> dict[str, str]:
+    return dict(dialog.rows)
+
+
+def test_about_lists_the_versions_a_bug_report_needs(qtbot, monkeypatch):
+    from torchrig.gui.about_dialog import AboutDialog
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    profile = SystemProfile(accelerator=AcceleratorStack(
+        nvml_available=True, driver_version="550.54.15", cuda_driver_version="12.4"))
+    dialog = AboutDialog(profile)
+    qtbot.addWidget(dialog)
+    rows = _rows(dialog)
+    assert rows["TorchRig"] == __version__
+    assert rows["torch"] == metadata.version("torch")  # from the package metadata
+    assert rows["CUDA (torch build)"].startswith("torch not loaded")
+    assert rows["NVIDIA driver"] == "550.54.15"
+    assert rows["CUDA (driver supports)"] == "12.4"
+    assert rows["Qt"] == QT_VERSION
+    assert rows["PySide6"] == PYSIDE6_VERSION == metadata.version("PySide6_Essentials")
+    dialog.copy()
+    assert f"torch: {rows['torch']}" in QApplication.clipboard().text()
+
+
+def test_about_uses_a_loaded_torch_and_says_why_a_driver_is_unknown(qtbot, monkeypatch):
+    from torchrig.gui.about_dialog import AboutDialog
+
+    fake = types.SimpleNamespace(version=types.SimpleNamespace(cuda="12.8"))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    profile = SystemProfile(accelerator=AcceleratorStack(
+        unknown={"nvml": "NVIDIA driver library libnvidia-ml not found"}))
+    dialog = AboutDialog(profile)
+    qtbot.addWidget(dialog)
+    rows = _rows(dialog)
+    assert rows["CUDA (torch build)"] == "12.8"
+    assert rows["NVIDIA driver"] == "unknown (NVIDIA driver library libnvidia-ml not found)"
+    fake.version.cuda = None  # a CPU build
+    assert _rows(AboutDialog(None))["CUDA (torch build)"] == "none (CPU or ROCm build)"
+    assert _rows(AboutDialog(None))["NVIDIA driver"] == "not detected yet"
+
+
+def test_about_does_not_import_torch():
+    code = textwrap.dedent(
+        """
+        import os, sys
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from torchrig.gui.app import create_app
+        from torchrig.gui.main_window import MainWindow
+        from torchrig.gui.about_dialog import AboutDialog
+        from torchrig.hardware import detect
+        app = create_app(sys.argv)
+        window = MainWindow()
+        window.machine_page.set_profile(detect())
+        dialog = AboutDialog(window.machine_page.profile, window.settings.path, window)
+        rows = dict(dialog.rows)
+        window.close()
+        print("torch" in sys.modules, rows["torch"] != "not installed",
+              rows["CUDA (torch build)"].startswith("torch not loaded"))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.split() == ["False", "True", "True"], out.stdout + out.stderr
+
+
+def test_help_menu_opens_the_about_dialog_and_the_readme(window, monkeypatch):
+    from torchrig.gui.about_dialog import AboutDialog
+
+    shown = []
+    monkeypatch.setattr(AboutDialog, "exec", lambda self: shown.append(self.rows) or 0)
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
+    actions = {a.text(): a for a in menus["&Help"].actions()}
+    actions["&About TorchRig"].trigger()
+    assert shown and dict(shown[0])["TorchRig"] == __version__
+    actions["&Documentation"].trigger()
+    assert opened and opened[0].toLocalFile().endswith("README.md")
+
+
+def test_documentation_without_a_readme_says_where_it_is(window, monkeypatch):
+    from torchrig.gui import main_window
+
+    told = []
+    monkeypatch.setattr(main_window, "readme_path", lambda: None)
+    monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text: told.append(text))
+    window.open_documentation()
+    assert told and "README" in told[0]
