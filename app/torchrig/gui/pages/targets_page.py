@@ -112,7 +112,7 @@ class TargetsPage(QWidget):
     def refresh(self) -> None:
         tier = self.current_tier()
         subjects = [s for s in (self._machine, self._build) if s is not None]
-        rows = compare(tier, self.catalog, subjects)
+        rows = compare(tier, self.catalog, subjects, self.lang)
         headers = [self.tr("Dimension"), self.tr("Target: {0}").format(tier.name.get(self.lang))]
         headers += [s.label for s in subjects]
         self.table.setColumnCount(len(headers))
