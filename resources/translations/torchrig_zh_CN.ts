@@ -1378,6 +1378,10 @@ enter one</source>
         <translation>标志 {0}：文件不存在</translation>
     </message>
     <message>
+        <source>Rendering…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
         <source>Preview: {0} kB</source>
         <translation>预览：{0} kB</translation>
     </message>

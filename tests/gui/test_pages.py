@@ -114,9 +114,9 @@ def test_closing_with_unsaved_changes_asks_and_cancel_keeps_the_window(window, d
     window.build_page.dirty = False  # let the fixture close it
 
 
-def test_wizard_plans_live_and_flags_bad_input_next_to_the_field(window):
+def test_wizard_plans_live_and_flags_bad_input_next_to_the_field(window, qtbot):
     page = window.wizard_page
-    assert page.analysis is not None
+    qtbot.waitUntil(lambda: page.analysis is not None, timeout=5_000)  # planned after paint
     batch = page.widgets["batch_size"]
     batch.setText("-5")
     batch.textEdited.emit("-5")

@@ -65,3 +65,17 @@ def test_sections_can_be_left_out(window):
         check.setChecked(key in ("bom", "totals"))
     assert page.render_preview()
     assert len(page.pdf_bytes) < full
+
+
+def test_preview_and_export_render_on_a_worker_thread(window, qtbot, tmp_path, warnings):
+    assert window.build_page.open_path(ROOT / "builds" / "professional.json")
+    page = window.report_page
+    page.start_render()
+    assert page.runner.running and not page.preview_button.isEnabled()
+    qtbot.waitUntil(lambda: not page.runner.running, timeout=20_000)
+    assert page.pdf_bytes.startswith(b"%PDF") and page.preview_button.isEnabled()
+    target = tmp_path / "async.pdf"
+    page.start_render(lambda pdf: page._write(target, pdf))
+    qtbot.waitUntil(lambda: target.exists(), timeout=20_000)
+    qtbot.waitUntil(lambda: not page.runner.running, timeout=5_000)
+    assert target.read_bytes() == page.pdf_bytes

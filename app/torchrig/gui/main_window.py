@@ -254,7 +254,8 @@ class MainWindow(QMainWindow):
     def _runners(self) -> list[Any]:
         runners = [self.machine_page.runner]
         if self.catalog is not None:
-            runners += [self.bench_page.runner, self.bench_page.cluster.runner]
+            runners += [self.bench_page.runner, self.bench_page.cluster.runner,
+                        self.report_page.runner]
         return runners
 
     def busy(self) -> bool:

@@ -8,6 +8,7 @@ The preview is the exact bytes that Export writes: one render, shown and then sa
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.settings import Settings
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.gui.workers import TaskRunner
 
 SECTION_LABELS = {
     "bom": QT_TRANSLATE_NOOP("ReportPage", "Bill of materials"),
@@ -194,7 +196,12 @@ class ReportPage(QWidget):
         splitter.setSizes([380, 820])
         outer.addWidget(splitter, 1)
 
-        self.preview_button.clicked.connect(self.render_preview)
+        self.runner = TaskRunner(self)
+        self.runner.succeeded.connect(self._on_rendered)
+        self.runner.failed.connect(self._on_render_failed)
+        self.runner.finished.connect(self._update_context)
+        self._after_render: Callable[[bytes], None] | None = None
+        self.preview_button.clicked.connect(lambda: self.start_render())
         self.export_button.clicked.connect(self.export_dialog)
         self.open_button.clicked.connect(self.open_exported)
         self._update_context()
@@ -249,8 +256,9 @@ class ReportPage(QWidget):
         self.settings.validity_days = self.validity_spin.value()
         self.settings.report_lang = self.lang_box.currentData()
 
-    def render_sheet(self) -> bytes:
-        """Render the sheet for the current inputs (raises InputError for bad input)."""
+    def sheet_job(self) -> Callable[[], bytes]:
+        """Read the fields now (GUI thread) and return the rendering work, which touches no
+        widget and can run on a worker thread. Raises InputError for bad input."""
         from torchrig.report.assemble import assemble_sheet
         from torchrig.report.pdf import render_sheet_bytes
         from torchrig.report.sheet import Header, SheetOptions
@@ -270,13 +278,22 @@ class ReportPage(QWidget):
                         shop=self._sender(), logo_path=logo,
                         customer=self.build.customer, project=self.build.project)
         sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
-        sheet = assemble_sheet(
-            self.build, self.catalog, header=header, lang=lang, workload=self.workload,
-            bench_report=self.bench_report, profile=self.profile,
-            collective_report=self.collective_report,
-            tier_id=self.tier_box.currentData(),
-            options=SheetOptions(lang=lang, sections=sections))
-        return render_sheet_bytes(sheet)
+        build, catalog, workload = self.build, self.catalog, self.workload
+        bench, profile, collective = self.bench_report, self.profile, self.collective_report
+        tier = self.tier_box.currentData()
+
+        def job() -> bytes:
+            sheet = assemble_sheet(
+                build, catalog, header=header, lang=lang, workload=workload,
+                bench_report=bench, profile=profile, collective_report=collective,
+                tier_id=tier, options=SheetOptions(lang=lang, sections=sections))
+            return render_sheet_bytes(sheet)
+
+        return job
+
+    def render_sheet(self) -> bytes:
+        """Render the sheet for the current inputs here and now (raises InputError)."""
+        return self.sheet_job()()
 
     def _sender(self) -> str:
         """Shop name and contact as the sheet's sender block (the contact on its own line:
@@ -328,15 +345,48 @@ class ReportPage(QWidget):
         self._update_context()
 
     def render_preview(self) -> bool:
+        """Render synchronously (scripts and tests); the buttons use :meth:`start_render`."""
         try:
-            self.pdf_bytes = self.render_sheet()
+            pdf = self.render_sheet()
         except InputError as exc:
             self.status.setText(str(exc))
             return False
-        self._remember()
-        self.status.setText(self.tr("Preview: {0} kB").format(len(self.pdf_bytes) // 1024))
-        self._show_pdf(self.pdf_bytes)
+        self._rendered(pdf)
         return True
+
+    def start_render(self, then: Callable[[bytes], None] | None = None) -> None:
+        """Render on a worker thread so the window stays responsive (a full sheet takes a few
+        hundred ms); ``then`` runs on the GUI thread with the PDF bytes."""
+        if self.runner.running:
+            return
+        try:
+            job = self.sheet_job()
+        except InputError as exc:
+            self.status.setText(str(exc))
+            return
+        self._after_render = then
+        self.status.setText(self.tr("Rendering…"))
+        self.preview_button.setEnabled(False)
+        self.export_button.setEnabled(False)
+        self.runner.start(lambda cancel, progress: job())
+
+    def _on_rendered(self, pdf: object) -> None:
+        if isinstance(pdf, bytes):
+            self._rendered(pdf)
+            then, self._after_render = self._after_render, None
+            if then is not None:
+                then(pdf)
+
+    def _on_render_failed(self, message: str, details: str) -> None:
+        self.status.setText(message)
+
+    def _rendered(self, pdf: bytes) -> None:
+        self._remember()
+        self.status.setText(self.tr("Preview: {0} kB").format(len(pdf) // 1024))
+        self._show_pdf(pdf)
+
+    def shutdown(self) -> bool:
+        return self.runner.shutdown()
 
     def _show_pdf(self, pdf: bytes) -> None:
         self.pdf_bytes = pdf
@@ -355,23 +405,27 @@ class ReportPage(QWidget):
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
                                               self.tr("PDF document (*.pdf)"))
         if path:
-            self.export_to(Path(path if path.endswith(".pdf") else path + ".pdf"))
+            target = Path(path if path.endswith(".pdf") else path + ".pdf")
+            self.start_render(lambda pdf: self._write(target, pdf))
 
     def export_to(self, path: Path) -> bool:
-        from torchrig.jsonio import atomic_write_bytes
-
+        """Render and write synchronously (scripts and tests)."""
         if not self.render_preview():
             QMessageBox.warning(self, self.tr("Cannot export"), self.status.text())
             return False
+        return self._write(path, self.pdf_bytes)
+
+    def _write(self, path: Path, pdf: bytes) -> bool:
+        from torchrig.jsonio import atomic_write_bytes
+
         try:
-            atomic_write_bytes(path, self.pdf_bytes)
+            atomic_write_bytes(path, pdf)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot export"), str(exc))
             return False
         self.last_export = path
         self.open_button.setEnabled(True)
-        self.status.setText(self.tr("Exported {0} ({1} kB)").format(path,
-                                                                    len(self.pdf_bytes) // 1024))
+        self.status.setText(self.tr("Exported {0} ({1} kB)").format(path, len(pdf) // 1024))
         return True
 
     def open_exported(self) -> None:

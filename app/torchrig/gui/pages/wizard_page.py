@@ -261,7 +261,9 @@ class WizardPage(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.replan)
-        self.load_workload(self.workload)
+        # The first plan waits for the event loop: the window paints before any planning.
+        self.load_workload(self.workload, replan=False)
+        self._timer.start()
 
     # --- steps --------------------------------------------------------------------------------
 
@@ -379,7 +381,7 @@ class WizardPage(QWidget):
         combo.setCurrentIndex(index if index >= 0 else 0)
         combo.blockSignals(False)
 
-    def load_workload(self, workload: Workload) -> None:
+    def load_workload(self, workload: Workload, replan: bool = True) -> None:
         self._loading = True
         try:
             doc = workload.to_dict()
@@ -398,7 +400,8 @@ class WizardPage(QWidget):
         finally:
             self._loading = False
         self.workload = workload
-        self.replan()
+        if replan:
+            self.replan()
 
     def _edited(self, key: str) -> None:
         if self._loading:
