@@ -231,10 +231,10 @@ class MainWindow(QMainWindow):
 
     def _on_profile(self, profile: SystemProfile) -> None:
         if self.catalog is not None:
-            self.targets_page.set_profile(profile)
-            self.wizard_page.set_profile(profile)
-            self.bench_page.set_profile(profile)
-            self.report_page.set_profile(profile)
+            # One page per event-loop turn, so the window repaints between them.
+            for page in (self.targets_page, self.wizard_page, self.bench_page,
+                         self.report_page):
+                QTimer.singleShot(0, page, lambda p=page: p.set_profile(profile))
 
     def _on_build_changed(self, build: object) -> None:
         from torchrig.planning.capabilities import from_build

@@ -235,6 +235,7 @@ class WizardPage(QWidget):
         self.analysis: Analysis | None = None
         self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
         self.last_plan_ms = 0.0
+        self._recommended: tuple[Workload, Any] | None = None
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
@@ -528,7 +529,11 @@ class WizardPage(QWidget):
         if caps is None:
             caps = Capabilities(label=self.tr("This machine (detecting…)"), kind="machine")
         self.analysis = analyze(workload, caps, self.catalog)
-        rec = recommend(workload, self.catalog)
+        # The recommendation depends on the workload only: switching the subject or a new
+        # profile reuses it.
+        if self._recommended is None or self._recommended[0] != workload:
+            self._recommended = (workload, recommend(workload, self.catalog))
+        rec = self._recommended[1]
         self.last_plan_ms = (time.perf_counter() - started) * 1000
         self._show(self.analysis, rec)
         self.workload_changed.emit(workload)
