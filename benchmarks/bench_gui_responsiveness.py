@@ -90,8 +90,12 @@ def main() -> int:
 
     if "--no-bench" not in sys.argv:
         bench = window.pages["bench"]
-        results["benchmark (quick)"] = meter.measure(
-            bench.start, lambda: not bench.runner.running and bench.report is not None)
+        # The first run imports torch on the worker; its C initialisation holds the GIL for
+        # a moment, once per session. The second run shows the steady state.
+        for name in ("benchmark (1st run)", "benchmark (2nd run)"):
+            bench.report = None
+            results[name] = meter.measure(
+                bench.start, lambda: not bench.runner.running and bench.report is not None)
     window.build_page.dirty = False
     window.close()
     for name, worst in results.items():

@@ -259,10 +259,6 @@ class ReportPage(QWidget):
     def sheet_job(self) -> Callable[[], bytes]:
         """Read the fields now (GUI thread) and return the rendering work, which touches no
         widget and can run on a worker thread. Raises InputError for bad input."""
-        from torchrig.report.assemble import assemble_sheet
-        from torchrig.report.pdf import render_sheet_bytes
-        from torchrig.report.sheet import Header, SheetOptions
-
         if self.build is None:
             raise InputError(self.tr("There is no build to print: make or open one on the "
                                      "Build page."))
@@ -271,20 +267,24 @@ class ReportPage(QWidget):
         logo = self.logo_edit.text().strip() or None
         if logo is not None and not Path(logo).is_file():
             raise InputError(self.tr("logo {0}: no such file").format(logo))
-        header = Header(kind=kind, number=self.number_edit.text(),
-                        date=_dt.date.today().isoformat(),
-                        validity_days=self.validity_spin.value() or None if kind == "quote"
-                        else None,
-                        shop=self._sender(), logo_path=logo,
-                        customer=self.build.customer, project=self.build.project)
+        header_fields = dict(
+            kind=kind, number=self.number_edit.text(), date=_dt.date.today().isoformat(),
+            validity_days=(self.validity_spin.value() or None) if kind == "quote" else None,
+            shop=self._sender(), logo_path=logo, customer=self.build.customer,
+            project=self.build.project)
         sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
         build, catalog, workload = self.build, self.catalog, self.workload
         bench, profile, collective = self.bench_report, self.profile, self.collective_report
         tier = self.tier_box.currentData()
 
         def job() -> bytes:
+            # reportlab is imported here, on the worker, not on the GUI thread (~200 ms).
+            from torchrig.report.assemble import assemble_sheet
+            from torchrig.report.pdf import render_sheet_bytes
+            from torchrig.report.sheet import Header, SheetOptions
+
             sheet = assemble_sheet(
-                build, catalog, header=header, lang=lang, workload=workload,
+                build, catalog, header=Header(**header_fields), lang=lang, workload=workload,
                 bench_report=bench, profile=profile, collective_report=collective,
                 tier_id=tier, options=SheetOptions(lang=lang, sections=sections))
             return render_sheet_bytes(sheet)
