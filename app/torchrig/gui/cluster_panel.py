@@ -25,6 +25,7 @@ from torchrig.gui.qt import (
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -104,7 +105,8 @@ class ClusterPanel(QWidget):
         self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.runner.cancel)
         self.open_button.clicked.connect(self.open_dialog)
-        self.update_command()
+        # The torchrun helpers import psutil and friends: fill the command after first paint.
+        QTimer.singleShot(0, self, self.update_command)
 
     def summary_text(self, report: Any) -> str:
         """Per collective: bus bandwidth at the largest size (what the scaling model uses),

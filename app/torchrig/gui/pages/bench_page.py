@@ -34,6 +34,7 @@ from torchrig.gui.qt import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -174,8 +175,9 @@ class BenchPage(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.preset_box.currentIndexChanged.connect(self._update_storage_note)
         self.folder_edit.textChanged.connect(self._update_storage_note)
-        self._update_storage_note()
-        self.refresh_history()
+        # Both read the bench package and the history folder: after the window has painted.
+        QTimer.singleShot(0, self, self._update_storage_note)
+        QTimer.singleShot(0, self, self.refresh_history)
 
     # --- settings -----------------------------------------------------------------------------
 
