@@ -118,7 +118,7 @@ def _vram_fixes(w: Workload, device: DeviceSpec | None, limit: float) -> list[st
     if fixes:
         return fixes
     # No single technique is enough: combine them all, then shrink the batch.
-    combined, labels = w, []
+    combined, labels = w, list[str]()
     for label, candidate in options:
         changed = {k: getattr(candidate, k) for k in ("gradient_checkpointing", "precision",
                                                        "strategy", "optimizer", "task",

@@ -158,7 +158,7 @@ def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
         caps.node_network = "infiniband"
         # The seed names no rate; use the adapter TorchRig's starter build picks for the tier.
         for line in tier.starter_lines:
-            part = catalog.parts.get(line.part_id)
+            part = catalog.parts.get(line.part_id) if line.part_id else None
             if part is not None and part.category == "network" \
                     and part.network.kind == "infiniband":
                 caps.node_network_bps = part.network.rate_bits_per_s
@@ -201,19 +201,20 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
                 ram += total * qty
             caps.memory_type = part.memory.memory_type or caps.memory_type
         elif part.category == "storage":
-            spec = part.storage
-            kind = spec.kind or ""
+            drive = part.storage
+            kind = drive.kind or ""
             if kind in STORAGE_RANK:
-                drives.append((STORAGE_RANK[kind], spec.seq_read, (spec.capacity_bytes or 0) * qty))
+                drives.append((STORAGE_RANK[kind], drive.seq_read,
+                               (drive.capacity_bytes or 0) * qty))
         elif part.category == "psu":
             caps.psu_w = (part.psu.wattage_w or 0) * qty or None
         elif part.category == "network":
-            spec = part.network
-            if spec.kind == "nvlink-bridge":
+            adapter = part.network
+            if adapter.kind == "nvlink-bridge":
                 caps.gpu_interconnect = "nvlink"
-            elif spec.kind in ("infiniband", "ethernet"):
-                caps.node_network = spec.kind
-                caps.node_network_bps = spec.rate_bits_per_s
+            elif adapter.kind in ("infiniband", "ethernet"):
+                caps.node_network = adapter.kind
+                caps.node_network_bps = adapter.rate_bits_per_s
     caps.ram_bytes = ram or None
     if drives:
         rank, rate, _ = max(drives, key=lambda d: (d[0], d[1] or 0))

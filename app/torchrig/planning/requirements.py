@@ -1203,8 +1203,8 @@ def _storage(w: Workload, model: ResolvedModel, samples_per_s: float | None
                         f"{src_zh} {rate_source:,.0f} 样本/秒 × {w.dataset.sample_bytes:,.0f} 字节"
                         "（全部节点合计）")
     items["read_rate_bps"] = Item(rate, rate_note)
-    items["total"] = Item(dataset + items["model_bytes"].value + (items["checkpoint_bytes"].value
-                                                                   or 0.0), Msg(
+    items["total"] = Item(dataset + (items["model_bytes"].value or 0.0)
+                          + (items["checkpoint_bytes"].value or 0.0), Msg(
         "dataset + model + checkpoints", "数据集 + 模型 + 检查点"))
     return items
 

@@ -126,7 +126,7 @@ def assemble_sheet(
         bench_context=_bench_context(bench_report) if bench_report else None,
         claims=claim_rows,
         throughput=_throughput_rows(bench_report, catalog, lang) if bench_report else (),
-        scaling=scaling or (),
+        scaling=tuple(scaling or ()),
         findings=tuple(_merge_findings(found)),
         build_json=build.to_dict(),
         options=replace(base_options, lang=lang),

@@ -200,7 +200,7 @@ class ReportPage(QWidget):
         self.runner.succeeded.connect(self._on_rendered)
         self.runner.failed.connect(self._on_render_failed)
         self.runner.finished.connect(self._update_context)
-        self._after_render: Callable[[bytes], None] | None = None
+        self._after_render: Callable[[bytes], object] | None = None
         self.preview_button.clicked.connect(lambda: self.start_render())
         self.export_button.clicked.connect(self.export_dialog)
         self.open_button.clicked.connect(self.open_exported)
@@ -354,7 +354,7 @@ class ReportPage(QWidget):
         self._rendered(pdf)
         return True
 
-    def start_render(self, then: Callable[[bytes], None] | None = None) -> None:
+    def start_render(self, then: Callable[[bytes], object] | None = None) -> None:
         """Render on a worker thread so the window stays responsive (a full sheet takes a few
         hundred ms); ``then`` runs on the GUI thread with the PDF bytes."""
         if self.runner.running:
