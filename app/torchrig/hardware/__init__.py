@@ -7,7 +7,8 @@ with a reason, and a crashing probe is listed in ``profile.probe_errors``.
 
 from __future__ import annotations
 
-from torchrig.hardware.detection import detect
+from typing import Any
+
 from torchrig.hardware.model import (
     AcceleratorStack,
     CpuInfo,
@@ -18,7 +19,20 @@ from torchrig.hardware.model import (
     SoftwareInfo,
     SystemProfile,
 )
-from torchrig.hardware.text import format_profile_text
+
+
+def __getattr__(name: str) -> Any:
+    """``detect`` and ``format_profile_text`` load the probes on first use: the GUI imports
+    the profile model at start-up but runs detection later, on a worker thread."""
+    if name == "detect":
+        from torchrig.hardware.detection import detect
+
+        return detect
+    if name == "format_profile_text":
+        from torchrig.hardware.text import format_profile_text
+
+        return format_profile_text
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AcceleratorStack",
