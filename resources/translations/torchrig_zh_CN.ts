@@ -1052,6 +1052,10 @@ enter one</source>
         <translation>无法加载配件目录：{0}</translation>
     </message>
     <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>

@@ -73,3 +73,20 @@ def test_window_appears_before_torch_is_imported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True)
     assert out.stdout.split() == ["False", "True", "False"], out.stdout + out.stderr
+
+
+def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
+    """How run_gui starts: This machine at once, the catalog pages after the first paint."""
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.pages.placeholder import PlaceholderPage
+
+    win = MainWindow(pages_later=True)
+    qtbot.addWidget(win)
+    assert isinstance(win.pages["build"], PlaceholderPage)
+    win.start_after_first_paint()
+    win.show()
+    qtbot.waitUntil(lambda: not isinstance(win.pages["build"], PlaceholderPage), timeout=10_000)
+    assert win.stack.widget(list(win.pages).index("build")) is win.build_page
+    qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: win.targets_page.table.rowCount() == 7, timeout=5_000)
+    win.close()

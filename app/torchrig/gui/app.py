@@ -32,7 +32,6 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     from torchrig.gui import crash
     from torchrig.gui.i18n import apply_language, resolve_language
     from torchrig.gui.main_window import MainWindow
-    from torchrig.gui.qt import QTimer
     from torchrig.gui.settings import Settings
     from torchrig.gui.theme import apply_theme
 
@@ -42,8 +41,8 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     lang = resolve_language(settings.language)
     apply_language(lang)  # before any widget exists, so every string is built translated
     apply_theme(settings.theme)
-    window = MainWindow(lang=lang, settings=settings)
+    window = MainWindow(lang=lang, settings=settings, pages_later=True)
+    # The other pages, detection and crash recovery once the window has painted.
+    window.start_after_first_paint()
     window.show()
-    # Detection starts once the event loop has painted the window.
-    QTimer.singleShot(0, window.start)
     return int(app.exec())  # type: ignore[attr-defined]

@@ -71,8 +71,12 @@ class MainWindow(QMainWindow):
     rebuilds: how many times the pages were rebuilt (language or theme changes).
     """
 
-    def __init__(self, lang: Lang = "en", settings: Settings | None = None) -> None:
+    def __init__(self, lang: Lang = "en", settings: Settings | None = None,
+                 pages_later: bool = False) -> None:
+        """``pages_later``: show the window with only This machine built, and build the other
+        pages in :meth:`finish_pages` once the window has painted (how the app starts)."""
         super().__init__()
+        self._pages_later = pages_later
         self.setWindowTitle("TorchRig")
         self.resize(1280, 820)
         self.lang: Lang = lang
@@ -99,40 +103,18 @@ class MainWindow(QMainWindow):
 
         self.machine_page = MachinePage(lang)
         self._add("machine", self.tr("This machine"), self.machine_page)
-        if catalog is not None:
-            from torchrig.gui.pages.bench_page import BenchPage
-            from torchrig.gui.pages.build_page import BuildPage
-            from torchrig.gui.pages.report_page import ReportPage
-            from torchrig.gui.pages.targets_page import TargetsPage
-            from torchrig.gui.pages.wizard_page import WizardPage
-
-            self.targets_page = TargetsPage(catalog, lang)
-            self.build_page = BuildPage(catalog, self.settings, lang)
-            self.wizard_page = WizardPage(catalog, lang)
-            self.bench_page = BenchPage(catalog, self.settings, lang)
-            self.report_page = ReportPage(catalog, self.settings, lang)
-            self._add("targets", self.tr("Targets"), self.targets_page)
-            self._add("build", self.tr("Build"), self.build_page)
-            self._add("wizard", self.tr("Wizard"), self.wizard_page)
-            self._add("bench", self.tr("Benchmark"), self.bench_page)
-            self._add("report", self.tr("Report"), self.report_page)
-            self.targets_page.start_build.connect(self._start_build_from_tier)
-            self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
-            self.build_page.build_changed.connect(self._on_build_changed)
-            self.wizard_page.workload_changed.connect(self.report_page.set_workload)
-            self.bench_page.report_ready.connect(self.report_page.set_bench_report)
-            self.bench_page.cluster.report_changed.connect(self.wizard_page.set_collective_report)
-            self.bench_page.cluster.report_changed.connect(
-                self.report_page.set_collective_report)
-            self.report_page.set_build(self.build_page.build)
+        if catalog is not None and self._pages_later:
+            for key, title in self._catalog_titles():
+                self._add(key, title, PlaceholderPage(title, self.tr("Loading…")))
+        elif catalog is not None:
+            for key, title in self._catalog_titles():
+                self._add(key, title, QWidget())
+            self._create_catalog_pages(catalog)
         else:
             why = self.tr("The parts catalog could not be loaded: {0}").format(error)
-            for key, title in (("targets", self.tr("Targets")), ("build", self.tr("Build")),
-                               ("wizard", self.tr("Wizard")), ("bench", self.tr("Benchmark")),
-                               ("report", self.tr("Report"))):
+            for key, title in self._catalog_titles():
                 self._add(key, title, PlaceholderPage(title, why))
-        for runner in self._runners():
-            runner.finished.connect(self._on_task_finished)
+        self.machine_page.runner.finished.connect(self._on_task_finished)
 
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -143,6 +125,66 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(0)
         self.machine_page.profile_changed.connect(self._on_profile)
         self._build_menus()
+
+    def _catalog_titles(self) -> tuple[tuple[str, str], ...]:
+        return (("targets", self.tr("Targets")), ("build", self.tr("Build")),
+                ("wizard", self.tr("Wizard")), ("bench", self.tr("Benchmark")),
+                ("report", self.tr("Report")))
+
+    def _create_catalog_pages(self, catalog: Catalog) -> None:
+        """Build the five catalog pages into their places in the stack and wire them."""
+        from torchrig.gui.pages.bench_page import BenchPage
+        from torchrig.gui.pages.build_page import BuildPage
+        from torchrig.gui.pages.report_page import ReportPage
+        from torchrig.gui.pages.targets_page import TargetsPage
+        from torchrig.gui.pages.wizard_page import WizardPage
+
+        lang = self.lang
+        self.targets_page = TargetsPage(catalog, lang)
+        self.build_page = BuildPage(catalog, self.settings, lang)
+        self.wizard_page = WizardPage(catalog, lang)
+        self.bench_page = BenchPage(catalog, self.settings, lang)
+        self.report_page = ReportPage(catalog, self.settings, lang)
+        for key, page in (("targets", self.targets_page), ("build", self.build_page),
+                          ("wizard", self.wizard_page), ("bench", self.bench_page),
+                          ("report", self.report_page)):
+            index = list(self.pages).index(key)
+            old = self.stack.widget(index)
+            self.stack.removeWidget(old)
+            old.deleteLater()
+            self.stack.insertWidget(index, page)
+            self.pages[key] = page
+        self.stack.setCurrentIndex(max(0, self.nav.currentRow()))
+        self.targets_page.start_build.connect(self._start_build_from_tier)
+        self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.build_page.build_changed.connect(self._on_build_changed)
+        self.wizard_page.workload_changed.connect(self.report_page.set_workload)
+        self.bench_page.report_ready.connect(self.report_page.set_bench_report)
+        self.bench_page.cluster.report_changed.connect(self.wizard_page.set_collective_report)
+        self.bench_page.cluster.report_changed.connect(self.report_page.set_collective_report)
+        self.report_page.set_build(self.build_page.build)
+        for runner in self._runners()[1:]:
+            runner.finished.connect(self._on_task_finished)
+        if self.machine_page.profile is not None:
+            self._on_profile(self.machine_page.profile)
+
+    def start_after_first_paint(self) -> None:
+        """Call :meth:`start` as soon as the window has painted once (how the app starts: a
+        zero timer alone can fire before the first paint)."""
+        self._start_on_paint = True
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        if getattr(self, "_start_on_paint", False):
+            self._start_on_paint = False
+            QTimer.singleShot(0, self.start)
+
+    def finish_pages(self) -> None:
+        """Build the pages a ``pages_later`` window left for after its first paint."""
+        if self._pages_later and self.catalog is not None:
+            self._pages_later = False
+            self._create_catalog_pages(self.catalog)
+            self._build_menus()
 
     def _add(self, key: str, title: str, page: QWidget) -> None:
         self.pages[key] = page
@@ -157,7 +199,7 @@ class MainWindow(QMainWindow):
             if action.menu() is not None:
                 action.menu().deleteLater()
         file_menu = bar.addMenu(self.tr("&File"))
-        if self.catalog is not None:
+        if self.catalog is not None and not self._pages_later:
             page = self.build_page
             self._action(file_menu, self.tr("&New build"), page.new_build, Key.New)
             self._action(file_menu, self.tr("&Open build…"), page.open_dialog, Key.Open)
@@ -225,12 +267,13 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Work that must not delay the first paint: detection runs on a worker thread;
         unsaved edits a crash left behind are offered back."""
+        self.finish_pages()
         self.machine_page.refresh()
         if self.catalog is not None and self.build_page.offer_recovery():
             self.show_page("build")
 
     def _on_profile(self, profile: SystemProfile) -> None:
-        if self.catalog is not None:
+        if self.catalog is not None and not self._pages_later:
             # One page per event-loop turn, so the window repaints between them.
             for page in (self.targets_page, self.wizard_page, self.bench_page,
                          self.report_page):
@@ -253,7 +296,7 @@ class MainWindow(QMainWindow):
 
     def _runners(self) -> list[Any]:
         runners = [self.machine_page.runner]
-        if self.catalog is not None:
+        if self.catalog is not None and not self._pages_later:
             runners += [self.bench_page.runner, self.bench_page.cluster.runner,
                         self.report_page.runner]
         return runners
