@@ -150,8 +150,9 @@ class MainWindow(QMainWindow):
                           ("report", self.report_page)):
             index = list(self.pages).index(key)
             old = self.stack.widget(index)
-            self.stack.removeWidget(old)
-            old.deleteLater()
+            if old is not None:
+                self.stack.removeWidget(old)
+                old.deleteLater()
             self.stack.insertWidget(index, page)
             self.pages[key] = page
         self.stack.setCurrentIndex(max(0, self.nav.currentRow()))
