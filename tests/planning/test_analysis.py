@@ -175,3 +175,21 @@ def test_every_sample_workload_analyses_against_every_tier(catalog):
             analysis = analyze(w, from_tier(tier, catalog), catalog)
             for finding in analysis.findings:
                 assert finding.title.en and finding.title.zh and finding.source
+
+
+def test_multi_node_runs_need_shared_storage_sized_for_the_aggregate_rate(catalog):
+    w = replace(_workload("imagenet-resnet50-amp-8gpu"), gpus_per_node=2, nodes=4)
+    local_only = _build_caps("pro-dual-4090", catalog)
+    local_only.node_network, local_only.node_network_bps = "infiniband", 400e9
+    found = _codes(analyze(w, local_only, catalog))
+    # ImageNet (141 GB) on 4 nodes without a shared file system: seed 2.3's Ceph/S3 point.
+    assert found["analysis.cluster_storage"].severity is Severity.WARNING
+    assert "seed 2.3" in found["analysis.cluster_storage"].source
+    enterprise = _build_caps("enterprise", catalog)  # IB NDR + a storage-system line
+    found = _codes(analyze(replace(w, gpus_per_node=4, nodes=2), enterprise, catalog))
+    assert "analysis.cluster_storage" not in found
+    assert "analysis.cluster_storage_rate" in found  # its rate is not in the build
+    slow_net = _build_caps("enterprise", catalog)
+    slow_net.node_network, slow_net.node_network_bps = "ethernet", 1e9
+    found = _codes(analyze(replace(w, gpus_per_node=4, nodes=2), slow_net, catalog))
+    assert found["analysis.cluster_storage_network"].severity is Severity.BOTTLENECK

@@ -373,8 +373,61 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
     return out
 
 
+def _cluster_storage_rules(w: Workload, caps: Capabilities, req: Requirements
+                           ) -> list[Finding]:
+    """Several nodes read one dataset: a shared file system must deliver the aggregate rate,
+    and without one every node needs its own copy (seed 2.3: Ceph / S3-class storage)."""
+    if w.nodes <= 1 or not w.is_training:
+        return []
+    aggregate = _value(req.storage, "read_rate_bps")  # all nodes together
+    dataset = w.dataset.samples * w.dataset.sample_bytes
+    rate = fmt_rate(aggregate) if aggregate else "unknown"
+    if not caps.shared_storage:
+        # Copying a small text corpus to each node is routine; a large image set is not.
+        heavy = dataset >= 100e9 or (aggregate or 0.0) >= 1e9
+        return [_f(
+            "analysis.cluster_storage", Severity.WARNING if heavy else Severity.ADVICE,
+            ("No shared storage for a multi-node run", "多节点训练没有共享存储"),
+            (f"{w.nodes} nodes read the dataset at about {rate} together; without a shared "
+             f"file system each node must hold its own copy ({fmt_gb(dataset)}) and keep it "
+             "in sync.",
+             f"{w.nodes} 个节点合计约以 {rate} 读取数据集；没有共享文件系统时，每个节点都要保存"
+             f"一份副本（{fmt_gb(dataset)}）并保持同步。"),
+            ("Add a distributed file system or object store (Ceph, S3-class) sized for the "
+             "aggregate rate, or stage the dataset to each node's NVMe before training.",
+             "增加按合计读取速率规划的分布式文件系统或对象存储（Ceph、S3 类），或在训练前把数据集"
+             "拷到每个节点的 NVMe。"),
+            "seed 2.3", read_rate_needed=aggregate or 0.0, dataset_bytes=dataset)]
+    per_node = (aggregate or 0.0) / w.nodes
+    if caps.node_network_bps and per_node * 8 > 0.5 * caps.node_network_bps:
+        return [_f(
+            "analysis.cluster_storage_network", Severity.BOTTLENECK,
+            ("Data reads compete with gradient traffic on the node network",
+             "数据读取与梯度同步争用节点网络"),
+            (f"Each node reads about {fmt_rate(per_node)} from shared storage: more than half of "
+             f"its {caps.node_network_bps / 1e9:g} Gb/s link.",
+             f"每个节点从共享存储读取约 {fmt_rate(per_node)}：超过其 "
+             f"{caps.node_network_bps / 1e9:g} Gb/s 链路的一半。"),
+            ("Use a separate storage network, cache the dataset on local NVMe, or a faster "
+             "adapter.", "使用独立的存储网络、把数据集缓存到本地 NVMe，或更换更快的网卡。"),
+            "seed 2.3", read_rate_per_node=per_node, network_bps=caps.node_network_bps)]
+    if not aggregate or aggregate < 50e6:
+        return []  # a trickle (pre-tokenized text): any shared file system keeps up
+    return [_f(
+        "analysis.cluster_storage_rate", Severity.ADVICE,
+        ("Size the shared storage for the aggregate read rate", "按合计读取速率规划共享存储"),
+        (f"{w.nodes} nodes read about {rate} together from the shared storage; its rate is not "
+         "in the build (a custom line has no specs).",
+         f"{w.nodes} 个节点合计约以 {rate} 读取共享存储；配置中没有它的速率（自定义项没有规格）。"),
+        ("Check the storage system's sustained read rate with the vendor, then measure it with "
+         "the storage benchmark on a node (--dataset-dir on the shared mount).",
+         "向厂商确认存储系统的持续读取速率，"
+         "再在节点上用存储基准测试实测（--dataset-dir 指向共享挂载）。"),
+        "seed 2.3", read_rate_needed=aggregate or 0.0)]
+
+
 def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
-    out: list[Finding] = []
+    out: list[Finding] = _cluster_storage_rules(w, caps, req)
     rate_needed = _value(req.storage, "read_rate_bps")
     total = _value(req.storage, "total")
     rate, basis = caps.storage_read_bps, caps.storage_read_basis
