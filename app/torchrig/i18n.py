@@ -7,6 +7,7 @@ core carries both languages side by side in a :class:`Msg` and the caller picks 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +31,13 @@ class Msg:
     @classmethod
     def from_dict(cls, data: dict[str, str]) -> Msg:
         return cls(en=str(data["en"]), zh=str(data.get("zh", data["en"])))
+
+
+def pick(table: Mapping[str, tuple[str, str]], key: str, lang: str) -> str:
+    """The ``lang`` text of ``table[key]``, for modules that keep their fixed words as
+    ``{key: (english, chinese)}`` tables."""
+    en, zh = table[key]
+    return zh if lang == "zh" else en
 
 
 def parse_lang(value: str) -> Lang:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torchrig.hardware.model import DiskInfo, GpuInfo, SystemProfile
+from torchrig.i18n import pick
 from torchrig.units import fmt_gb, fmt_gib, fmt_hz, fmt_watts
 
 PCIE_IDLE_NOTE_EN = "links downclock when idle: read the current link under load"
@@ -86,8 +87,7 @@ _L = {
 
 
 def _t(key: str, lang: str) -> str:
-    en, zh = _L[key]
-    return zh if lang == "zh" else en
+    return pick(_L, key, lang)
 
 
 def _unknown(reason: str | None, lang: str) -> str:

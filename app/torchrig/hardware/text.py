@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from torchrig.hardware.model import SystemProfile
 from torchrig.hardware.sections import Row, Section, profile_sections
+from torchrig.i18n import pick
 from torchrig.units import fmt_seconds
 
 _WORDS = {
@@ -22,8 +23,7 @@ _WORDS = {
 
 
 def _w(key: str, lang: str) -> str:
-    en, zh = _WORDS[key]
-    return zh if lang == "zh" else en
+    return pick(_WORDS, key, lang)
 
 
 def format_profile_text(profile: SystemProfile, lang: str = "en") -> str:

@@ -18,6 +18,7 @@ from torchrig.findings import (
     has_blocker,
     sort_findings,
 )
+from torchrig.i18n import pick
 from torchrig.planning.pricing import ROUNDING_NOTE, PricedBuild
 
 CHECK_FORMAT = "torchrig.check"
@@ -49,8 +50,7 @@ _T = {
 
 
 def _t(key: str, lang: str) -> str:
-    en, zh = _T[key]
-    return zh if lang == "zh" else en
+    return pick(_T, key, lang)
 
 
 def _money(amount: Decimal | None, currency: str) -> str:

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from torchrig.catalog.model import Catalog, Tier
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, pick
 from torchrig.planning.capabilities import STORAGE_RANK, Capabilities
 from torchrig.units import fmt_gb, fmt_gib
 
@@ -90,8 +90,7 @@ _WORDS = {
 
 
 def _word(lang: str, key: str, **values: object) -> str:
-    en, zh = _WORDS[key]
-    return (zh if lang == "zh" else en).format(**values)
+    return pick(_WORDS, key, lang).format(**values)
 
 
 def _tflops(value: float | None, lang: str) -> str:
