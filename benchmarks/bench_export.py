@@ -32,8 +32,8 @@ TARGET_BYTES = 500_000
 
 
 def _full_sheet(build_path: Path, workload_path: Path, lang: str):  # noqa: ANN202
+    from torchrig.builds.build import load_build
     from torchrig.catalog import load_catalog
-    from torchrig.planning.build import load_build
     from torchrig.planning.workload import load_workload
     from torchrig.report.assemble import assemble_sheet
     from torchrig.report.sheet import BenchRow, ClaimRow, Header, SheetOptions

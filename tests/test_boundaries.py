@@ -32,6 +32,27 @@ def test_only_gui_imports_qt():
     assert not offenders, offenders
 
 
+def _module_imports(path: Path) -> set[str]:
+    """Full dotted names of every absolute import in ``path``, including lazy ones."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_builder_domain_never_imports_workload_domain():
+    """design.md: the workload side may use the builder's, never the other way round."""
+    offenders = []
+    for path in (APP / "builds").rglob("*.py"):
+        bad = {m for m in _module_imports(path) if m.startswith("torchrig.planning")}
+        if bad:
+            offenders.append(f"{path.relative_to(APP)} imports {sorted(bad)}")
+    assert not offenders, offenders
+
+
 def test_gui_imports_qt_only_through_qt_module():
     offenders = []
     for path in (APP / "gui").rglob("*.py"):

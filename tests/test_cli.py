@@ -14,7 +14,7 @@ import pytest
 from torchrig.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-WRONG_BUILD = ROOT / "tests" / "planning" / "data" / "wrong-build.json"
+WRONG_BUILD = ROOT / "tests" / "builds" / "data" / "wrong-build.json"
 
 
 def run(capsys, *argv):

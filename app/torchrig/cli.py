@@ -18,9 +18,9 @@ from torchrig import __version__
 from torchrig.errors import InputError
 
 if TYPE_CHECKING:
+    from torchrig.builds.build import Build
+    from torchrig.builds.capabilities import Capabilities
     from torchrig.catalog.model import Catalog
-    from torchrig.planning.build import Build
-    from torchrig.planning.capabilities import Capabilities
     from torchrig.planning.workload import Workload
 
 EXIT_OK = 0
@@ -95,8 +95,8 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
 
 
 def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
-    from torchrig.planning.build import load_build
-    from torchrig.planning.capabilities import from_build, from_profile
+    from torchrig.builds.build import load_build
+    from torchrig.builds.capabilities import from_build, from_profile
 
     if spec == "this":
         from torchrig.hardware import detect
@@ -131,11 +131,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from torchrig.builds.check_output import check_json, format_check_text
+    from torchrig.builds.compat import check_build
+    from torchrig.builds.pricing import price_build
     from torchrig.catalog import load_catalog
     from torchrig.findings import format_findings_text, has_blocker, sort_findings
-    from torchrig.planning.check_output import check_json, format_check_text
-    from torchrig.planning.compat import check_build
-    from torchrig.planning.pricing import price_build
 
     catalog = load_catalog()
     caps, build = _subject(args.build, catalog)
@@ -180,8 +180,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         return run_collective_cli(args)
     from torchrig.bench.cli_bench import run_cli
+    from torchrig.bench.spec_compare import peaks_lookup
     from torchrig.catalog import load_catalog
-    from torchrig.planning.bench_compare import peaks_lookup
 
     return run_cli(args, peaks_lookup=peaks_lookup(load_catalog()))
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.builds.build import load_build
 from torchrig.gui.qt import QMessageBox
 from torchrig.hardware import detect
-from torchrig.planning.build import load_build
 
 ROOT = Path(__file__).resolve().parents[2]
 

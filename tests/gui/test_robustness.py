@@ -6,10 +6,10 @@ import subprocess
 import sys
 import textwrap
 
+from torchrig.builds.recovery import load_recovery, recovery_path
 from torchrig.gui import crash
 from torchrig.gui.main_window import MainWindow
 from torchrig.gui.qt import QMessageBox
-from torchrig.planning.recovery import load_recovery, recovery_path
 
 
 def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.builds.build import load_build
+from torchrig.builds.capabilities import from_build, from_profile, from_tier
 from torchrig.catalog import load_catalog
 from torchrig.findings import Severity
 from torchrig.hardware.model import CpuInfo, DiskInfo, GpuInfo, MemoryInfo, SystemProfile
 from torchrig.planning.analysis import analyze, cheapest_gpu_that_fits, recommend
-from torchrig.planning.build import load_build
-from torchrig.planning.capabilities import from_build, from_profile, from_tier
 from torchrig.planning.workload import default_workload, load_workload
 from torchrig.units import TB, GiB
 

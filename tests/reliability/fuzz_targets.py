@@ -40,6 +40,11 @@ from torchrig.bench.collective_report import (
 )
 from torchrig.bench.findings import bench_findings
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, Reference, load_report
+from torchrig.builds.build import Build, load_build
+from torchrig.builds.check_output import check_json, format_check_text
+from torchrig.builds.compat import check_build
+from torchrig.builds.pricelist import PriceList, load_price_list
+from torchrig.builds.pricing import price_build
 from torchrig.catalog.loader import clear_catalog_cache, load_catalog
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
@@ -53,11 +58,6 @@ from torchrig.hardware.model import (
 )
 from torchrig.hardware.text import format_profile_text
 from torchrig.i18n import Msg
-from torchrig.planning.build import Build, load_build
-from torchrig.planning.check_output import check_json, format_check_text
-from torchrig.planning.compat import check_build
-from torchrig.planning.pricelist import PriceList, load_price_list
-from torchrig.planning.pricing import price_build
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import Workload, load_workload
 

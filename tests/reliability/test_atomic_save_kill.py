@@ -21,14 +21,14 @@ import pytest
 from fuzz_targets import REPO, catalog, samples
 
 from torchrig import jsonio
-from torchrig.planning.build import Build, LineItem, load_build, save_build
+from torchrig.builds.build import Build, LineItem, load_build, save_build
 
 CHILD = r"""
 import sys
 from pathlib import Path
 
 from torchrig.jsonio import atomic_write_json
-from torchrig.planning.build import Build, LineItem, save_build
+from torchrig.builds.build import Build, LineItem, save_build
 
 path, mode = Path(sys.argv[1]), sys.argv[2]
 if mode == "build":

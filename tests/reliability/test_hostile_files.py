@@ -31,8 +31,8 @@ from fuzz_targets import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from torchrig.builds.pricelist import load_price_list
 from torchrig.errors import InputError
-from torchrig.planning.pricelist import load_price_list
 
 CI = settings(max_examples=50, database=None, derandomize=True, deadline=None)
 """Deterministic and database-free, so CI runs the same cases every time (~8 s in all)."""

@@ -93,13 +93,13 @@ def test_core_paths_make_no_network_access(no_network: list[str], tmp_path: Path
     from torchrig.bench.collective_report import load_collective_report
     from torchrig.bench.findings import bench_findings
     from torchrig.bench.report import load_report
+    from torchrig.builds.build import load_build, save_build
+    from torchrig.builds.check_output import check_json
+    from torchrig.builds.compat import check_build
+    from torchrig.builds.pricelist import load_price_list
+    from torchrig.builds.pricing import price_build
     from torchrig.catalog import clear_catalog_cache, load_catalog
     from torchrig.hardware import detect, format_profile_text
-    from torchrig.planning.build import load_build, save_build
-    from torchrig.planning.check_output import check_json
-    from torchrig.planning.compat import check_build
-    from torchrig.planning.pricelist import load_price_list
-    from torchrig.planning.pricing import price_build
     from torchrig.planning.requirements import plan
     from torchrig.planning.workload import load_workload
 

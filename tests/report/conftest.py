@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from torchrig.builds.targets import Status
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg
-from torchrig.planning.targets import Status
 from torchrig.report.sheet import (
     BenchRow,
     BomRow,

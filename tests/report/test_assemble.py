@@ -11,15 +11,15 @@ import pypdf
 import pytest
 
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, Reference
+from torchrig.builds.build import Build, Discount, ExchangeRate, LineItem, build_from_tier
+from torchrig.builds.compat import check_build
+from torchrig.builds.pricing import price_build
+from torchrig.builds.targets import Status
 from torchrig.catalog import load_catalog
 from torchrig.catalog.model import Catalog
 from torchrig.findings import Finding, Severity
 from torchrig.hardware.model import CpuInfo, MemoryInfo, SystemProfile
 from torchrig.i18n import Msg
-from torchrig.planning.build import Build, Discount, ExchangeRate, LineItem, build_from_tier
-from torchrig.planning.compat import check_build
-from torchrig.planning.pricing import price_build
-from torchrig.planning.targets import Status
 from torchrig.report.assemble import assemble_sheet, bench_sections
 from torchrig.report.pdf import render_sheet_bytes
 from torchrig.report.sheet import Header, SheetOptions
@@ -174,14 +174,14 @@ BUILDS = Path(__file__).resolve().parents[2] / "builds"
 
 
 def test_workload_adds_requirements_analysis_and_scaling(catalog: Catalog) -> None:
+    from torchrig.builds.build import load_build
     from torchrig.planning.analysis import analyze
-    from torchrig.planning.build import load_build
     from torchrig.planning.workload import load_workload
 
     build = load_build(BUILDS / "pro-dual-4090.json", catalog)
     workload = load_workload(WORKLOADS / "imagenet-resnet50-amp-8gpu.json")
     sheet = _sheet(build, catalog, workload=workload)
-    from torchrig.planning.capabilities import from_build
+    from torchrig.builds.capabilities import from_build
 
     analysis = analyze(workload, from_build(build, catalog), catalog)
     groups = {g.group: g for g in sheet.requirements}

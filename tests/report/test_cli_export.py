@@ -11,7 +11,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from torchrig.planning.build import load_build
+from torchrig.builds.build import load_build
 from torchrig.report.cli_export import run_export_cli, sheet_date
 from torchrig.report.pdf import extract_build_json
 

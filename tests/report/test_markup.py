@@ -55,7 +55,7 @@ def test_escaped_markup_parses_in_reportlab(lang: str, raw: str) -> None:
 
 
 def test_every_build_category_has_a_label_in_both_languages() -> None:
-    from torchrig.planning.build import CUSTOM_CATEGORIES
+    from torchrig.builds.build import CUSTOM_CATEGORIES
     from torchrig.report.strings import STRINGS
 
     for category in CUSTOM_CATEGORIES:

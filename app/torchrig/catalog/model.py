@@ -353,3 +353,14 @@ __all__ = [
     "TierPartChoice",
     "TierRequirements",
 ]
+
+
+_KIND_RANK = {"retail": 2, "launch-msrp": 1, "estimate": 0}
+
+
+def best_catalog_price(part: Part, currency: str) -> Price | None:
+    """The catalog price to use for ``part`` in a ``currency`` build: one in that currency if
+    any, then by kind (retail, launch MSRP, estimate), then the newest date."""
+    if not part.prices:
+        return None
+    return max(part.prices, key=lambda p: (p.currency == currency, _KIND_RANK[p.kind], p.date))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from torchrig.builds.build import Build, load_build
+from torchrig.builds.compare import compare_builds
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
@@ -22,8 +24,6 @@ from torchrig.gui.qt import (
     QWidget,
 )
 from torchrig.gui.settings import Settings
-from torchrig.planning.build import Build, load_build
-from torchrig.planning.compare import compare_builds
 
 MAX_BUILDS = 3
 

@@ -281,7 +281,7 @@ class MainWindow(QMainWindow):
                 QTimer.singleShot(0, page, lambda p=page: p.set_profile(profile))
 
     def _on_build_changed(self, build: object) -> None:
-        from torchrig.planning.capabilities import from_build
+        from torchrig.builds.capabilities import from_build
 
         assert self.catalog is not None
         caps = from_build(build, self.catalog)  # type: ignore[arg-type]

@@ -1,1 +1,1 @@
-"""Planning: workload requirements, builds, pricing, compatibility and analysis."""
+"""The workload side: Workload -> Requirements, analysis -> Findings, presets, scaling."""

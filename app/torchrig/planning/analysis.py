@@ -13,10 +13,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from torchrig.builds.capabilities import Capabilities
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg
-from torchrig.planning.capabilities import Capabilities
 from torchrig.planning.requirements import DeviceSpec, Requirements, plan
 from torchrig.planning.workload import Workload
 from torchrig.units import fmt_gb, fmt_gib, fmt_rate
@@ -144,7 +144,7 @@ def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "CNY"
                            ) -> tuple[Part, float] | None:
     """The catalog GPU with enough VRAM for ``w`` at the lowest known price (then smallest
     VRAM when no GPU that fits has a price). Returns the part and its planned need."""
-    from torchrig.planning.pricing import best_catalog_price
+    from torchrig.catalog.model import best_catalog_price
 
     fitting = []
     for part in catalog.by_category("gpu"):
@@ -599,7 +599,7 @@ class Recommendation:
 def recommend(workload: Workload, catalog: Catalog) -> Recommendation:
     """The lowest tier with no blocker for ``workload``, and the cheapest catalog GPU that
     fits it (a GPU is the part that decides whether a workload runs at all)."""
-    from torchrig.planning.capabilities import from_tier
+    from torchrig.builds.capabilities import from_tier
 
     chosen, reason = None, Msg("No tier runs this workload without a blocker.",
                                "没有任何档位可无阻断地运行此工作负载。")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from torchrig.builds.capabilities import Capabilities
 from torchrig.i18n import Msg
-from torchrig.planning.capabilities import Capabilities
 from torchrig.planning.plan_output import LABELS
 from torchrig.planning.requirements import Requirements
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.planning.capabilities import Capabilities
 from torchrig.planning.requirements import Requirements
 from torchrig.planning.scaling import LINKS, Link, ScalingPoint, measured_link, scaling_curve
 from torchrig.planning.workload import Workload

@@ -2,9 +2,9 @@
 
 This is the only module of the report package that knows builds, catalogs, pricing, tiers,
 workload plans and benchmark reports. It converts; it never computes a price or a requirement
-itself: money comes from :func:`~torchrig.planning.pricing.price_build`, compatibility findings
-from :func:`~torchrig.planning.compat.check_build`, the target table from
-:func:`~torchrig.planning.targets.compare`, measurements from the benchmark report.
+itself: money comes from :func:`~torchrig.builds.pricing.price_build`, compatibility findings
+from :func:`~torchrig.builds.compat.check_build`, the target table from
+:func:`~torchrig.builds.targets.compare`, measurements from the benchmark report.
 """
 
 from __future__ import annotations
@@ -13,21 +13,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from torchrig.catalog.model import Catalog, Part
-from torchrig.findings import Finding, sort_findings
-from torchrig.i18n import Lang
-from torchrig.planning.build import Build, LineItem
-from torchrig.planning.capabilities import Capabilities, from_build, from_profile
-from torchrig.planning.compat import check_build
-from torchrig.planning.pricing import (
+from torchrig.builds.build import Build, LineItem
+from torchrig.builds.capabilities import Capabilities, from_build, from_profile
+from torchrig.builds.compat import check_build
+from torchrig.builds.pricing import (
     ROUNDING_NOTE,
     PricedBuild,
     PricedLine,
-    best_catalog_price,
     price_build,
 )
+from torchrig.builds.targets import compare
+from torchrig.catalog.model import Catalog, Part, best_catalog_price
+from torchrig.findings import Finding, sort_findings
+from torchrig.i18n import Lang
 from torchrig.planning.scaling_series import scaling_series
-from torchrig.planning.targets import compare
 from torchrig.report.sheet import (
     BenchRow,
     BomRow,
@@ -313,7 +312,7 @@ def _bench_context(report: BenchReport) -> str:
 
 def _throughput_rows(report: BenchReport, catalog: Catalog,
                      lang: str) -> tuple[ThroughputRow, ...]:
-    from torchrig.planning.bench_compare import matmul_bars
+    from torchrig.bench.spec_compare import matmul_bars
 
     bars = matmul_bars(report, catalog)
     if not any(bar.kind == "measured" for bar in bars):

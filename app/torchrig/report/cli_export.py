@@ -91,7 +91,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _load_build(path: Path, catalog: Any) -> Any:
     """A build file, or the build attached to a sheet PDF exported earlier."""
-    from torchrig.planning.build import Build, load_build
+    from torchrig.builds.build import Build, load_build
 
     if path.suffix.lower() == ".pdf":
         from torchrig.report.pdf import extract_build_json

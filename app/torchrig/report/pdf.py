@@ -38,9 +38,9 @@ from reportlab.platypus import (
 from reportlab.platypus.flowables import HRFlowable
 
 from torchrig import jsonio
+from torchrig.builds.targets import Status
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
-from torchrig.planning.targets import Status
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup

@@ -19,9 +19,9 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from torchrig import __version__
+from torchrig.builds.targets import Status
 from torchrig.findings import Finding
 from torchrig.i18n import Lang
-from torchrig.planning.targets import Status
 
 SectionId = Literal[
     "bom", "totals", "comparison", "requirements", "bench", "claims", "scaling", "findings",

@@ -195,7 +195,7 @@ class BenchPage(QWidget):
 
     def bench_settings(self) -> Any:
         from torchrig.bench.settings import BenchSettings
-        from torchrig.planning.bench_compare import catalog_peaks
+        from torchrig.bench.spec_compare import catalog_peaks
 
         device = self.device_box.currentData() or "cpu"
         peaks = None
@@ -328,7 +328,7 @@ class BenchPage(QWidget):
 
     def show_report(self, report: Any) -> None:
         from torchrig.bench.findings import bench_findings
-        from torchrig.planning.bench_compare import matmul_bars
+        from torchrig.bench.spec_compare import matmul_bars
 
         self.report = report
         self._show_rows(report.results)

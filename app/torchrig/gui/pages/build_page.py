@@ -1,6 +1,6 @@
 """Build: pick parts, edit prices, see totals and compatibility findings live, save/open.
 
-The page edits a :class:`~torchrig.planning.build.Build` by replacing it with edited copies;
+The page edits a :class:`~torchrig.builds.build.Build` by replacing it with edited copies;
 after every edit it re-prices (``price_build``) and re-checks (``check_build``) — both are fast,
 pure functions of the build and the catalog, so nothing is cached that could go stale.
 """
@@ -13,7 +13,21 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from torchrig.catalog.model import Catalog, Part
+from torchrig.builds.build import (
+    CUSTOM_CATEGORIES,
+    Build,
+    Discount,
+    ExchangeRate,
+    LineItem,
+    build_from_tier,
+    load_build,
+    save_build,
+)
+from torchrig.builds.compat import check_build
+from torchrig.builds.pricelist import load_price_list
+from torchrig.builds.pricing import PricedBuild, price_build
+from torchrig.builds.recovery import clear_recovery, load_recovery, save_recovery
+from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
 from torchrig.gui.findings_view import FindingsView
@@ -47,20 +61,6 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
-from torchrig.planning.build import (
-    CUSTOM_CATEGORIES,
-    Build,
-    Discount,
-    ExchangeRate,
-    LineItem,
-    build_from_tier,
-    load_build,
-    save_build,
-)
-from torchrig.planning.compat import check_build
-from torchrig.planning.pricelist import load_price_list
-from torchrig.planning.pricing import PricedBuild, best_catalog_price, price_build
-from torchrig.planning.recovery import clear_recovery, load_recovery, save_recovery
 
 LINE_COLUMNS = [
     QT_TRANSLATE_NOOP("BuildPage", "Category"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from torchrig.builds.capabilities import Capabilities, from_profile
+from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.catalog.tiers import tier_contradictions
 from torchrig.gui.findings_view import FindingsView
@@ -29,8 +31,6 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.style import status_colour
 from torchrig.hardware.model import SystemProfile
-from torchrig.planning.capabilities import Capabilities, from_profile
-from torchrig.planning.targets import compare
 
 
 class TargetsPage(QWidget):

@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.charts import BreakdownChart, ScalingChart
@@ -41,7 +42,6 @@ from torchrig.gui.style import colour
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.analysis import Analysis, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
-from torchrig.planning.capabilities import Capabilities, from_profile, from_tier
 from torchrig.planning.presets import load_presets
 from torchrig.planning.workload import (
     MODES,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, Reference
+from torchrig.bench.spec_compare import catalog_peaks, matmul_bars, peaks_lookup
 from torchrig.catalog import load_catalog
 from torchrig.hardware.model import GpuInfo, SystemProfile
 from torchrig.i18n import Msg
-from torchrig.planning.bench_compare import catalog_peaks, matmul_bars, peaks_lookup
 
 
 @pytest.fixture(scope="module")

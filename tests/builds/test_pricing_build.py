@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+from torchrig.builds.build import Build, Discount, ExchangeRate, LineItem, load_build
+from torchrig.builds.pricing import price_build
 from torchrig.catalog import load_catalog
-from torchrig.planning.build import Build, Discount, ExchangeRate, LineItem, load_build
-from torchrig.planning.pricing import price_build
 
 ROOT = Path(__file__).resolve().parents[2]
 D = Decimal

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from torchrig.builds.build import Build
+from torchrig.builds.capabilities import from_build
+from torchrig.builds.pricing import price_build
 from torchrig.catalog.model import Catalog
-from torchrig.planning.build import Build
-from torchrig.planning.capabilities import from_build
-from torchrig.planning.pricing import price_build
 from torchrig.units import GB, fmt_gb, fmt_gib
 
 

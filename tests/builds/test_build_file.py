@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from torchrig.catalog import load_catalog
-from torchrig.errors import InputError
-from torchrig.planning.build import (
+from torchrig.builds.build import (
     Build,
     Discount,
     ExchangeRate,
@@ -21,6 +19,8 @@ from torchrig.planning.build import (
     load_build,
     save_build,
 )
+from torchrig.catalog import load_catalog
+from torchrig.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "builds").glob("*.json"))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.builds.build import Build, LineItem, load_build
+from torchrig.builds.compat import check_build
 from torchrig.catalog import Catalog, Part, load_catalog
 from torchrig.catalog.specs import PsuSpec
 from torchrig.findings import Finding, Severity, has_blocker
-from torchrig.planning.build import Build, LineItem, load_build
-from torchrig.planning.compat import check_build
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 
+from torchrig.builds.build import Build
 from torchrig.catalog.loader import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
 from torchrig.errors import InputError
 from torchrig.jsonio import read_text_file
-from torchrig.planning.build import Build
 
 MAX_PRICE_LIST_BYTES = 5 * 1000 * 1000
 REQUIRED_COLUMNS = ("part_id", "price", "currency", "date")

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from torchrig.builds.build import Build
     from torchrig.catalog.model import Catalog, Part, Tier
     from torchrig.hardware.model import SystemProfile
-    from torchrig.planning.build import Build
 
 SubjectKind = Literal["machine", "tier", "build"]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.builds.build import Build, LineItem
+from torchrig.builds.pricelist import MAX_PRICE_LIST_BYTES, load_price_list
+from torchrig.builds.pricing import price_build
 from torchrig.catalog import load_catalog
 from torchrig.errors import InputError
-from torchrig.planning.build import Build, LineItem
-from torchrig.planning.pricelist import MAX_PRICE_LIST_BYTES, load_price_list
-from torchrig.planning.pricing import price_build
 
 
 def _csv(tmp_path: Path, text: str) -> Path:

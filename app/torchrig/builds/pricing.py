@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
-from torchrig.catalog.model import Catalog, Part, Price
+from torchrig.builds.build import Build, LineItem
+from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
-from torchrig.planning.build import Build, LineItem
 
 CENT = Decimal("0.01")
 
@@ -31,9 +31,6 @@ ROUNDING_NOTE = Msg(
 
 LineStatus = Literal["ok", "price needed", "exchange rate needed"]
 OriginKind = Literal["override", "catalog", "missing"]
-
-_KIND_RANK = {"retail": 2, "launch-msrp": 1, "estimate": 0}
-
 
 def round_cents(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP)
@@ -135,14 +132,6 @@ class PricedBuild:
 
 def _s(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
-
-
-def best_catalog_price(part: Part, currency: str) -> Price | None:
-    """The catalog price to use for ``part`` in a ``currency`` build: one in that currency if
-    any, then by kind (retail, launch MSRP, estimate), then the newest date."""
-    if not part.prices:
-        return None
-    return max(part.prices, key=lambda p: (p.currency == currency, _KIND_RANK[p.kind], p.date))
 
 
 def convert(amount: Decimal, from_currency: str, to_currency: str,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from torchrig.builds.build import load_build
+from torchrig.builds.check_output import check_json, format_check_text
+from torchrig.builds.compat import check_build
+from torchrig.builds.pricing import price_build
 from torchrig.catalog import load_catalog
-from torchrig.planning.build import load_build
-from torchrig.planning.check_output import check_json, format_check_text
-from torchrig.planning.compat import check_build
-from torchrig.planning.pricing import price_build
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from torchrig.builds.pricing import ROUNDING_NOTE, PricedBuild
 from torchrig.findings import (
     Finding,
     Severity,
@@ -19,7 +20,6 @@ from torchrig.findings import (
     sort_findings,
 )
 from torchrig.i18n import pick
-from torchrig.planning.pricing import ROUNDING_NOTE, PricedBuild
 
 CHECK_FORMAT = "torchrig.check"
 CHECK_VERSION = 1

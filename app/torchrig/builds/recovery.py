@@ -12,10 +12,10 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from torchrig.builds.build import Build
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned
 from torchrig.paths import data_dir
-from torchrig.planning.build import Build
 
 RECOVERY_FORMAT = "torchrig.recovery"
 RECOVERY_VERSION = 1

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from torchrig.builds.capabilities import STORAGE_RANK, Capabilities
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.i18n import Msg, pick
-from torchrig.planning.capabilities import STORAGE_RANK, Capabilities
 from torchrig.units import fmt_gb, fmt_gib
 
 EXCEEDS_FACTOR = 2.0
@@ -161,7 +161,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
             lang: str = "en") -> list[Row]:
     """Rows for the Targets page and the PDF: each subject against ``tier``'s requirements;
     cell texts in ``lang``."""
-    from torchrig.planning.capabilities import from_tier
+    from torchrig.builds.capabilities import from_tier
 
     req = tier.requirements
     tier_caps = from_tier(tier, catalog)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from torchrig.builds.build import SERVER_PLATFORM, Build
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.specs import GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg
-from torchrig.planning.build import SERVER_PLATFORM, Build
 from torchrig.units import GiB
 
 # PSU sizing rules (estimation.md section 7). The warning uses the stricter one.
