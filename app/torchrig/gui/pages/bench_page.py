@@ -171,7 +171,7 @@ class BenchPage(QWidget):
         splitter.setSizes([760, 420])
         layout.addWidget(splitter, 1)
 
-        self.run_button.clicked.connect(self.start)
+        self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.preset_box.currentIndexChanged.connect(self._update_storage_note)
         self.folder_edit.textChanged.connect(self._update_storage_note)
