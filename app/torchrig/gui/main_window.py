@@ -238,7 +238,7 @@ class MainWindow(QMainWindow):
     def _action(self, menu: QMenu, text: str, slot: Any,
                 shortcut: Key | None = None) -> QAction:
         action = menu.addAction(text)
-        action.triggered.connect(slot)
+        action.triggered.connect(lambda _checked=False: slot())  # slots take no 'checked'
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         return action

@@ -142,7 +142,7 @@ class SettingsDialog(QDialog):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(edit, 1)
         button = QPushButton(self.tr("Browse…"))
-        button.clicked.connect(slot)
+        button.clicked.connect(lambda _checked=False: slot())
         row.addWidget(button)
         return host
 

@@ -189,7 +189,7 @@ class BuildPage(QWidget):
         for key, text, slot, tip in buttons:
             button = QPushButton(text)
             button.setToolTip(tip)
-            button.clicked.connect(slot)
+            button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
             self.buttons[key] = button
         self.recent_box = QComboBox()

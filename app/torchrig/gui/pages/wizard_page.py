@@ -247,7 +247,7 @@ class WizardPage(QWidget):
         for text, slot in ((self.tr("Open workload…"), self.open_dialog),
                            (self.tr("Save workload…"), self.save_dialog)):
             button = QPushButton(text)
-            button.clicked.connect(slot)
+            button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
         outer.addLayout(bar)
 
