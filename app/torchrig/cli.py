@@ -95,14 +95,14 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
 
 
 def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
-    from torchrig.builds.build import load_build
     from torchrig.builds.capabilities import from_build, from_profile
+    from torchrig.report.open_build import load_build_or_sheet
 
     if spec == "this":
         from torchrig.hardware import detect
 
         return from_profile(detect(), catalog), None
-    build = load_build(_path(spec), catalog)
+    build = load_build_or_sheet(_path(spec), catalog)
     return from_build(build, catalog), build
 
 

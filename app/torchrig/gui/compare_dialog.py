@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-from torchrig.builds.build import Build, load_build
+from torchrig.builds.build import Build
 from torchrig.builds.compare import compare_builds
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
@@ -24,6 +25,7 @@ from torchrig.gui.qt import (
     QWidget,
 )
 from torchrig.gui.settings import Settings
+from torchrig.report.open_build import load_build_or_sheet
 
 MAX_BUILDS = 3
 
@@ -74,7 +76,7 @@ class CompareDialog(QDialog):
     def add_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Add build"),
                                               self.settings.build_folder,
-                                              self.tr("TorchRig build (*.json)"))
+                                              self.tr("TorchRig build or PDF sheet (*.json *.pdf)"))
         if path:
             self.add_path(Path(path))
 
@@ -84,7 +86,7 @@ class CompareDialog(QDialog):
                                     self.tr("Up to three builds can be compared."))
             return
         try:
-            self.builds.append(load_build(path, self.catalog))
+            self.builds.append(load_build_or_sheet(path, self.catalog))
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot open build"), str(exc))
             return
@@ -94,7 +96,13 @@ class CompareDialog(QDialog):
         rows = compare_builds(self.builds, self.catalog)
         self.table.setColumnCount(len(self.builds))
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([b.name for b in self.builds])
+        # Long build names wrap onto lines (a header does not wrap by itself and clipped them);
+        # the whole name is the header's tooltip.
+        for c, build in enumerate(self.builds):
+            head = QTableWidgetItem(textwrap.fill(build.name, 28, max_lines=3,
+                                                  placeholder=" …"))
+            head.setToolTip(build.name)
+            self.table.setHorizontalHeaderItem(c, head)
         self.table.setVerticalHeaderLabels([self.tr(r.label) for r in rows])
         for r, row in enumerate(rows):
             for c, value in enumerate(row.values):

@@ -22,6 +22,9 @@ from torchrig.gui.qt import (
     QByteArray,
     QCloseEvent,
     QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QFileDialog,
     QHBoxLayout,
     QKeySequence,
     QListWidget,
@@ -86,6 +89,7 @@ class MainWindow(QMainWindow):
         self._theme = self.settings.theme  # applied by run_gui before the window is made
         self._pending: tuple[Lang, str] | None = None  # language/theme waiting for idle
         self._build_ui()
+        self.setAcceptDrops(True)  # build, workload, benchmark-report and PDF files
         self._restore_window_state()
         if self.settings.load_error:
             self.statusBar().showMessage(self.tr("Settings could not be read, defaults are "
@@ -203,7 +207,7 @@ class MainWindow(QMainWindow):
         if self.catalog is not None and not self._pages_later:
             page = self.build_page
             self._action(file_menu, self.tr("&New build"), page.new_build, Key.New)
-            self._action(file_menu, self.tr("&Open build…"), page.open_dialog, Key.Open)
+            self._action(file_menu, self.tr("&Open…"), self.open_dialog, Key.Open)
             self._action(file_menu, self.tr("&Save build"), page.save, Key.Save)
             self._action(file_menu, self.tr("Save build &as…"), page.save_as,
                          Key.SaveAs)
@@ -211,6 +215,17 @@ class MainWindow(QMainWindow):
             self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
             file_menu.addSeparator()
         self._action(file_menu, self.tr("&Quit"), self.close, Key.Quit)
+
+        if self.catalog is not None and not self._pages_later:
+            edit_menu = bar.addMenu(self.tr("&Edit"))
+            stack = self.build_page.undo_stack
+            undo = stack.createUndoAction(edit_menu, self.tr("&Undo build edit"))
+            undo.setShortcut(QKeySequence(Key.Undo))
+            redo = stack.createRedoAction(edit_menu, self.tr("&Redo build edit"))
+            # Ctrl+Shift+Z everywhere, and Ctrl+Y where the platform's Redo is that.
+            redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), *QKeySequence.keyBindings(Key.Redo)])
+            edit_menu.addAction(undo)
+            edit_menu.addAction(redo)
 
         settings_menu = bar.addMenu(self.tr("&Settings"))
         self._action(settings_menu, self.tr("&Settings…"), self.open_settings,
@@ -256,6 +271,75 @@ class MainWindow(QMainWindow):
     def _open_recent(self, path: str) -> None:
         if self.build_page.maybe_save() and self.build_page.open_path(Path(path)):
             self.show_page("build")
+
+    # --- opening any TorchRig file (File → Open, drag and drop) --------------------------------
+
+    def open_dialog(self) -> None:
+        start = self.settings.build_folder or str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open"), start, ";;".join((
+                self.tr("TorchRig files (*.json *.pdf)"),
+                self.tr("Build, workload or benchmark report (*.json)"),
+                self.tr("TorchRig PDF sheet (*.pdf)"))))
+        if path:
+            self.open_file(Path(path))
+
+    def open_file(self, path: Path) -> bool:
+        """Open a build, a build's PDF sheet, a workload, or a benchmark or collective report
+        on the page that shows it; the kind is read from the file, not its name."""
+        from torchrig.file_kinds import file_kind
+
+        if self.catalog is None or self._pages_later:
+            return False
+        try:
+            kind = file_kind(path)
+        except InputError as exc:
+            QMessageBox.warning(self, self.tr("Cannot open file"), str(exc))
+            return False
+        if kind in ("build", "build-sheet"):
+            opened = self.build_page.maybe_save() and self.build_page.open_path(path)
+            page = "build"
+        elif kind == "workload":
+            opened, page = self.wizard_page.open_path(path), "wizard"
+        elif kind == "collective-report":
+            opened, page = self.bench_page.cluster.open_path(path), "bench"
+        else:
+            opened, page = self._open_bench_report(path), "bench"
+        if opened:
+            self.show_page(page)
+        return opened
+
+    def _open_bench_report(self, path: Path) -> bool:
+        from torchrig.bench.report import load_report
+
+        try:
+            report = load_report(path)
+        except InputError as exc:
+            QMessageBox.warning(self, self.tr("Cannot open benchmark report"), str(exc))
+            return False
+        self.bench_page.show_report(report)
+        self.report_page.set_bench_report(report)
+        return True
+
+    @staticmethod
+    def _dropped_files(event: QDragEnterEvent | QDropEvent) -> list[Path]:
+        mime = event.mimeData()
+        if mime is None or not mime.hasUrls():
+            return []
+        return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if self._dropped_files(event) and self.catalog is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        files = self._dropped_files(event)
+        if not files:
+            return
+        event.acceptProposedAction()
+        # Queued: a modal "Save changes?" must not run inside the platform's drag handler.
+        for path in files:
+            QTimer.singleShot(0, self, lambda p=path: self.open_file(p))
 
     # --- pages --------------------------------------------------------------------------------
 

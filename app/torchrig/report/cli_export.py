@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from torchrig.errors import InputError
+from torchrig.report.open_build import load_build_or_sheet
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -53,7 +54,7 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
     if any(_same_file(out, p) for p in inputs):
         raise InputError(f"{out}: the output would overwrite an input file; choose another name")
     catalog = load_catalog()
-    build = _load_build(build_path, catalog)
+    build = load_build_or_sheet(build_path, catalog)
     workload = _load_workload(Path(args.workload).expanduser()) if args.workload else None
     bench = _load_bench(Path(args.bench).expanduser()) if args.bench else None
     profile = _bench_profile(bench)
@@ -87,19 +88,6 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
     except OSError:
         return False
-
-
-def _load_build(path: Path, catalog: Any) -> Any:
-    """A build file, or the build attached to a sheet PDF exported earlier."""
-    from torchrig.builds.build import Build, load_build
-
-    if path.suffix.lower() == ".pdf":
-        from torchrig.report.pdf import extract_build_json
-
-        build = Build.from_dict(extract_build_json(path), where=f"{path} (attached build)")
-        build.check_parts(catalog, where=str(path))
-        return build
-    return load_build(path, catalog)
 
 
 def _load_workload(path: Path) -> Any:

@@ -3,6 +3,8 @@
 The page edits a :class:`~torchrig.builds.build.Build` by replacing it with edited copies;
 after every edit it re-prices (``price_build``) and re-checks (``check_build``) — both are fast,
 pure functions of the build and the catalog, so nothing is cached that could go stale.
+Because an edit is "this build instead of that one", undo/redo keeps the two builds of each
+edit on a QUndoStack and nothing else.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from torchrig.builds.build import (
     ExchangeRate,
     LineItem,
     build_from_tier,
-    load_build,
     save_build,
 )
 from torchrig.builds.compat import check_build
@@ -30,23 +31,28 @@ from torchrig.builds.recovery import clear_recovery, load_recovery, save_recover
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
+from torchrig.file_names import suggested_file_name
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QEvent,
     QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QKeySequence,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QObject,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -54,6 +60,8 @@ from torchrig.gui.qt import (
     QTableWidget,
     QTableWidgetItem,
     QTimer,
+    QUndoCommand,
+    QUndoStack,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -61,6 +69,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.report.open_build import load_build_or_sheet
 
 LINE_COLUMNS = [
     QT_TRANSLATE_NOOP("BuildPage", "Category"),
@@ -87,6 +96,20 @@ PRICE_KINDS = {  # catalog.model.PriceKind
 
 def _money(amount: Decimal | None, currency: str) -> str:
     return "—" if amount is None else f"{currency} {amount:,.2f}"
+
+
+class _BuildEdit(QUndoCommand):
+    """One edit of the build: undo shows ``before`` again, redo ``after``."""
+
+    def __init__(self, page: BuildPage, before: Build, after: Build, text: str) -> None:
+        super().__init__(text)
+        self._page, self._before, self._after = page, before, after
+
+    def redo(self) -> None:
+        self._page._set_build(self._after)
+
+    def undo(self) -> None:
+        self._page._set_build(self._before)
 
 
 class _CustomLineDialog(QDialog):
@@ -150,6 +173,11 @@ class BuildPage(QWidget):
         self.priced: PricedBuild | None = None
         self.findings: list = []
         self._updating = False
+        self.undo_stack = QUndoStack(self)
+        # Undoing back to the state last saved or opened makes the build clean again; a build
+        # started from a tier or recovered after a crash was never saved, so it stays dirty.
+        self._clean_state_is_saved = True
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         # Unsaved edits are copied to the recovery file a moment after they stop.
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
@@ -278,6 +306,9 @@ class BuildPage(QWidget):
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.lines.itemChanged.connect(self._cell_edited)
+        # Delete and Ctrl+C act on the selected lines; a cell being edited keeps its own keys
+        # (its editor has the focus, so these never reach the table then).
+        self.lines.installEventFilter(self)
         layout.addWidget(self.lines, 3)
 
         row = QHBoxLayout()
@@ -387,7 +418,7 @@ class BuildPage(QWidget):
                 break
         else:
             lines.append(LineItem(part_id=part_id, quantity=quantity))
-        self._set_build(replace(self.build, line_items=lines))
+        self._edit(replace(self.build, line_items=lines), self.tr("Add part"))
 
     def add_custom_dialog(self) -> None:
         dialog = _CustomLineDialog(self.build.currency, self)
@@ -406,7 +437,33 @@ class BuildPage(QWidget):
                         unit_price=price if isinstance(price, Decimal) else None,
                         currency=self.build.currency if isinstance(price, Decimal) else None,
                         scope=dialog.scope.currentData())
-        self._set_build(replace(self.build, line_items=[*self.build.line_items, item]))
+        self._edit(replace(self.build, line_items=[*self.build.line_items, item]),
+                   self.tr("Add custom line"))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.lines and event.type() == QEvent.Type.KeyPress:
+            if event.matches(QKeySequence.StandardKey.Delete):  # type: ignore[attr-defined]
+                self.remove_selected()
+                return True
+            if event.matches(QKeySequence.StandardKey.Copy):  # type: ignore[attr-defined]
+                self.copy_selected_lines()
+                return True
+        return super().eventFilter(watched, event)
+
+    def copy_selected_lines(self) -> None:
+        """The selected cells as tab-separated text (pastes into a spreadsheet as cells)."""
+        cells = sorted((i.row(), i.column()) for i in self.lines.selectedIndexes())
+        if not cells:
+            return
+        rows: dict[int, list[str]] = {}
+        for r, c in cells:
+            item = self.lines.item(r, c)
+            rows.setdefault(r, []).append(item.text().replace("\n", " ") if item else "")
+        header = [self.lines.model().headerData(c, Qt.Orientation.Horizontal)
+                  for c in sorted({c for _r, c in cells})]
+        text = "\n".join("\t".join(row) for row in [header, *rows.values()])
+        QApplication.clipboard().setText(text)
+        self.status.emit(self.tr("Copied {0} line(s).").format(len(rows)))
 
     def remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
@@ -415,7 +472,7 @@ class BuildPage(QWidget):
         lines = list(self.build.line_items)
         for r in rows:
             del lines[r]
-        self._set_build(replace(self.build, line_items=lines))
+        self._edit(replace(self.build, line_items=lines), self.tr("Remove lines"))
 
     # --- editing ------------------------------------------------------------------------------
 
@@ -467,7 +524,8 @@ class BuildPage(QWidget):
             return
         lines = list(self.build.line_items)
         lines[row] = new
-        self._set_build(replace(self.build, line_items=lines))
+        self._edit(replace(self.build, line_items=lines),
+                   self.tr("Edit quantity") if col == QTY_COL else self.tr("Edit price"))
 
     def _header_edited(self) -> None:
         if self._updating:
@@ -480,7 +538,7 @@ class BuildPage(QWidget):
         if self.discount_spin.value() > 0:
             discount = Discount(self.discount_kind.currentData(),
                                 Decimal(str(round(self.discount_spin.value(), 2))))
-        self._set_build(replace(
+        self._edit(replace(
             self.build,
             name=self.name_edit.text().strip() or self.tr("Untitled build"),
             customer=self.customer_edit.text(),
@@ -490,7 +548,26 @@ class BuildPage(QWidget):
             exchange_rate=rate,
             tax_rate=Decimal(str(round(self.tax_spin.value(), 4))) / 100,
             discount=discount,
-        ))
+        ), self.tr("Edit quote details"))
+
+    def _edit(self, build: Build, text: str) -> None:
+        """Apply a user's edit, undoably. Edits that change nothing are not recorded."""
+        if build != self.build:
+            self.undo_stack.push(_BuildEdit(self, self.build, build, text))
+
+    def _load_document(self, build: Build, *, saved: bool) -> None:
+        """Show a build that replaces the document (opened, new, from a tier, recovered):
+        earlier edits cannot be undone into it."""
+        self._clean_state_is_saved = saved
+        self.undo_stack.clear()
+        self._set_build(build, dirty=not saved)
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        if clean and self._clean_state_is_saved and self.dirty:
+            self.dirty = False
+            self._autosave.stop()
+            clear_recovery()
+            self._refresh_title()
 
     def _set_build(self, build: Build, *, dirty: bool = True) -> None:
         self.build = build
@@ -522,7 +599,7 @@ class BuildPage(QWidget):
             clear_recovery()
             return False
         self.path = original
-        self._set_build(build, dirty=True)
+        self._load_document(build, saved=False)
         return True
 
     # --- display ------------------------------------------------------------------------------
@@ -539,6 +616,9 @@ class BuildPage(QWidget):
                 self.findings, empty=self.tr("No compatibility problems found."))
         finally:
             self._updating = False
+        self._refresh_title()
+
+    def _refresh_title(self) -> None:
         name = self.path.name if self.path else self.tr("not saved")
         self.title.setText(f"{self.build.name} — {name}{' *' if self.dirty else ''}")
 
@@ -669,7 +749,7 @@ class BuildPage(QWidget):
     def new_build(self) -> None:
         if self.maybe_save():
             self.path = None
-            self._set_build(self._new_build(), dirty=False)
+            self._load_document(self._new_build(), saved=True)
 
     def snapshot(self) -> dict[str, Any]:
         """The open build with its file and unsaved state, and the picker's filter."""
@@ -681,25 +761,27 @@ class BuildPage(QWidget):
         self.search_edit.setText(state["search"])
         self.path = state["path"]
         # dirty=True restarts the recovery autosave; dirty=False would also clear a recovery
-        # copy, which is right: the saved file is the build.
-        self._set_build(state["build"], dirty=state["dirty"])
+        # copy, which is right: the saved file is the build. (A language switch rebuilds the
+        # page, so the undo history does not survive it.)
+        self._load_document(state["build"], saved=not state["dirty"])
 
     def start_from_tier(self, tier_id: str) -> None:
         if self.maybe_save():
             self.path = None
-            self._set_build(build_from_tier(tier_id, self.catalog), dirty=True)
+            self._load_document(build_from_tier(tier_id, self.catalog), saved=False)
 
     def open_dialog(self) -> None:
         if not self.maybe_save():
             return
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open build"),
-                                              self.settings.build_folder, self._filter())
+                                              self.settings.build_folder, self._open_filter())
         if path:
             self.open_path(Path(path))
 
     def open_path(self, path: Path) -> bool:
+        """Open a build file or the build attached to a TorchRig PDF sheet."""
         try:
-            build = load_build(path, self.catalog)
+            build = load_build_or_sheet(path, self.catalog)
         except InputError as exc:
             self._warn(str(exc), title=self.tr("Cannot open build"))
             return False
@@ -707,7 +789,12 @@ class BuildPage(QWidget):
         self.settings.add_recent(str(path))
         self.settings.build_folder = str(path.parent)
         self._fill_recent()
-        self._set_build(build, dirty=False)
+        if path.suffix.lower() == ".pdf":
+            # Save must not write JSON over the PDF: the build was read from it, not into it.
+            self.path = None
+            self._load_document(build, saved=False)
+        else:
+            self._load_document(build, saved=True)
         self.status.emit(self.tr("Opened {0}").format(path))
         return True
 
@@ -717,7 +804,8 @@ class BuildPage(QWidget):
         return self._write(self.path)
 
     def save_as(self) -> bool:
-        start = str(Path(self.settings.build_folder or ".") / f"{self.build.name}.json")
+        folder = Path(self.settings.build_folder) if self.settings.build_folder else Path.home()
+        start = str(folder / suggested_file_name(self.build.name, ".json"))
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start,
                                               self._filter())
         if not path:
@@ -729,6 +817,10 @@ class BuildPage(QWidget):
     def _filter(self) -> str:
         return self.tr("TorchRig build (*.json)")
 
+    def _open_filter(self) -> str:
+        return ";;".join((self.tr("TorchRig build or PDF sheet (*.json *.pdf)"), self._filter(),
+                          self.tr("TorchRig PDF sheet (*.pdf)")))
+
     def _write(self, path: Path) -> bool:
         try:
             save_build(self.build, path)
@@ -737,6 +829,8 @@ class BuildPage(QWidget):
             return False
         self.path = path
         self.dirty = False
+        self._clean_state_is_saved = True
+        self.undo_stack.setClean()
         self._autosave.stop()
         clear_recovery()
         self.settings.add_recent(str(path))
@@ -756,7 +850,7 @@ class BuildPage(QWidget):
             self._warn(str(exc), title=self.tr("Cannot import price list"))
             return
         build, applied = prices.apply(self.build)
-        self._set_build(build)
+        self._edit(build, self.tr("Import prices"))
         message = self.tr("Applied {0} price(s) from {1}.").format(applied, Path(path).name)
         if prices.warnings:
             message += "\n\n" + "\n".join(prices.warnings[:20])

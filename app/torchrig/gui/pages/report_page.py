@@ -14,6 +14,7 @@ from typing import Any
 
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
+from torchrig.file_names import suggested_file_name
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QBuffer,
@@ -401,7 +402,8 @@ class ReportPage(QWidget):
             self._buffer = buffer
 
     def export_dialog(self) -> None:
-        default = Path(self.settings.build_folder or ".") / f"{self.build.name}.pdf"
+        folder = Path(self.settings.build_folder) if self.settings.build_folder else Path.home()
+        default = folder / suggested_file_name(self.build.name, ".pdf")
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
                                               self.tr("PDF document (*.pdf)"))
         if path:
