@@ -1,0 +1,455 @@
+"""The window used as a person uses it: every action under test is a click, typed text, a key
+or a menu action; state is read afterwards. (The Benchmark page's Run button was dead for a
+release because its tests called ``start()`` directly: issue #12.)
+
+File dialogs are native windows a test cannot click into, so the static ``QFileDialog``
+functions are answered by the ``file_dialogs`` fixture; Qt dialogs of our own (Compare,
+Settings, About) are answered through their buttons.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from torchrig.builds.build import load_build
+from torchrig.gui.qt import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QMessageBox,
+    QMimeData,
+    QPoint,
+    Qt,
+    QTimer,
+    QUrl,
+)
+from torchrig.planning.workload import load_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+LEFT = Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def file_dialogs(monkeypatch):
+    """Queue answers for the native file dialogs: ``answers.append(path)`` before the click."""
+    answers: list[str] = []
+    asked: list[str] = []
+
+    def answer(parent, caption, *args, **kwargs):
+        asked.append(caption)
+        return (answers.pop(0) if answers else "", "")
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
+    return answers, asked
+
+
+@pytest.fixture
+def warnings_shown(monkeypatch):
+    shown: list[str] = []
+
+    def warn(parent, title, text, *args, **kwargs):
+        shown.append(text)
+        return QMessageBox.StandardButton.Ok
+
+    monkeypatch.setattr(QMessageBox, "warning", warn)
+    return shown
+
+
+def answer_modal(qtbot, act: Callable[[QDialog], None]) -> list[str]:
+    """Run ``act`` on the next modal dialog once it is up (its exec() is blocking the test)."""
+    seen: list[str] = []
+
+    def poll() -> None:
+        dialog = QApplication.activeModalWidget()
+        if isinstance(dialog, QDialog) and dialog.isVisible():
+            seen.append(type(dialog).__name__)
+            act(dialog)
+        else:
+            QTimer.singleShot(20, poll)
+
+    QTimer.singleShot(0, poll)
+    return seen
+
+
+def click(qtbot, widget) -> None:
+    qtbot.mouseClick(widget, LEFT)
+
+
+def menu_action(window, *path: str):
+    """The action at a menu path, matched on the visible text without '&'."""
+    actions = window.menuBar().actions()
+    for name in path:
+        found = [a for a in actions if a.text().replace("&", "") == name]
+        assert found, f"no menu entry {name!r} in {[a.text() for a in actions]}"
+        action = found[0]
+        actions = action.menu().actions() if action.menu() else []
+    return action
+
+
+def click_cell(qtbot, table, row: int, col: int, double: bool = False) -> None:
+    rect = table.visualRect(table.model().index(row, col))
+    point = rect.center()
+    if double:
+        qtbot.mouseDClick(table.viewport(), LEFT, pos=point)
+    else:
+        qtbot.mouseClick(table.viewport(), LEFT, pos=point)
+
+
+def type_into_cell(qtbot, table, row: int, col: int, text: str) -> None:
+    """Double-click a cell, replace its text and press Enter, as a user edits a table."""
+    from torchrig.gui.qt import QLineEdit
+
+    table.scrollToItem(table.item(row, col))
+    click_cell(qtbot, table, row, col, double=True)
+    # The editor is a line edit on the table's viewport (focusWidget() is None offscreen
+    # while the window is not the active one).
+    editor = table.viewport().findChild(QLineEdit)
+    assert editor is not None and editor.isVisible(), "no cell editor opened"
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+
+
+# --- Build: a PC shop quoting a build ------------------------------------------------------------
+
+
+def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
+        window, qtbot, tmp_path, file_dialogs, warnings_shown):
+    answers, _asked = file_dialogs
+    window.show()
+    targets = window.targets_page
+    targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
+    click(qtbot, targets.start_button)
+    page = window.build_page
+    assert window.stack.currentWidget() is page and page.build.tier == "professional"
+    lines_before = len(page.build.line_items)
+
+    # Pick a GPU in the catalog list: search, select, Add.
+    page.category_box.setCurrentIndex(page.category_box.findData("gpu"))
+    qtbot.keyClicks(page.search_edit, "A100")
+    assert page.parts_table.rowCount() >= 1
+    click_cell(qtbot, page.parts_table, 0, 0)
+    click(qtbot, page.add_button)
+    assert len(page.build.line_items) == lines_before + 1
+    added = page.build.line_items[-1]
+    assert added.part_id is not None and "a100" in added.part_id
+
+    # Quantity and price typed into the table.
+    last = len(page.build.line_items) - 1
+    type_into_cell(qtbot, page.lines, last, 3, "2")
+    assert page.build.line_items[-1].quantity == 2
+    type_into_cell(qtbot, page.lines, last, 4, "65000")
+    assert str(page.build.line_items[-1].unit_price) == "65000"
+    assert page.priced.lines[-1].total == page.build.line_items[-1].unit_price * 2
+
+    # Undo the price with Ctrl+Z, redo it with Ctrl+Shift+Z (through the Edit menu's actions).
+    menu_action(window, "Edit", "Undo build edit").trigger()
+    assert page.build.line_items[-1].unit_price is None
+    menu_action(window, "Edit", "Redo build edit").trigger()
+    assert str(page.build.line_items[-1].unit_price) == "65000"
+
+    # Remove it again with the button, then another line with the Delete key.
+    click_cell(qtbot, page.lines, last, 1)
+    click(qtbot, page.remove_button)
+    assert len(page.build.line_items) == lines_before
+    click_cell(qtbot, page.lines, 0, 1)
+    qtbot.keyClick(page.lines, Qt.Key.Key_Delete)
+    assert len(page.build.line_items) == lines_before - 1
+
+    # Ctrl+C copies the selected line as tab-separated text.
+    click_cell(qtbot, page.lines, 0, 1)
+    qtbot.keyClick(page.lines, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = QApplication.clipboard().text().splitlines()
+    assert copied[0].split("\t")[0] == "Category" and len(copied) == 2
+
+    # Save as: the suggestion is a safe name in the builds folder; the file opens again.
+    window.settings.build_folder = str(tmp_path)
+    target = tmp_path / "quote.json"
+    answers.append(str(target))
+    click(qtbot, page.buttons["save_as"])
+    _, asked = file_dialogs
+    assert load_build(target, window.catalog) == page.build
+    assert not page.dirty and page.path == target
+    assert not warnings_shown
+
+
+def test_save_as_suggests_a_safe_name_in_the_builds_folder(window, qtbot, tmp_path, monkeypatch):
+    window.settings.build_folder = str(tmp_path)
+    window.targets_page.tier_box.setCurrentIndex(
+        window.targets_page.tier_box.findData("professional"))
+    click(qtbot, window.targets_page.start_button)
+    suggested: list[str] = []
+
+    def remember(parent, caption, start, *args, **kwargs):
+        suggested.append(start)
+        return ("", "")
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", remember)
+    click(qtbot, window.build_page.buttons["save_as"])
+    name = window.build_page.build.name
+    assert "/" in name  # "Professional research / 专业级研究环境"
+    assert Path(suggested[0]).parent == tmp_path
+    stem = Path(suggested[0]).name
+    assert stem.endswith(".json") and not stem.startswith(" ")
+    assert name.split(" / ")[0] in stem and name.split(" / ")[1] in stem
+
+
+def test_open_save_and_recent_files_from_the_toolbar(window, qtbot, tmp_path, file_dialogs):
+    answers, _ = file_dialogs
+    page = window.build_page
+    answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+    click(qtbot, page.buttons["open"])
+    assert page.path == ROOT / "builds" / "pro-dual-4090.json"
+    copy = tmp_path / "copy.json"
+    answers.append(str(copy))
+    click(qtbot, page.buttons["save_as"])
+    assert copy.is_file()
+    # Edit the name, save with the Save button (no dialog: the file is known).
+    page.name_edit.clear()
+    qtbot.keyClicks(page.name_edit, "Lab box")
+    qtbot.keyClick(page.name_edit, Qt.Key.Key_Return)
+    assert page.dirty
+    click(qtbot, page.buttons["save"])
+    assert load_build(copy, window.catalog).name == "Lab box"
+    # New, then reopen through the recent-files box.
+    click(qtbot, page.buttons["new"])
+    assert page.path is None
+    index = page.recent_box.findData(str(copy))
+    assert index > 0
+    page.recent_box.activated.emit(index)  # what choosing an entry in the drop-down sends
+    assert page.path == copy and page.build.name == "Lab box"
+
+
+def test_compare_dialog_adds_a_build_and_closes_with_its_button(
+        window, qtbot, file_dialogs):
+    answers, _ = file_dialogs
+
+    def add_then_close(dialog):
+        answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+        qtbot.mouseClick(dialog.add_button, LEFT)
+        columns.append(dialog.table.columnCount())
+        headers.append(dialog.table.horizontalHeaderItem(1).toolTip())
+        close = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+        qtbot.mouseClick(close, LEFT)
+
+    columns: list[int] = []
+    headers: list[str] = []
+    seen = answer_modal(qtbot, add_then_close)
+    click(qtbot, window.build_page.buttons["compare"])
+    assert seen == ["CompareDialog"] and columns == [2]
+    assert headers[0] == load_build(ROOT / "builds" / "pro-dual-4090.json").name
+
+
+def test_import_prices_from_the_toolbar(window, qtbot, tmp_path, file_dialogs, monkeypatch):
+    answers, _ = file_dialogs
+    page = window.build_page
+    answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+    click(qtbot, page.buttons["open"])
+    part = next(i.part_id for i in page.build.line_items if i.part_id)
+    csv = tmp_path / "prices.csv"
+    csv.write_text(f"part_id,price,currency,date\n{part},1234.50,CNY,2026-11-01\n",
+                   encoding="utf-8")
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information",
+                        lambda parent, title, text, *a, **k: told.append(text))
+    answers.append(str(csv))
+    click(qtbot, page.buttons["import"])
+    line = next(i for i in page.build.line_items if i.part_id == part)
+    assert str(line.unit_price) == "1234.50" and told and "1" in told[0]
+
+
+# --- opening files: File → Open, the Build page, drag and drop ---------------------------------
+
+
+def _export_pdf(window, qtbot, tmp_path, file_dialogs) -> Path:
+    answers, _ = file_dialogs
+    answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+    click(qtbot, window.build_page.buttons["open"])
+    report = window.report_page
+    pdf = tmp_path / "sheet.pdf"
+    answers.append(str(pdf))
+    click(qtbot, report.export_button)
+    qtbot.waitUntil(lambda: pdf.is_file(), timeout=30_000)
+    return pdf
+
+
+def test_a_torchrig_pdf_opens_as_its_build_from_file_open(
+        window, qtbot, tmp_path, file_dialogs, warnings_shown):
+    answers, _ = file_dialogs
+    pdf = _export_pdf(window, qtbot, tmp_path, file_dialogs)
+    expected = window.build_page.build
+    click(qtbot, window.build_page.buttons["new"])
+    answers.append(str(pdf))
+    menu_action(window, "File", "Open…").trigger()
+    page = window.build_page
+    assert not warnings_shown
+    assert page.build.line_items == expected.line_items and page.build.name == expected.name
+    assert page.path is None  # Save must not write JSON over the PDF
+    # The Build page's own Open button takes it as well.
+    click(qtbot, page.buttons["new"])
+    answers.append(str(pdf))
+    click(qtbot, page.buttons["open"])
+    assert page.build.line_items == expected.line_items and not warnings_shown
+
+
+def test_file_open_routes_a_workload_to_the_wizard(window, qtbot, file_dialogs):
+    answers, _ = file_dialogs
+    path = next(iter(sorted((ROOT / "workloads").glob("*.json"))))
+    answers.append(str(path))
+    qtbot.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_page() == "wizard"
+    assert window.wizard_page.workload == load_workload(path)
+
+
+def test_file_open_refuses_other_json_with_a_message(
+        window, qtbot, tmp_path, file_dialogs, warnings_shown):
+    answers, _ = file_dialogs
+    other = tmp_path / "package.json"
+    other.write_text(json.dumps({"name": "x"}), encoding="utf-8")
+    answers.append(str(other))
+    menu_action(window, "File", "Open…").trigger()
+    assert warnings_shown and "not a file TorchRig opens" in warnings_shown[0]
+
+
+def _drop(window, paths: list[Path]) -> None:
+    from torchrig.gui.qt import QDragEnterEvent, QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = QPoint(50, 50)
+    action = Qt.DropAction.CopyAction
+    enter = QDragEnterEvent(pos, action, mime, LEFT, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(pos.toPointF(), action, mime, LEFT, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+
+
+def test_drag_and_drop_opens_builds_pdfs_and_workloads(
+        window, qtbot, tmp_path, file_dialogs, warnings_shown):
+    pdf = _export_pdf(window, qtbot, tmp_path, file_dialogs)
+    click(qtbot, window.build_page.buttons["new"])
+    _drop(window, [pdf])
+    qtbot.waitUntil(lambda: window.build_page.build.name != "New build")
+    assert window.current_page() == "build"
+    workload = next(iter(sorted((ROOT / "workloads").glob("*.json"))))
+    _drop(window, [workload])
+    qtbot.waitUntil(lambda: window.current_page() == "wizard")
+    assert window.wizard_page.workload == load_workload(workload)
+    assert not warnings_shown
+
+
+# --- Wizard: a researcher sizing a job -----------------------------------------------------------
+
+
+def test_wizard_next_and_back_through_every_step_and_check_against(window, qtbot, file_dialogs,
+                                                                 tmp_path):
+    answers, _ = file_dialogs
+    page = window.wizard_page
+    window.show_page("wizard")
+    steps = page.tabs.count()
+    for i in range(1, steps):
+        click(qtbot, page.next_button)
+        assert page.tabs.currentIndex() == i
+    click(qtbot, page.next_button)
+    assert page.tabs.currentIndex() == steps - 1
+    for i in range(steps - 2, -1, -1):
+        click(qtbot, page.back_button)
+        assert page.tabs.currentIndex() == i
+    for index in range(page.subject_box.count()):
+        page.subject_box.setCurrentIndex(index)
+        qtbot.waitUntil(lambda: page.headline.text() != "")
+    # Save the workload through its button; it opens again as the same workload.
+    target = tmp_path / "workload.json"
+    answers.append(str(target))
+    save = next(b for b in page.findChildren(type(page.next_button))
+                if b.text().startswith("Save workload"))
+    click(qtbot, save)
+    assert load_workload(target) == page.workload
+    open_button = next(b for b in page.findChildren(type(page.next_button))
+                       if b.text().startswith("Open workload"))
+    answers.append(str(target))
+    click(qtbot, open_button)
+    assert page.workload == load_workload(target)
+
+
+def test_wizard_fields_take_typed_values(window, qtbot):
+    page = window.wizard_page
+    edits = [(k, w) for k, w in page.widgets.items()
+             if type(w).__name__ == "QSpinBox" and w.isEnabled()]
+    assert edits, "the wizard has number fields"
+    key, spin = edits[0]
+    before = page.workload
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), str(spin.minimum() + 1))
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: page.workload != before, timeout=5000)
+
+
+# --- Report, Settings, About, language ----------------------------------------------------------
+
+
+def test_report_preview_sections_and_export(window, qtbot, tmp_path, file_dialogs):
+    answers, _ = file_dialogs
+    report = window.report_page
+    window.show_page("report")
+    key, check = next(iter(report.section_checks.items()))
+    was = check.isChecked()
+    click(qtbot, check)
+    assert check.isChecked() is not was
+    click(qtbot, report.preview_button)
+    qtbot.waitUntil(lambda: not report.runner.running and bool(report.pdf_bytes),
+                    timeout=30_000)
+    pdf = tmp_path / "out.pdf"
+    answers.append(str(pdf))
+    click(qtbot, report.export_button)
+    qtbot.waitUntil(lambda: pdf.is_file(), timeout=30_000)
+    assert pdf.read_bytes().startswith(b"%PDF-")
+
+
+def test_settings_ok_applies_and_cancel_discards(window, qtbot):
+    from torchrig.gui.qt import QAction
+
+    before = window.settings.currency
+
+    def change_then(button):
+        def act(dialog):
+            box = dialog.currency_box
+            box.setCurrentIndex(1 - box.currentIndex())
+            qtbot.mouseClick(dialog.buttons.button(button), LEFT)
+        return act
+
+    answer_modal(qtbot, change_then(QDialogButtonBox.StandardButton.Cancel))
+    action: QAction = menu_action(window, "Settings", "Settings…")
+    action.trigger()
+    assert window.settings.currency == before
+    answer_modal(qtbot, change_then(QDialogButtonBox.StandardButton.Ok))
+    action.trigger()
+    assert window.settings.currency != before
+
+
+def test_about_dialog_opens_and_closes_with_its_button(window, qtbot):
+    def close(dialog):
+        box = dialog.findChild(QDialogButtonBox)
+        qtbot.mouseClick(box.buttons()[-1], LEFT)
+
+    seen = answer_modal(qtbot, close)
+    menu_action(window, "Help", "About TorchRig").trigger()
+    assert seen == ["AboutDialog"]
+
+
+def test_language_switch_from_the_menu_keeps_unsaved_work(window, qtbot, zh):
+    page = window.build_page
+    page.name_edit.clear()
+    qtbot.keyClicks(page.name_edit, "Unsaved quote")
+    qtbot.keyClick(page.name_edit, Qt.Key.Key_Return)
+    menu_action(window, "Settings", "Language", "中文（简体）").trigger()
+    assert window.lang == "zh"
+    assert window.build_page.build.name == "Unsaved quote" and window.build_page.dirty
+    assert window.menuBar().actions()[0].text().replace("&", "").startswith("文件")
