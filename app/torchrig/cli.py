@@ -287,6 +287,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--bench", metavar="FILE", help="add a benchmark report")
     p.add_argument("--tier", metavar="ID", help="compare with this tier (default: the build's)")
     p.add_argument("--lang", choices=["en", "zh"], default="zh")
+    p.add_argument("--internal", action="store_true",
+                   help="an internal sheet: add the benchmarked machine ('This machine') to "
+                        "the tier comparison (left out of a customer quote)")
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     p.set_defaults(handler=cmd_export)

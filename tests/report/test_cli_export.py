@@ -20,7 +20,8 @@ BUILDS = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))
 
 def _args(build: Path, out: Path, **kw: object) -> argparse.Namespace:
     values: dict[str, object] = {"build": str(build), "output": str(out), "workload": None,
-                                 "bench": None, "lang": "en", "tier": None, "invariant": True}
+                                 "bench": None, "lang": "en", "tier": None, "invariant": True,
+                                 "internal": False}
     values.update(kw)
     return argparse.Namespace(**values)
 
@@ -189,7 +190,7 @@ def test_bad_workload_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "knitting" in _one_error_line(capsys)
 
 
-def test_export_with_a_bench_report_shows_the_benchmarked_machine(tmp_path: Path) -> None:
+def test_internal_export_shows_the_benchmarked_machine(tmp_path: Path) -> None:
     from torchrig.bench.report import save_report
     from torchrig.hardware.model import CpuInfo, SystemProfile
 
@@ -204,4 +205,7 @@ def test_export_with_a_bench_report_shows_the_benchmarked_machine(tmp_path: Path
     assert run_export_cli(_args(build, out, bench=str(bench))) == 0
     text = _text(out)
     assert "Benchmark results" in text and "61.0 TFLOP/s" in text
+    assert "This machine" not in text  # a customer quote by default
+    assert run_export_cli(_args(build, out, bench=str(bench), internal=True)) == 0
+    text = _text(out)
     assert "This machine" in text and "2 cores" in text

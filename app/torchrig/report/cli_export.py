@@ -2,8 +2,9 @@
 
 Expected arguments (the CLI's argparse fills them): ``build`` (a build ``.json``, or a sheet
 ``.pdf`` exported earlier, whose attached build is used), ``output``, ``workload`` and ``bench``
-(optional files), ``lang`` (``en``/``zh``), ``tier`` (a tier id overriding the build's own) and
-``invariant`` (byte-stable output). The sheet date is today, or the date of
+(optional files), ``lang`` (``en``/``zh``), ``tier`` (a tier id overriding the build's own),
+``internal`` (add the benchmarked machine to the tier comparison: a sheet for the shop, not the
+customer) and ``invariant`` (byte-stable output). The sheet date is today, or the date of
 ``$SOURCE_DATE_EPOCH`` when set, the reproducible-builds convention for fixed timestamps.
 
 The PDF is rendered in memory and written atomically, so a failed export never leaves a
@@ -62,7 +63,8 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
     sheet = assemble_sheet(
         build, catalog, header=header, lang=lang, workload=workload, bench_report=bench,
         profile=profile, tier_id=args.tier or None,
-        options=SheetOptions(lang=lang, invariant=bool(args.invariant)),
+        options=SheetOptions(lang=lang, invariant=bool(args.invariant),
+                             internal=bool(getattr(args, "internal", False))),
     )
     payload = render_sheet_bytes(sheet)
     jsonio.atomic_write_bytes(out, payload)
@@ -116,7 +118,7 @@ def _load_bench(path: Path) -> Any:
 
 def _bench_profile(bench: Any) -> Any:
     """The machine the benchmark ran on (its report carries the detected profile), shown as
-    the "this machine" column of the comparison."""
+    the "this machine" column of an internal sheet's comparison."""
     if bench is None or bench.profile is None:
         return None
     from torchrig.hardware.model import SystemProfile

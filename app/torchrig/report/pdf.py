@@ -41,6 +41,7 @@ from torchrig import jsonio
 from torchrig.builds.targets import Status
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.labels import CATEGORIES, PRICE_KINDS, label
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
@@ -420,18 +421,12 @@ class _Renderer:
     # --- bill of materials ----------------------------------------------------------------
 
     def _category(self, category: str) -> str:
-        try:
-            return self.t(f"category.{category}")
-        except KeyError:
-            return self.u(category)
+        return self.u(label(CATEGORIES, category, self.lang))
 
     def _price_source(self, row: BomRow) -> str:
         bits = []
         if row.price_kind:
-            try:
-                bits.append(self.t(f"price_kind.{row.price_kind}"))
-            except KeyError:
-                bits.append(self.u(row.price_kind))
+            bits.append(self.u(label(PRICE_KINDS, row.price_kind, self.lang)))
         if row.price_date:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
