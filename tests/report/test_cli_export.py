@@ -47,6 +47,19 @@ def test_every_sample_build_exports(build: Path, lang: str, tmp_path: Path,
     assert ("Page 1 of" in text) if lang == "en" else ("第 1 页" in text)
 
 
+def test_export_says_when_chinese_text_cannot_be_embedded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchrig.report import fonts
+
+    assert run_export_cli(_args(BUILDS[0], tmp_path / "a.pdf", lang="zh")) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(fonts, "find_cjk_font", lambda: None)
+    assert run_export_cli(_args(BUILDS[0], tmp_path / "b.pdf", lang="zh")) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "paperang-p2-fonts-cjk" in err and "未嵌入" in err
+
+
 def test_a_sheet_pdf_can_be_exported_again(tmp_path: Path) -> None:
     first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
     assert run_export_cli(_args(BUILDS[0], first)) == 0

@@ -35,6 +35,10 @@ def run_export_cli(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if sys.stdout is not None:
         print(f"wrote {out} ({size / 1000:.0f} kB)")
+    from torchrig.report.fonts import MISSING_CJK_FONT, find_cjk_font
+
+    if find_cjk_font() is None:
+        _err(f"torchrig export: note: {MISSING_CJK_FONT.get(args.lang or 'en')}")
     return EXIT_OK
 
 
