@@ -106,7 +106,7 @@ def test_node_multiplier_is_in_the_quantity(catalog: Catalog) -> None:
     sheet = _sheet(build, catalog)
     priced = price_build(build, catalog)
     assert [row.qty for row in sheet.bom] == [line.quantity * 3 for line in priced.lines]
-    assert all("x 3 nodes" in row.note for row in sheet.bom)
+    assert all("× 3 nodes" in row.note for row in sheet.bom)
 
 
 def test_compat_findings_are_included_once(catalog: Catalog) -> None:

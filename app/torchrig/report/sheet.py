@@ -31,7 +31,7 @@ SECTIONS: tuple[SectionId, ...] = (
     "bom", "totals", "comparison", "requirements", "bench", "claims", "scaling", "findings",
     "attachment",
 )
-"""Every section, in the order the sheet prints them."""
+"""Every section. The attachment's one-line note prints under the totals."""
 
 ATTACHMENT_NAME = "build.json"
 """File name of the embedded build inside the PDF (what :func:`extract_build_json` looks for)."""

@@ -29,7 +29,6 @@ STRINGS: dict[str, Msg] = {
     "section.claims": Msg("Seed claims, measured", "种子文档结论实测"),
     "section.scaling": Msg("Multi-GPU scaling", "多 GPU 扩展"),
     "section.findings": Msg("Findings", "检查结果"),
-    "section.attachment": Msg("Build file", "配置文件"),
     # bill of materials
     "bom.category": Msg("Category", "类别"),
     "bom.part": Msg("Part", "部件"),
@@ -40,7 +39,7 @@ STRINGS: dict[str, Msg] = {
     "bom.price_source": Msg("Price source", "价格来源"),
     "bom.no_price": Msg("no price", "无价格"),
     "bom.empty": Msg("The build has no parts.", "该配置没有部件。"),
-    "bom.per_node": Msg("{qty} per node x {nodes} nodes", "每节点 {qty} 个 x {nodes} 个节点"),
+    "bom.per_node": Msg("{qty} per node × {nodes} nodes", "{qty}/节点 × {nodes} 节点"),
     "bom.converted": Msg("converted from {amount}", "由 {amount} 换算"),
     "bom.rate_needed": Msg("priced in {amount}: exchange rate needed",
                            "原价 {amount}：需要汇率"),
@@ -127,6 +126,7 @@ STRINGS: dict[str, Msg] = {
     "unit.cores_axis": Msg("cores", "核"),
     "seed_ref": Msg("seed {section}", "种子文档 {section}"),
     "notes": Msg("Notes", "备注"),
+    "colon": Msg(": ", "："),
 }
 
 
