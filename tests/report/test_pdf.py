@@ -208,7 +208,7 @@ def test_unpriced_lines_say_so_and_totals_say_incomplete() -> None:
     totals = replace(sheet.totals, missing_prices=1)
     text = all_text(render_sheet_bytes(full_sheet(bom=bom, totals=totals)))
     assert "no price" in text
-    assert "Total is incomplete: 1 line(s) have no price." in text
+    assert "Total is incomplete: 1 line has no price." in text
 
 
 def test_money_with_more_than_two_decimals_is_not_rounded() -> None:

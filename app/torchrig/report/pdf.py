@@ -46,7 +46,7 @@ from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
-from torchrig.report.strings import text
+from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
 
 PAGE_W, PAGE_H = A4
@@ -499,7 +499,7 @@ class _Renderer:
         notes = []
         if totals.missing_prices:
             notes.append(f'<font color="{STATUS_COLORS[Status.SHORT]}">'
-                         f'{self.t("totals.incomplete", n=totals.missing_prices)}</font>')
+                         f'{escape_text(incomplete_note(totals.missing_prices, self.lang))}</font>')
         if totals.exchange_rate is not None and totals.exchange_from:
             notes.append(self.t("totals.exchange") + self.t("colon") + self.t(
                 "totals.exchange_value", src=totals.exchange_from,

@@ -7,7 +7,7 @@ language. Keys are grouped by the part of the sheet that shows them.
 
 from __future__ import annotations
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 
 STRINGS: dict[str, Msg] = {
     # header
@@ -44,6 +44,10 @@ STRINGS: dict[str, Msg] = {
     "bom.rate_needed": Msg("priced in {amount}: exchange rate needed",
                            "原价 {amount}：需要汇率"),
     "bom.price_needed": Msg("price needed", "需要价格"),
+    # shared text (report/share_text.py)
+    "share.note": Msg("Note", "说明"),
+    "share.rate_needed": Msg("exchange rate needed", "需要汇率"),
+    "share.estimate": Msg("estimated price", "估算价格"),
     "bom.derived_note": Msg(
         "* figure derived from a sourced figure (see the catalog entry)",
         "* 由有来源的数据推算（见目录条目）",
@@ -58,7 +62,11 @@ STRINGS: dict[str, Msg] = {
     "totals.exchange_value": Msg("1 {src} = {rate} {dst} (as of {date})",
                                  "1 {src} = {rate} {dst}（{date}）"),
     "totals.incomplete": Msg(
-        "Total is incomplete: {n} line(s) have no price.",
+        "Total is incomplete: {n} lines have no price.",
+        "合计不完整：{n} 行没有价格。",
+    ),
+    "totals.incomplete_one": Msg(
+        "Total is incomplete: {n} line has no price.",
         "合计不完整：{n} 行没有价格。",
     ),
     "totals.unknown": Msg("unknown", "未知"),
@@ -128,6 +136,11 @@ STRINGS: dict[str, Msg] = {
     "notes": Msg("Notes", "备注"),
     "colon": Msg(": ", "："),
 }
+
+
+def incomplete_note(missing: int, lang: str) -> str:
+    """"Total is incomplete: 1 line has / 5 lines have no price." """
+    return plural(missing, STRINGS["totals.incomplete_one"], STRINGS["totals.incomplete"], lang)
 
 
 def text(key: str, lang: str, **values: object) -> str:
