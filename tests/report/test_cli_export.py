@@ -129,7 +129,7 @@ def test_output_may_not_overwrite_an_input(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     build = tmp_path / "b.json"
     build.write_bytes(BUILDS[0].read_bytes())
-    assert run_export_cli(_args(build, build)) == 2
+    assert run_export_cli(_args(build, build, format="pdf")) == 2
     assert "overwrite an input" in _one_error_line(capsys)
     assert build.read_bytes() == BUILDS[0].read_bytes()
 

@@ -12,12 +12,13 @@ import io
 import pypdf
 import pytest
 
+from torchrig.builds.targets import Status
 from torchrig.report.pdf import render_sheet_bytes
-from torchrig.report.sheet import SECTIONS, BenchRow, Sheet
+from torchrig.report.sheet import SECTIONS, BenchRow, ComparisonRow, Sheet
 
 from .conftest import bom_rows, full_sheet
 
-BOM_SIZES = range(0, 34, 2)
+BOM_SIZES = range(0, 34, 3)
 
 
 def pages(sheet: Sheet) -> list[str]:
@@ -66,3 +67,15 @@ def test_every_section_is_still_printed() -> None:
                    "Findings", "attached to this PDF"):
         assert marker in text, marker
     assert "attachment" in SECTIONS
+
+
+@pytest.mark.parametrize("bom", BOM_SIZES)
+def test_a_short_comparison_table_is_never_split(bom: int) -> None:
+    # Seven rows with two-line cells, as the real tier comparison has.
+    comparison = tuple(ComparisonRow(f"Dimension {i}", f"target {i}", f"value {i}",
+                                     Status.MEETS) for i in range(7))
+    texts = pages(full_sheet(bom=bom_rows(bom), comparison=comparison))
+    page = texts[_page_of(texts, "Comparison with the target tier")]
+    table = page[page.index("Comparison with the target tier"):]
+    for row in comparison:
+        assert row.dimension in table and row.target in table, (bom, row.dimension)

@@ -55,6 +55,8 @@ MARGIN_TOP = 18 * mm
 MARGIN_BOTTOM = 18 * mm
 CONTENT_W = PAGE_W - 2 * MARGIN_X
 FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM
+SHORT_SECTION_H = FRAME_H / 3
+"""A section shorter than this moves to the next page whole rather than split."""
 
 ACCENT = charts.ACCENT
 INK = charts.INK
@@ -315,8 +317,13 @@ class _Renderer:
         of a page, its chart on the next, reads as a mistake."""
         if not body:
             return []
+        heading = [Paragraph(self.t(key), self.h2), _rule()]
+        if sum(_height(flowable) for flowable in body) < SHORT_SECTION_H:
+            # A short section (the tier comparison, a few findings) reads as one piece:
+            # splitting it leaves a row or two stranded at the top of the next page.
+            return [KeepTogether([*heading, *body])]
         need = 14 * mm + _lead_height(body)
-        return [CondPageBreak(need), Paragraph(self.t(key), self.h2), _rule(), *body]
+        return [CondPageBreak(need), *heading, *body]
 
     def _table(self, rows: list[list[Any]], widths: list[float], header: bool = True,
                extra: list[tuple[Any, ...]] | None = None) -> Table:
