@@ -116,8 +116,8 @@ def assemble_sheet(
         build_name=build.name,
         notes=build.notes,
         workload_name=_workload_name(workload, lang) if workload is not None else None,
-        tier_name=(tier.name.get(lang) + " (" + text("seed_ref", lang, section=tier.section)
-                   + ")") if tier else None,
+        tier_name=text("header.tier_value", lang, name=tier.name.get(lang),
+                       ref=text("seed_ref", lang, section=tier.section)) if tier else None,
         bom=bom_rows(priced, build, catalog, lang),
         totals=totals_of(priced, build, lang),
         comparison=comparison,

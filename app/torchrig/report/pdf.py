@@ -54,7 +54,11 @@ MARGIN_X = 16 * mm
 MARGIN_TOP = 18 * mm
 MARGIN_BOTTOM = 18 * mm
 CONTENT_W = PAGE_W - 2 * MARGIN_X
-FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM
+FRAME_PAD = 6
+"""reportlab's default frame padding: the document margins are this much smaller, so the
+frame's inside is exactly CONTENT_W wide and full-width tables line up with the running header
+and footer instead of sticking out on the right."""
+FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
 SHORT_SECTION_H = FRAME_H / 3
 """A section shorter than this moves to the next page whole rather than split."""
 
@@ -243,7 +247,7 @@ class _Renderer:
         buf = io.BytesIO()
         title = self._title_text()
         doc = SimpleDocTemplate(
-            buf, pagesize=A4, leftMargin=MARGIN_X, rightMargin=MARGIN_X,
+            buf, pagesize=A4, leftMargin=MARGIN_X - FRAME_PAD, rightMargin=MARGIN_X - FRAME_PAD,
             topMargin=MARGIN_TOP, bottomMargin=MARGIN_BOTTOM,
             title=" ".join(x for x in (title, sheet.header.number) if x),
             author=sheet.header.shop or "TorchRig",

@@ -21,6 +21,7 @@ STRINGS: dict[str, Msg] = {
     "header.project": Msg("Project", "项目"),
     "header.tier": Msg("Target tier", "目标档位"),
     "header.workload": Msg("Workload", "工作负载"),
+    "header.tier_value": Msg("{name} ({ref})", "{name}（{ref}）"),
     # section titles
     "section.bom": Msg("Bill of materials", "物料清单"),
     "section.comparison": Msg("Comparison with the target tier", "与目标档位对比"),
