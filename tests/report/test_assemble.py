@@ -145,7 +145,7 @@ def test_workload_without_a_name_is_described_in_words(catalog: Catalog) -> None
     assert en is not None and zh is not None
     assert en.startswith("LoRA fine-tuning: ") and "AMP (bf16)" in en and "1 GPU" in en
     assert "1 GPUs" not in en and "llm_finetune_lora" not in en and "amp_bf16" not in en
-    assert zh.startswith("LoRA 微调：") or zh.startswith("LoRA 微调: ")
+    assert zh.startswith("LoRA 微调：")
     assert "自动混合精度（bf16）" in zh
     eight = _sheet(build, catalog, workload=replace(workload, gpus_per_node=8)).workload_name
     assert eight is not None and "8 GPUs" in eight

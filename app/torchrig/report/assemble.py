@@ -265,7 +265,7 @@ def _workload_name(workload: Workload, lang: str) -> str:
     summary = text("workload.summary", lang, model=model_name,
                    precision=label(PRECISIONS, workload.precision, lang),
                    batch=workload.batch_size, gpus=gpus)
-    return f"{label(TASKS, workload.task, lang)}: {summary}"
+    return label(TASKS, workload.task, lang) + text("colon", lang) + summary
 
 
 def _read_rate(requirements: Requirements | None) -> float | None:
