@@ -280,13 +280,21 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("export", help="write the PDF build sheet / quote for a build")
+    p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
+                       "priced build as Markdown, BBCode, text or CSV")
     p.add_argument("build", metavar="BUILD", help="a build file (.json) or an exported sheet")
-    p.add_argument("-o", "--output", required=True, metavar="OUT.pdf")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="OUT.pdf (the sheet), OUT.md, OUT.bbcode, OUT.txt or OUT.csv; '-' "
+                        "writes text to standard output")
+    p.add_argument("--format", choices=["pdf", "md", "bbcode", "text", "csv"],
+                   help="the output format (default: from OUT's suffix)")
     p.add_argument("--workload", metavar="FILE", help="add the requirements and bottlenecks")
     p.add_argument("--bench", metavar="FILE", help="add a benchmark report")
     p.add_argument("--tier", metavar="ID", help="compare with this tier (default: the build's)")
     p.add_argument("--lang", choices=["en", "zh"], default="zh")
+    p.add_argument("--internal", action="store_true",
+                   help="an internal sheet: add the benchmarked machine ('This machine') to "
+                        "the tier comparison (left out of a customer quote)")
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     p.set_defaults(handler=cmd_export)

@@ -40,6 +40,12 @@ def pick(table: Mapping[str, tuple[str, str]], key: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
+def plural(n: int, one: Msg, many: Msg, lang: str) -> str:
+    """``n`` with the right noun form, ``{n}`` in each template: "1 GPU", "8 GPUs" (Chinese
+    has one form, so both Msgs usually share their zh text)."""
+    return (one if n == 1 else many).get(lang).format(n=n)
+
+
 def parse_lang(value: str) -> Lang:
     if value not in LANGS:
         from torchrig.errors import InputError

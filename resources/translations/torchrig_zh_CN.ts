@@ -1342,6 +1342,14 @@ enter one</source>
         <translation>内容部分</translation>
     </message>
     <message>
+        <source>Internal sheet: add this machine to the tier comparison</source>
+        <translation>内部单据：在档位对比中加入本机</translation>
+    </message>
+    <message>
+        <source>For the shop&apos;s own use: the Tier comparison gets a &quot;This machine&quot; column describing the computer TorchRig runs on. Leave it off for a customer quote</source>
+        <translation>供本店内部使用：档位对比增加“本机”一列，描述运行 TorchRig 的这台电脑。给客户的报价单请勿勾选</translation>
+    </message>
+    <message>
         <source>PDF preview needs the PySide6-Pdf package; Export still works.</source>
         <translation>PDF 预览需要 PySide6-Pdf 软件包；导出功能仍可使用。</translation>
     </message>

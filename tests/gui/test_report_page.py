@@ -79,3 +79,33 @@ def test_preview_and_export_render_on_a_worker_thread(window, qtbot, tmp_path, w
     qtbot.waitUntil(lambda: target.exists(), timeout=20_000)
     qtbot.waitUntil(lambda: not page.runner.running, timeout=5_000)
     assert target.read_bytes() == page.pdf_bytes
+
+
+def _pdf_text(pdf: bytes) -> str:
+    import io
+
+    import pypdf
+
+    return "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+
+
+def test_this_machine_column_only_when_internal_is_ticked(window, qtbot):
+    from torchrig.gui.qt import Qt
+    from torchrig.hardware.model import CpuInfo, SystemProfile
+
+    assert window.build_page.open_path(ROOT / "builds" / "professional.json")
+    page = window.report_page
+    page.set_profile(SystemProfile(cpu=CpuInfo(physical_cores=2, logical_cpus=4)))
+    page.lang_box.setCurrentIndex(page.lang_box.findData("en"))
+    assert not page.internal_check.isChecked()  # a customer quote by default
+    qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.runner.running and bool(page.pdf_bytes), timeout=20_000)
+    assert "This machine" not in _pdf_text(page.pdf_bytes)
+    customer_pdf = page.pdf_bytes
+    qtbot.mouseClick(page.internal_check, Qt.MouseButton.LeftButton)
+    assert page.internal_check.isChecked()
+    qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.runner.running and page.pdf_bytes != customer_pdf,
+                    timeout=20_000)
+    text = _pdf_text(page.pdf_bytes)
+    assert "This machine" in text and "2 cores" in text

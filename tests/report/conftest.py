@@ -83,7 +83,7 @@ def full_sheet(**changes: Any) -> Sheet:
             ComparisonRow("CPU cores", ">= 8", "24 cores", Status.EXCEEDS, "2 cores",
                           Status.SHORT),
             ComparisonRow("VRAM per GPU", ">= 24 GiB", "24 GiB", Status.MEETS, None, None),
-            ComparisonRow("Storage", "NVME", "unknown", Status.UNKNOWN, "NVME", Status.MEETS),
+            ComparisonRow("Storage", "NVMe", "unknown", Status.UNKNOWN, "NVMe", Status.MEETS),
         ),
         comparison_tier="Professional (seed 2.2)",
         requirements=(

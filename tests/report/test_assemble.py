@@ -106,7 +106,7 @@ def test_node_multiplier_is_in_the_quantity(catalog: Catalog) -> None:
     sheet = _sheet(build, catalog)
     priced = price_build(build, catalog)
     assert [row.qty for row in sheet.bom] == [line.quantity * 3 for line in priced.lines]
-    assert all("x 3 nodes" in row.note for row in sheet.bom)
+    assert all("× 3 nodes" in row.note for row in sheet.bom)
 
 
 def test_compat_findings_are_included_once(catalog: Catalog) -> None:
@@ -118,14 +118,48 @@ def test_compat_findings_are_included_once(catalog: Catalog) -> None:
     assert list(sheet.findings) == [*compat, extra]
 
 
-def test_machine_column_from_a_profile(catalog: Catalog) -> None:
+def test_machine_column_only_on_an_internal_sheet(catalog: Catalog) -> None:
     profile = SystemProfile(cpu=CpuInfo(physical_cores=2, logical_cpus=4),
                             memory=MemoryInfo(total_bytes=8 * GiB))
-    sheet = _sheet(build_from_tier("professional", catalog), catalog, profile=profile)
-    cores = next(row for row in sheet.comparison if row.dimension == "CPU cores")
+    build = build_from_tier("professional", catalog)
+    customer = _sheet(build, catalog, profile=profile)
+    assert all(row.machine is None for row in customer.comparison)
+    assert "This machine" not in _text(render_sheet_bytes(customer))
+    internal = assemble_sheet(build, catalog, header=Header(date="2025-03-01"), lang="en",
+                              profile=profile,
+                              options=SheetOptions(invariant=True, internal=True))
+    cores = next(row for row in internal.comparison if row.dimension == "CPU cores")
     assert cores.machine == "2 cores"
     assert cores.machine_status is Status.SHORT
-    assert "This machine" in _text(render_sheet_bytes(sheet))
+    assert "This machine" in _text(render_sheet_bytes(internal))
+
+
+def test_workload_without_a_name_is_described_in_words(catalog: Catalog) -> None:
+    from torchrig.planning.workload import load_workload
+
+    root = Path(__file__).resolve().parents[2]
+    workload = replace(load_workload(root / "workloads" / "llama2-7b-lora.json"), name="")
+    build = build_from_tier("professional", catalog)
+    en = _sheet(build, catalog, workload=workload).workload_name
+    zh = _sheet(build, catalog, "zh", workload=workload).workload_name
+    assert en is not None and zh is not None
+    assert en.startswith("LoRA fine-tuning: ") and "AMP (bf16)" in en and "1 GPU" in en
+    assert "1 GPUs" not in en and "llm_finetune_lora" not in en and "amp_bf16" not in en
+    assert zh.startswith("LoRA 微调：")
+    assert "自动混合精度（bf16）" in zh
+    eight = _sheet(build, catalog, workload=replace(workload, gpus_per_node=8)).workload_name
+    assert eight is not None and "8 GPUs" in eight
+
+
+def test_comparison_names_storage_and_links_in_words(catalog: Catalog) -> None:
+    sheet = _sheet(build_from_tier("enterprise", catalog), catalog)
+    text = " ".join(f"{row.target} {row.build}" for row in sheet.comparison)
+    assert "NVLink / InfiniBand" in text and "distributed storage" in text
+    for code in ("NVLINK", "INFINIBAND", "DISTRIBUTED", "NVME"):
+        assert code not in text
+    professional = _sheet(build_from_tier("professional", catalog), catalog)
+    storage = next(row for row in professional.comparison if row.dimension == "Storage")
+    assert storage.target.startswith("NVMe / HDD")
 
 
 def _report() -> BenchReport:

@@ -20,7 +20,8 @@ BUILDS = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))
 
 def _args(build: Path, out: Path, **kw: object) -> argparse.Namespace:
     values: dict[str, object] = {"build": str(build), "output": str(out), "workload": None,
-                                 "bench": None, "lang": "en", "tier": None, "invariant": True}
+                                 "bench": None, "lang": "en", "tier": None, "invariant": True,
+                                 "internal": False}
     values.update(kw)
     return argparse.Namespace(**values)
 
@@ -44,6 +45,19 @@ def test_every_sample_build_exports(build: Path, lang: str, tmp_path: Path,
     assert extract_build_json(out) == load_build(build).to_dict()
     text = _text(out)
     assert ("Page 1 of" in text) if lang == "en" else ("第 1 页" in text)
+
+
+def test_export_says_when_chinese_text_cannot_be_embedded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchrig.report import fonts
+
+    assert run_export_cli(_args(BUILDS[0], tmp_path / "a.pdf", lang="zh")) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(fonts, "find_cjk_font", lambda: None)
+    assert run_export_cli(_args(BUILDS[0], tmp_path / "b.pdf", lang="zh")) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "paperang-p2-fonts-cjk" in err and "未嵌入" in err
 
 
 def test_a_sheet_pdf_can_be_exported_again(tmp_path: Path) -> None:
@@ -115,7 +129,7 @@ def test_output_may_not_overwrite_an_input(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     build = tmp_path / "b.json"
     build.write_bytes(BUILDS[0].read_bytes())
-    assert run_export_cli(_args(build, build)) == 2
+    assert run_export_cli(_args(build, build, format="pdf")) == 2
     assert "overwrite an input" in _one_error_line(capsys)
     assert build.read_bytes() == BUILDS[0].read_bytes()
 
@@ -189,7 +203,7 @@ def test_bad_workload_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "knitting" in _one_error_line(capsys)
 
 
-def test_export_with_a_bench_report_shows_the_benchmarked_machine(tmp_path: Path) -> None:
+def test_internal_export_shows_the_benchmarked_machine(tmp_path: Path) -> None:
     from torchrig.bench.report import save_report
     from torchrig.hardware.model import CpuInfo, SystemProfile
 
@@ -204,4 +218,7 @@ def test_export_with_a_bench_report_shows_the_benchmarked_machine(tmp_path: Path
     assert run_export_cli(_args(build, out, bench=str(bench))) == 0
     text = _text(out)
     assert "Benchmark results" in text and "61.0 TFLOP/s" in text
+    assert "This machine" not in text  # a customer quote by default
+    assert run_export_cli(_args(build, out, bench=str(bench), internal=True)) == 0
+    text = _text(out)
     assert "This machine" in text and "2 cores" in text

@@ -54,15 +54,6 @@ def test_escaped_markup_parses_in_reportlab(lang: str, raw: str) -> None:
     assert height > 0
 
 
-def test_every_build_category_has_a_label_in_both_languages() -> None:
-    from torchrig.builds.build import CUSTOM_CATEGORIES
-    from torchrig.report.strings import STRINGS
-
-    for category in CUSTOM_CATEGORIES:
-        msg = STRINGS[f"category.{category}"]
-        assert msg.en and msg.zh
-
-
 def test_every_fixed_string_exists_in_both_languages_with_the_same_fields() -> None:
     import string
 

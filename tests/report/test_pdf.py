@@ -62,10 +62,50 @@ def test_hostile_text_renders_literally(lang: str) -> None:
     assert "line one" in text and "line two" in text
 
 
-def test_cjk_user_text_in_an_english_sheet_uses_the_cjk_font() -> None:
+def _fonts(pdf: bytes) -> dict[str, bool]:
+    """Every font the PDF's pages use: base name -> whether its program is embedded."""
+    fonts: dict[str, bool] = {}
+    for page in pypdf.PdfReader(io.BytesIO(pdf)).pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            if descriptor is None and "/DescendantFonts" in font:
+                descriptor = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+            descriptor = descriptor.get_object() if descriptor is not None else {}
+            fonts[str(font["/BaseFont"])] = any(
+                key in descriptor for key in ("/FontFile", "/FontFile2", "/FontFile3"))
+    return fonts
+
+
+def test_cjk_user_text_in_an_english_sheet_uses_the_embedded_cjk_font() -> None:
     pdf = render_sheet_bytes(hostile_sheet("en"))
-    assert b"STSong-Light" in pdf
+    fonts = _fonts(pdf)
+    assert any("WenQuanYi" in name and embedded for name, embedded in fonts.items()), fonts
+    assert not any("STSong" in name for name in fonts)
     assert "张三科技有限公司" in all_text(pdf).replace("\n", "")
+
+
+def test_chinese_sheet_embeds_its_font_so_latin_text_keeps_its_spacing() -> None:
+    """STSong-Light is not embedded: the reader's substitute mis-spaced Latin text
+    ("V iT-B/16"). The packaged TrueType font travels with the PDF, as a subset."""
+    pdf = render_sheet_bytes(with_lang(full_sheet(build_name="ViT-B/16 训练机"), "zh"))
+    fonts = _fonts(pdf)
+    cjk = [name for name in fonts if "WenQuanYi" in name]
+    assert cjk and all(fonts[name] for name in cjk), fonts
+    assert all(re.match(r"/[A-Z]{6}\+", name) for name in cjk)  # a subset, not the 5 MB font
+    assert not any("STSong" in name for name in fonts)
+    assert "ViT-B/16 训练机" in all_text(pdf)
+    assert len(pdf) < 500_000
+
+
+def test_without_a_cjk_font_the_sheet_falls_back_to_stsong(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchrig.report import fonts
+
+    monkeypatch.setattr(fonts, "find_cjk_font", lambda: None)
+    assert fonts.font_set("zh").embedded is False
+    pdf = render_sheet_bytes(with_lang(full_sheet(), "zh"))
+    assert any("STSong-Light" in name for name in _fonts(pdf))
 
 
 def test_english_sheet_without_cjk_text_still_renders_and_is_small() -> None:
@@ -168,7 +208,7 @@ def test_unpriced_lines_say_so_and_totals_say_incomplete() -> None:
     totals = replace(sheet.totals, missing_prices=1)
     text = all_text(render_sheet_bytes(full_sheet(bom=bom, totals=totals)))
     assert "no price" in text
-    assert "Total is incomplete: 1 line(s) have no price." in text
+    assert "Total is incomplete: 1 line has no price." in text
 
 
 def test_money_with_more_than_two_decimals_is_not_rounded() -> None:

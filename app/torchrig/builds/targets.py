@@ -15,6 +15,7 @@ from typing import Any
 from torchrig.builds.capabilities import STORAGE_RANK, Capabilities
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.i18n import Msg, pick
+from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, joined, label
 from torchrig.units import fmt_gb, fmt_gib
 
 EXCEEDS_FACTOR = 2.0
@@ -114,7 +115,7 @@ def _storage_text(caps: Capabilities, lang: str) -> str:
     if caps.storage_kind is None:
         return caps.unknown.get("storage_kind", _word(lang, "unknown"))
     size = f", {fmt_gb(caps.storage_bytes)}" if caps.storage_bytes else ""
-    return f"{caps.storage_kind.upper()}{size}"
+    return f"{label(STORAGE_KINDS, caps.storage_kind, lang)}{size}"
 
 
 def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | None,
@@ -141,10 +142,11 @@ def _storage_cell(caps: Capabilities, kinds: tuple[str, ...], min_bytes: int | N
 def _interconnect_text(caps: Capabilities, lang: str) -> str:
     parts = []
     if caps.gpu_count > 1 or caps.gpu_interconnect == "nvlink":
-        link = caps.gpu_interconnect or _word(lang, "unknown")
-        parts.append(link.upper().replace("PCIE", "PCIe"))
+        parts.append(label(INTERCONNECTS, caps.gpu_interconnect, lang)
+                     if caps.gpu_interconnect else _word(lang, "unknown"))
     if caps.nodes > 1 or caps.node_network:
-        parts.append(caps.node_network or _word(lang, "no_network"))
+        parts.append(label(INTERCONNECTS, caps.node_network, lang)
+                     if caps.node_network else _word(lang, "no_network"))
     return " + ".join(parts) if parts else _word(lang, "single_gpu")
 
 
@@ -202,14 +204,14 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
               for s in subjects)))
     rows.append(Row(
         "storage", Msg("Storage", "存储"),
-        " / ".join(k.upper() for k in req.storage_kinds)
+        joined(STORAGE_KINDS, req.storage_kinds, lang)
         + (f", >= {fmt_gb(req.storage_bytes, 0)}" if req.storage_bytes else ""),
         ",".join(req.storage_kinds),
         tuple(_storage_cell(s, req.storage_kinds, req.storage_bytes, lang)
               for s in subjects)))
     rows.append(Row(
         "interconnect", Msg("Interconnect", "互联"),
-        " / ".join(i.upper().replace("PCIE", "PCIe") for i in req.interconnect) or "-",
+        joined(INTERCONNECTS, req.interconnect, lang) or "-",
         ",".join(req.interconnect),
         tuple(_interconnect_cell(s, req.interconnect, lang) for s in subjects)))
     return rows

@@ -25,7 +25,8 @@ from torchrig.builds.pricing import (
 from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
-from torchrig.i18n import Lang
+from torchrig.i18n import Lang, plural
+from torchrig.labels import PRECISIONS, TASKS, label
 from torchrig.planning.scaling_series import scaling_series
 from torchrig.report.sheet import (
     BenchRow,
@@ -41,7 +42,7 @@ from torchrig.report.sheet import (
     ThroughputRow,
     Totals,
 )
-from torchrig.report.strings import text
+from torchrig.report.strings import STRINGS, text
 from torchrig.report.values import fmt_money
 from torchrig.units import fmt_rate
 
@@ -71,13 +72,14 @@ def assemble_sheet(
     """The sheet for ``build``.
 
     It holds the priced lines and totals, compatibility findings, the comparison with
-    ``tier_id`` (default: the tier the build started from) for the build and, when given, the
-    machine in ``profile``. With ``workload``: the requirement breakdown (``requirements`` if
-    the caller planned already, else planned here for the build's GPU), the analysis findings
-    and the modelled scaling curves for the candidate interconnects and the build's own link,
-    plus a measured curve when ``collective_report`` is attached (``scaling`` replaces them).
-    With ``bench_report``: the benchmark and seed-claim tables and the
-    benchmark findings. ``findings`` adds any further findings; each appears once.
+    ``tier_id`` (default: the tier the build started from) for the build and, on an internal
+    sheet (``options.internal``), the machine in ``profile``. With ``workload``: the
+    requirement breakdown (``requirements`` if the caller planned already, else planned here
+    for the build's GPU), the analysis findings and the modelled scaling curves for the
+    candidate interconnects and the build's own link, plus a measured curve when
+    ``collective_report`` is attached (``scaling`` replaces them). With ``bench_report``: the
+    benchmark and seed-claim tables and the benchmark findings. ``findings`` adds any further
+    findings; each appears once.
     """
     priced = price_build(build, catalog)
     tier = catalog.tier(tier_id) if tier_id else (
@@ -96,9 +98,11 @@ def assemble_sheet(
         found += bench_findings(bench_report, profile,
                                 required_read_bps=_read_rate(requirements))
     bench_rows, claim_rows = bench_sections(bench_report, lang) if bench_report else ((), ())
+    base_options = options or SheetOptions()
     comparison: tuple[ComparisonRow, ...] = ()
     if tier is not None:
-        comparison = comparison_rows(build, catalog, tier.id, lang, profile)
+        comparison = comparison_rows(build, catalog, tier.id, lang,
+                                     profile if base_options.internal else None)
     if scaling is None and workload is not None and requirements is not None:
         scaling = tuple(
             ScalingSeries(
@@ -107,14 +111,13 @@ def assemble_sheet(
                 tuple((p.gpus, p.efficiency) for p in series.points),
                 measured=series.kind == "measured")
             for series in scaling_series(workload, requirements, caps, collective_report))
-    base_options = options or SheetOptions()
     return Sheet(
         header=header,
         build_name=build.name,
         notes=build.notes,
         workload_name=_workload_name(workload, lang) if workload is not None else None,
-        tier_name=(tier.name.get(lang) + " (" + text("seed_ref", lang, section=tier.section)
-                   + ")") if tier else None,
+        tier_name=text("header.tier_value", lang, name=tier.name.get(lang),
+                       ref=text("seed_ref", lang, section=tier.section)) if tier else None,
         bom=bom_rows(priced, build, catalog, lang),
         totals=totals_of(priced, build, lang),
         comparison=comparison,
@@ -250,16 +253,19 @@ def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
 
 
 def _workload_name(workload: Workload, lang: str) -> str:
-    """The workload's own name, or its task with the figures that define it."""
+    """The workload's own name, or its task with the figures that define it, in words (the
+    file's codes - ``llm_finetune_lora``, ``amp_bf16`` - mean nothing to a customer)."""
     if workload.name:
         return workload.name
     from torchrig.planning.workload import resolve_model
 
     model = resolve_model(workload)
     model_name = model.preset.name if model.preset else workload.model
-    summary = text("workload.summary", lang, model=model_name, precision=workload.precision,
-                   batch=workload.batch_size, gpus=workload.total_gpus)
-    return f"{workload.task}: {summary}"
+    gpus = plural(workload.total_gpus, STRINGS["workload.gpu"], STRINGS["workload.gpus"], lang)
+    summary = text("workload.summary", lang, model=model_name,
+                   precision=label(PRECISIONS, workload.precision, lang),
+                   batch=workload.batch_size, gpus=gpus)
+    return label(TASKS, workload.task, lang) + text("colon", lang) + summary
 
 
 def _read_rate(requirements: Requirements | None) -> float | None:

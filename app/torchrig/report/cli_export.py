@@ -1,9 +1,14 @@
-"""``torchrig export BUILD -o OUT.pdf``: the build sheet from the command line.
+"""``torchrig export BUILD -o OUT``: the build sheet (PDF) or the priced build as text.
+
+The output's suffix picks the format - ``.pdf`` the sheet, ``.md`` Markdown, ``.bbcode``
+forum BBCode, ``.txt`` plain text, ``.csv`` a spreadsheet - or ``--format`` says it; ``-o -``
+writes text to standard output (to pipe into a clipboard tool).
 
 Expected arguments (the CLI's argparse fills them): ``build`` (a build ``.json``, or a sheet
 ``.pdf`` exported earlier, whose attached build is used), ``output``, ``workload`` and ``bench``
-(optional files), ``lang`` (``en``/``zh``), ``tier`` (a tier id overriding the build's own) and
-``invariant`` (byte-stable output). The sheet date is today, or the date of
+(optional files), ``lang`` (``en``/``zh``), ``tier`` (a tier id overriding the build's own),
+``internal`` (add the benchmarked machine to the tier comparison: a sheet for the shop, not the
+customer) and ``invariant`` (byte-stable output). The sheet date is today, or the date of
 ``$SOURCE_DATE_EPOCH`` when set, the reproducible-builds convention for fixed timestamps.
 
 The PDF is rendered in memory and written atomically, so a failed export never leaves a
@@ -29,17 +34,77 @@ EXIT_BAD_INPUT = 2
 def run_export_cli(args: argparse.Namespace) -> int:
     """Run the export; returns the exit code (0 written, 2 bad input)."""
     try:
+        fmt = output_format(args.output, getattr(args, "format", None))
+        if fmt != "pdf":
+            return _export_text(args, fmt)
         out, size = export(args)
     except InputError as exc:
         _err(f"torchrig export: {exc}")
         return EXIT_BAD_INPUT
     if sys.stdout is not None:
         print(f"wrote {out} ({size / 1000:.0f} kB)")
+    from torchrig.report.fonts import MISSING_CJK_FONT, find_cjk_font
+
+    if find_cjk_font() is None:
+        _err(f"torchrig export: note: {MISSING_CJK_FONT.get(args.lang or 'en')}")
+    return EXIT_OK
+
+
+def output_format(output: str, given: str | None) -> str:
+    """``given`` (``--format``), else what the output's suffix says: ``.pdf`` the sheet,
+    ``.md`` / ``.bbcode`` / ``.txt`` / ``.csv`` the shared text (report/share_text.py)."""
+    from torchrig.report.share_text import SUFFIXES
+
+    if given:
+        if output == "-" and given == "pdf":
+            raise InputError("a PDF cannot go to standard output; give a file name with -o")
+        return given
+    suffix = Path(output).suffix.lower()
+    if suffix == ".pdf":
+        return "pdf"
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
+    raise InputError(f"{output}: cannot tell the format from the name; end it in .pdf, "
+                     f"{', '.join(SUFFIXES)}, or say --format")
+
+
+def _export_text(args: argparse.Namespace, fmt: str) -> int:
+    """The priced build as Markdown, BBCode, plain text or CSV, to a file or stdout (``-``)."""
+    from torchrig import jsonio
+    from torchrig.builds.pricing import price_build
+    from torchrig.catalog import load_catalog
+    from torchrig.i18n import parse_lang
+    from torchrig.report.share_text import share_text
+
+    pdf_only = [flag for flag, value in (("--workload", args.workload), ("--bench", args.bench),
+                                         ("--tier", args.tier),
+                                         ("--internal", getattr(args, "internal", False)))
+                if value]
+    if pdf_only:
+        raise InputError(f"{', '.join(pdf_only)} only apply to the PDF; the {fmt} export is "
+                         "the priced parts list")
+    lang = parse_lang(getattr(args, "lang", None) or "en")
+    build_path = Path(args.build).expanduser()
+    catalog = load_catalog()
+    if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
+        raise InputError(f"{args.output}: the output would overwrite the build; choose another "
+                         "name")
+    content = share_text(price_build(_load_build(build_path, catalog), catalog), fmt, lang)
+    if args.output == "-":
+        if sys.stdout is not None:
+            sys.stdout.write(content)
+        return EXIT_OK
+    out = Path(args.output).expanduser()
+    # A byte-order mark lets Excel read a UTF-8 CSV (Chinese names) without an import dialog.
+    payload = content.encode("utf-8-sig" if fmt == "csv" else "utf-8")
+    jsonio.atomic_write_bytes(out, payload)
+    if sys.stdout is not None:
+        print(f"wrote {out} ({fmt}, {len(payload) / 1000:.1f} kB)")
     return EXIT_OK
 
 
 def export(args: argparse.Namespace) -> tuple[Path, int]:
-    """Load the inputs named in ``args``, render, write; returns (output path, bytes)."""
+    """Load the inputs named in ``args``, render the PDF, write; returns (output path, bytes)."""
     from torchrig import jsonio
     from torchrig.catalog import load_catalog
     from torchrig.i18n import parse_lang
@@ -63,7 +128,8 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
     sheet = assemble_sheet(
         build, catalog, header=header, lang=lang, workload=workload, bench_report=bench,
         profile=profile, tier_id=args.tier or None,
-        options=SheetOptions(lang=lang, invariant=bool(args.invariant)),
+        options=SheetOptions(lang=lang, invariant=bool(args.invariant),
+                             internal=bool(getattr(args, "internal", False))),
     )
     payload = render_sheet_bytes(sheet)
     jsonio.atomic_write_bytes(out, payload)
@@ -104,7 +170,7 @@ def _load_bench(path: Path) -> Any:
 
 def _bench_profile(bench: Any) -> Any:
     """The machine the benchmark ran on (its report carries the detected profile), shown as
-    the "this machine" column of the comparison."""
+    the "this machine" column of an internal sheet's comparison."""
     if bench is None or bench.profile is None:
         return None
     from torchrig.hardware.model import SystemProfile

@@ -1,17 +1,28 @@
-"""Fonts for the build sheet: standard Helvetica for Latin text, a CJK font for the rest.
+"""Fonts for the build sheet: standard Helvetica for Latin text, an embedded CJK font for the rest.
 
-The default CJK font is reportlab's built-in CID font ``STSong-Light``: it needs no font file
-and is not embedded (the viewer substitutes a local Song/Ming font), which keeps a sheet small
-and works on every machine TorchRig runs on. A user who needs a fully portable file can give a
-TrueType font (``.ttf``, or a ``.ttc`` whose first face is TrueType); it is then embedded
-(subset) and used for all non-Latin text. CFF-flavoured OpenType fonts (most Noto CJK
-``.otf``/``.ttc`` files) are refused by reportlab, and we say so instead of crashing.
+Chinese text needs a font the PDF carries with it: reportlab's built-in CID font
+``STSong-Light`` is not embedded, so the reader substitutes whatever it has - Latin letters in
+a Chinese sheet come out mis-spaced ("V iT-B/16") and a reader without a Song font shows
+nothing. So the sheet embeds (as a subset: only the glyphs it uses) a TrueType-outline CJK
+font, found by :func:`find_cjk_font`:
+
+1. WenQuanYi Micro Hei from the ``paperang-p2-fonts-cjk`` wheel, a dependency of TorchRig, so
+   ``pip install`` / ``./dev`` bring it (Apache-2.0 or GPL-3 with the font exception, which
+   allows embedding; the file is byte-identical to Debian's ``fonts-wqy-microhei``);
+2. the same family installed by the system (``fonts-wqy-microhei`` / ``fonts-wqy-zenhei``).
+
+A user may give any TrueType font instead (``.ttf``, or a ``.ttc`` whose first face is
+TrueType). CFF-flavoured OpenType fonts (most Noto CJK ``.otf``/``.ttc`` files) are refused by
+reportlab, and we say so instead of crashing. Only when no font is found does the sheet fall
+back to STSong-Light, and :data:`MISSING_CJK_FONT` says what to install.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
@@ -20,6 +31,25 @@ from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
+
+PACKAGED_CJK_FONT = ("paperang_p2_fonts_cjk", "fonts/wqy-microhei.ttc")
+"""(package, file inside it) of the CJK font that TorchRig's dependencies install."""
+
+SYSTEM_CJK_FONTS = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",  # Debian/Ubuntu fonts-wqy-microhei
+    "/usr/share/fonts/wqy-microhei/wqy-microhei.ttc",  # Fedora wqy-microhei-fonts
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",  # Debian/Ubuntu fonts-wqy-zenhei
+)
+"""TrueType CJK fonts a Linux system may have, tried when the packaged one is missing."""
+
+MISSING_CJK_FONT = Msg(
+    "No embeddable Chinese font found: Chinese text uses STSong-Light, which is not embedded "
+    "(the reader's fonts draw it). Install the paperang-p2-fonts-cjk package (a TorchRig "
+    "dependency) or fonts-wqy-microhei.",
+    "未找到可嵌入的中文字体：中文使用未嵌入的 STSong-Light（由阅读器的字体显示）。请安装 "
+    "paperang-p2-fonts-cjk 包（TorchRig 的依赖）或 fonts-wqy-microhei。",
+)
 
 CID_FONT = "STSong-Light"
 LATIN = "Helvetica"
@@ -34,12 +64,14 @@ class FontSet:
         body / bold: the paragraph fonts (Helvetica in English; the wide font in Chinese).
         wide: the font for text outside Latin-1 (CJK names in an English sheet).
         cjk_wrap: whether paragraphs need CJK line breaking (no spaces between words).
+        embedded: whether ``wide`` is embedded in the PDF (False only for STSong-Light).
     """
 
     body: str
     bold: str
     wide: str
     cjk_wrap: bool
+    embedded: bool = True
 
     def for_text(self, text: str, bold: bool = False) -> str:
         """The font to draw ``text`` with in charts, where there is no markup to switch."""
@@ -60,7 +92,7 @@ def _register_cid() -> str:
 
 
 def register_ttf(path: str | Path) -> str:
-    """Register a user TrueType font once and return its reportlab name.
+    """Register a TrueType font once and return its reportlab name.
 
     The name is derived from the file content, so two different files never collide and the
     same file always gets the same name (byte-stable output).
@@ -72,7 +104,7 @@ def register_ttf(path: str | Path) -> str:
         raise InputError(f"{font_path}: font file not found") from None
     except OSError as exc:
         raise InputError(f"{font_path}: cannot read the font ({exc.strerror})") from None
-    name = "TorchRigUser-" + hashlib.sha256(data).hexdigest()[:12]
+    name = "TorchRigFont-" + hashlib.sha256(data).hexdigest()[:12]
     if name in pdfmetrics.getRegisteredFontNames():
         return name
     try:
@@ -92,9 +124,21 @@ def register_ttf(path: str | Path) -> str:
     return name
 
 
+def find_cjk_font() -> Path | None:
+    """The TrueType CJK font to embed: the packaged one, else a system one, else None."""
+    package, name = PACKAGED_CJK_FONT
+    candidates: list[Path] = []
+    with contextlib.suppress(ModuleNotFoundError):  # the wheel is missing: try the system's
+        candidates.append(Path(str(resources.files(package).joinpath(name))))
+    candidates += [Path(p) for p in SYSTEM_CJK_FONTS]
+    return next((p for p in candidates if p.is_file()), None)
+
+
 def font_set(lang: str, ttf_path: str | Path | None = None) -> FontSet:
-    """Fonts for a sheet in ``lang``; ``ttf_path`` replaces the CID font when given."""
-    wide = register_ttf(ttf_path) if ttf_path else _register_cid()
+    """Fonts for a sheet in ``lang``; ``ttf_path`` replaces the CJK font found otherwise."""
+    path = ttf_path or find_cjk_font()
+    wide = register_ttf(path) if path else _register_cid()
+    embedded = path is not None
     if lang == "zh":
-        return FontSet(body=wide, bold=wide, wide=wide, cjk_wrap=True)
-    return FontSet(body=LATIN, bold=LATIN_BOLD, wide=wide, cjk_wrap=False)
+        return FontSet(body=wide, bold=wide, wide=wide, cjk_wrap=True, embedded=embedded)
+    return FontSet(body=LATIN, bold=LATIN_BOLD, wide=wide, cjk_wrap=False, embedded=embedded)

@@ -41,11 +41,12 @@ from torchrig import jsonio
 from torchrig.builds.targets import Status
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
+from torchrig.labels import CATEGORIES, PRICE_KINDS, label
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
-from torchrig.report.strings import text
+from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
 
 PAGE_W, PAGE_H = A4
@@ -53,6 +54,13 @@ MARGIN_X = 16 * mm
 MARGIN_TOP = 18 * mm
 MARGIN_BOTTOM = 18 * mm
 CONTENT_W = PAGE_W - 2 * MARGIN_X
+FRAME_PAD = 6
+"""reportlab's default frame padding: the document margins are this much smaller, so the
+frame's inside is exactly CONTENT_W wide and full-width tables line up with the running header
+and footer instead of sticking out on the right."""
+FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
+SHORT_SECTION_H = FRAME_H / 3
+"""A section shorter than this moves to the next page whole rather than split."""
 
 ACCENT = charts.ACCENT
 INK = charts.INK
@@ -206,6 +214,8 @@ class _Renderer:
         f = self.fonts
         self.body = self._style("body")
         self.small = self._style("small", fontSize=7, leading=9, textColor=MUTED)
+        self.small_right = self._style("small_right", fontSize=7, leading=9, textColor=MUTED,
+                                       alignment=TA_RIGHT)
         self.cell = self._style("cell", fontSize=8, leading=10)
         self.cell_small = self._style("cell_small", fontSize=6.8, leading=8.4, textColor=MUTED)
         self.cell_right = self._style("cell_right", fontSize=8, leading=10, alignment=TA_RIGHT)
@@ -237,7 +247,7 @@ class _Renderer:
         buf = io.BytesIO()
         title = self._title_text()
         doc = SimpleDocTemplate(
-            buf, pagesize=A4, leftMargin=MARGIN_X, rightMargin=MARGIN_X,
+            buf, pagesize=A4, leftMargin=MARGIN_X - FRAME_PAD, rightMargin=MARGIN_X - FRAME_PAD,
             topMargin=MARGIN_TOP, bottomMargin=MARGIN_BOTTOM,
             title=" ".join(x for x in (title, sheet.header.number) if x),
             author=sheet.header.shop or "TorchRig",
@@ -299,7 +309,6 @@ class _Renderer:
             ("claims", self._claims),
             ("scaling", self._scaling),
             ("findings", self._findings),
-            ("attachment", self._attachment),
         ]
         for section, make in sections:
             if sheet.shows(section):
@@ -312,12 +321,13 @@ class _Renderer:
         of a page, its chart on the next, reads as a mistake."""
         if not body:
             return []
-        first_h = _height(body[0])
-        if isinstance(body[0], Table):
-            # A table splits by rows: room for its header and first rows is enough.
-            first_h = min(first_h, 30 * mm)
-        need = 14 * mm + first_h
-        return [CondPageBreak(need), Paragraph(self.t(key), self.h2), _rule(), *body]
+        heading = [Paragraph(self.t(key), self.h2), _rule()]
+        if sum(_height(flowable) for flowable in body) < SHORT_SECTION_H:
+            # A short section (the tier comparison, a few findings) reads as one piece:
+            # splitting it leaves a row or two stranded at the top of the next page.
+            return [KeepTogether([*heading, *body])]
+        need = 14 * mm + _lead_height(body)
+        return [CondPageBreak(need), *heading, *body]
 
     def _table(self, rows: list[list[Any]], widths: list[float], header: bool = True,
                extra: list[tuple[Any, ...]] | None = None) -> Table:
@@ -335,10 +345,9 @@ class _Renderer:
                 ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, ZEBRA]),
             ]
         style += extra or []
-        # splitInRow lets a single very tall row (a pasted essay in a note) break across
-        # pages instead of failing the whole export.
         return Table(rows, colWidths=widths, repeatRows=1 if header else 0,
-                     style=TableStyle(style), splitInRow=1, hAlign="LEFT")
+                     style=TableStyle(style), splitInRow=_row_split(rows, widths),
+                     hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
 
@@ -420,18 +429,12 @@ class _Renderer:
     # --- bill of materials ----------------------------------------------------------------
 
     def _category(self, category: str) -> str:
-        try:
-            return self.t(f"category.{category}")
-        except KeyError:
-            return self.u(category)
+        return self.u(label(CATEGORIES, category, self.lang))
 
     def _price_source(self, row: BomRow) -> str:
         bits = []
         if row.price_kind:
-            try:
-                bits.append(self.t(f"price_kind.{row.price_kind}"))
-            except KeyError:
-                bits.append(self.u(row.price_kind))
+            bits.append(self.u(label(PRICE_KINDS, row.price_kind, self.lang)))
         if row.price_date:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
@@ -507,19 +510,23 @@ class _Renderer:
         notes = []
         if totals.missing_prices:
             notes.append(f'<font color="{STATUS_COLORS[Status.SHORT]}">'
-                         f'{self.t("totals.incomplete", n=totals.missing_prices)}</font>')
+                         f'{escape_text(incomplete_note(totals.missing_prices, self.lang))}</font>')
         if totals.exchange_rate is not None and totals.exchange_from:
-            notes.append(self.t("totals.exchange") + ": " + self.t(
+            notes.append(self.t("totals.exchange") + self.t("colon") + self.t(
                 "totals.exchange_value", src=totals.exchange_from,
                 rate=f"{totals.exchange_rate:f}", dst=totals.exchange_to or cur,
                 date=totals.exchange_date or unknown))
         notes += [self.u(note) for note in totals.notes]
-        note_style = self._style("note_right", fontSize=7, leading=9, textColor=MUTED,
-                                 alignment=TA_RIGHT)
-        out += [self.p(note, note_style) for note in notes]
+        if self.sheet.build_json is not None and self.sheet.shows("attachment"):
+            # A line under the money, not a section: as the last section it was often one
+            # stranded sentence on a page of its own.
+            notes.append(self.t("attach.note", name=ATTACHMENT_NAME))
+        # The money and what qualifies it (incomplete, rate, rounding) read as one block.
+        out = [KeepTogether([*out, *(self.p(note, self.small_right) for note in notes)])]
         if self.sheet.notes.strip():
             out += [Spacer(1, 6),
-                    self.p(f"<b>{self.t('notes')}:</b> " + self.u(self.sheet.notes.strip()),
+                    self.p(f"<b>{self.t('notes')}{self.t('colon')}</b>"
+                           + self.u(self.sheet.notes.strip()),
                            self.body)]
         return out
 
@@ -535,7 +542,8 @@ class _Renderer:
             return []
         out: list[Flowable] = []
         if sheet.comparison_tier:
-            out.append(self.p(self.t("header.tier") + ": " + self.u(sheet.comparison_tier),
+            out.append(self.p(self.t("header.tier") + self.t("colon")
+                              + self.u(sheet.comparison_tier),
                               self.body))
             out.append(Spacer(1, 3))
         with_machine = any(row.machine is not None for row in sheet.comparison)
@@ -615,7 +623,8 @@ class _Renderer:
                 self.p("<br/>".join(ref_lines) or "-"),
                 self.p(escape_text(fmt_percent(row.percent)), self.cell_right),
             ])
-        widths = [60 * mm, 30 * mm, 0.0, 20 * mm]
+        # The name carries how each figure was counted: the widest column.
+        widths = [76 * mm, 28 * mm, 0.0, 18 * mm]
         widths[2] = CONTENT_W - sum(widths)
         out.append(self._table(rows, widths))
         if any(row.reference and row.measured is not None for row in sheet.bench):
@@ -671,11 +680,15 @@ class _Renderer:
             content.append(self.p(self.u(detail), self.cell))
         fix = finding.fix.get(self.lang)
         if fix:
-            content.append(self.p(f"<b>{self.t('findings.fix')}:</b> {self.u(fix)}", self.cell))
+            content.append(self.p(f"<b>{self.t('findings.fix')}{self.t('colon')}</b>"
+                                  + self.u(fix), self.cell))
         if finding.source:
-            content.append(self.p(f"{self.t('findings.source')}: {self.u(finding.source)}",
+            content.append(self.p(self.t("findings.source") + self.t("colon")
+                                  + self.u(finding.source),
                                   self.cell_small))
-        return Table([["", content]], colWidths=[3, CONTENT_W - 3], splitInRow=1,
+        rows: list[list[Any]] = [["", content]]
+        widths = [3, CONTENT_W - 3]
+        return Table(rows, colWidths=widths, splitInRow=_row_split(rows, widths),
                      hAlign="LEFT", style=TableStyle([
                          ("BACKGROUND", (0, 0), (0, -1), color),
                          ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -705,11 +718,28 @@ class _Renderer:
                 out.append(Spacer(1, 4))
         return self._section("section.findings", out)
 
-    def _attachment(self) -> list[Flowable]:
-        if self.sheet.build_json is None:
-            return []
-        return self._section("section.attachment", [
-            self.p(self.t("attach.note", name=ATTACHMENT_NAME), self.body)])
+
+
+def _lead_height(body: list[Flowable]) -> float:
+    """Height of what has to share the page with a section heading: the first flowable, and
+    with it each following one while the previous keeps with its next (a group heading and
+    its first finding). A table splits by rows, so room for its first rows is enough."""
+    total = 0.0
+    for flowable in body:
+        height = _height(flowable)
+        total += min(height, 30 * mm) if isinstance(flowable, Table) else height
+        if not flowable.getKeepWithNext():
+            break
+    return total
+
+
+def _row_split(rows: list[list[Any]], widths: list[float]) -> int:
+    """``splitInRow`` for a table: 0 (a row moves to the next page whole, so a benchmark or a
+    part is never cut in two) unless a row is too tall to move - a pasted essay in a note -
+    which may then break across pages rather than fail the export."""
+    probe = Table(rows, colWidths=widths)
+    probe.wrap(CONTENT_W, FRAME_H)
+    return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
 
 
 def _height(flowable: Flowable) -> float:

@@ -31,7 +31,7 @@ SECTIONS: tuple[SectionId, ...] = (
     "bom", "totals", "comparison", "requirements", "bench", "claims", "scaling", "findings",
     "attachment",
 )
-"""Every section, in the order the sheet prints them."""
+"""Every section. The attachment's one-line note prints under the totals."""
 
 ATTACHMENT_NAME = "build.json"
 """File name of the embedded build inside the PDF (what :func:`extract_build_json` looks for)."""
@@ -261,14 +261,19 @@ class SheetOptions:
         lang: language of every fixed string (user text is printed as given).
         sections: which sections to include; empty ones are skipped anyway.
         invariant: byte-stable output (fixed dates and ids) - same sheet, same bytes.
-        ttf_path: a TrueType font to embed for non-Latin text instead of the built-in
-            STSong-Light CID font (which is not embedded).
+        ttf_path: a TrueType font to embed for non-Latin text instead of the one
+            :func:`torchrig.report.fonts.find_cjk_font` finds.
+        internal: a sheet for the shop itself rather than a customer: the tier comparison
+            gets a column for the machine the sheet was made on (its detected profile). A
+            customer has no use for a description of the shop's own PC, so it is off by
+            default.
     """
 
     lang: Lang = "en"
     sections: frozenset[str] = frozenset(SECTIONS)
     invariant: bool = False
     ttf_path: str | None = None
+    internal: bool = False
 
 
 @dataclass(frozen=True)

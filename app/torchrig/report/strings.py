@@ -7,7 +7,7 @@ language. Keys are grouped by the part of the sheet that shows them.
 
 from __future__ import annotations
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 
 STRINGS: dict[str, Msg] = {
     # header
@@ -21,6 +21,7 @@ STRINGS: dict[str, Msg] = {
     "header.project": Msg("Project", "项目"),
     "header.tier": Msg("Target tier", "目标档位"),
     "header.workload": Msg("Workload", "工作负载"),
+    "header.tier_value": Msg("{name} ({ref})", "{name}（{ref}）"),
     # section titles
     "section.bom": Msg("Bill of materials", "物料清单"),
     "section.comparison": Msg("Comparison with the target tier", "与目标档位对比"),
@@ -29,7 +30,6 @@ STRINGS: dict[str, Msg] = {
     "section.claims": Msg("Seed claims, measured", "种子文档结论实测"),
     "section.scaling": Msg("Multi-GPU scaling", "多 GPU 扩展"),
     "section.findings": Msg("Findings", "检查结果"),
-    "section.attachment": Msg("Build file", "配置文件"),
     # bill of materials
     "bom.category": Msg("Category", "类别"),
     "bom.part": Msg("Part", "部件"),
@@ -40,34 +40,19 @@ STRINGS: dict[str, Msg] = {
     "bom.price_source": Msg("Price source", "价格来源"),
     "bom.no_price": Msg("no price", "无价格"),
     "bom.empty": Msg("The build has no parts.", "该配置没有部件。"),
-    "bom.per_node": Msg("{qty} per node x {nodes} nodes", "每节点 {qty} 个 x {nodes} 个节点"),
+    "bom.per_node": Msg("{qty} per node × {nodes} nodes", "{qty}/节点 × {nodes} 节点"),
     "bom.converted": Msg("converted from {amount}", "由 {amount} 换算"),
     "bom.rate_needed": Msg("priced in {amount}: exchange rate needed",
                            "原价 {amount}：需要汇率"),
     "bom.price_needed": Msg("price needed", "需要价格"),
+    # shared text (report/share_text.py)
+    "share.note": Msg("Note", "说明"),
+    "share.rate_needed": Msg("exchange rate needed", "需要汇率"),
+    "share.estimate": Msg("estimated price", "估算价格"),
     "bom.derived_note": Msg(
         "* figure derived from a sourced figure (see the catalog entry)",
         "* 由有来源的数据推算（见目录条目）",
     ),
-    "category.gpu": Msg("GPU", "显卡"),
-    "category.cpu": Msg("CPU", "处理器"),
-    "category.memory": Msg("Memory", "内存"),
-    "category.storage": Msg("Storage", "存储"),
-    "category.motherboard": Msg("Motherboard", "主板"),
-    "category.psu": Msg("Power supply", "电源"),
-    "category.network": Msg("Network", "网络"),
-    "category.server-platform": Msg("Server platform", "服务器平台"),
-    "category.case": Msg("Case", "机箱"),
-    "category.cooling": Msg("Cooling", "散热"),
-    "category.storage-system": Msg("Storage system", "存储系统"),
-    "category.switch": Msg("Switch", "交换机"),
-    "category.software": Msg("Software", "软件"),
-    "category.service": Msg("Service", "服务"),
-    "category.other": Msg("Other", "其他"),
-    "price_kind.launch-msrp": Msg("launch MSRP", "首发建议价"),
-    "price_kind.retail": Msg("retail", "零售价"),
-    "price_kind.estimate": Msg("estimate", "估算"),
-    "price_kind.user": Msg("user price", "用户报价"),
     # totals
     "totals.subtotal": Msg("Subtotal", "小计"),
     "totals.discount": Msg("Discount", "折扣"),
@@ -78,7 +63,11 @@ STRINGS: dict[str, Msg] = {
     "totals.exchange_value": Msg("1 {src} = {rate} {dst} (as of {date})",
                                  "1 {src} = {rate} {dst}（{date}）"),
     "totals.incomplete": Msg(
-        "Total is incomplete: {n} line(s) have no price.",
+        "Total is incomplete: {n} lines have no price.",
+        "合计不完整：{n} 行没有价格。",
+    ),
+    "totals.incomplete_one": Msg(
+        "Total is incomplete: {n} line has no price.",
         "合计不完整：{n} 行没有价格。",
     ),
     "totals.unknown": Msg("unknown", "未知"),
@@ -97,8 +86,10 @@ STRINGS: dict[str, Msg] = {
     "req.unknown": Msg("not estimated: {items}", "未估算：{items}"),
     "req.read_rate": Msg("sustained read rate needed: {rate}", "所需持续读取速率：{rate}"),
     "req.assumption": Msg("Assumption: {text}", "假设：{text}"),
-    "workload.summary": Msg("{model}, {precision}, batch {batch} per GPU, {gpus} GPU(s)",
-                            "{model}，{precision}，每 GPU 批量 {batch}，共 {gpus} 块 GPU"),
+    "workload.summary": Msg("{model}, {precision}, batch {batch} per GPU, {gpus}",
+                            "{model}，{precision}，每 GPU 批量 {batch}，{gpus}"),
+    "workload.gpu": Msg("{n} GPU", "共 {n} 块 GPU"),
+    "workload.gpus": Msg("{n} GPUs", "共 {n} 块 GPU"),
     "scaling.model": Msg("{link} (model)", "{link}（模型）"),
     # bench
     "bench.name": Msg("Benchmark", "测试项"),
@@ -144,7 +135,13 @@ STRINGS: dict[str, Msg] = {
     "unit.cores_axis": Msg("cores", "核"),
     "seed_ref": Msg("seed {section}", "种子文档 {section}"),
     "notes": Msg("Notes", "备注"),
+    "colon": Msg(": ", "："),
 }
+
+
+def incomplete_note(missing: int, lang: str) -> str:
+    """"Total is incomplete: 1 line has / 5 lines have no price." """
+    return plural(missing, STRINGS["totals.incomplete_one"], STRINGS["totals.incomplete"], lang)
 
 
 def text(key: str, lang: str, **values: object) -> str:

@@ -174,6 +174,13 @@ class ReportPage(QWidget):
             check.setChecked(True)
             grid.addWidget(check, i // 2, i % 2)
             self.section_checks[key] = check
+        # A customer quote by default: the shop's own PC is no business of the customer's.
+        self.internal_check = QCheckBox(self.tr("Internal sheet: add this machine to the "
+                                                "tier comparison"))
+        self.internal_check.setToolTip(self.tr(
+            "For the shop's own use: the Tier comparison gets a \"This machine\" column "
+            "describing the computer TorchRig runs on. Leave it off for a customer quote"))
+        grid.addWidget(self.internal_check, (len(SECTION_LABELS) + 1) // 2, 0, 1, 2)
         form_layout.addWidget(sections)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -274,6 +281,7 @@ class ReportPage(QWidget):
             shop=self._sender(), logo_path=logo, customer=self.build.customer,
             project=self.build.project)
         sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
+        internal = self.internal_check.isChecked()
         build, catalog, workload = self.build, self.catalog, self.workload
         bench, profile, collective = self.bench_report, self.profile, self.collective_report
         tier = self.tier_box.currentData()
@@ -287,7 +295,8 @@ class ReportPage(QWidget):
             sheet = assemble_sheet(
                 build, catalog, header=Header(**header_fields), lang=lang, workload=workload,
                 bench_report=bench, profile=profile, collective_report=collective,
-                tier_id=tier, options=SheetOptions(lang=lang, sections=sections))
+                tier_id=tier, options=SheetOptions(lang=lang, sections=sections,
+                                                   internal=internal))
             return render_sheet_bytes(sheet)
 
         return job
@@ -320,6 +329,7 @@ class ReportPage(QWidget):
             "logo": self.logo_edit.text(), "validity": self.validity_spin.value(),
             "pdf_lang": self.lang_box.currentData(), "tier": self.tier_box.currentData(),
             "sections": {k: c.isChecked() for k, c in self.section_checks.items()},
+            "internal": self.internal_check.isChecked(),
             "pdf_bytes": self.pdf_bytes, "last_export": self.last_export,
             "status": self.status.text(),
         }
@@ -338,6 +348,7 @@ class ReportPage(QWidget):
         self.validity_spin.setValue(state["validity"])
         for key, checked in state["sections"].items():
             self.section_checks[key].setChecked(checked)
+        self.internal_check.setChecked(state["internal"])
         self.last_export = state["last_export"]
         self.open_button.setEnabled(self.last_export is not None)
         self.status.setText(state["status"])
@@ -382,8 +393,14 @@ class ReportPage(QWidget):
         self.status.setText(message)
 
     def _rendered(self, pdf: bytes) -> None:
+        # reportlab is loaded by now (the render imported it), so this costs nothing.
+        from torchrig.report.fonts import MISSING_CJK_FONT, find_cjk_font
+
         self._remember()
-        self.status.setText(self.tr("Preview: {0} kB").format(len(pdf) // 1024))
+        status = self.tr("Preview: {0} kB").format(len(pdf) // 1024)
+        if find_cjk_font() is None:
+            status += "\n" + MISSING_CJK_FONT.get(self.lang)
+        self.status.setText(status)
         self._show_pdf(pdf)
 
     def shutdown(self) -> bool:

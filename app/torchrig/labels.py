@@ -1,0 +1,119 @@
+"""Human names for the codes the core keeps in files and JSON, in English and Chinese.
+
+Files, JSON output and the CLI's options use stable codes (``llm_finetune_lora``,
+``amp_bf16``, ``nvme``); whatever a person reads - the PDF quote, the shared build text, the
+comparison table - shows these names instead. One table per kind of code, so the PDF, the text
+export and the GUI say the same thing. :func:`label` falls back to the code itself for a
+value no table knows (a free-text category of a custom line), never to an empty string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from torchrig.i18n import Msg
+
+TASKS: dict[str, Msg] = {
+    "image_classification": Msg("Image classification", "图像分类"),
+    "detection_segmentation": Msg("Detection / segmentation", "目标检测 / 分割"),
+    "nlp_transformer": Msg("NLP transformer training", "NLP Transformer 训练"),
+    "llm_finetune_full": Msg("Full LLM fine-tuning", "大模型全参数微调"),
+    "llm_finetune_lora": Msg("LoRA fine-tuning", "LoRA 微调"),
+    "llm_inference": Msg("LLM inference", "大模型推理"),
+    "reinforcement_learning": Msg("Reinforcement learning", "强化学习"),
+}
+
+MODES: dict[str, Msg] = {
+    "train": Msg("training from scratch", "从头训练"),
+    "finetune": Msg("fine-tuning", "微调"),
+    "infer": Msg("inference", "推理"),
+}
+
+PRECISIONS: dict[str, Msg] = {
+    "fp32": Msg("FP32", "FP32"),
+    "tf32": Msg("TF32", "TF32"),
+    "amp_fp16": Msg("AMP (fp16)", "自动混合精度（fp16）"),
+    "amp_bf16": Msg("AMP (bf16)", "自动混合精度（bf16）"),
+    "bf16": Msg("BF16", "BF16"),
+    "int8": Msg("INT8 weights", "INT8 权重"),
+    "int4": Msg("INT4 weights", "INT4 权重"),
+}
+
+OPTIMIZERS: dict[str, Msg] = {
+    "sgd": Msg("SGD", "SGD"),
+    "sgd_momentum": Msg("SGD with momentum", "带动量的 SGD"),
+    "adamw": Msg("AdamW", "AdamW"),
+    "adam_8bit": Msg("8-bit Adam", "8 位 Adam"),
+}
+
+STRATEGIES: dict[str, Msg] = {
+    "ddp": Msg("data parallel (DDP)", "数据并行（DDP）"),
+    "zero1": Msg("ZeRO-1", "ZeRO-1"),
+    "zero2": Msg("ZeRO-2", "ZeRO-2"),
+    "zero3": Msg("ZeRO-3 / FSDP", "ZeRO-3 / FSDP"),
+    "tensor_parallel": Msg("tensor parallel", "张量并行"),
+    "pipeline_parallel": Msg("pipeline parallel", "流水线并行"),
+}
+
+STORAGE_KINDS: dict[str, Msg] = {
+    "nvme": Msg("NVMe", "NVMe"),
+    "sata-ssd": Msg("SATA SSD", "SATA 固态硬盘"),
+    "ssd": Msg("SSD", "固态硬盘"),
+    "hdd": Msg("HDD", "机械硬盘"),
+    "network": Msg("network storage", "网络存储"),
+    "distributed": Msg("distributed storage", "分布式存储"),
+    "virtual": Msg("virtual disk", "虚拟磁盘"),
+    "unknown": Msg("unknown drive", "未知类型硬盘"),
+}
+
+INTERCONNECTS: dict[str, Msg] = {
+    "pcie": Msg("PCIe", "PCIe"),
+    "nvlink": Msg("NVLink", "NVLink"),
+    "nvlink-bridge": Msg("NVLink bridge", "NVLink 桥"),
+    "infiniband": Msg("InfiniBand", "InfiniBand"),
+    "ethernet": Msg("Ethernet", "以太网"),
+}
+
+CATEGORIES: dict[str, Msg] = {
+    "gpu": Msg("GPU", "显卡"),
+    "cpu": Msg("CPU", "处理器"),
+    "memory": Msg("Memory", "内存"),
+    "storage": Msg("Storage", "存储"),
+    "motherboard": Msg("Motherboard", "主板"),
+    "psu": Msg("Power supply", "电源"),
+    "network": Msg("Network", "网络"),
+    "server-platform": Msg("Server platform", "服务器平台"),
+    "platform": Msg("Server platform", "服务器平台"),
+    "case": Msg("Case", "机箱"),
+    "cooler": Msg("CPU cooler", "CPU 散热器"),
+    "cooling": Msg("Cooling", "散热"),
+    "storage-system": Msg("Storage system", "存储系统"),
+    "shared-storage": Msg("Shared storage", "共享存储"),
+    "backup": Msg("Backup", "备份"),
+    "switch": Msg("Network switch", "交换机"),
+    "software": Msg("Software", "软件"),
+    "service": Msg("Service", "服务"),
+    "other": Msg("Other", "其他"),
+}
+
+PRICE_KINDS: dict[str, Msg] = {
+    "launch-msrp": Msg("launch MSRP", "首发建议价"),
+    "msrp": Msg("MSRP", "建议零售价"),
+    "retail": Msg("retail", "零售价"),
+    "street": Msg("street price", "市场价"),
+    "estimate": Msg("estimate", "估算"),
+    "user": Msg("user price", "用户报价"),
+}
+
+
+def label(table: Mapping[str, Msg], code: str, lang: str) -> str:
+    """The ``lang`` name of ``code`` in ``table``; a code no table knows is shown as given."""
+    msg = table.get(code)
+    return msg.get(lang) if msg is not None else code
+
+
+def joined(table: Mapping[str, Msg], codes: tuple[str, ...] | list[str], lang: str,
+           sep: str = " / ") -> str:
+    """Several codes of one kind as one readable text: ``NVMe / HDD``."""
+    return sep.join(label(table, code, lang) for code in codes)
+

@@ -1,0 +1,63 @@
+"""Every code a person can meet has a name in both languages (labels.py), and plurals agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchrig import labels
+from torchrig.builds.build import CUSTOM_CATEGORIES
+from torchrig.builds.capabilities import STORAGE_RANK
+from torchrig.catalog import load_catalog
+from torchrig.i18n import Msg, plural
+from torchrig.planning import workload
+
+TABLES = {
+    "TASKS": (labels.TASKS, workload.TASKS),
+    "MODES": (labels.MODES, workload.MODES),
+    "PRECISIONS": (labels.PRECISIONS, workload.PRECISIONS),
+    "OPTIMIZERS": (labels.OPTIMIZERS, workload.OPTIMIZERS),
+    "STRATEGIES": (labels.STRATEGIES, workload.STRATEGIES),
+    "CATEGORIES": (labels.CATEGORIES, CUSTOM_CATEGORIES),
+    "STORAGE_KINDS": (labels.STORAGE_KINDS, tuple(STORAGE_RANK)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_every_code_has_a_name_in_both_languages(name: str) -> None:
+    table, codes = TABLES[name]
+    for code in codes:
+        assert code in table, (name, code)
+        assert table[code].en.strip() and table[code].zh.strip(), (name, code)
+        assert table[code].en != code, (name, code)  # a name, not the code again
+
+
+def test_catalog_and_tier_codes_have_names() -> None:
+    catalog = load_catalog()
+    for part in catalog.parts.values():
+        assert part.category in labels.CATEGORIES, part.id
+    for tier in catalog.tiers.values():
+        for kind in tier.requirements.storage_kinds:
+            assert kind in labels.STORAGE_KINDS, (tier.id, kind)
+        for link in tier.requirements.interconnect:
+            assert link in labels.INTERCONNECTS, (tier.id, link)
+
+
+def test_the_names_people_asked_for() -> None:
+    assert labels.label(labels.TASKS, "llm_finetune_lora", "en") == "LoRA fine-tuning"
+    assert labels.label(labels.PRECISIONS, "amp_bf16", "en") == "AMP (bf16)"
+    assert labels.label(labels.STORAGE_KINDS, "nvme", "en") == "NVMe"
+    assert labels.joined(labels.INTERCONNECTS, ("nvlink", "infiniband"), "en") == \
+        "NVLink / InfiniBand"
+    assert labels.label(labels.TASKS, "llm_finetune_lora", "zh") == "LoRA 微调"
+
+
+def test_an_unknown_code_is_shown_as_given() -> None:
+    assert labels.label(labels.CATEGORIES, "Rack rails", "zh") == "Rack rails"
+
+
+def test_plural_picks_the_form() -> None:
+    one, many = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
+    assert plural(1, one, many, "en") == "1 GPU"
+    assert plural(8, one, many, "en") == "8 GPUs"
+    assert plural(0, one, many, "en") == "0 GPUs"
+    assert plural(8, one, many, "zh") == "8 块 GPU"
