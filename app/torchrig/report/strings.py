@@ -58,6 +58,7 @@ STRINGS: dict[str, Msg] = {
     "category.network": Msg("Network", "网络"),
     "category.server-platform": Msg("Server platform", "服务器平台"),
     "category.case": Msg("Case", "机箱"),
+    "category.cpu_cooler": Msg("CPU cooler", "CPU 散热器"),
     "category.cooling": Msg("Cooling", "散热"),
     "category.storage-system": Msg("Storage system", "存储系统"),
     "category.switch": Msg("Switch", "交换机"),
