@@ -45,4 +45,5 @@ def with_candidate(build: Build, part: Part, catalog: Catalog) -> Build:
 def compatible_parts(parts: list[Part], build: Build, catalog: Catalog) -> set[str]:
     """Ids of the parts that add no blocker the build does not already have."""
     before = _blockers(build, catalog)
-    return {p.id for p in parts if not (_blockers(with_candidate(build, p, catalog), catalog) - before)}
+    return {p.id for p in parts
+            if not _blockers(with_candidate(build, p, catalog), catalog) - before}
