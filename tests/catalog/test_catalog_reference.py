@@ -32,6 +32,15 @@ GPUS = {
     "nvidia-jetson-agx-orin-64gb": (64, 204.8, 5.3, None, None, 60, None, None, "8.7"),
 }
 
+# Added for the 2026 catalog, beyond hardware.md: NVIDIA's compare page (CC, memory, AI TOPS / 16
+# for the dense FP16 tensor rate) and the spec pages each part cites (bandwidth, board power).
+GPUS.update({
+    "nvidia-rtx-5080": (16, 960, 56.3, 112.6, None, 360, 5, None, "12.0"),
+    "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, None, 5, None, "12.0"),
+    "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
+    "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, None, "12.0"),
+})
+
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
 CPUS = {
     "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
