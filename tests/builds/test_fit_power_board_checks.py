@@ -146,6 +146,12 @@ def test_passive_gpu_needs_server_airflow() -> None:
     assert "fit.passive_gpu" not in _check(platform)
 
 
+def test_gpu_module_on_a_pc_board() -> None:
+    assert _check(_desk(("nvidia-jetson-agx-orin-64gb", 1)))["fit.gpu_module"] is \
+        Severity.BLOCKER
+    assert "fit.gpu_module" not in _check(_build(("nvidia-jetson-agx-orin-64gb", 1)))
+
+
 # --- power ----------------------------------------------------------------------------------
 
 

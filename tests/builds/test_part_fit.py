@@ -31,3 +31,16 @@ def test_compatible_parts_follow_the_build() -> None:
     assert "amd-ryzen-9-7950x" in compatible_parts(cat.by_category("cpu"), build, cat)
     swapped = with_candidate(build, cat.get("amd-ryzen-9-7950x"), cat)
     assert [i.part_id for i in swapped.line_items] == ["nfortec-caelum", "amd-ryzen-9-7950x"]
+
+
+def test_a_gpu_candidate_replaces_the_builds_gpus_in_the_same_number() -> None:
+    cat = load_catalog()
+    build = Build(name="t", line_items=[LineItem(part_id="nvidia-rtx-4090", quantity=2),
+                                        LineItem(part_id="asus-rog-maximus-z790-formula")])
+    swapped = with_candidate(build, cat.get("nvidia-rtx-a6000"), cat)
+    assert [(i.part_id, i.quantity) for i in swapped.line_items] == [
+        ("asus-rog-maximus-z790-formula", 1), ("nvidia-rtx-a6000", 2)]
+    gpus = compatible_parts(cat.by_category("gpu"), build, cat)
+    assert "nvidia-rtx-a6000" in gpus
+    assert "nvidia-a100-80gb-sxm" not in gpus  # SXM needs an HGX baseboard
+    assert "nvidia-jetson-agx-orin-64gb" not in gpus  # a module, not a card

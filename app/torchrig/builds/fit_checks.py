@@ -46,6 +46,7 @@ def fit_checks(node: Node) -> list[Finding]:
     out += _board_form(node)
     out += _slot_spacing(node)
     out += _passive(node)
+    out += _module(node)
     return out
 
 
@@ -238,3 +239,22 @@ def _passive(node: Node) -> list[Finding]:
             "使用前进后出风道的 GPU 服务器机箱，或改用主动散热的工作站显卡"
             "（RTX 6000 Ada）。"),
         PASSIVE_SOURCE)]
+
+
+def _module(node: Node) -> list[Finding]:
+    """A GPU module (Jetson) is a computer of its own, not a card for a PC board."""
+    if node.first("motherboard") is None:
+        return []
+    modules = sorted({p.name for p in node.each("gpu") if p.gpu.form_factor == "module"})
+    if not modules:
+        return []
+    return [finding(
+        "fit.gpu_module", Severity.BLOCKER,
+        Msg("A GPU module does not plug into a PC board", "GPU 模组不能插在 PC 主板上"),
+        Msg(f"{', '.join(modules)} is a system-on-module with its own CPU and memory; it "
+            "mounts on its own carrier board, not in a PCIe slot.",
+            f"{'、'.join(modules)} 是自带 CPU 和内存的系统模组，安装在专用载板上，"
+            "不能插在 PCIe 插槽中。"),
+        Msg("Quote it as its own system (with its carrier board), or choose a PCIe card.",
+            "将其作为独立系统（含载板）报价，或改选 PCIe 显卡。"),
+        "vendor form-factor specifications")]

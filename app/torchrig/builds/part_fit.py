@@ -12,8 +12,9 @@ from torchrig.builds.pricing import convert
 from torchrig.catalog.model import Catalog, Part, Price, best_catalog_price
 from torchrig.findings import Severity
 
-REPLACED_CATEGORIES = ("cpu", "motherboard", "psu", "case", "cpu_cooler")
-"""A build holds one of these: a candidate takes the place of the one there."""
+REPLACED_CATEGORIES = ("gpu", "cpu", "motherboard", "psu", "case", "cpu_cooler")
+"""A candidate of these categories takes the place of the build's, in the same number: the
+question is "would this GPU (CPU, board…) work in this build instead", not "as well"."""
 
 
 def price_in(part: Part, currency: str,
@@ -33,13 +34,16 @@ def _blockers(build: Build, catalog: Catalog) -> set[str]:
 
 
 def with_candidate(build: Build, part: Part, catalog: Catalog) -> Build:
-    """``build`` with one ``part`` added; for a one-per-machine category (board, CPU, case,
-    cooler, supply) the candidate takes the place of the build's part."""
-    replaced = part.category in REPLACED_CATEGORIES
-    lines = [item for item in build.line_items
-             if not (replaced and item.part_id is not None and item.scope == "node"
-                     and catalog.get(item.part_id).category == part.category)]
-    return replace(build, line_items=[*lines, LineItem(part_id=part.id)])
+    """``build`` with ``part`` in it: added once (memory, drives, adapters), or for the
+    categories in :data:`REPLACED_CATEGORIES` in place of the build's parts of that category,
+    keeping their number (two GPUs stay two)."""
+    def same(item: LineItem) -> bool:
+        return (part.category in REPLACED_CATEGORIES and item.part_id is not None
+                and item.scope == "node" and catalog.get(item.part_id).category == part.category)
+
+    quantity = sum(item.quantity for item in build.line_items if same(item)) or 1
+    lines = [item for item in build.line_items if not same(item)]
+    return replace(build, line_items=[*lines, LineItem(part_id=part.id, quantity=quantity)])
 
 
 def compatible_parts(parts: list[Part], build: Build, catalog: Catalog) -> set[str]:

@@ -48,6 +48,10 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 
 
+NAME_WIDTH = 190
+"""Pixels for the part-name column."""
+
+
 def _number(text: str) -> float | None:
     """A bound typed into a range box: blank means none; commas are thousands separators."""
     try:
@@ -232,12 +236,14 @@ class PartPicker(QGroupBox):
         table = self.parts_table
         table.clear()
         table.setColumnCount(len(columns) + 2)
+        # Price next to the name: it is what a quote needs first, and stays in view.
         table.setHorizontalHeaderLabels(
-            [self.tr("Part")]
-            + [c.label.get(self.lang) + (f"\n{c.unit}" if c.unit else "") for c in columns]
-            + [self.tr("Price ({0})").format(self.build.currency)])
+            [self.tr("Part"), self.tr("Price ({0})").format(self.build.currency)]
+            + [c.label.get(self.lang) + (f"\n{c.unit}" if c.unit else "") for c in columns])
         head = table.horizontalHeader()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # The name keeps a readable width; the figures scroll sideways if the pane is narrow.
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        table.setColumnWidth(0, NAME_WIDTH)
         for i in range(1, len(columns) + 2):
             head.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
         table.setRowCount(len(self._parts))
@@ -247,13 +253,13 @@ class PartPicker(QGroupBox):
             name.setData(Qt.ItemDataRole.UserRole, part.id)
             name.setToolTip(f"{part.id}\n{part.key_spec(self.lang)}")
             table.setItem(r, 0, name)
-            for c, col in enumerate(columns, start=1):
+            for c, col in enumerate(columns, start=2):
                 item = QTableWidgetItem(col.text(part))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(r, c, item)
             price_item, needs_rate = self._price_item(part)
             missing_rate = missing_rate or needs_rate
-            table.setItem(r, len(columns) + 1, price_item)
+            table.setItem(r, 1, price_item)
         table.resizeRowsToContents()
         self._show_rate_note(missing_rate)
 
