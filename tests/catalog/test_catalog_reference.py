@@ -56,6 +56,8 @@ CPUS = {
     "amd-ryzen-threadripper-7980x": (64, 128, 3.2, 5.1, 350, "sTR5", True),
     "amd-epyc-9554": (64, 128, 3.1, 3.75, 360, "SP5", True),
     "intel-xeon-w9-3495x": (56, 112, 1.9, 4.8, 350, "LGA4677", True),
+    # Added for the 2026 catalog from the launch review the part cites.
+    "amd-ryzen-9-9900x": (12, 24, 4.4, 5.6, 120, "AM5", None),
 }
 
 
