@@ -47,7 +47,6 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.settings import Settings
 
-
 NAME_WIDTH = 190
 """Pixels for the part-name column."""
 
