@@ -39,6 +39,7 @@ GPUS.update({
     "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, None, 5, None, "12.0"),
     "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
     "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, None, "12.0"),
+    "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, None, None, 600, 5, None, None),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
