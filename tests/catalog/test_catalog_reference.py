@@ -40,6 +40,7 @@ GPUS.update({
     "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
     "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, None, "12.0"),
     "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, None, None, 600, 5, None, None),
+    "nvidia-l4": (24, 300, 30.29, None, None, 72, 4, 16, "8.9"),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.

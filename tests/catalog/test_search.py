@@ -37,7 +37,7 @@ def test_units_and_spaces_are_loose() -> None:
 
 def test_24gb_finds_the_24_gib_cards() -> None:
     found = _ids(PartQuery("gpu", text="24GB"))
-    assert set(found) == {"nvidia-rtx-3090", "nvidia-rtx-4090"}
+    assert set(found) == {"nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-l4"}
 
 
 def test_choice_filter_by_socket() -> None:
