@@ -57,6 +57,19 @@ def _run_benchmark(app, page, out: Path) -> None:
     _wait(app, lambda: not page.runner.running, 180)
 
 
+def _shoot_picker(app, build_page, out: Path) -> None:
+    """The Build page's catalog picker with filters set: GPUs with at least 16 GiB, cheapest
+    dense FP16 tensor TFLOP first, only parts that fit the open build."""
+    picker = build_page.picker
+    picker.category_box.setCurrentIndex(picker.category_box.findData("gpu"))
+    picker.range_box.setCurrentIndex(picker.range_box.findData("vram"))
+    picker.min_edit.setText("16")
+    picker.sort_box.setCurrentIndex(picker.sort_box.findData("price_per_tflop"))
+    _wait(app, lambda: True, 0.5)
+    picker.grab().save(str(out / "picker.png"))
+    print(out / "picker.png")
+
+
 def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Screenshots of every page and dialog.")
     parser.add_argument("out", nargs="?", type=Path, default=ROOT / "docs" / "screenshots")
@@ -119,6 +132,8 @@ def _shoot(args: argparse.Namespace, out: Path) -> int:
         path = out / f"{key}.png"
         window.grab().save(str(path))
         print(path)
+        if key == "build" and hasattr(window.pages[key], "picker"):
+            _shoot_picker(app, window.pages[key], out)
     _grab_dialog(app, SettingsDialog(window.settings, window), out / "settings-dialog.png")
     _grab_dialog(app, AboutDialog(window.machine_page.profile, window.settings.path, window),
                  out / "about-dialog.png")

@@ -85,7 +85,7 @@ CATEGORIES: dict[str, Msg] = {
     "server-platform": Msg("Server platform", "服务器平台"),
     "platform": Msg("Server platform", "服务器平台"),
     "case": Msg("Case", "机箱"),
-    "cooler": Msg("CPU cooler", "CPU 散热器"),
+    "cpu_cooler": Msg("CPU cooler", "CPU 散热器"),
     "cooling": Msg("Cooling", "散热"),
     "storage-system": Msg("Storage system", "存储系统"),
     "shared-storage": Msg("Shared storage", "共享存储"),

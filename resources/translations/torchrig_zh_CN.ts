@@ -497,48 +497,6 @@
         <translation>可在表格中编辑数量和单价；清空价格即使用目录价格。</translation>
     </message>
     <message>
-        <source>Catalog</source>
-        <translation>配件目录</translation>
-    </message>
-    <message>
-        <source>Which kind of part the list shows</source>
-        <translation>列表中显示的配件类别</translation>
-    </message>
-    <message>
-        <source>Search parts…</source>
-        <translation>搜索配件…</translation>
-    </message>
-    <message>
-        <source>Words to match in vendor, name, id and key spec; all words must match</source>
-        <translation>在厂商、名称、ID 和关键规格中匹配的词；需全部匹配</translation>
-    </message>
-    <message>
-        <source>Part</source>
-        <translation>配件</translation>
-    </message>
-    <message>
-        <source>Catalog price</source>
-        <translation>目录价格</translation>
-    </message>
-    <message>
-        <source>Add to build</source>
-        <translation>加入配置单</translation>
-    </message>
-    <message>
-        <source>Add the selected part (or double-click it); adding it again raises the quantity</source>
-        <translation>加入选中的配件（也可双击）；重复加入会增加数量</translation>
-    </message>
-    <message>
-        <source>no price:
-enter one</source>
-        <translation>无价格：
-请输入</translation>
-    </message>
-    <message>
-        <source>Select a part in the catalog list first.</source>
-        <translation>请先在配件目录中选择一个配件。</translation>
-    </message>
-    <message>
         <source>A custom line needs a description.</source>
         <translation>自定义行需要填写说明。</translation>
     </message>
@@ -938,6 +896,10 @@ enter one</source>
         <translation>机箱</translation>
     </message>
     <message>
+        <source>CPU cooler</source>
+        <translation>CPU 散热器</translation>
+    </message>
+    <message>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
@@ -1146,6 +1108,109 @@ enter one</source>
     <message>
         <source>A background task did not stop in time.</source>
         <translation>后台任务未能及时停止。</translation>
+    </message>
+</context>
+<context>
+    <name>PartPicker</name>
+    <message>
+        <source>Catalog</source>
+        <translation>配件目录</translation>
+    </message>
+    <message>
+        <source>Which kind of part the list shows</source>
+        <translation>列表中显示的配件类别</translation>
+    </message>
+    <message>
+        <source>Search parts…</source>
+        <translation>搜索配件…</translation>
+    </message>
+    <message>
+        <source>Words to match in vendor, name and key spec; all words must match. Case, spaces and GB/GiB do not matter: “24GB” finds 24 GiB cards.</source>
+        <translation>在厂商、型号和关键规格中匹配的词，须全部匹配。不区分大小写、空格和 GB/GiB：“24GB”可找到 24 GiB 的显卡。</translation>
+    </message>
+    <message>
+        <source>Compatible with this build</source>
+        <translation>与当前配置兼容</translation>
+    </message>
+    <message>
+        <source>Hide parts that would add a blocking problem to the build (wrong socket, too long for the case…); a board, CPU, case, cooler or power supply replaces the build&apos;s</source>
+        <translation>隐藏会给配置带来阻断问题的配件（插槽不符、机箱装不下…）；主板、CPU、机箱、散热器或电源会替换配置中已有的同类配件</translation>
+    </message>
+    <message>
+        <source>Which figure the minimum and maximum apply to</source>
+        <translation>最小值和最大值所针对的指标</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>Order of the list; parts without the figure go last</source>
+        <translation>列表排序；缺少该指标的配件排在最后</translation>
+    </message>
+    <message>
+        <source>Highest first</source>
+        <translation>从高到低</translation>
+    </message>
+    <message>
+        <source>Add to build</source>
+        <translation>加入配置单</translation>
+    </message>
+    <message>
+        <source>Add the selected part (or double-click it); adding it again raises the quantity</source>
+        <translation>加入选中的配件（也可双击）；重复加入会增加数量</translation>
+    </message>
+    <message>
+        <source>Price ({0})</source>
+        <translation>价格（{0}）</translation>
+    </message>
+    <message>
+        <source>Any {0}</source>
+        <translation>任意{0}</translation>
+    </message>
+    <message>
+        <source>Catalog order</source>
+        <translation>目录顺序</translation>
+    </message>
+    <message>
+        <source>Price per FP16 tensor TFLOP</source>
+        <translation>每 FP16 Tensor TFLOP 价格</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>配件</translation>
+    </message>
+    <message>
+        <source>no price: enter one</source>
+        <translation>无价格：请输入</translation>
+    </message>
+    <message>
+        <source>exchange rate needed</source>
+        <translation>需要汇率</translation>
+    </message>
+    <message>
+        <source>{0} {1} at {2} CNY per USD ({3}{4})</source>
+        <translation>{0} {1}，按 {2} 元/美元换算（{3}{4}）</translation>
+    </message>
+    <message>
+        <source>, default from Settings</source>
+        <translation>，设置中的默认汇率</translation>
+    </message>
+    <message>
+        <source>Some prices are in another currency: set an exchange rate with its date in the build, or a default in Settings.</source>
+        <translation>部分价格为其他币种：请在配置单中设置汇率及其日期，或在设置中设置默认汇率。</translation>
+    </message>
+    <message>
+        <source>Converted at the Settings default: {0} CNY per USD ({1}).</source>
+        <translation>按设置中的默认汇率换算：{0} 元/美元（{1}）。</translation>
+    </message>
+    <message>
+        <source>Select a part in the catalog list first.</source>
+        <translation>请先在配件目录中选择一个配件。</translation>
     </message>
 </context>
 <context>

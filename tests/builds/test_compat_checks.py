@@ -27,9 +27,12 @@ def _codes(findings: list[Finding]) -> dict[str, Severity]:
     return {f.code: f.severity for f in findings}
 
 
-BASE = [("intel-core-i9-13900k", 1), ("asus-rog-maximus-z790-formula", 1),
+# A complete machine with no findings once a GPU is added: the i5's 117 W maximum power is
+# within the cooler's 165 W rating, and the ATX board fits the E-ATX tower.
+BASE = [("intel-core-i5-12400f", 1), ("asus-rog-maximus-z790-formula", 1),
         ("corsair-vengeance-64gb-ddr5-5600-cmk64gx5m2b5600c40", 1),
-        ("samsung-990-pro-1tb", 1), ("corsair-rm1000x", 1)]
+        ("samsung-990-pro-1tb", 1), ("corsair-rm1000x", 1), ("nfortec-krater-x", 1),
+        ("thermalright-axp120-x67", 1)]
 
 
 def _with(*extra: tuple[str, int], drop: tuple[str, ...] = ()) -> list[tuple[str, int]]:
@@ -49,15 +52,18 @@ def test_deliberately_wrong_build_gives_exactly_the_expected_findings() -> None:
         "compat.gpu_slots": Severity.BLOCKER,
         "compat.psu": Severity.BLOCKER,
         "compat.gpu_cooling": Severity.ADVICE,
+        "compat.missing_case": Severity.WARNING,
+        "compat.missing_cpu_cooler": Severity.ADVICE,
+        "fit.gpu_slot_spacing_unknown": Severity.WARNING,
     }
     assert [f.severity for f in findings] == sorted((f.severity for f in findings),
                                                     key=lambda s: s.rank)
     psu = next(f for f in findings if f.code == "compat.psu")
     assert psu.numbers["psu_w"] == 850
-    assert psu.numbers["load_w"] == 4 * 450 + 125
-    assert psu.numbers["dettmers_w"] == pytest.approx(1925 * 1.1)
-    assert psu.numbers["builders_high_w"] == pytest.approx(1925 * 1.3)
-    assert "Dettmers" in psu.source and "1.2-1.3" in psu.source
+    # The i9 at its 253 W maximum turbo power (not its 125 W base), 150 W for the rest.
+    assert psu.numbers["load_w"] == 4 * 450 + 253 + 150
+    assert psu.numbers["cpu_w"] == 253
+    assert "3x" in psu.source and "200%" in psu.source
     socket = next(f for f in findings if f.code == "compat.socket")
     assert "LGA1700" in socket.detail.en and "AM5" in socket.detail.zh
 
@@ -77,15 +83,21 @@ def test_sample_specific_findings() -> None:
     dual = check_build(load_build(ROOT / "builds" / "pro-dual-4090.json", cat), cat)
     lanes = next(f for f in dual if f.code == "compat.gpu_lanes")
     assert lanes.severity is Severity.WARNING and lanes.numbers["min_lanes"] == 8
+    # 253 + 2 x 450 + 150 = 1303 W sustained; x1.3 = 1694 W is more than the 1,500 W unit.
+    psu = next(f for f in dual if f.code == "compat.psu_headroom")
+    assert psu.numbers["load_w"] == 1303 and psu.numbers["required_w"] > 1500
+    assert _codes(dual)["fit.gpu_slot_spacing_unknown"] is Severity.WARNING
+    assert _codes(dual)["board.memory_2dpc"] is Severity.ADVICE
     ent = check_build(load_build(ROOT / "builds" / "enterprise.json", cat), cat)
-    assert _codes(ent) == {"compat.platform_unchecked": Severity.ADVICE}
+    assert _codes(ent) == {"compat.platform_unchecked": Severity.ADVICE,
+                           "board.nic_per_gpu": Severity.ADVICE}
 
 
 def test_memory_type_against_cpu_and_board() -> None:
     build = _build(("amd-ryzen-5-5600x", 1), ("gigabyte-b650m-aorus-elite-ax-ice", 1),
                    ("corsair-vengeance-64gb-ddr5-5600-cmk64gx5m2b5600c40", 1),
-                   ("samsung-990-pro-1tb", 1), ("corsair-rm850x-2021", 1),
-                   ("nvidia-rtx-4090", 1))
+                   ("samsung-990-pro-1tb", 1), ("corsair-rm1000x", 1),
+                   ("nvidia-rtx-4090", 1), ("nfortec-caelum", 1), ("deepcool-an600", 1))
     codes = _codes(check_build(build, load_catalog()))
     assert codes == {"compat.socket": Severity.BLOCKER,
                      "compat.memory_type_cpu": Severity.BLOCKER,
@@ -96,7 +108,8 @@ def test_registered_memory_on_a_desktop_board() -> None:
     build = _build(*_with(("samsung-32gb-ddr5-5600-rdimm-m321r4ga0pb0-cwm", 2),
                           ("nvidia-rtx-4090", 1),
                           drop=("corsair-vengeance-64gb-ddr5-5600-cmk64gx5m2b5600c40",)))
-    assert _codes(check_build(build, load_catalog())) == {"compat.module_form": Severity.BLOCKER}
+    assert _codes(check_build(build, load_catalog())) == {"compat.module_form": Severity.BLOCKER,
+                                                          "board.ecc": Severity.WARNING}
 
 
 def test_more_modules_than_slots() -> None:
@@ -105,7 +118,7 @@ def test_more_modules_than_slots() -> None:
     dimm = next(f for f in findings if f.code == "compat.dimm_slots")
     assert dimm.severity is Severity.BLOCKER
     assert dimm.numbers == {"modules": 6.0, "slots": 4.0}
-    # 3 x 64 GiB = 192 GiB is at the board's limit, not over it, and over the CPU's 128 GiB.
+    # 3 x 64 GiB = 192 GiB is at the board's limit, not over it, and over the i5-12400F's 128 GiB.
     assert "compat.memory_max_board" not in _codes(findings)
     assert _codes(findings)["compat.memory_max_cpu"] is Severity.WARNING
 
@@ -143,13 +156,13 @@ def test_x8_card_in_x16_slot_is_not_narrowed() -> None:
 
 
 def test_psu_headroom_warning_below_the_stricter_rule() -> None:
-    build = _build(*_with(("nvidia-rtx-3090", 2)))  # 700 + 125 = 825 W on 1000 W
+    build = _build(*_with(("nvidia-rtx-3090", 2)))  # 117 + 700 + 150 = 967 W on 1000 W
     finding = next(f for f in check_build(build, load_catalog())
                    if f.code == "compat.psu_headroom")
     assert finding.severity is Severity.WARNING
-    assert finding.numbers["load_w"] == 825
-    assert finding.numbers["builders_high_w"] == pytest.approx(1072.5)
-    assert "1072" in finding.fix.en or "1073" in finding.fix.en
+    assert finding.numbers["load_w"] == 967
+    assert finding.numbers["required_w"] == pytest.approx(967 * 1.3)
+    assert "1257" in finding.fix.en
 
 
 def test_vendor_minimum_psu_from_the_catalog() -> None:
@@ -204,11 +217,13 @@ def test_missing_categories() -> None:
                      "compat.missing_motherboard": Severity.WARNING,
                      "compat.missing_psu": Severity.WARNING,
                      "compat.missing_memory": Severity.WARNING,
-                     "compat.missing_storage": Severity.WARNING}
+                     "compat.missing_storage": Severity.WARNING,
+                     "compat.missing_case": Severity.WARNING,
+                     "compat.missing_cpu_cooler": Severity.ADVICE}
     no_gpu = _codes(check_build(_build(*BASE), cat))
     assert no_gpu == {"compat.missing_gpu": Severity.ADVICE}
     custom = _codes(check_build(_build(("nvidia-rtx-4090", 1), custom=(
-        "cpu", "motherboard", "psu", "memory", "storage")), cat))
+        "cpu", "motherboard", "psu", "memory", "storage", "case", "cpu_cooler")), cat))
     assert custom == {}
 
 

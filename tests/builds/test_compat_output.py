@@ -51,8 +51,8 @@ def test_json_contract() -> None:
     data = check_json(priced, findings)
     assert data["format"] == "torchrig.check" and data["version"] == 1
     assert data["has_blocker"] is True
-    assert data["counts"] == {"blocker": 4, "bottleneck": 0, "warning": 0, "overkill": 0,
-                              "advice": 1}
+    assert data["counts"] == {"blocker": 4, "bottleneck": 0, "warning": 2, "overkill": 0,
+                              "advice": 2}
     assert data["build"]["total"] == "6985.00"
     assert data["findings"][0]["severity"] == "blocker"
     assert json.loads(json.dumps(data)) == data  # plain JSON types only

@@ -32,6 +32,17 @@ GPUS = {
     "nvidia-jetson-agx-orin-64gb": (64, 204.8, 5.3, None, None, 60, None, None, "8.7"),
 }
 
+# Added for the 2026 catalog, beyond hardware.md: NVIDIA's compare page (CC, memory, AI TOPS / 16
+# for the dense FP16 tensor rate) and the spec pages each part cites (bandwidth, board power).
+GPUS.update({
+    "nvidia-rtx-5080": (16, 960, 56.3, 112.6, None, 360, 5, None, "12.0"),
+    "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, None, 5, None, "12.0"),
+    "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
+    "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, None, "12.0"),
+    "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, None, None, 600, 5, None, None),
+    "nvidia-l4": (24, 300, 30.29, None, None, 72, 4, 16, "8.9"),
+})
+
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
 CPUS = {
     "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
@@ -47,6 +58,8 @@ CPUS = {
     "amd-ryzen-threadripper-7980x": (64, 128, 3.2, 5.1, 350, "sTR5", True),
     "amd-epyc-9554": (64, 128, 3.1, 3.75, 360, "SP5", True),
     "intel-xeon-w9-3495x": (56, 112, 1.9, 4.8, 350, "LGA4677", True),
+    # Added for the 2026 catalog from the launch review the part cites.
+    "amd-ryzen-9-9900x": (12, 24, 4.4, 5.6, 120, "AM5", None),
 }
 
 

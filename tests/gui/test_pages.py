@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from torchrig.builds.build import load_build
-from torchrig.gui.qt import QMessageBox
+from torchrig.gui.qt import QMessageBox, Qt
 from torchrig.hardware import detect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,13 +58,14 @@ def test_start_a_build_from_a_tier(window, dialogs):
     assert page.dirty
 
 
-def test_build_page_prices_edits_and_checks_live(window, dialogs, tmp_path):
+def test_build_page_prices_edits_and_checks_live(window, dialogs, tmp_path, qtbot):
     page = window.build_page
-    page.category_box.setCurrentIndex(page.category_box.findData("gpu"))
-    page.search_edit.setText("4090")
-    assert [p.id for p in page.visible_parts()] == ["nvidia-rtx-4090"]
-    page.parts_table.setCurrentCell(0, 0)
-    page.add_selected_part()
+    picker = page.picker
+    picker.category_box.setCurrentIndex(picker.category_box.findData("gpu"))
+    qtbot.keyClicks(picker.search_edit, "4090")
+    assert [p.id for p in picker.visible_parts()] == ["nvidia-rtx-4090"]
+    picker.parts_table.setCurrentCell(0, 0)
+    qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)
     assert page.build.line_items[0].part_id == "nvidia-rtx-4090"
     assert page.priced.total > 0  # the catalog has a sourced CNY launch price for it
     # Edit the quantity and the unit price in the table, as a user would.

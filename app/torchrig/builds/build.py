@@ -28,7 +28,7 @@ power supplies as the vendor configures them). It stands in for those categories
 that need their specs are skipped and say so."""
 
 CUSTOM_CATEGORIES: tuple[str, ...] = (
-    *CATEGORIES, SERVER_PLATFORM, "case", "cooling", "storage-system", "switch", "software",
+    *CATEGORIES, SERVER_PLATFORM, "cooling", "storage-system", "switch", "software",
     "service", "other",
 )
 """Categories a custom line may use: the catalog's, plus things the catalog does not stock."""

@@ -73,6 +73,7 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
                    f"{price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin}")
+        out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]
     if priced.category_totals:
         cats = ", ".join(f"{k} {_money(v, cur)}" for k, v in priced.category_totals.items())
         out += ["", f"{_t('by_cat', lang)}: {cats}"]

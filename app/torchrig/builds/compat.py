@@ -8,22 +8,16 @@ cannot run says nothing rather than something wrong.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
+from torchrig.builds.board_checks import board_checks
 from torchrig.builds.build import SERVER_PLATFORM, Build
+from torchrig.builds.check_node import Node, finding
+from torchrig.builds.fit_checks import fit_checks
+from torchrig.builds.power_checks import power_checks
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.specs import GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg
 from torchrig.units import GiB
-
-# PSU sizing rules (estimation.md section 7). The warning uses the stricter one.
-PSU_FACTOR_DETTMERS = 1.1
-PSU_FACTOR_BUILDERS_LOW = 1.2
-PSU_FACTOR_BUILDERS_HIGH = 1.3
-PSU_RULE_SOURCE = ("Dettmers: (GPU TDP + CPU TDP) x 1.1; PC-builder calculators: x 1.2-1.3 "
-                   "(estimation.md section 7)")
 
 PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs 5-10%"
 COOLING_SOURCE = "Dettmers: open-air cards side by side throttle; use blower or water cooling"
@@ -31,52 +25,17 @@ COOLING_SOURCE = "Dettmers: open-air cards side by side throttle; use blower or 
 SOCKETED_GPU_FORMS = ("sxm4", "sxm5", "oam")
 
 
-@dataclass(frozen=True)
-class _Line:
-    part: Part
-    quantity: int
-
-
-class _Node:
-    """The catalog parts of one node, grouped by category, with quantities."""
-
-    def __init__(self, build: Build, catalog: Catalog) -> None:
-        self.lines: dict[str, list[_Line]] = {}
-        self.custom_categories: set[str] = set()
-        for item in build.line_items:
-            if item.scope != "node":
-                continue
-            if item.part_id is None:
-                self.custom_categories.add(item.category)
-                continue
-            part = catalog.get(item.part_id)
-            self.lines.setdefault(part.category, []).append(_Line(part, item.quantity))
-
-    def of(self, category: str) -> list[_Line]:
-        return self.lines.get(category, [])
-
-    def count(self, category: str, pred: Callable[[Part], bool] = lambda p: True) -> int:
-        return sum(line.quantity for line in self.of(category) if pred(line.part))
-
-    def has(self, category: str) -> bool:
-        return bool(self.of(category)) or category in self.custom_categories
-
-
-def _f(code: str, severity: Severity, title: Msg, detail: Msg, fix: Msg, source: str,
-       **numbers: float) -> Finding:
-    return Finding(code=code, severity=severity, title=title, detail=detail, fix=fix,
-                   source=source, numbers={k: float(v) for k, v in numbers.items()})
-
-
 def check_build(build: Build, catalog: Catalog) -> list[Finding]:
     """All compatibility findings for ``build``, worst first."""
-    node = _Node(build, catalog)
+    node = Node(build, catalog)
     out: list[Finding] = []
     out += _missing(node)
     out += _cpu_board(node)
     out += _memory(node)
     out += _gpu_slots(node)
-    out += _psu(node)
+    out += power_checks(node)
+    out += fit_checks(node)
+    out += board_checks(node)
     out += _m2(node)
     out += _cooling(node)
     out += _links(node, build)
@@ -92,15 +51,17 @@ _CATEGORY_NAMES = {
     "memory": Msg("memory", "内存"),
     "storage": Msg("storage", "存储"),
     "gpu": Msg("GPU", "GPU"),
+    "case": Msg("case", "机箱"),
+    "cpu_cooler": Msg("CPU cooler", "CPU 散热器"),
 }
 
 
-def _missing(node: _Node) -> list[Finding]:
+def _missing(node: Node) -> list[Finding]:
     out = []
     integrated_psu = any(line.part.motherboard.integrated_psu_w for line in node.of("motherboard"))
     platform = SERVER_PLATFORM in node.custom_categories
     if platform:
-        out.append(_f(
+        out.append(finding(
             "compat.platform_unchecked", Severity.ADVICE,
             Msg("Server platform not checked", "服务器平台未检查"),
             Msg("The server platform (system board, host CPUs, power supplies) is a custom line "
@@ -111,19 +72,20 @@ def _missing(node: _Node) -> list[Finding]:
             Msg("Confirm GPU, memory and network support with the platform vendor's "
                 "configuration guide.", "请按平台厂商的配置指南确认 GPU、内存与网卡的支持情况。"),
             "TorchRig build completeness"))
-    for cat in ("cpu", "motherboard", "psu", "memory", "storage", "gpu"):
+    for cat in ("cpu", "motherboard", "psu", "memory", "storage", "gpu", "case", "cpu_cooler"):
         if node.has(cat) or (cat == "psu" and integrated_psu) or (
-                platform and cat in ("cpu", "motherboard", "psu")):
+                platform and cat in ("cpu", "motherboard", "psu", "case", "cpu_cooler")):
             continue
         name = _CATEGORY_NAMES[cat]
-        severity = Severity.ADVICE if cat == "gpu" else Severity.WARNING
+        # Some CPUs come with a cooler in the box, and a build without a GPU is valid.
+        severity = Severity.ADVICE if cat in ("gpu", "cpu_cooler") else Severity.WARNING
         detail = (Msg("Without a GPU PyTorch runs on the CPU only.",
                       "没有 GPU 时 PyTorch 只能用 CPU 运行。")
                   if cat == "gpu" else
                   Msg(f"The build lists no {name.en}; it is not a complete machine and the "
                       "checks that need it were skipped.",
                       f"配置单中没有{name.zh}，不是完整整机，相关检查已跳过。"))
-        out.append(_f(f"compat.missing_{cat}", severity,
+        out.append(finding(f"compat.missing_{cat}", severity,
                       Msg(f"No {name.en} in the build", f"配置单缺少{name.zh}"), detail,
                       Msg(f"Add a {name.en} from the catalog or as a custom line.",
                           f"从目录中添加{name.zh}，或添加自定义行。"),
@@ -134,7 +96,7 @@ def _missing(node: _Node) -> list[Finding]:
 # --- CPU and motherboard ----------------------------------------------------------------------
 
 
-def _cpu_board(node: _Node) -> list[Finding]:
+def _cpu_board(node: Node) -> list[Finding]:
     out: list[Finding] = []
     cpus, boards = node.of("cpu"), node.of("motherboard")
     if not cpus or not boards:
@@ -144,7 +106,7 @@ def _cpu_board(node: _Node) -> list[Finding]:
     for line in cpus:
         cpu = line.part
         if cpu.cpu.socket and b.socket and cpu.cpu.socket != b.socket:
-            out.append(_f(
+            out.append(finding(
                 "compat.socket", Severity.BLOCKER,
                 Msg("CPU does not fit the motherboard socket", "CPU 与主板插槽不匹配"),
                 Msg(f"{cpu.name} uses {cpu.cpu.socket}; {board.name} has {b.socket}.",
@@ -155,7 +117,7 @@ def _cpu_board(node: _Node) -> list[Finding]:
     n_cpu = node.count("cpu")
     sockets = b.cpu_sockets or 1
     if n_cpu > sockets:
-        out.append(_f(
+        out.append(finding(
             "compat.cpu_count", Severity.BLOCKER,
             Msg("More CPUs than the board has sockets", "CPU 数量超过主板插槽数"),
             Msg(f"{n_cpu} CPUs on {board.name}, which has {sockets} socket(s).",
@@ -166,7 +128,7 @@ def _cpu_board(node: _Node) -> list[Finding]:
     for line in cpus:
         max_sockets = line.part.cpu.max_sockets
         if n_cpu > 1 and max_sockets is not None and n_cpu > max_sockets:
-            out.append(_f(
+            out.append(finding(
                 "compat.cpu_multi_socket", Severity.BLOCKER,
                 Msg("This CPU cannot run in a multi-socket system", "该 CPU 不支持多路"),
                 Msg(f"{line.part.name} supports up to {max_sockets} socket(s); the build has "
@@ -180,7 +142,7 @@ def _cpu_board(node: _Node) -> list[Finding]:
 # --- memory -------------------------------------------------------------------------------------
 
 
-def _memory(node: _Node) -> list[Finding]:
+def _memory(node: Node) -> list[Finding]:
     out: list[Finding] = []
     kits = node.of("memory")
     board = node.of("motherboard")[0].part if node.of("motherboard") else None
@@ -191,7 +153,7 @@ def _memory(node: _Node) -> list[Finding]:
         kit = line.part
         kind = kit.memory.memory_type
         if b and b.memory_type and kind and kind != b.memory_type:
-            out.append(_f(
+            out.append(finding(
                 "compat.memory_type_board", Severity.BLOCKER,
                 Msg("Memory type does not match the motherboard", "内存类型与主板不匹配"),
                 Msg(f"{kit.name} is {kind}; {board_name} takes {b.memory_type} only "
@@ -203,7 +165,7 @@ def _memory(node: _Node) -> list[Finding]:
         for cl in cpus:
             types = cl.part.cpu.memory_types
             if types and kind and kind not in types:
-                out.append(_f(
+                out.append(finding(
                     "compat.memory_type_cpu", Severity.BLOCKER,
                     Msg("The CPU does not support this memory type", "CPU 不支持该内存类型"),
                     Msg(f"{cl.part.name} supports {'/'.join(types)}; {kit.name} is {kind}.",
@@ -213,7 +175,7 @@ def _memory(node: _Node) -> list[Finding]:
                     "vendor CPU specifications"))
         if b and b.module_form and kit.memory.module_form and b.module_form != \
                 kit.memory.module_form:
-            out.append(_f(
+            out.append(finding(
                 "compat.module_form", Severity.BLOCKER,
                 Msg("Registered and unbuffered memory do not mix",
                     "RDIMM 与 UDIMM 不能混用"),
@@ -226,7 +188,7 @@ def _memory(node: _Node) -> list[Finding]:
         for cl in cpus:
             types = cl.part.cpu.memory_types
             if types and b.memory_type and b.memory_type not in types:
-                out.append(_f(
+                out.append(finding(
                     "compat.board_memory_cpu", Severity.BLOCKER,
                     Msg("The board's memory type is not supported by the CPU",
                         "主板内存类型不被 CPU 支持"),
@@ -240,7 +202,7 @@ def _memory(node: _Node) -> list[Finding]:
     modules = sum((line.part.memory.modules or 0) * line.quantity for line in kits)
     total = sum((line.part.memory.total_bytes or 0) * line.quantity for line in kits)
     if b and board and b.memory_slots and modules > b.memory_slots:
-        out.append(_f(
+        out.append(finding(
             "compat.dimm_slots", Severity.BLOCKER,
             Msg("More memory modules than slots", "内存条数量超过插槽数"),
             Msg(f"{modules} modules; {board_name} has {b.memory_slots} slots.",
@@ -248,7 +210,7 @@ def _memory(node: _Node) -> list[Finding]:
             Msg("Use fewer, larger modules.", "改用数量更少、容量更大的内存条。"),
             "vendor board specifications", modules=modules, slots=b.memory_slots))
     if b and board and b.max_memory_bytes and total > b.max_memory_bytes:
-        out.append(_f(
+        out.append(finding(
             "compat.memory_max_board", Severity.BLOCKER,
             Msg("More memory than the board supports", "内存总量超过主板上限"),
             Msg(f"{total / GiB:.0f} GiB fitted; {board_name} supports up to "
@@ -263,7 +225,7 @@ def _memory(node: _Node) -> list[Finding]:
     for cl in cpus[:1]:
         c = cl.part.cpu
         if c.max_memory_bytes and total > c.max_memory_bytes * n_cpu:
-            out.append(_f(
+            out.append(finding(
                 "compat.memory_max_cpu", Severity.WARNING,
                 Msg("More memory than the CPU's listed maximum", "内存总量超过 CPU 标称上限"),
                 Msg(f"{total / GiB:.0f} GiB fitted; {cl.part.name} lists "
@@ -276,25 +238,32 @@ def _memory(node: _Node) -> list[Finding]:
                     "核实厂商当前上限或减少内存。"),
                 "vendor CPU specifications", memory_bytes=total,
                 max_memory_bytes=c.max_memory_bytes * n_cpu))
-        if c.memory_channels and 0 < modules < c.memory_channels * n_cpu:
-            out.append(_f(
+        channels = (c.memory_channels or 0) * n_cpu
+        if channels and 0 < modules < channels:
+            peak = (c.memory_bandwidth or 0) * n_cpu
+            used = peak * modules / channels
+            rate = (Msg(f" Peak {peak / 1e9:.0f} GB/s with every channel; about "
+                        f"{used / 1e9:.0f} GB/s with {modules}.",
+                        f"插满时峰值 {peak / 1e9:.0f} GB/s；{modules} 条约 {used / 1e9:.0f} GB/s。")
+                    if peak else Msg("", ""))
+            out.append(finding(
                 "compat.memory_channels", Severity.ADVICE,
                 Msg("Not every memory channel is populated", "内存通道未插满"),
-                Msg(f"{modules} modules for {c.memory_channels * n_cpu} channels: memory "
-                    "bandwidth scales with populated channels.",
-                    f"{modules} 条内存对应 {c.memory_channels * n_cpu} 个通道："
-                    "内存带宽随已插通道数增加。"),
+                Msg(f"{modules} modules for {channels} channels: memory bandwidth scales with "
+                    f"populated channels.{rate.en}",
+                    f"{modules} 条内存对应 {channels} 个通道：内存带宽随已插通道数增加。"
+                    f"{rate.zh}"),
                 Msg("Fit one module per channel (or a multiple of the channel count).",
                     "每个通道插一条（或通道数的整数倍）。"),
                 "vendor CPU specifications (memory channels)",
-                modules=modules, channels=c.memory_channels * n_cpu))
+                modules=modules, channels=channels, bandwidth=used, peak_bandwidth=peak))
     return out
 
 
 # --- GPUs, slots and lanes ---------------------------------------------------------------------
 
 
-def _gpu_slots(node: _Node) -> list[Finding]:
+def _gpu_slots(node: Node) -> list[Finding]:
     out: list[Finding] = []
     gpus = node.of("gpu")
     boards = node.of("motherboard")
@@ -309,7 +278,7 @@ def _gpu_slots(node: _Node) -> list[Finding]:
     if socketed:
         have = b.sxm_gpu_slots or 0
         if socketed > have:
-            out.append(_f(
+            out.append(finding(
                 "compat.sxm", Severity.BLOCKER,
                 Msg("SXM/OAM GPUs need a baseboard with enough GPU sockets",
                     "SXM/OAM GPU 需要有足够 GPU 插座的基板"),
@@ -324,7 +293,7 @@ def _gpu_slots(node: _Node) -> list[Finding]:
         return out
     configs = b.gpu_lane_configs
     if n_cards > len(configs):
-        out.append(_f(
+        out.append(finding(
             "compat.gpu_slots", Severity.BLOCKER,
             Msg("Not enough GPU slots on the motherboard", "主板 GPU 插槽不足"),
             Msg(f"{n_cards} PCIe GPUs; {board.name} can wire at most {len(configs)} in its "
@@ -349,7 +318,7 @@ def _gpu_slots(node: _Node) -> list[Finding]:
         chip = (Msg(" One card hangs off the chipset and shares its uplink with USB, SATA and "
                     "M.2 traffic.", " 其中一块卡经芯片组连接，与 USB、SATA、M.2 共享上行带宽。")
                 if via_chipset else Msg("", ""))
-        out.append(_f(
+        out.append(finding(
             "compat.gpu_lanes", severity,
             Msg(f"GPUs run at {split} PCIe lanes", f"GPU 以 {split} 通道运行"),
             Msg(f"With {n_cards} GPUs {board.name} wires them as {split}. x8 costs about 3% "
@@ -367,7 +336,7 @@ def _gpu_slots(node: _Node) -> list[Finding]:
         lanes = cpu.cpu.pcie_lanes
         used = sum(s.lanes for _, s, _ in widths if s.via == "cpu")
         if lanes is not None and used > lanes * max(1, node.count("cpu")):
-            out.append(_f(
+            out.append(finding(
                 "compat.cpu_lanes", Severity.WARNING,
                 Msg("GPU slots need more CPU lanes than the CPU has",
                     "GPU 插槽所需 CPU 通道超过 CPU 提供"),
@@ -381,84 +350,10 @@ def _gpu_slots(node: _Node) -> list[Finding]:
     return out
 
 
-# --- power --------------------------------------------------------------------------------------
-
-
-def _psu(node: _Node) -> list[Finding]:
-    out: list[Finding] = []
-    psus = node.of("psu")
-    boards = node.of("motherboard")
-    integrated = next((line.part for line in boards if line.part.motherboard.integrated_psu_w),
-                      None)
-    if psus:
-        capacity = sum((line.part.psu.wattage_w or 0) * line.quantity for line in psus)
-        psu_name = " + ".join(line.part.name for line in psus)
-    elif integrated:
-        capacity = integrated.motherboard.integrated_psu_w or 0
-        psu_name = f"{integrated.name} (built-in)"
-    else:
-        return out
-    gpu_w = sum((line.part.gpu.tdp_w or 0) * line.quantity for line in node.of("gpu"))
-    cpu_w = sum((line.part.cpu.tdp_w or 0) * line.quantity for line in node.of("cpu"))
-    unknown = [line.part.name for cat in ("gpu", "cpu") for line in node.of(cat)
-               if getattr(line.part.specs, "tdp_w", None) is None]
-    load = gpu_w + cpu_w
-    if load <= 0:
-        return out
-    strict = load * PSU_FACTOR_BUILDERS_HIGH
-    unknown_note = (Msg(f" Power of {', '.join(unknown)} is unknown and not counted.",
-                        f" {', '.join(unknown)} 的功耗未知，未计入。") if unknown else Msg("", ""))
-    numbers = {"psu_w": capacity, "gpu_tdp_w": gpu_w, "cpu_tdp_w": cpu_w, "load_w": load,
-               "dettmers_w": load * PSU_FACTOR_DETTMERS,
-               "builders_low_w": load * PSU_FACTOR_BUILDERS_LOW, "builders_high_w": strict}
-    rules = Msg(f"Dettmers x1.1 = {load * PSU_FACTOR_DETTMERS:.0f} W; PC-builder calculators "
-                f"x1.2-1.3 = {load * PSU_FACTOR_BUILDERS_LOW:.0f}-{strict:.0f} W.",
-                f"Dettmers ×1.1 = {load * PSU_FACTOR_DETTMERS:.0f} W；装机计算器 ×1.2-1.3 = "
-                f"{load * PSU_FACTOR_BUILDERS_LOW:.0f}-{strict:.0f} W。")
-    if capacity < load:
-        out.append(_f(
-            "compat.psu", Severity.BLOCKER,
-            Msg("Power supply is below the parts' rated power", "电源功率低于部件额定功耗"),
-            Msg(f"{psu_name}: {capacity:.0f} W; GPU TDP {gpu_w:.0f} W + CPU TDP {cpu_w:.0f} W "
-                f"= {load:.0f} W. {rules.en}{unknown_note.en}",
-                f"{psu_name}：{capacity:.0f} W；GPU TDP {gpu_w:.0f} W + CPU TDP {cpu_w:.0f} W = "
-                f"{load:.0f} W。{rules.zh}{unknown_note.zh}"),
-            Msg(f"Use at least {strict:.0f} W, or fewer GPUs.",
-                f"至少使用 {strict:.0f} W 电源，或减少 GPU。"),
-            PSU_RULE_SOURCE, **numbers))
-    elif capacity < strict:
-        out.append(_f(
-            "compat.psu_headroom", Severity.WARNING,
-            Msg("Little power supply headroom", "电源余量不足"),
-            Msg(f"{psu_name}: {capacity:.0f} W for {load:.0f} W of GPU + CPU TDP. {rules.en} "
-                f"Transient spikes argue for headroom.{unknown_note.en}",
-                f"{psu_name}：{capacity:.0f} W，GPU + CPU TDP 共 {load:.0f} W。{rules.zh}"
-                f"瞬时功耗尖峰需要余量。{unknown_note.zh}"),
-            Msg(f"Use at least {strict:.0f} W (the stricter rule).",
-                f"建议至少 {strict:.0f} W（按更严格的规则）。"),
-            PSU_RULE_SOURCE, **numbers))
-    vendor_min = max((line.part.gpu.required_system_power_w or 0 for line in node.of("gpu")),
-                     default=0)
-    if vendor_min and capacity < vendor_min:
-        gpu = max(node.of("gpu"), key=lambda line: line.part.gpu.required_system_power_w or 0)
-        out.append(_f(
-            "compat.psu_vendor_min", Severity.WARNING,
-            Msg("Power supply below the GPU vendor's system requirement",
-                "电源低于 GPU 厂商要求的整机功率"),
-            Msg(f"{gpu.part.name}: vendor asks for a {vendor_min:.0f} W system power supply; "
-                f"{psu_name} gives {capacity:.0f} W.",
-                f"{gpu.part.name}：厂商要求整机电源 {vendor_min:.0f} W；"
-                f"{psu_name} 为 {capacity:.0f} W。"),
-            Msg(f"Use at least {vendor_min:.0f} W.", f"至少使用 {vendor_min:.0f} W 电源。"),
-            gpu.part.field_sources.get("required_system_power_w", "GPU vendor specification"),
-            psu_w=capacity, required_w=vendor_min))
-    return out
-
-
 # --- storage slots -------------------------------------------------------------------------------
 
 
-def _m2(node: _Node) -> list[Finding]:
+def _m2(node: Node) -> list[Finding]:
     boards = node.of("motherboard")
     if not boards or boards[0].part.motherboard.m2_slots is None:
         return []
@@ -468,7 +363,7 @@ def _m2(node: _Node) -> list[Finding]:
                     and (p.storage.form_factor or "").upper().startswith("M.2"))
     if m2 <= slots:
         return []
-    return [_f(
+    return [finding(
         "compat.m2_slots", Severity.BLOCKER,
         Msg("More M.2 drives than M.2 slots", "M.2 硬盘数量超过 M.2 插槽数"),
         Msg(f"{m2} M.2 NVMe drives; {board.name} has {slots} M.2 slots.",
@@ -481,7 +376,7 @@ def _m2(node: _Node) -> list[Finding]:
 # --- cooling -----------------------------------------------------------------------------------
 
 
-def _cooling(node: _Node) -> list[Finding]:
+def _cooling(node: Node) -> list[Finding]:
     cards = [line for line in node.of("gpu") if line.part.gpu.form_factor == "pcie"]
     n = sum(line.quantity for line in cards)
     if n < 3:
@@ -490,7 +385,7 @@ def _cooling(node: _Node) -> list[Finding]:
     if not risky:
         return []
     names = ", ".join(sorted({line.part.name for line in risky}))
-    return [_f(
+    return [finding(
         "compat.gpu_cooling", Severity.ADVICE,
         Msg(f"{n} GPUs side by side: plan the cooling", f"{n} 块 GPU 相邻：需规划散热"),
         Msg(f"{names}: open-air (or unknown) coolers next to each other recirculate hot air and "
@@ -504,14 +399,14 @@ def _cooling(node: _Node) -> list[Finding]:
 # --- links between GPUs and nodes ---------------------------------------------------------------
 
 
-def _links(node: _Node, build: Build) -> list[Finding]:
+def _links(node: Node, build: Build) -> list[Finding]:
     out: list[Finding] = []
     bridges = [line for line in node.of("network") if line.part.network.kind == "nvlink-bridge"]
     gpus = node.of("gpu")
     for line in bridges:
         no_link = [g.part.name for g in gpus if g.part.gpu.nvlink is False]
         if no_link:
-            out.append(_f(
+            out.append(finding(
                 "compat.nvlink_unsupported", Severity.BLOCKER,
                 Msg("NVLink bridge with GPUs that have no NVLink", "GPU 不支持 NVLink 桥"),
                 Msg(f"{line.part.name} is in the build but {', '.join(no_link)} has no NVLink.",
@@ -523,7 +418,7 @@ def _links(node: _Node, build: Build) -> list[Finding]:
         nics = [line for line in node.of("network")
                 if line.part.network.kind in ("ethernet", "infiniband")]
         if not nics and "network" not in node.custom_categories:
-            out.append(_f(
+            out.append(finding(
                 "compat.node_network", Severity.WARNING,
                 Msg("Multi-node build without a network adapter", "多节点配置缺少网卡"),
                 Msg(f"{build.nodes} nodes need a fast link for gradient exchange; no NIC is "

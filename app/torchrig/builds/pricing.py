@@ -12,11 +12,13 @@ only and say they are incomplete.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from torchrig.builds.build import Build, LineItem
+from torchrig.catalog.alerts import Alert, price_alerts
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
 
@@ -56,6 +58,7 @@ class PricedLine:
     price_kind: str | None
     status: LineStatus
     reliability: str | None = None
+    alerts: tuple[Alert, ...] = ()
 
     @property
     def is_estimate(self) -> bool:
@@ -78,6 +81,7 @@ class PricedLine:
             "price_kind": self.price_kind,
             "reliability": self.reliability,
             "status": self.status,
+            "alerts": [{"code": a.code, **a.text.to_dict()} for a in self.alerts],
         }
 
 
@@ -155,8 +159,10 @@ def _label(item: LineItem, catalog: Catalog) -> tuple[str, str]:
     return f"{part.vendor} {part.name}", part.category
 
 
-def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog) -> PricedLine:
+def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
+                today: datetime.date) -> PricedLine:
     label, category = _label(item, catalog)
+    part = catalog.get(item.part_id) if item.part_id else None
     mult = build.nodes if item.scope == "node" else 1
     rate = build.exchange_rate.cny_per_usd if build.exchange_rate else None
     amount: Decimal | None
@@ -168,12 +174,15 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog) -> P
         extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
         origin = "build override" + (f" ({extra})" if extra else "")
         origin_kind: OriginKind = "override"
+        # A typed price is as old as the date given with it; without one it is not judged.
+        alerts = tuple(price_alerts(part, None, today, price_date=item.price_date or None))
     else:
-        price = (best_catalog_price(catalog.get(item.part_id), build.currency)
-                 if item.part_id else None)
+        price = best_catalog_price(part, build.currency) if part else None
+        alerts = tuple(price_alerts(part, price, today))
         if price is None:
             return PricedLine(index, label, item.part_id, category, item.quantity, mult, None,
-                              None, None, None, "price needed", "missing", None, "price needed")
+                              None, None, None, "price needed", "missing", None, "price needed",
+                              alerts=alerts)
         amount, src_currency = price.amount, price.currency
         # Source keys (e.g. "EPOCH") are shown as what they point to, so a quote is checkable.
         origin = f"catalog {catalog.source_url(price.source)} {price.date}"
@@ -184,16 +193,19 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog) -> P
     if converted is None:
         return PricedLine(index, label, item.part_id, category, item.quantity, mult, None, None,
                           amount, src_currency, origin, origin_kind, price_kind,
-                          "exchange rate needed", reliability)
+                          "exchange rate needed", reliability, alerts)
     unit = round_cents(converted)
     return PricedLine(index, label, item.part_id, category, item.quantity, mult, unit,
                       unit * item.quantity * mult, amount, src_currency, origin, origin_kind,
-                      price_kind, "ok", reliability)
+                      price_kind, "ok", reliability, alerts)
 
 
-def price_build(build: Build, catalog: Catalog) -> PricedBuild:
-    """Price every line of ``build`` (see module doc for the rounding rule)."""
-    lines = tuple(_price_line(i, item, build, catalog)
+def price_build(build: Build, catalog: Catalog,
+                today: datetime.date | None = None) -> PricedBuild:
+    """Price every line of ``build`` (see module doc for the rounding rule). Each line carries
+    the alerts for its price (older than six months, part out of production) as of ``today``."""
+    today = today or datetime.date.today()
+    lines = tuple(_price_line(i, item, build, catalog, today)
                   for i, item in enumerate(build.line_items))
     category_totals: dict[str, Decimal] = {}
     for line in lines:

@@ -21,6 +21,7 @@ from torchrig.catalog.model import (
     CURRENCIES,
     PRICE_KINDS,
     Catalog,
+    EndOfLife,
     Part,
     Price,
     SourceRef,
@@ -141,7 +142,8 @@ def load_parts_file(path: Path, sources: dict[str, SourceRef]) -> list[Part]:
     return [_parse_part(path, i, e, category, sources) for i, e in enumerate(entries)]
 
 
-_PART_KEYS = {"id", "vendor", "name", "specs", "sources", "prices", "notes", "match_names"}
+_PART_KEYS = {"id", "vendor", "name", "specs", "sources", "prices", "notes", "match_names",
+              "end_of_life"}
 
 
 def _parse_part(path: Path, index: int, entry: Any, category: str,
@@ -176,11 +178,23 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
                    for i, p in enumerate(_list(entry, "prices", where)))
     notes = msg_field(entry, "notes", where) if "notes" in entry else None
     match_names = tuple(_str_items(entry, "match_names", where))
+    eol = _end_of_life(entry.get("end_of_life"), where, sources)
     return Part(
         id=raw_id, category=category, vendor=vendor, name=name, specs=spec,
         sources=tuple(src_list), field_sources=field_sources, derived_fields=derived,
-        prices=prices, notes=notes, match_names=match_names,
+        prices=prices, notes=notes, match_names=match_names, end_of_life=eol,
     )
+
+
+def _end_of_life(raw: Any, where: str, sources: dict[str, SourceRef]) -> EndOfLife | None:
+    """``{"date": "2024-10", "source": ...}``: the maker stopped producing the part."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - {"date", "source"}:
+        raise InputError(f"{where}: field 'end_of_life' must be an object with date and source")
+    date = check_date(raw.get("date"), f"{where}: field 'end_of_life.date'")
+    source = _one_source(raw.get("source"), f"{where} field 'end_of_life.source'", sources)
+    return EndOfLife(date=date, source=source)
 
 
 def _parse_specs(raw: dict[str, Any], category: str, where: str,
@@ -244,11 +258,25 @@ def _convert(value: Any, fdef: FieldDef, where: str) -> Any:
         if not isinstance(value, bool):
             raise InputError(f"{where}: field '{key}' must be true or false, got {value!r}")
         return value
+    if fdef.kind in ("str_list", "int_list"):
+        return _plain_list(value, fdef, where)
     if fdef.kind == "mem_support":
         return _mem_support(value, where, key)
     if fdef.kind == "lane_configs":
         return _lane_configs(value, where, key)
     raise AssertionError(fdef.kind)
+
+
+def _plain_list(value: Any, fdef: FieldDef, where: str) -> tuple[Any, ...]:
+    """A non-empty list of texts (``str_list``) or of whole numbers in range (``int_list``)."""
+    if not isinstance(value, list) or not value:
+        raise InputError(f"{where}: field '{fdef.key}' must be a non-empty list")
+    if fdef.kind == "str_list":
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise InputError(f"{where}: field '{fdef.key}' must list non-empty texts")
+        return tuple(value)
+    item = FieldDef(fdef.key, fdef.attr, "int", 1, fdef.lo, fdef.hi)
+    return tuple(_convert(v, item, where) for v in value)
 
 
 def _mem_support(value: Any, where: str, key: str) -> tuple[MemorySupport, ...]:

@@ -12,6 +12,8 @@ from decimal import Decimal
 from typing import Literal, TypeVar
 
 from torchrig.catalog.specs import (
+    CaseSpec,
+    CpuCoolerSpec,
     CpuSpec,
     GpuSpec,
     MemorySpec,
@@ -61,6 +63,14 @@ class Price:
 
 
 @dataclass(frozen=True)
+class EndOfLife:
+    """The maker stopped producing the part (``date`` YYYY-MM[-DD]), with the source saying so."""
+
+    date: str
+    source: str
+
+
+@dataclass(frozen=True)
 class SourceRef:
     """A source named in the catalog: a short key (``"TPU"``) with its URL and description."""
 
@@ -81,6 +91,7 @@ class Part:
         derived_fields: spec attributes computed from a sourced figure -> how (lower confidence).
         prices: sourced prices, oldest first; may be empty (the build then asks for one).
         match_names: names hardware detection reports for this part (used by match_*).
+        end_of_life: set when the maker has stopped producing the part.
     """
 
     id: str
@@ -94,6 +105,7 @@ class Part:
     prices: tuple[Price, ...] = ()
     notes: Msg | None = None
     match_names: tuple[str, ...] = ()
+    end_of_life: EndOfLife | None = None
 
     @property
     def gpu(self) -> GpuSpec:
@@ -122,6 +134,14 @@ class Part:
     @property
     def network(self) -> NetworkSpec:
         return _spec_as(self, NetworkSpec)
+
+    @property
+    def case(self) -> CaseSpec:
+        return _spec_as(self, CaseSpec)
+
+    @property
+    def cooler(self) -> CpuCoolerSpec:
+        return _spec_as(self, CpuCoolerSpec)
 
     def is_derived(self, attr: str) -> bool:
         return attr in self.derived_fields
@@ -160,6 +180,10 @@ def _key_spec(part: Part, lang: str) -> str:
             bits.append("无 Tensor Core" if zh else "no tensor cores")
         if s.tdp_w is not None:
             bits.append(f"{s.tdp_w:.0f} W")
+        if s.length_mm is not None:
+            bits.append(f"{s.length_mm:.0f} mm")
+        if s.slot_width is not None:
+            bits.append(f"{_num(s.slot_width)} 槽" if zh else f"{_num(s.slot_width)}-slot")
     elif isinstance(s, CpuSpec):
         cores = f"{s.cores}C/{s.threads}T" if s.cores and s.threads else _unknown(lang)
         bits.append(cores)
@@ -196,6 +220,24 @@ def _key_spec(part: Part, lang: str) -> str:
             bits.append(f"{s.wattage_w:.0f} W")
         if s.efficiency:
             bits.append(s.efficiency)
+        if s.atx_version:
+            bits.append(s.atx_version)
+        if s.pcie_12v_2x6_connectors:
+            bits.append(f"{s.pcie_12v_2x6_connectors}x 12V-2x6")
+    elif isinstance(s, CaseSpec):
+        if s.board_form_factors:
+            bits.append("/".join(s.board_form_factors))
+        if s.max_gpu_length_mm:
+            bits.append(f"GPU ≤ {s.max_gpu_length_mm:.0f} mm")
+        if s.max_cooler_height_mm:
+            bits.append(("散热器" if zh else "cooler") + f" ≤ {s.max_cooler_height_mm:.0f} mm")
+    elif isinstance(s, CpuCoolerSpec):
+        if s.kind:
+            bits.append(("风冷" if s.kind == "air" else "水冷") if zh else s.kind)
+        if s.height_mm:
+            bits.append(f"{_num(s.height_mm)} mm")
+        if s.rated_heat_w:
+            bits.append(f"{s.rated_heat_w:.0f} W")
     elif isinstance(s, NetworkSpec):
         if s.rate_bits_per_s:
             ports = f"{s.ports}x " if s.ports and s.ports > 1 else ""
@@ -343,6 +385,7 @@ __all__ = [
     "PRICE_KINDS",
     "Catalog",
     "Currency",
+    "EndOfLife",
     "Part",
     "Price",
     "PriceKind",

@@ -14,10 +14,11 @@ from typing import Literal
 
 from torchrig.units import GB, MB, GiB
 
-CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard", "psu", "network")
+CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard", "psu", "network",
+                               "case", "cpu_cooler")
 """Part categories, in the order a build sheet lists them."""
 
-Kind = Literal["num", "int", "str", "bool", "str_list", "mem_support", "lane_configs"]
+Kind = Literal["num", "int", "str", "bool", "str_list", "int_list", "mem_support", "lane_configs"]
 
 TERA = 1e12
 GIGA = 1e9
@@ -96,12 +97,16 @@ class GpuSpec:
     slot_width: float | None = None
     cooling: str | None = None
     required_system_power_w: float | None = None
+    length_mm: float | None = None
+    power_12v_2x6: int | None = None
+    power_8pin: int | None = None
 
 
 @dataclass(frozen=True)
 class CpuSpec:
-    """A CPU. ``tdp_w`` is AMD TDP or Intel base power (PBP); ``max_turbo_power_w`` is Intel
-    MTP. ``pcie_lanes`` counts lanes from the CPU itself (not the chipset)."""
+    """A CPU. ``tdp_w`` is AMD TDP or Intel base power (PBP); ``max_turbo_power_w`` is the most
+    the package draws under sustained boost: Intel Maximum Turbo Power (PL2) or AMD PPT.
+    ``pcie_lanes`` counts lanes from the CPU itself (not the chipset)."""
 
     microarchitecture: str | None = None
     cores: int | None = None
@@ -176,7 +181,12 @@ class MotherboardSpec:
     example ``x16`` for one card, ``x8 + x8`` for two); a board with no entry for ``n`` cannot
     take ``n`` cards at all. ``sxm_gpu_slots`` counts SXM/OAM sockets on an HGX-type baseboard.
     ``integrated_psu_w`` is set for server systems that ship with their own power supplies
-    (usable, non-redundant watts).
+    (usable, non-redundant watts); ``redundant_psu_w`` is what they still give with one supply
+    failed (N+1), the figure to size a server by.
+    ``x16_slot_positions`` are the expansion-slot positions (1 = nearest the CPU) of the x16-size
+    slots, in the order ``gpu_lane_configs`` fills them: two positions closer together than a
+    card's slot width cannot both hold that card. ``m2_gpu_lane_sharing``: populating a CPU M.2
+    slot halves the first GPU slot to x8; ``m2_sata_sharing``: an M.2 slot disables SATA ports.
     """
 
     socket: str | None = None
@@ -194,6 +204,13 @@ class MotherboardSpec:
     sxm_gpu_slots: int | None = None
     onboard_lan: str | None = None
     integrated_psu_w: float | None = None
+    redundant_psu_w: float | None = None
+    memory_channels: int | None = None
+    max_memory_speed_2dpc_mts: int | None = None
+    ecc: bool | None = None
+    x16_slot_positions: tuple[int, ...] = ()
+    m2_gpu_lane_sharing: bool | None = None
+    m2_sata_sharing: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +224,7 @@ class PsuSpec:
     pcie_12v_2x6_connectors: int | None = None
     pcie_8pin_connectors: int | None = None
     modular: str | None = None
+    length_mm: float | None = None
 
 
 @dataclass(frozen=True)
@@ -224,7 +242,34 @@ class NetworkSpec:
     gpus_bridged: int | None = None
 
 
-Spec = GpuSpec | CpuSpec | MemorySpec | StorageSpec | MotherboardSpec | PsuSpec | NetworkSpec
+@dataclass(frozen=True)
+class CaseSpec:
+    """A chassis. ``board_form_factors`` lists the board sizes it takes (``ATX``, ``E-ATX``…);
+    ``max_gpu_length_mm`` and ``max_cooler_height_mm`` are the maker's clearances."""
+
+    kind: str | None = None
+    board_form_factors: tuple[str, ...] = ()
+    max_gpu_length_mm: float | None = None
+    max_cooler_height_mm: float | None = None
+    max_psu_length_mm: float | None = None
+    expansion_slots: int | None = None
+    radiator_support: str | None = None
+    included_fans: int | None = None
+
+
+@dataclass(frozen=True)
+class CpuCoolerSpec:
+    """A CPU cooler. ``rated_heat_w`` is the maker's heat-load (TDP) rating."""
+
+    kind: str | None = None
+    height_mm: float | None = None
+    sockets: tuple[str, ...] = ()
+    radiator_mm: int | None = None
+    rated_heat_w: float | None = None
+
+
+Spec = (GpuSpec | CpuSpec | MemorySpec | StorageSpec | MotherboardSpec | PsuSpec | NetworkSpec
+        | CaseSpec | CpuCoolerSpec)
 
 SPEC_CLASSES: dict[str, type] = {
     "gpu": GpuSpec,
@@ -234,6 +279,8 @@ SPEC_CLASSES: dict[str, type] = {
     "motherboard": MotherboardSpec,
     "psu": PsuSpec,
     "network": NetworkSpec,
+    "case": CaseSpec,
+    "cpu_cooler": CpuCoolerSpec,
 }
 
 _LANES = (1.0, 16.0)
@@ -269,8 +316,12 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("form_factor", "form_factor", "str", required=True,
                  choices=("pcie", "sxm4", "sxm5", "oam", "module")),
         FieldDef("slot_width", "slot_width", "num", 1, 1, 5),
-        FieldDef("cooling", "cooling", "str", choices=("open-air", "blower", "passive")),
+        FieldDef("cooling", "cooling", "str",
+                 choices=("open-air", "blower", "passive", "liquid")),
         FieldDef("required_system_power_w", "required_system_power_w", "num", 1, 100, 5_000),
+        FieldDef("length_mm", "length_mm", "num", 1, 50, 600),
+        FieldDef("power_12v_2x6", "power_12v_2x6", "int", 1, 0, 4),
+        FieldDef("power_8pin", "power_8pin", "int", 1, 0, 4),
     ),
     "cpu": (
         FieldDef("microarchitecture", "microarchitecture", "str"),
@@ -331,6 +382,14 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("sxm_gpu_slots", "sxm_gpu_slots", "int", 1, 0, 16),
         FieldDef("onboard_lan", "onboard_lan", "str"),
         FieldDef("integrated_psu_w", "integrated_psu_w", "num", 1, 100, 20_000),
+        FieldDef("redundant_psu_w", "redundant_psu_w", "num", 1, 100, 20_000),
+        FieldDef("memory_channels", "memory_channels", "int", 1, 1, 24),
+        FieldDef("max_memory_speed_2dpc_mts", "max_memory_speed_2dpc_mts", "int", 1, 800,
+                 12_000),
+        FieldDef("ecc", "ecc", "bool"),
+        FieldDef("x16_slot_positions", "x16_slot_positions", "int_list", 1, 1, 12),
+        FieldDef("m2_gpu_lane_sharing", "m2_gpu_lane_sharing", "bool"),
+        FieldDef("m2_sata_sharing", "m2_sata_sharing", "bool"),
     ),
     "psu": (
         FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),
@@ -340,6 +399,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("pcie_12v_2x6_connectors", "pcie_12v_2x6_connectors", "int", 1, 0, 8),
         FieldDef("pcie_8pin_connectors", "pcie_8pin_connectors", "int", 1, 0, 16),
         FieldDef("modular", "modular", "str", choices=("full", "semi", "none")),
+        FieldDef("length_mm", "length_mm", "num", 1, 80, 400),
     ),
     "network": (
         FieldDef("kind", "kind", "str", required=True,
@@ -352,5 +412,23 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("host_pcie_lanes", "host_pcie_lanes", "int", 1, *_LANES),
         FieldDef("connector", "connector", "str"),
         FieldDef("gpus_bridged", "gpus_bridged", "int", 1, 2, 8),
+    ),
+    "case": (
+        FieldDef("kind", "kind", "str", required=True,
+                 choices=("desktop", "rackmount", "workstation-tower")),
+        FieldDef("board_form_factors", "board_form_factors", "str_list"),
+        FieldDef("max_gpu_length_mm", "max_gpu_length_mm", "num", 1, 100, 600),
+        FieldDef("max_cooler_height_mm", "max_cooler_height_mm", "num", 1, 20, 300),
+        FieldDef("max_psu_length_mm", "max_psu_length_mm", "num", 1, 80, 400),
+        FieldDef("expansion_slots", "expansion_slots", "int", 1, 1, 16),
+        FieldDef("radiator_support", "radiator_support", "str"),
+        FieldDef("included_fans", "included_fans", "int", 1, 0, 20),
+    ),
+    "cpu_cooler": (
+        FieldDef("kind", "kind", "str", required=True, choices=("air", "liquid")),
+        FieldDef("height_mm", "height_mm", "num", 1, 10, 250),
+        FieldDef("sockets", "sockets", "str_list"),
+        FieldDef("radiator_mm", "radiator_mm", "int", 1, 120, 480),
+        FieldDef("rated_heat_w", "rated_heat_w", "num", 1, 10, 1_000),
     ),
 }

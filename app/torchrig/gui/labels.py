@@ -22,6 +22,7 @@ CATEGORY_NAMES = {
     "server-platform": QT_TRANSLATE_NOOP("Labels", "Server platform"),
     "platform": QT_TRANSLATE_NOOP("Labels", "Server platform"),
     "case": QT_TRANSLATE_NOOP("Labels", "Case"),
+    "cpu_cooler": QT_TRANSLATE_NOOP("Labels", "CPU cooler"),
     "cooling": QT_TRANSLATE_NOOP("Labels", "Cooling"),
     "storage-system": QT_TRANSLATE_NOOP("Labels", "Storage system"),
     "shared-storage": QT_TRANSLATE_NOOP("Labels", "Shared storage"),

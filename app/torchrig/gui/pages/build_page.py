@@ -28,12 +28,12 @@ from torchrig.builds.compat import check_build
 from torchrig.builds.pricelist import load_price_list
 from torchrig.builds.pricing import PricedBuild, price_build
 from torchrig.builds.recovery import clear_recovery, load_recovery, save_recovery
-from torchrig.catalog.model import Catalog, Part, best_catalog_price
-from torchrig.catalog.specs import CATEGORIES
+from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.labels import category_name
+from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QAbstractItemView,
@@ -188,7 +188,10 @@ class BuildPage(QWidget):
         outer.addLayout(self._toolbar())
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._left_side())
-        splitter.addWidget(self._picker())
+        self.picker = PartPicker(catalog, settings, lang)
+        self.picker.add_requested.connect(self.add_part)
+        self.picker.status.connect(self.status)
+        splitter.addWidget(self.picker)
         splitter.setSizes([800, 420])
         outer.addWidget(splitter, 1)
         self._refresh_all()
@@ -336,79 +339,6 @@ class BuildPage(QWidget):
         bottom.setSizes([300, 520])
         layout.addWidget(bottom, 2)
         return host
-
-    def _picker(self) -> QWidget:
-        box = QGroupBox(self.tr("Catalog"))
-        layout = QVBoxLayout(box)
-        self.category_box = QComboBox()
-        for category in CATEGORIES:
-            self.category_box.addItem(category_name(category), category)
-        self.category_box.setToolTip(self.tr("Which kind of part the list shows"))
-        self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText(self.tr("Search parts…"))
-        self.search_edit.setToolTip(self.tr("Words to match in vendor, name, id and key spec; "
-                                            "all words must match"))
-        self.search_edit.setClearButtonEnabled(True)
-        self.parts_table = QTableWidget(0, 2)
-        self.parts_table.setHorizontalHeaderLabels([self.tr("Part"), self.tr("Catalog price")])
-        self.parts_table.verticalHeader().setVisible(False)
-        self.parts_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.parts_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.parts_table.setWordWrap(True)
-        head = self.parts_table.horizontalHeader()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.add_button = QPushButton(self.tr("Add to build"))
-        self.add_button.setToolTip(self.tr("Add the selected part (or double-click it); adding "
-                                           "it again raises the quantity"))
-        layout.addWidget(self.category_box)
-        layout.addWidget(self.search_edit)
-        layout.addWidget(self.parts_table, 1)
-        layout.addWidget(self.add_button)
-        self.category_box.currentIndexChanged.connect(self._fill_parts)
-        self.search_edit.textChanged.connect(self._fill_parts)
-        self.add_button.clicked.connect(self.add_selected_part)
-        self.parts_table.doubleClicked.connect(lambda _index: self.add_selected_part())
-        self._fill_parts()
-        return box
-
-    # --- catalog picker -----------------------------------------------------------------------
-
-    def visible_parts(self) -> list[Part]:
-        category = self.category_box.currentData()
-        words = self.search_edit.text().lower().split()
-        parts = self.catalog.by_category(category)
-        return [p for p in parts
-                if all(w in f"{p.vendor} {p.name} {p.id} {p.key_spec(self.lang)}".lower()
-                       for w in words)]
-
-    def _fill_parts(self) -> None:
-        parts = self.visible_parts()
-        self.parts_table.setRowCount(len(parts))
-        for r, part in enumerate(parts):
-            name = QTableWidgetItem(f"{part.vendor} {part.name}\n{part.key_spec(self.lang)}")
-            name.setData(Qt.ItemDataRole.UserRole, part.id)
-            name.setToolTip(f"{part.id}\n{part.key_spec(self.lang)}")
-            self.parts_table.setItem(r, 0, name)
-            price = best_catalog_price(part, self.build.currency)
-            text = (f"{price.currency} {price.amount:,.0f}\n"
-                    f"{self._price_kind(price.kind)}, {price.date}"
-                    if price else self.tr("no price:\nenter one"))
-            item = QTableWidgetItem(text)
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if price:
-                item.setToolTip(price.source)
-            self.parts_table.setItem(r, 1, item)
-        self.parts_table.resizeRowsToContents()
-
-    def add_selected_part(self) -> None:
-        row = self.parts_table.currentRow()
-        if row < 0:
-            self.status.emit(self.tr("Select a part in the catalog list first."))
-            return
-        item = self.parts_table.item(row, 0)
-        if item is not None:
-            self.add_part(item.data(Qt.ItemDataRole.UserRole))
 
     def add_part(self, part_id: str, quantity: int = 1) -> None:
         lines = list(self.build.line_items)
@@ -612,6 +542,7 @@ class BuildPage(QWidget):
             self.findings = check_build(self.build, self.catalog)
             self._show_lines()
             self._show_totals()
+            self.picker.set_build(self.build)
             self.findings_view.set_findings(
                 self.findings, empty=self.tr("No compatibility problems found."))
         finally:
@@ -754,11 +685,10 @@ class BuildPage(QWidget):
     def snapshot(self) -> dict[str, Any]:
         """The open build with its file and unsaved state, and the picker's filter."""
         return {"build": self.build, "path": self.path, "dirty": self.dirty,
-                "category": self.category_box.currentData(), "search": self.search_edit.text()}
+                "picker": self.picker.state()}
 
     def restore(self, state: dict[str, Any]) -> None:
-        self.category_box.setCurrentIndex(max(0, self.category_box.findData(state["category"])))
-        self.search_edit.setText(state["search"])
+        self.picker.set_state(state["picker"])
         self.path = state["path"]
         # dirty=True restarts the recovery autosave; dirty=False would also clear a recovery
         # copy, which is right: the saved file is the build. (A language switch rebuilds the

@@ -1,0 +1,225 @@
+"""Power checks: a realistic draw, transient headroom, the GPU maker's minimum, connectors.
+
+The sustained draw counts each CPU at its maximum power (Intel PL2 / AMD PPT, falling back to
+TDP when the catalog has no maximum), each GPU at its board power, and a fixed allowance for the
+rest of the system. Transients follow the ATX 3.x / PCIe CEM 5.0 model: a GPU may spike to three
+times its sustained power for 100 µs, and an ATX 3.x supply over 450 W with a 12V-2x6 (12VHPWR)
+connector must carry 200% of its rating for 100 µs (150% without one). A supply with no such
+rating is sized with the PC builders' x1.3 margin instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torchrig.builds.check_node import Node, finding
+from torchrig.catalog.model import Part
+from torchrig.findings import Finding, Severity
+from torchrig.i18n import Msg
+
+REST_OF_SYSTEM_W = 150.0
+"""Board, memory, drives and fans: Intel's ATX 3.0 sizing example and PSU makers' guides."""
+GPU_EXCURSION_FACTOR = 3.0
+"""PCIe CEM 5.0: a card may draw 3x its sustained power for 100 µs."""
+ATX3_EXCURSION_WITH_12VHPWR = 2.0
+ATX3_EXCURSION_WITHOUT = 1.5
+"""ATX 3.0 power excursion for 100 µs: 200% of rating above 450 W with a 12VHPWR connector,
+otherwise 150%."""
+ATX3_EXCURSION_MIN_W = 450.0
+LEGACY_MARGIN = 1.3
+"""PC-builder calculators' x1.2-1.3 over the sustained draw (estimation.md section 7)."""
+
+POWER_SOURCE = ("Intel (PCWorld interview, tweaktown.com/news/85717): GPUs may spike to 3x "
+                "sustained power for 100 µs, 150 W for the rest of the system; ATX 3.0 PSU "
+                "design guide (edc.intel.com, hothardware.com): 200% for 100 µs above 450 W with "
+                "12VHPWR, else 150%; CPU maximum power: Intel PL2 / AMD PPT (hardware.md section "
+                "6); PC builders x1.3 (estimation.md section 7)")
+
+
+@dataclass(frozen=True)
+class PowerEstimate:
+    """Sustained and transient draw of one node, in watts, with what was not counted."""
+
+    cpu_w: float
+    gpu_w: float
+    rest_w: float
+    unknown: tuple[str, ...]
+
+    @property
+    def sustained_w(self) -> float:
+        return self.cpu_w + self.gpu_w + self.rest_w
+
+    @property
+    def peak_w(self) -> float:
+        """The 100 µs peak: GPUs at their excursion limit, the rest at full power."""
+        return self.cpu_w + self.rest_w + self.gpu_w * GPU_EXCURSION_FACTOR
+
+
+def estimate_power(node: Node) -> PowerEstimate:
+    cpu_w = 0.0
+    gpu_w = 0.0
+    unknown: list[str] = []
+    for part in node.each("cpu"):
+        watts = part.cpu.max_turbo_power_w or part.cpu.tdp_w
+        if watts is None:
+            unknown.append(part.name)
+        cpu_w += watts or 0.0
+    for part in node.each("gpu"):
+        if part.gpu.tdp_w is None:
+            unknown.append(part.name)
+        gpu_w += part.gpu.tdp_w or 0.0
+    return PowerEstimate(cpu_w=cpu_w, gpu_w=gpu_w, rest_w=REST_OF_SYSTEM_W,
+                         unknown=tuple(dict.fromkeys(unknown)))
+
+
+@dataclass(frozen=True)
+class _Supply:
+    name: str
+    watts: float
+    excursion: float | None  # ATX 3.x 100 µs factor, None when the supply states none
+    parts: tuple[Part, ...]
+
+
+def _supply(node: Node) -> _Supply | None:
+    psus = node.of("psu")
+    if psus:
+        watts = sum((line.part.psu.wattage_w or 0) * line.quantity for line in psus)
+        name = " + ".join(line.part.name for line in psus)
+        factors = {_excursion(line.part) for line in psus}
+        excursion = factors.pop() if len(factors) == 1 else None
+        return _Supply(name, watts, excursion, tuple(line.part for line in psus))
+    for line in node.of("motherboard"):
+        b = line.part.motherboard
+        # A server with N+1 supplies must run on N: size it by the redundant rating.
+        if b.redundant_psu_w:
+            return _Supply(f"{line.part.name} (built-in, redundant)", b.redundant_psu_w,
+                           None, ())
+        if b.integrated_psu_w:
+            return _Supply(f"{line.part.name} (built-in)", b.integrated_psu_w, None, ())
+    return None
+
+
+def _excursion(psu: Part) -> float | None:
+    s = psu.psu
+    if not (s.atx_version or "").upper().startswith("ATX 3"):
+        return None
+    big = (s.wattage_w or 0) > ATX3_EXCURSION_MIN_W and (s.pcie_12v_2x6_connectors or 0) > 0
+    return ATX3_EXCURSION_WITH_12VHPWR if big else ATX3_EXCURSION_WITHOUT
+
+
+def power_checks(node: Node) -> list[Finding]:
+    supply = _supply(node)
+    if supply is None:
+        return []
+    est = estimate_power(node)
+    if est.cpu_w + est.gpu_w <= 0:
+        return []
+    out: list[Finding] = []
+    unknown = (Msg(f" Power of {', '.join(est.unknown)} is unknown and not counted.",
+                   f" {', '.join(est.unknown)} 的功耗未知，未计入。")
+               if est.unknown else Msg("", ""))
+    parts = Msg(f"CPU maximum power {est.cpu_w:.0f} W + GPU board power {est.gpu_w:.0f} W + "
+                f"{est.rest_w:.0f} W for the rest of the system = {est.sustained_w:.0f} W",
+                f"CPU 最大功耗 {est.cpu_w:.0f} W + GPU 板卡功耗 {est.gpu_w:.0f} W + 其余部件 "
+                f"{est.rest_w:.0f} W = {est.sustained_w:.0f} W")
+    numbers = {"psu_w": supply.watts, "cpu_w": est.cpu_w, "gpu_w": est.gpu_w,
+               "rest_w": est.rest_w, "load_w": est.sustained_w, "peak_w": est.peak_w}
+    if supply.watts < est.sustained_w:
+        out.append(finding(
+            "compat.psu", Severity.BLOCKER,
+            Msg("Power supply is below the system's sustained draw", "电源功率低于整机持续功耗"),
+            Msg(f"{supply.name}: {supply.watts:.0f} W; {parts.en}.{unknown.en}",
+                f"{supply.name}：{supply.watts:.0f} W；{parts.zh}。{unknown.zh}"),
+            Msg(f"Use at least {est.sustained_w * LEGACY_MARGIN:.0f} W (x{LEGACY_MARGIN}), "
+                "or an ATX 3.x unit rated for GPU power excursions; or fewer GPUs.",
+                f"至少使用 {est.sustained_w * LEGACY_MARGIN:.0f} W（×{LEGACY_MARGIN}）电源，"
+                "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU。"),
+            POWER_SOURCE, **numbers))
+    else:
+        out += _headroom(supply, est, parts, unknown, numbers)
+    out += _vendor_minimum(node, supply)
+    out += _connectors(node, supply)
+    return out
+
+
+def _headroom(supply: _Supply, est: PowerEstimate, parts: Msg, unknown: Msg,
+              numbers: dict[str, float]) -> list[Finding]:
+    if supply.excursion is not None:
+        carries = supply.watts * supply.excursion
+        if carries >= est.peak_w:
+            return []
+        need = est.peak_w / supply.excursion
+        detail = Msg(
+            f"{supply.name}: {supply.watts:.0f} W, ATX 3.x, rated for {supply.excursion:.0%} "
+            f"= {carries:.0f} W for 100 µs. {parts.en}; with each GPU spiking to "
+            f"{GPU_EXCURSION_FACTOR:.0f}x its board power the 100 µs peak is "
+            f"{est.peak_w:.0f} W.{unknown.en}",
+            f"{supply.name}：{supply.watts:.0f} W，ATX 3.x，100 µs 内可承受 "
+            f"{supply.excursion:.0%} = {carries:.0f} W。{parts.zh}；GPU 瞬时功耗可达板卡功耗的 "
+            f"{GPU_EXCURSION_FACTOR:.0f} 倍，100 µs 峰值 {est.peak_w:.0f} W。{unknown.zh}")
+    else:
+        need = est.sustained_w * LEGACY_MARGIN
+        if supply.watts >= need:
+            return []
+        detail = Msg(
+            f"{supply.name}: {supply.watts:.0f} W with no ATX 3.x excursion rating in the "
+            f"catalog. {parts.en}; x{LEGACY_MARGIN} for transient spikes = {need:.0f} W."
+            f"{unknown.en}",
+            f"{supply.name}：{supply.watts:.0f} W，目录中无 ATX 3.x 瞬时功耗额定值。"
+            f"{parts.zh}；为瞬时尖峰留 ×{LEGACY_MARGIN} 余量 = {need:.0f} W。{unknown.zh}")
+    return [finding(
+        "compat.psu_headroom", Severity.WARNING,
+        Msg("Power supply too small for transient spikes", "电源不足以承受瞬时功耗尖峰"),
+        detail,
+        Msg(f"Use at least {need:.0f} W, or an ATX 3.x unit with 12V-2x6 connectors (rated "
+            f"for {ATX3_EXCURSION_WITH_12VHPWR:.0%} for 100 µs); or power-limit the GPUs.",
+            f"至少使用 {need:.0f} W 电源，或带 12V-2x6 接口的 ATX 3.x 电源（100 µs 内可承受 "
+            f"{ATX3_EXCURSION_WITH_12VHPWR:.0%}）；或限制 GPU 功耗。"),
+        POWER_SOURCE, required_w=need, **numbers)]
+
+
+def _vendor_minimum(node: Node, supply: _Supply) -> list[Finding]:
+    gpus = node.of("gpu")
+    top = max(gpus, key=lambda line: line.part.gpu.required_system_power_w or 0, default=None)
+    vendor_min = top.part.gpu.required_system_power_w if top else None
+    if top is None or not vendor_min or supply.watts >= vendor_min:
+        return []
+    return [finding(
+        "compat.psu_vendor_min", Severity.WARNING,
+        Msg("Power supply below the GPU vendor's system requirement",
+            "电源低于 GPU 厂商要求的整机功率"),
+        Msg(f"{top.part.name}: vendor asks for a {vendor_min:.0f} W system power supply; "
+            f"{supply.name} gives {supply.watts:.0f} W.",
+            f"{top.part.name}：厂商要求整机电源 {vendor_min:.0f} W；"
+            f"{supply.name} 为 {supply.watts:.0f} W。"),
+        Msg(f"Use at least {vendor_min:.0f} W.", f"至少使用 {vendor_min:.0f} W 电源。"),
+        top.part.field_sources.get("required_system_power_w", "GPU vendor specification"),
+        psu_w=supply.watts, required_w=vendor_min)]
+
+
+def _connectors(node: Node, supply: _Supply) -> list[Finding]:
+    """12V-2x6 and 8-pin PCIe cables the GPUs need against what the supplies have (only when
+    both sides are known)."""
+    if not supply.parts:
+        return []
+    out: list[Finding] = []
+    for attr_gpu, attr_psu, label in (("power_12v_2x6", "pcie_12v_2x6_connectors", "12V-2x6"),
+                                      ("power_8pin", "pcie_8pin_connectors", "8-pin PCIe")):
+        needs = [getattr(p.gpu, attr_gpu) for p in node.each("gpu")]
+        haves = [getattr(p.psu, attr_psu) for p in supply.parts]
+        if not any(needs) or any(h is None for h in haves) or any(n is None for n in needs):
+            continue
+        need, have = sum(needs), sum(haves)
+        if have >= need:
+            continue
+        out.append(finding(
+            "compat.psu_connectors", Severity.WARNING,
+            Msg(f"Not enough {label} power connectors", f"{label} 供电接口不足"),
+            Msg(f"The GPUs need {need} {label} connector(s); {supply.name} has {have}.",
+                f"GPU 共需 {need} 个 {label} 接口；{supply.name} 只有 {have} 个。"),
+            Msg(f"Choose a power supply with {need} native {label} connectors (adapters and "
+                "splitters concentrate current on one cable).",
+                f"选择带 {need} 个原生 {label} 接口的电源"
+                "（转接线和一分二线会让电流集中在一根线上）。"),
+            "GPU and PSU maker specifications", needed=need, available=have))
+    return out

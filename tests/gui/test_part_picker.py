@@ -1,0 +1,123 @@
+"""The part picker, driven through its widgets: typing, ticking, choosing, double-clicking."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from torchrig.builds.build import Build, ExchangeRate, LineItem
+from torchrig.catalog import load_catalog
+from torchrig.gui.part_picker import PartPicker
+from torchrig.gui.qt import Qt
+from torchrig.gui.settings import Settings
+
+
+@pytest.fixture
+def picker(qtbot):
+    widget = PartPicker(load_catalog(), Settings())
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.category_box.setCurrentIndex(widget.category_box.findData("gpu"))
+    return widget
+
+
+def _tick(qtbot, box) -> None:
+    """Toggle a check box as a keyboard user does (a click at its centre can miss a short
+    label in a wide cell)."""
+    box.setFocus()
+    qtbot.keyClick(box, Qt.Key.Key_Space)
+
+
+def _rows(picker: PartPicker) -> list[str]:
+    table = picker.parts_table
+    return [table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in range(table.rowCount())]
+
+
+def _price_cell(picker: PartPicker, part_id: str) -> str:
+    row = _rows(picker).index(part_id)
+    return picker.parts_table.item(row, 1).text()
+
+
+def test_typing_24gb_finds_the_24_gib_cards(picker, qtbot):
+    qtbot.keyClicks(picker.search_edit, "24GB")
+    assert sorted(_rows(picker)) == ["nvidia-l4", "nvidia-rtx-3090", "nvidia-rtx-4090"]
+    picker.search_edit.clear()
+    qtbot.keyClicks(picker.search_edit, "rtx4090")
+    assert _rows(picker) == ["nvidia-rtx-4090"]
+
+
+def test_compatible_filter_is_on_by_default_and_can_be_turned_off(picker, qtbot):
+    assert picker.compatible_box.isChecked()
+    picker.set_build(Build(name="t", line_items=[LineItem(part_id="intel-core-i9-13900k")]))
+    picker.category_box.setCurrentIndex(picker.category_box.findData("motherboard"))
+    assert "gigabyte-b650m-aorus-elite-ax-ice" not in _rows(picker)  # AM5 board, LGA1700 CPU
+    assert "asus-rog-maximus-z790-formula" in _rows(picker)
+    _tick(qtbot, picker.compatible_box)
+    assert "gigabyte-b650m-aorus-elite-ax-ice" in _rows(picker)
+
+
+def test_sort_and_range_by_vram(picker, qtbot):
+    picker.sort_box.setCurrentIndex(picker.sort_box.findData("vram"))
+    _tick(qtbot, picker.descending_box)
+    assert _rows(picker)[0] == "amd-instinct-mi300x"
+    picker.range_box.setCurrentIndex(picker.range_box.findData("vram"))
+    qtbot.keyClicks(picker.min_edit, "80")
+    cat = load_catalog()
+    assert all(cat.get(i).gpu.vram_bytes >= 80 * 2**30 for i in _rows(picker))
+    assert "nvidia-rtx-4090" not in _rows(picker)
+
+
+def test_socket_choice(picker):
+    picker.category_box.setCurrentIndex(picker.category_box.findData("cpu"))
+    picker.choice_box.setCurrentIndex(picker.choice_box.findData("AM5"))
+    cat = load_catalog()
+    assert _rows(picker) and all(cat.get(i).cpu.socket == "AM5" for i in _rows(picker))
+
+
+def test_prices_in_the_build_currency(picker):
+    picker.set_build(Build(name="t", currency="CNY"))
+    picker.category_box.setCurrentIndex(picker.category_box.findData("cpu"))
+    assert "exchange rate needed" in _price_cell(picker, "intel-core-i9-13900k")
+    assert picker.rate_note.isVisibleTo(picker) and "Settings" in picker.rate_note.text()
+    picker.set_build(Build(name="t", currency="CNY",
+                           exchange_rate=ExchangeRate(Decimal("7.1"), "2026-11-30")))
+    # USD 589 x 7.1 = CNY 4,181.90
+    assert "≈ CNY 4,182" in _price_cell(picker, "intel-core-i9-13900k")
+    assert not picker.rate_note.isVisibleTo(picker)
+
+
+def test_settings_default_rate_is_used_and_said(qtbot):
+    settings = Settings()
+    settings.exchange_rate = 7.0
+    settings.exchange_rate_date = "2026-11-30"
+    widget = PartPicker(load_catalog(), settings)
+    qtbot.addWidget(widget)
+    widget.set_build(Build(name="t", currency="CNY"))
+    widget.category_box.setCurrentIndex(widget.category_box.findData("cpu"))
+    assert "≈ CNY 4,123" in _price_cell(widget, "intel-core-i9-13900k")
+    assert "2026-11-30" in widget.rate_note.text()
+
+
+def test_old_prices_and_end_of_life_are_marked(picker):
+    cell = _price_cell(picker, "nvidia-rtx-4090")
+    assert cell.startswith("⚠")
+    row = _rows(picker).index("nvidia-rtx-4090")
+    tip = picker.parts_table.item(row, 1).toolTip()
+    assert "months old" in tip and "out of production since 2024-10" in tip
+
+
+def test_double_click_and_add_button_ask_to_add(picker, qtbot):
+    qtbot.keyClicks(picker.search_edit, "5090")
+    picker.parts_table.setCurrentCell(0, 0)
+    with qtbot.waitSignal(picker.add_requested) as signal:
+        qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)
+    assert signal.args == ["nvidia-rtx-5090"]
+    rect = picker.parts_table.visualItemRect(picker.parts_table.item(0, 0))
+    # A double-click starts with a press on the same row, as a real one does.
+    qtbot.mouseClick(picker.parts_table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    with qtbot.waitSignal(picker.add_requested) as signal:
+        qtbot.mouseDClick(picker.parts_table.viewport(), Qt.MouseButton.LeftButton,
+                          pos=rect.center())
+    assert signal.args == ["nvidia-rtx-5090"]
