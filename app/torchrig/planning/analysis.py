@@ -43,6 +43,19 @@ TYPICAL_READ_SOURCE = ("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA S
                        "NVMe gen3 ~3.5 GB/s")
 
 
+def part_link(part: Part) -> Link | None:
+    """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
+    module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
+    from torchrig.planning.scaling import LINKS
+
+    g = part.gpu
+    if g.nvlink and (g.form_factor or "").startswith("sxm"):
+        return LINKS["nvlink4"] if g.architecture == "Hopper" else LINKS["nvlink3"]
+    if g.pcie_gen is None:
+        return None
+    return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
+
+
 def device_spec(part: Part) -> DeviceSpec:
     """A catalog GPU as the planner's DeviceSpec (dense peaks, FP32 accumulate)."""
     g = part.gpu
@@ -50,19 +63,21 @@ def device_spec(part: Part) -> DeviceSpec:
         name=part.name, vram_bytes=g.vram_bytes,
         peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
                     "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
-        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores)
+        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
+        intra_link=part_link(part))
 
 
 def subject_device(caps: Capabilities) -> DeviceSpec | None:
     if caps.gpu_count == 0:
         return None
+    intra, inter = link_for(caps)
     if caps.gpu_part is not None:
         spec = device_spec(caps.gpu_part)
         if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
             spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
-        return spec
+        return replace(spec, intra_link=intra, inter_link=inter)
     return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
-                      tensor_cores=caps.tensor_cores)
+                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter)
 
 
 @dataclass

@@ -279,7 +279,7 @@ class TransformerCal:
 
     def layer_bytes_per_token(self, arch: TransformerArch, seq: int) -> float:
         c = self.layer
-        return (c["constant"] + c["hidden"] * arch.hidden + c["ffn"] * arch.ffn
+        return (c["constant"] + c["hidden"] * arch.hidden + c["ffn"] * arch.activation_ffn
                 + c["heads"] * arch.heads + c["kv_dim"] * arch.kv_dim
                 + c["heads_x_seq"] * arch.heads * seq)
 

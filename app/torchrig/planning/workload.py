@@ -265,7 +265,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         seq_len=4096, dataset=Dataset(samples=0, sample_bytes=0), epochs=1.0,
     ),
     "reinforcement_learning": dict(
-        # PPO on Atari (Schulman et al. 2017): 10M frames; minibatch 8 envs x 128 steps / 4.
+        # PPO on Atari (Schulman et al. 2017): 10M environment steps (40M frames at frame
+        # skip 4); minibatch 8 envs x 128 steps / 4.
         mode="train", model="nature-cnn", precision="fp32", optimizer="adamw", batch_size=256,
         image_size=84, dataset=Dataset(samples=10_000_000, sample_bytes=0), epochs=1.0,
     ),
