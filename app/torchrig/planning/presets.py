@@ -229,6 +229,10 @@ class ModelPreset:
     channels: int | None = None
     seq_len: int | None = None
     arch: TransformerArch | None = None
+    forward_flops_per_sample: int | None = None
+    activation_bytes_per_sample: int | None = None
+    """Published figures for a model the calibration script cannot build (detection models):
+    forward FLOPs and training activation bytes per sample at ``image_size``; see ``source``."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -241,6 +245,9 @@ class ModelPreset:
             out["channels"] = self.channels
         if self.seq_len is not None:
             out["seq_len"] = self.seq_len
+        for key in ("forward_flops_per_sample", "activation_bytes_per_sample"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         if self.arch is not None:
             out.update(style=self.arch.style, layers=self.arch.layers, hidden=self.arch.hidden,
                        heads=self.arch.heads, kv_heads=self.arch.kv_heads, ffn=self.arch.ffn,
@@ -386,6 +393,8 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
         largest_layer_params=largest, buffer_bytes=whole("buffer_bytes", optional=True) or 0,
         image_size=whole("image_size", optional=True), channels=whole("channels", optional=True),
         seq_len=whole("seq_len", optional=True), arch=arch,
+        forward_flops_per_sample=whole("forward_flops_per_sample", optional=True),
+        activation_bytes_per_sample=whole("activation_bytes_per_sample", optional=True),
     )
 
 

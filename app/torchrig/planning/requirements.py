@@ -585,6 +585,17 @@ def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | Non
     vc: VisionCal | None = None
     if cal is not None and model.preset is not None:
         vc = cal.vision.get(model.preset.id)
+    published = model.preset.activation_bytes_per_sample if model.preset else None
+    if vc is None and published is not None and model.preset is not None:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        b = published * (image / ref) ** 2 * w.batch_size
+        return Activations(b, Msg(
+            f"published figure {fmt_gib(published)}/image at {ref}px (see the preset's "
+            f"source), scaled by image area to {image}px, x batch {w.batch_size}"
+            + ("; checkpointing not modelled for this model" if checkpointing else ""),
+            f"公开数据每图 {fmt_gib(published)}（{ref}px，见预设来源），按面积缩放至 {image}px，"
+            f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
     if vc is None:
         if w.activation_bytes_per_sample is not None:
             b = w.activation_bytes_per_sample * w.batch_size
@@ -703,6 +714,15 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
         return 3 * w.forward_flops_per_sample * ck, Msg(
             f"3 x your forward figure{ck_note.en}", f"3 × 你提供的前向 FLOPs{ck_note.zh}")
     vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
+    if vc is None and model.preset is not None and model.preset.forward_flops_per_sample:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        fwd = model.preset.forward_flops_per_sample * (image / ref) ** 2
+        return 3 * fwd * ck, Msg(
+            f"3 x forward {fwd / 1e9:.1f} GFLOP of the whole model (published, at {ref}px, "
+            f"scaled by area; backward ~ 2x forward){ck_note.en}",
+            f"3 × 整个模型前向 {fwd / 1e9:.1f} GFLOP（公开数据，{ref}px，按面积缩放；反向约为前向"
+            f" 2 倍）{ck_note.zh}")
     if vc is None:
         return None, Msg("unknown for a custom model without forward_flops_per_sample",
                          "自定义模型缺少 forward_flops_per_sample，无法估算")
@@ -1164,10 +1184,11 @@ def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | N
         cal = load_calibration()
         vc = cal.vision.get(model.preset.id) if cal else None
         peak = gpu.peak_for(w.precision)[0]
-        if vc and peak:
-            image = w.image_size or vc.image_size
-            fwd = vc.forward_flops_per_sample * (image / vc.image_size) ** 2
-            per_gpu = peak * MFU / fwd
+        ref, flops = ((vc.image_size, vc.forward_flops_per_sample) if vc else
+                      (model.preset.image_size, model.preset.forward_flops_per_sample))
+        if flops and ref and peak:
+            image = w.image_size or ref
+            per_gpu = peak * MFU / (flops * (image / ref) ** 2)
     items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
         f"forward FLOPs at {MFU:.0%} of peak" if per_gpu else "unknown",
         f"前向 FLOPs，按峰值的 {MFU:.0%}" if per_gpu else "未知"))

@@ -239,9 +239,9 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     ),
     "detection_segmentation": dict(
         # COCO train2017: 118,287 images, "2017 Train images [118K/18GB]" (cocodataset.org).
-        mode="train", model="resnet50", precision="amp_fp16", optimizer="sgd_momentum",
-        batch_size=2, image_size=800, dataset=Dataset(samples=118_287, sample_bytes=152_000),
-        epochs=12.0,
+        mode="train", model="faster-rcnn-r50-fpn", precision="amp_fp16",
+        optimizer="sgd_momentum", batch_size=2, image_size=800,
+        dataset=Dataset(samples=118_287, sample_bytes=152_000), epochs=12.0,
     ),
     "nlp_transformer": dict(
         # GLUE SST-2 train split: 67,349 sentences; stored pre-tokenized (4 bytes per token).
