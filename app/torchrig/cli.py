@@ -76,6 +76,20 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
     flags = {name: getattr(args, name, None) for name in PLAN_FLAGS}
     if args.checkpointing is not None:
         flags["checkpointing"] = args.checkpointing == "on"
+    if getattr(args, "tied_embeddings", None) is not None:
+        flags["tied_embeddings"] = args.tied_embeddings == "on"
+    if getattr(args, "hf_config", None):
+        from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
+
+        model = load_hf_config(_path(args.hf_config))
+        # The config describes the model; explicit flags still win over it.
+        base_task = flags.get("task")
+        if base_task is None and args.workload:
+            base_task = load_workload(_path(args.workload)).task
+        imported = hf_workload_fields(model, base_task)
+        flags = {**imported, **{k: v for k, v in flags.items() if v is not None}}
+        if args.workload:
+            flags.pop("name", None)
     if args.workload:
         base = load_workload(_path(args.workload))
         if not any(v is not None for v in flags.values()):
@@ -111,6 +125,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.planning.analysis import device_spec, subject_device
     from torchrig.planning.plan_output import format_plan_text
     from torchrig.planning.requirements import plan
+    from torchrig.planning.solver import solve
 
     workload = _workload_from_args(args)
     catalog = load_catalog()
@@ -123,10 +138,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
             raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
         device = device_spec(part)
     req = plan(workload, device)
+    answer = solve(workload, device, catalog) if device is not None else None
     if args.json:
-        _print_json(req.to_dict())
+        data = req.to_dict()
+        data["solver"] = None if answer is None else answer.to_dict()
+        _print_json(data)
     else:
-        _out(format_plan_text(workload, req, lang=args.lang))
+        _out(format_plan_text(workload, req, lang=args.lang, answer=answer))
     return EXIT_OK
 
 
@@ -203,15 +221,18 @@ def _add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_len",
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
-              "params", "layers", "hidden", "heads", "kv_heads", "vocab", "epochs", "lora_rank",
-              "tp_size", "pp_size", "offload")
+              "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
+              "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
+              "tp_size", "pp_size", "offload", "grad_accumulation", "style")
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
                  "sample_bytes": "dataset.sample_bytes"}
 
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
+    from torchrig.planning.presets import STYLES
     from torchrig.planning.workload import (
+        ATTENTIONS,
         MODES,
         OFFLOADS,
         OPTIMIZERS,
@@ -221,6 +242,10 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     )
 
     p.add_argument("--workload", metavar="FILE", help="start from a workload file")
+    p.add_argument("--hf-config", dest="hf_config", metavar="PATH",
+                   help="a Hugging Face config.json (or a folder holding one): the model's "
+                        "architecture as --model custom; --task defaults to llm_inference for "
+                        "decoders and nlp_transformer for BERT/RoBERTa")
     p.add_argument("--task", choices=TASKS)
     p.add_argument("--model", help="preset id (resnet50, bert-base, llama-2-7b, ...) or custom")
     p.add_argument("--mode", choices=MODES)
@@ -240,9 +265,22 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample-bytes", dest="sample_bytes", type=float)
     p.add_argument("--epochs", type=float)
     p.add_argument("--lora-rank", dest="lora_rank", type=int)
-    custom = p.add_argument_group("custom model (--model custom)")
-    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab"):
+    p.add_argument("--grad-accumulation", dest="grad_accumulation", type=int,
+                   help="micro-batches per optimizer step")
+    p.add_argument("--attention", choices=ATTENTIONS,
+                   help="sdpa (fused, the default) or eager (saves the attention scores)")
+    custom = p.add_argument_group("custom model (--model custom, or what --hf-config reads)")
+    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab", "ffn",
+                 "head-dim"):
         custom.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=int)
+    custom.add_argument("--style", choices=STYLES, help="transformer block style")
+    custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
+                        help="input and output embeddings share one matrix")
+    moe = p.add_argument_group("mixture of experts (--model custom)")
+    moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
+    moe.add_argument("--active-experts", dest="active_experts", type=int,
+                     help="experts each token is routed to")
+    moe.add_argument("--expert-ffn", dest="expert_ffn", type=int, help="one expert's MLP width")
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

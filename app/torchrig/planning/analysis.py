@@ -654,9 +654,10 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
         base_caps.gpu_count = max(base_caps.gpu_count, per_node)
         base_caps.nodes = max(base_caps.nodes, nodes)
         choice = tier.part_choice("gpu")
-        parts = [catalog.get(pid) for pid in (choice.all_ids if choice else ())]
+        parts: list[Part | None] = [catalog.get(pid)
+                                    for pid in (choice.all_ids if choice else ())]
         runs: list[tuple[float, Part | None]] = []
-        for part in parts or [None]:
+        for part in parts or [None]:  # a tier naming no GPU is checked as it stands
             caps = base_caps if part is None else _tier_gpu_caps(base_caps, part)
             try:
                 result = analyze(laid_out, caps)

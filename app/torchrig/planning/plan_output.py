@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 
 from torchrig.i18n import Msg
 from torchrig.planning.requirements import Item, Requirements
+from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
@@ -91,6 +92,13 @@ LABELS: dict[str, Msg] = {
     "tokens_per_s_upper_bound": Msg("Decode tokens/s (upper bound)", "解码 token/秒（上限）"),
     "prefill_flops": Msg("Prefill FLOPs", "预填充 FLOPs"),
     "prefill_time_s": Msg("Prefill time", "预填充时间"),
+    "prefill_tokens_per_s": Msg("Prefill tokens/s", "预填充 token/秒"),
+    "time_to_first_token_s": Msg("Time to first token", "首 token 时间"),
+    "decode_tokens_per_s": Msg("Decode tokens/s", "解码 token/秒"),
+    "kv_cache_budget_bytes": Msg("KV cache budget", "KV 缓存预算"),
+    "max_concurrent_sequences": Msg("Concurrent sequences", "可并发序列"),
+    "scaling_efficiency": Msg("Scaling efficiency", "扩展效率"),
+    "environment_steps_per_s": Msg("Environment steps/s", "环境步/秒"),
     "accelerate_model_bytes": Msg("accelerate: model", "accelerate：模型"),
     "accelerate_training_bytes": Msg("accelerate: training (Adam)", "accelerate：训练（Adam）"),
     "deepspeed_gpu_bytes": Msg("DeepSpeed: per GPU", "DeepSpeed：每 GPU"),
@@ -113,17 +121,27 @@ FORMATS: dict[str, Formatter] = {
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
     "bytes_read_per_step": fmt_gib,
+    "prefill_tokens_per_s": _rate_per_s("tokens"),
+    "time_to_first_token_s": fmt_seconds,
+    "decode_tokens_per_s": _rate_per_s("tokens"),
+    "kv_cache_budget_bytes": fmt_gib,
+    "scaling_efficiency": _fraction,
+    "environment_steps_per_s": _rate_per_s("steps"),
 }
 
 _UNKNOWN = Msg("unknown", "未知")
 
 
-def format_plan_text(workload: Workload, req: Requirements, lang: str = "en") -> str:
-    """The plan as plain text, one figure per line with its unit and the reason behind it."""
+def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
+                     answer: SolverAnswer | None = None) -> str:
+    """The plan as plain text, one figure per line with its unit and the reason behind it;
+    with the solver's ``answer``, the changes that make it fit."""
     def t(message: Msg) -> str:
         return message.get(lang)
 
     lines = [_header(workload, req, lang), ""]
+    if answer is not None and answer.changes:
+        lines.extend(_solver_lines(answer, lang))
     for key, title, default in SECTIONS:
         items: Mapping[str, Item] = getattr(req, key)
         if not items:
@@ -166,6 +184,31 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en") ->
     return "\n".join(lines).rstrip() + "\n"
 
 
+_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing"}
+"""Workload fields whose ``torchrig plan`` option has another name."""
+
+
+def _cli_option(field: str, value: object) -> str:
+    name = _CLI_NAMES.get(field, field).replace("_", "-")
+    if isinstance(value, bool):
+        value = "on" if value else "off"
+    return f"--{name} {value}"
+
+
+def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
+    lines = [Msg("Changes that make it fit (re-planned; apply with the options shown)",
+                 "可使其装下的改动（已重新估算；用所示选项应用）").get(lang)]
+    for change in answer.changes:
+        time = (Msg("time unknown", "时间未知") if change.time_ratio is None else
+                Msg(f"time x{change.time_ratio:.2f}", f"时间 ×{change.time_ratio:.2f}"))
+        how = (" ".join(_cli_option(k, v) for k, v in change.fields.items())
+               if change.kind == "setting" else f"--gpu {change.part_id}")
+        lines.append(f"  {change.label.get(lang)}: {fmt_gib(change.vram_needed)}, "
+                     f"{time.get(lang)} ({change.time_note.get(lang)})  [{how}]")
+    lines.append("")
+    return lines
+
+
 def _header(workload: Workload, req: Requirements, lang: str) -> str:
     model = resolve_model(workload)
     name = model.preset.name if model.preset else "custom"
@@ -203,6 +246,11 @@ def _fit_line(req: Requirements, lang: str) -> str:
         return "  " + Msg(f"fits in {fmt_gib(req.device.vram_bytes)} ({fmt_gib(spare)} spare)",
                           f"可装入 {fmt_gib(req.device.vram_bytes)}（剩余 {fmt_gib(spare)}）"
                           ).get(lang)
+    if req.vram_verdict == "tight":
+        return "  " + Msg(f"TIGHT in {fmt_gib(req.device.vram_bytes)}: only the fragmentation "
+                          f"margin is short ({fmt_gib(-spare)})",
+                          f"很紧：{fmt_gib(req.device.vram_bytes)} 只缺碎片余量"
+                          f"（{fmt_gib(-spare)}）").get(lang)
     return "  " + Msg(f"DOES NOT FIT in {fmt_gib(req.device.vram_bytes)} "
                       f"({fmt_gib(-spare)} short)",
                       f"装不下：{fmt_gib(req.device.vram_bytes)}（缺 {fmt_gib(-spare)}）"

@@ -260,7 +260,10 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         picks = []
         best = best_value(options)
         if best is not None:
-            picks.append((best, Msg("best value", "性价比最高")))
+            picks.append((best, Msg("best value: lowest price per unit of work", "性价比最高")
+                          if best.price_per_throughput is not None else
+                          Msg("fastest that fits; no GPU that fits has a known price",
+                              "装得下中最快；装得下的 GPU 均无已知价格")))
         timed = [o for o in options if o.time_s is not None]
         if timed:
             fastest = min(timed, key=lambda o: o.time_s or 0.0)

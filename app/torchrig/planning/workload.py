@@ -56,6 +56,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "vocab": (1, 16_777_216),
     "ffn": (1, 16_777_216),
     "head_dim": (1, 65_536),
+    "max_positions": (1, 100_000_000),
     "experts": (1, 65_536),
     "active_experts": (1, 65_536),
     "expert_ffn": (1, 16_777_216),
@@ -89,12 +90,13 @@ INTEGER_FIELDS = {
     "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "num_workers",
     "checkpoints_kept", "dataset.samples", "head_dim", "experts", "active_experts", "expert_ffn",
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
-    "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation",
+    "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "max_positions",
 }
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
                "tied_embeddings", "qkv_bias", "activation", "experts", "active_experts",
                "expert_ffn", "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank",
-               "rope_head_dim", "v_head_dim", "sliding_window", "sliding_layers")
+               "rope_head_dim", "v_head_dim", "sliding_window", "sliding_layers",
+               "max_positions")
 """A custom transformer's shape (``--model custom``; what ``--hf-config`` fills in)."""
 MOE_FIELDS = ("experts", "active_experts", "expert_ffn")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swiglu", "geglu")
@@ -144,6 +146,7 @@ class Workload:
     vocab: int | None = None
     ffn: int | None = None
     head_dim: int | None = None
+    max_positions: int | None = None
     tied_embeddings: bool | None = None
     qkv_bias: bool | None = None
     activation: str | None = None
@@ -440,6 +443,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         vocab=r.number("vocab", None),
         ffn=r.number("ffn", None),
         head_dim=r.number("head_dim", None),
+        max_positions=r.number("max_positions", None),
         tied_embeddings=r.flag("tied_embeddings", None),
         qkv_bias=r.flag("qkv_bias", None),
         activation=(r.text("activation", ACTIVATIONS, "") if r.has("activation")
@@ -531,7 +535,7 @@ def _custom_arch(w: Workload) -> TransformerArch | None:
     return TransformerArch(
         style=style, layers=w.layers, hidden=w.hidden, heads=w.heads,
         kv_heads=w.kv_heads or w.heads, ffn=w.ffn or 4 * w.hidden,
-        vocab=w.vocab or 32_000, max_positions=max(w.seq_len or 0, 1),
+        vocab=w.vocab or 32_000, max_positions=w.max_positions or max(w.seq_len or 0, 1),
         tied_embeddings=(style != "llama" if w.tied_embeddings is None
                          else w.tied_embeddings),
         explicit_head_dim=w.head_dim or 0, qkv_bias=bool(w.qkv_bias),
@@ -588,6 +592,10 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
                 and w.head_dim is None:
             raise err("heads", f"must divide hidden ({w.hidden} is not a multiple of {w.heads}; "
                       "give head_dim when the head size is not hidden / heads)")
+        if w.max_positions is not None and w.seq_len is not None \
+                and w.seq_len > w.max_positions:
+            raise err("seq_len", f"is {w.seq_len}, more than the model's {w.max_positions} "
+                      "positions")
         moe = [n for n in MOE_FIELDS if getattr(w, n) is not None]
         if moe and len(moe) < len(MOE_FIELDS):
             missing = next(n for n in MOE_FIELDS if getattr(w, n) is None)
