@@ -2005,6 +2005,14 @@ enter one</source>
         <translation>保存工作负载…</translation>
     </message>
     <message>
+        <source>Import config.json…</source>
+        <translation>导入 config.json…</translation>
+    </message>
+    <message>
+        <source>Read a Hugging Face model&apos;s config.json (Llama, Mistral, Mixtral, Qwen, Gemma, Phi-3, DeepSeek, GPT-2, BERT/RoBERTa) as a custom model</source>
+        <translation>读取 Hugging Face 模型的 config.json（Llama、Mistral、Mixtral、Qwen、Gemma、Phi-3、DeepSeek、GPT-2、BERT/RoBERTa），作为自定义模型</translation>
+    </message>
+    <message>
         <source>{0}. {1}</source>
         <translation>{0}. {1}</translation>
     </message>
@@ -2069,6 +2077,10 @@ enter one</source>
         <translation>{0} 放得下</translation>
     </message>
     <message>
+        <source>tight on {0}: only the safety margin is short</source>
+        <translation>在 {0} 上很紧：只缺安全余量</translation>
+    </message>
+    <message>
         <source>does not fit on {0}</source>
         <translation>{0} 放不下</translation>
     </message>
@@ -2117,6 +2129,30 @@ enter one</source>
         <translation>未发现瓶颈。</translation>
     </message>
     <message>
+        <source>Changes that make it fit (re-planned):</source>
+        <translation>可使其装下的改动（已重新估算）：</translation>
+    </message>
+    <message>
+        <source>time unknown</source>
+        <translation>时间未知</translation>
+    </message>
+    <message>
+        <source>time ×{0}</source>
+        <translation>时间 ×{0}</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Change the workload to this setting</source>
+        <translation>把工作负载改为此设置</translation>
+    </message>
+    <message>
+        <source>Cannot apply the change</source>
+        <translation>无法应用此改动</translation>
+    </message>
+    <message>
         <source>modelled with {0}</source>
         <translation>按 {0} 建模</translation>
     </message>
@@ -2135,6 +2171,18 @@ enter one</source>
     <message>
         <source>Cannot open workload</source>
         <translation>无法打开工作负载</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>导入 Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json)</source>
+        <translation>模型配置（config.json *.json）</translation>
+    </message>
+    <message>
+        <source>Cannot import the config</source>
+        <translation>无法导入该配置</translation>
     </message>
     <message>
         <source>Save workload</source>

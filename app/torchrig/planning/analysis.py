@@ -93,11 +93,14 @@ def subject_device(caps: Capabilities) -> DeviceSpec | None:
 
 @dataclass
 class Analysis:
-    """Attributes: requirements (planned for the subject's GPU), findings (worst first)."""
+    """Attributes: requirements (planned for the subject's GPU), findings (worst first), and
+    the sizing solver's answer when the workload does not fit the subject's GPU memory (its
+    changes are what the Wizard's "Apply" buttons apply)."""
 
     subject: Capabilities
     requirements: Requirements
     findings: list[Finding]
+    solver: SolverAnswer | None = None
 
 
 def _f(code: str, sev: Severity, title: tuple[str, str], detail: tuple[str, str],
@@ -144,8 +147,8 @@ def _fix_text(answer: SolverAnswer) -> tuple[str, str]:
 # --- rules -----------------------------------------------------------------------------------
 
 
-def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Catalog | None
-               ) -> list[Finding]:
+def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Catalog | None,
+               answer: SolverAnswer | None) -> list[Finding]:
     out: list[Finding] = []
     if caps.gpu_count == 0:
         out.append(_f(
@@ -173,9 +176,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
     if vram is None:
         return out
     verdict = vram_verdict(need, req.vram_without_margin, vram)
-    if verdict != "fits":
-        answer = solve(w, replace(subject_device(caps) or DeviceSpec("GPU", vram),
-                                  vram_bytes=vram), catalog)
+    if verdict != "fits" and answer is not None:
         fix = _fix_text(answer)
         margin = need - req.vram_without_margin
         if verdict == "tight":
@@ -600,10 +601,17 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
             ) -> Analysis:
     """Plan ``workload`` for the subject's GPU and run every rule."""
     req = plan(workload, subject_device(caps))
-    findings = (_gpu_rules(workload, caps, req, catalog) + _ram_rules(workload, caps, req)
-                + _cpu_rules(workload, caps, req) + _storage_rules(workload, caps, req)
-                + _pcie_rules(workload, caps) + _scaling_rules(workload, caps, req))
-    return Analysis(caps, req, sort_findings(findings))
+    answer = None
+    vram = caps.vram_per_gpu_bytes
+    if caps.gpu_count and vram is not None \
+            and vram_verdict(req.vram_total, req.vram_without_margin, vram) != "fits":
+        device = replace(subject_device(caps) or DeviceSpec("GPU", vram), vram_bytes=vram)
+        answer = solve(workload, device, catalog)
+    findings = (_gpu_rules(workload, caps, req, catalog, answer)
+                + _ram_rules(workload, caps, req) + _cpu_rules(workload, caps, req)
+                + _storage_rules(workload, caps, req) + _pcie_rules(workload, caps)
+                + _scaling_rules(workload, caps, req))
+    return Analysis(caps, req, sort_findings(findings), answer)
 
 
 @dataclass(frozen=True)
