@@ -2121,8 +2121,8 @@ enter one</source>
         <translation>推荐：</translation>
     </message>
     <message>
-        <source>lowest tier {0}; cheapest catalog GPU that fits: {1}</source>
-        <translation>最低档位 {0}；放得下的最便宜目录 GPU：{1}</translation>
+        <source>lowest tier {0}; catalog GPU of best value that fits (price per unit of work): {1}</source>
+        <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
     </message>
     <message>
         <source>No bottlenecks found.</source>

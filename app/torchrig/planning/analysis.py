@@ -117,7 +117,7 @@ def _value(section: dict, key: str) -> float | None:
 # --- GPU choice: memory, time and money ----------------------------------------------------
 
 
-def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "CNY",
+def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "USD",
                            cny_per_usd: Decimal | None = None) -> tuple[Part, float] | None:
     """The catalog GPU that runs ``w`` at the lowest price per unit of work (then the fastest,
     then the smallest; :func:`torchrig.planning.gpu_choice.best_value`), with its planned need."""
@@ -638,7 +638,7 @@ def _tier_gpu_caps(caps: Capabilities, part: Part) -> Capabilities:
 
 
 def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None = None,
-              currency: str = "CNY", cny_per_usd: Decimal | None = None) -> Recommendation:
+              currency: str = "USD", cny_per_usd: Decimal | None = None) -> Recommendation:
     """The lowest tier with no blocker for ``workload`` - trying every GPU the tier lists, and
     meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it."""
     from torchrig.builds.capabilities import from_tier

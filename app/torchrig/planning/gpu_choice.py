@@ -104,16 +104,40 @@ def part_price(part: Part, currency: str, cny_per_usd: Decimal | None) -> Decima
     return convert(Decimal(price.amount), price.currency, currency, cny_per_usd)
 
 
-def gpu_options(w: Workload, catalog: Catalog, currency: str = "CNY",
+_CACHE: dict[tuple[Any, ...], tuple[Catalog, list[GpuOption]]] = {}
+_CACHE_SIZE = 32
+"""The Wizard asks for the same options twice per edit (the solver and the recommendation)."""
+
+
+def gpu_options(w: Workload, catalog: Catalog, currency: str = "USD",
                 cny_per_usd: Decimal | None = None,
                 hourly_prices: Mapping[str, Decimal] | None = None,
                 time_target_s: float | None = None,
                 inter_link: Link | None = None) -> list[GpuOption]:
-    """Every NVIDIA catalog GPU of known memory, re-planned for ``w`` (fitting or not)."""
-    from torchrig.planning.analysis import device_spec
+    """Every NVIDIA catalog GPU of known memory, re-planned for ``w`` (fitting or not).
 
+    Prices are the catalog's in ``currency``, converted with ``cny_per_usd`` when given (the
+    catalog's launch prices are mostly in USD, hence the default)."""
     if time_target_s is not None and time_target_s <= 0:
         raise InputError(f"time target must be positive, got {time_target_s}")
+    key = (w, currency, cny_per_usd, tuple(sorted((hourly_prices or {}).items())),
+           time_target_s, inter_link)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] is catalog:
+        return list(cached[1])
+    options = _options(w, catalog, currency, cny_per_usd, hourly_prices, time_target_s,
+                       inter_link)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = (catalog, options)
+    return list(options)
+
+
+def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal | None,
+             hourly_prices: Mapping[str, Decimal] | None, time_target_s: float | None,
+             inter_link: Link | None) -> list[GpuOption]:
+    from torchrig.planning.analysis import device_spec
+
     options = []
     for part in catalog.by_category("gpu"):
         if part.gpu.vram_bytes is None or part.vendor != "NVIDIA":

@@ -218,7 +218,7 @@ def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
 
 
 def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None,
-          currency: str = "CNY", **gpu_choice: Any) -> SolverAnswer:
+          currency: str = "USD", **gpu_choice: Any) -> SolverAnswer:
     """Changes that make ``w`` fit ``device``: settings first, then other GPUs."""
     base_req = plan(w, device)
     vram = None if device is None else device.vram_bytes

@@ -601,7 +601,8 @@ class WizardPage(QWidget):
                if rec.gpu else escape(self.tr("no catalog GPU fits")))
         self.recommendation.setText(
             _bold(self.tr("Recommended:")) + " "
-            + self.tr("lowest tier {0}; cheapest catalog GPU that fits: {1}").format(tier, gpu))
+            + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per unit "
+                      "of work): {1}").format(tier, gpu))
         self.findings_view.set_findings(analysis.findings,
                                         empty=self.tr("No bottlenecks found."))
         self._show_solver(analysis.solver)
