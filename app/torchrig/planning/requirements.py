@@ -221,6 +221,10 @@ class Requirements:
                 "peak_flops": dict(self.device.peak_flops),
                 "memory_bandwidth_bps": self.device.memory_bandwidth_bps,
                 "tensor_cores": self.device.tensor_cores,
+                "intra_link": None if self.device.intra_link is None
+                else self.device.intra_link.id,
+                "inter_link": None if self.device.inter_link is None
+                else self.device.inter_link.id,
             },
         }
         for name in ("vram_per_gpu", "system_ram", "storage", "cpu", "interconnect",
