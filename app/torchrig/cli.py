@@ -123,7 +123,7 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.catalog import load_catalog
     from torchrig.planning.analysis import device_spec, subject_device
-    from torchrig.planning.plan_output import format_plan_text
+    from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
     from torchrig.planning.solver import solve
 
@@ -139,13 +139,53 @@ def cmd_plan(args: argparse.Namespace) -> int:
         device = device_spec(part)
     req = plan(workload, device)
     answer = solve(workload, device, catalog) if device is not None else None
+    advice = _recommendation(args, workload, catalog) if args.recommend else None
     if args.json:
         data = req.to_dict()
         data["solver"] = None if answer is None else answer.to_dict()
+        if advice is not None:
+            data["recommendation"] = advice.to_dict()
         _print_json(data)
     else:
-        _out(format_plan_text(workload, req, lang=args.lang, answer=answer))
+        text = format_plan_text(workload, req, lang=args.lang, answer=answer)
+        if advice is not None:
+            text += "\n" + format_advice_text(advice, args.lang)
+        _out(text)
     return EXIT_OK
+
+
+def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:
+    """``plan --recommend``: the lowest tier and every catalog GPU by time and money."""
+    from decimal import Decimal, InvalidOperation
+
+    from torchrig.planning.advice import advise
+
+    def money(text: str, what: str) -> Decimal:
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise InputError(f"{what}: {text!r} is not a number") from None
+        if not value.is_finite() or value <= 0:
+            raise InputError(f"{what}: must be a positive number, got {text}")
+        return value
+
+    hourly: dict[str, Decimal] = {}
+    for entry in args.gpu_hour_price or ():
+        part_id, sep, amount = entry.partition("=")
+        if not sep:
+            raise InputError(f"--gpu-hour-price {entry!r}: give PART_ID=AMOUNT")
+        if catalog.get(part_id).category != "gpu":
+            raise InputError(f"--gpu-hour-price: {part_id} is not a GPU")
+        hourly[part_id] = money(amount, f"--gpu-hour-price {part_id}")
+    rate = None if args.cny_per_usd is None else money(args.cny_per_usd, "--cny-per-usd")
+    target = None
+    if args.time_target_hours is not None:
+        if not args.time_target_hours > 0 or args.time_target_hours == float("inf"):
+            raise InputError(f"--time-target-hours must be positive, got "
+                             f"{args.time_target_hours}")
+        target = args.time_target_hours * 3600.0
+    return advise(workload, catalog, currency=args.currency, cny_per_usd=rate,
+                  hourly_prices=hourly, time_target_s=target)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -308,6 +348,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         "adds throughput and time per epoch")
     p.add_argument("--json", action="store_true", help="every breakdown in SI units")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    money = p.add_argument_group("recommendation by time and money (--recommend)")
+    money.add_argument("--recommend", action="store_true",
+                       help="the lowest tier that runs it, and every catalog GPU with its time "
+                            "and price")
+    money.add_argument("--currency", choices=["USD", "CNY"], default="USD")
+    money.add_argument("--cny-per-usd", dest="cny_per_usd", metavar="RATE",
+                       help="exchange rate to compare catalog prices in either currency")
+    money.add_argument("--gpu-hour-price", dest="gpu_hour_price", action="append",
+                       metavar="PART_ID=AMOUNT",
+                       help="your price per GPU-hour (rental or charge rate), in --currency: "
+                            "adds cost per epoch / per million tokens; repeatable")
+    money.add_argument("--time-target-hours", dest="time_target_hours", type=float,
+                       metavar="H", help="the run must finish within H hours")
     p.set_defaults(handler=cmd_plan)
 
     p = sub.add_parser("check", help="price a build and check its parts fit together; with "

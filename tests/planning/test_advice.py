@@ -3,6 +3,7 @@ right verdict and a fix that works when applied."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from torchrig.builds.build import load_build
 from torchrig.builds.capabilities import from_build, from_profile
 from torchrig.catalog import load_catalog
+from torchrig.cli import main
 from torchrig.findings import Severity
 from torchrig.hardware.model import CpuInfo, DiskInfo, GpuInfo, MemoryInfo, SystemProfile
 from torchrig.planning.analysis import analyze, device_spec, recommend
@@ -248,3 +250,38 @@ def test_ppo_atari_is_bound_by_the_environment_steps_per_core(catalog):
     faster = plan(replace(w, num_workers=32), device_spec(catalog.get("nvidia-rtx-4090")))
     assert faster.throughput["total_time_s"].value == pytest.approx(
         t["total_time_s"].value / 4)
+
+
+# --- plan --recommend: every GPU by time and money --------------------------------------------
+
+
+def test_plan_recommend_prices_each_gpu_at_the_users_hourly_rate(capsys):
+    code = main(["plan", "--workload", str(ROOT / "workloads" / "imagenet-resnet50-amp-8gpu.json"),
+                 "--recommend", "--gpu-hour-price", "nvidia-a100-80gb-sxm=1.8",
+                 "--time-target-hours", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    advice = json.loads(out)["recommendation"]
+    gpus = {g["part"]: g for g in advice["gpus"]}
+    a100 = gpus["nvidia-a100-80gb-sxm"]
+    epoch_s = a100["time_s"] / 90  # the workload's 90 epochs
+    assert float(a100["cost_per_epoch"]) == pytest.approx(1.8 * 8 * epoch_s / 3600, rel=1e-6)
+    assert a100["meets_target"] is (a100["time_s"] <= 3 * 3600)
+    assert gpus["nvidia-rtx-4060-ti-16gb"]["meets_target"] is False
+    assert advice["tier"] is not None and advice["time_target_s"] == 3 * 3600
+    best = gpus[advice["best_value_gpu"]]
+    assert best["vram_verdict"] == "fits" and best["meets_target"] is not False
+
+
+def test_plan_recommend_converts_prices_with_the_users_exchange_rate(capsys):
+    argv = ["plan", "--task", "image_classification", "--recommend", "--currency", "CNY",
+            "--json"]
+    assert main([*argv, "--cny-per-usd", "7.1"]) == 0
+    gpus = {g["part"]: g for g in json.loads(capsys.readouterr()[0])["recommendation"]["gpus"]}
+    assert gpus["nvidia-rtx-4090"]["price"] == "12999"  # its own CNY launch price
+    assert float(gpus["nvidia-rtx-5090"]["price"]) == pytest.approx(1999 * 7.1)
+    assert main(argv) == 0
+    gpus = {g["part"]: g for g in json.loads(capsys.readouterr()[0])["recommendation"]["gpus"]}
+    assert gpus["nvidia-rtx-5090"]["price"] is None  # USD only and no rate: unknown
+    assert main([*argv, "--gpu-hour-price", "nvidia-rtx-4090"]) == 2
+    assert "PART_ID=AMOUNT" in capsys.readouterr()[1]

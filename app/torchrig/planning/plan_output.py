@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from torchrig.i18n import Msg
+from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
@@ -265,3 +266,50 @@ def _claim_value(value: float | None, unit: str) -> str:
     if unit == "fraction":
         return f"{value:+.0%}"
     return f"{value:g} {unit}"
+
+
+_VERDICTS = {"fits": Msg("fits", "装得下"), "tight": Msg("tight", "很紧"),
+             "does_not_fit": Msg("does not fit", "装不下")}
+
+
+def format_advice_text(advice: Advice, lang: str = "en") -> str:
+    """``plan --recommend``: the tier, then one line per catalog GPU with time and money."""
+    rec = advice.recommendation
+    lines = [Msg("Recommendation (time and money)", "推荐（兼顾时间与费用）").get(lang),
+             "  " + rec.tier_reason.get(lang)]
+    if rec.time_s is not None:
+        lines.append("  " + Msg(f"time on the tier's GPU: {fmt_seconds(rec.time_s)}",
+                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s)}").get(lang))
+    if rec.gpu is not None:
+        lines.append("  " + Msg(f"best value (lowest price per unit of work that fits): "
+                                f"{rec.gpu.name}",
+                                f"性价比最高（装得下且单位工作量价格最低）：{rec.gpu.name}"
+                                ).get(lang))
+    if advice.time_target_s is not None:
+        lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
+                                f"目标时间：{fmt_seconds(advice.time_target_s)}").get(lang))
+    lines.append("")
+    gpus = advice.options[0].gpus if advice.options else 1
+    lines.append("  " + Msg(f"each GPU model as {gpus} GPU(s), the workload's layout; time "
+                            "= the whole run (training) or the batch's prefill (inference)",
+                            f"每种 GPU 均按 {gpus} 块（工作负载的布局）；用时为整个训练或该批的"
+                            "预填充").get(lang))
+    head = Msg(f"{'GPU':<28} {'memory':>12} {'time':>10} {'price/GPU':>12} "
+               f"{'cost/epoch':>11} {'cost/Mtok':>10}",
+               f"{'GPU':<28} {'显存':>12} {'用时':>10} {'单卡价格':>12} {'每 epoch 费用':>11} "
+               f"{'每百万 token':>10}")
+    lines.append("  " + head.get(lang))
+    for o in advice.options:
+        price = "-" if o.price is None else f"{o.price:,.0f} {o.currency}"
+        epoch = "-" if o.cost_per_epoch is None else f"{o.cost_per_epoch:,.2f}"
+        mtok = "-" if o.cost_per_million_tokens is None else f"{o.cost_per_million_tokens:,.3f}"
+        verdict = _VERDICTS.get(o.verdict or "", Msg("?", "?")).get(lang)
+        miss = (" " + Msg("(misses the target)", "（超出目标时间）").get(lang)
+                if o.meets_target is False else "")
+        lines.append(f"  {o.part.name:<28} {verdict:>12} {fmt_seconds(o.time_s):>10} "
+                     f"{price:>12} {epoch:>11} {mtok:>10}{miss}")
+    lines.append("  " + Msg("- = unknown: no catalog price (or no exchange rate), or no "
+                            "--gpu-hour-price for that GPU",
+                            "- = 未知：无目录价格（或无汇率），或未给该 GPU 的 --gpu-hour-price"
+                            ).get(lang))
+    return "\n".join(lines) + "\n"
