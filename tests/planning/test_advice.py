@@ -285,3 +285,37 @@ def test_plan_recommend_converts_prices_with_the_users_exchange_rate(capsys):
     assert gpus["nvidia-rtx-5090"]["price"] is None  # USD only and no rate: unknown
     assert main([*argv, "--gpu-hour-price", "nvidia-rtx-4090"]) == 2
     assert "PART_ID=AMOUNT" in capsys.readouterr()[1]
+
+
+# --- the solver beyond micro-batches ----------------------------------------------------------
+
+
+def test_solver_shards_over_the_gpus_already_there_before_other_gpus(catalog):
+    w = replace(load_workload(ROOT / "workloads" / "llama2-7b-full-zero3-8xa100.json"),
+                strategy="ddp")
+    gpu = device_spec(catalog.get("nvidia-rtx-4090"))
+    answer = solve(w, gpu)
+    assert answer.verdict == "does_not_fit"
+    by_fields = {tuple(sorted(c.fields.items())): c for c in answer.settings}
+    zero3 = by_fields[(("strategy", "zero3"),)]
+    assert zero3.verdict == "fits" and zero3.apply(w).strategy == "zero3"
+    offload = by_fields[(("offload", "optimizer"), ("strategy", "zero2"))]
+    # The offload's time cost includes the PCIe traffic of every optimizer step.
+    assert "PCIe" in offload.time_note.en
+    single = solve(replace(w, gpus_per_node=1), gpu)
+    kinds = {tuple(sorted(c.fields)) for c in single.settings}
+    assert ("strategy",) not in kinds  # no ZeRO stage without other GPUs to shard over
+    assert ("offload", "strategy") in kinds
+    ratio = {tuple(sorted(c.fields)): c.time_ratio for c in single.settings}
+    assert ratio[("offload", "strategy")] > 1.0  # offload costs time on one GPU
+
+
+def test_solver_for_inference_splits_over_the_gpus_or_quantizes(catalog):
+    w = replace(_workload("llama2-70b-inference-bf16-tp4"), strategy="ddp", tp_size=1,
+                batch_size=4)
+    answer = solve(w, device_spec(catalog.get("nvidia-a100-80gb-sxm")))
+    fields = [dict(c.fields) for c in answer.settings]
+    assert {"strategy": "tensor_parallel", "tp_size": 4} in fields
+    assert {"precision": "int4"} in fields
+    tp = next(c for c in answer.settings if c.fields.get("tp_size") == 4)
+    assert tp.time_ratio == pytest.approx(0.25)  # prefill split over 4 GPUs

@@ -130,9 +130,6 @@ def _time_note(w: Workload, base: Workload) -> Msg:
     if w.batch_size < base.batch_size:
         notes.append(Msg("smaller micro-batches use the GPU less fully (not modelled)",
                          "更小的微批次对 GPU 利用更不充分（未建模）"))
-    if w.strategy != base.strategy and w.strategy.startswith("zero"):
-        notes.append(Msg("ZeRO adds communication: see the scaling model",
-                         "ZeRO 增加通信：见扩展模型"))
     if not notes:
         return Msg("re-planned with the same throughput model", "按同一吞吐模型重新估算")
     return Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
