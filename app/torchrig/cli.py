@@ -263,7 +263,7 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
-              "tp_size", "pp_size", "offload", "grad_accumulation", "style")
+              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style")
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
                  "sample_bytes": "dataset.sample_bytes"}
@@ -300,6 +300,8 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", choices=STRATEGIES)
     p.add_argument("--tp-size", dest="tp_size", type=int)
     p.add_argument("--pp-size", dest="pp_size", type=int)
+    p.add_argument("--ep-size", dest="ep_size", type=int,
+                   help="GPUs the routed experts are split over (strategy expert_parallel)")
     p.add_argument("--offload", choices=OFFLOADS)
     p.add_argument("--dataset-samples", dest="dataset_samples", type=int)
     p.add_argument("--sample-bytes", dest="sample_bytes", type=float)

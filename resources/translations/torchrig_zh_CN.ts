@@ -1753,6 +1753,10 @@ enter one</source>
         <translation>流水线并行</translation>
     </message>
     <message>
+        <source>Expert parallel (MoE experts split)</source>
+        <translation>专家并行（切分 MoE 专家）</translation>
+    </message>
+    <message>
         <source>None</source>
         <translation>无</translation>
     </message>
@@ -1881,6 +1885,10 @@ enter one</source>
         <translation>流水线并行规模</translation>
     </message>
     <message>
+        <source>Expert-parallel size</source>
+        <translation>专家并行规模</translation>
+    </message>
+    <message>
         <source>CPU offload</source>
         <translation>CPU 卸载</translation>
     </message>
@@ -1987,6 +1995,10 @@ enter one</source>
     <message>
         <source>Pipeline stages the layers are split into</source>
         <translation>模型各层被切分成的流水线阶段数</translation>
+    </message>
+    <message>
+        <source>GPUs a mixture of experts&apos; routed experts are split over (each GPU keeps the attention and shared layers)</source>
+        <translation>混合专家模型的路由专家切分到的 GPU 数（每块 GPU 保留注意力层和共享层）</translation>
     </message>
     <message>
         <source>Move optimizer states (and weights) to CPU RAM to save VRAM, at the cost of PCIe traffic</source>

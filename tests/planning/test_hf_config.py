@@ -205,3 +205,34 @@ def test_cli_unknown_family_exits_2_with_one_line(tmp_path, capsys):
     code = main(["plan", "--hf-config", str(tmp_path)])
     _, err = capsys.readouterr()
     assert code == 2 and "mamba" in err and err.count("\n") == 1
+
+
+def test_expert_parallelism_splits_the_routed_experts_over_the_gpus():
+    """Mixtral 8x7B over 8 GPUs, one expert each: every GPU keeps attention, norms and
+    embeddings (1.6B) and one eighth of the 45.1B of routed experts."""
+    base = _workload("mixtral-8x7b", precision="bf16", gpus=8)
+    arch = resolve_model(base).arch
+    experts = arch.routed_expert_params()
+    assert experts == 32 * 8 * 3 * 4096 * 14336
+    ep = replace(base, strategy="expert_parallel", ep_size=8).validate()
+    weights = plan(ep).vram_per_gpu["weights"].value
+    assert weights == pytest.approx(2 * (46_702_792_704 - experts + experts / 8))
+    traffic = plan(ep).interconnect["expert_parallel_bytes_per_step_per_gpu"].value
+    tokens = base.batch_size * base.seq_len
+    assert traffic == pytest.approx(2 * 32 * tokens * 2 * 4096 * 2 * 7 / 8)
+    with pytest.raises(InputError, match="must divide the 8 experts"):
+        replace(base, strategy="expert_parallel", ep_size=3, gpus_per_node=6).validate()
+    with pytest.raises(InputError, match="mixture-of-experts"):
+        replace(_workload("llama-2-7b", gpus=2), strategy="expert_parallel",
+                ep_size=2).validate()
+
+
+def test_the_solver_offers_expert_parallelism_for_a_moe_model():
+    from torchrig.planning.requirements import DeviceSpec
+    from torchrig.planning.solver import solve
+    from torchrig.units import GiB
+
+    w = _workload("mixtral-8x7b", precision="bf16", gpus=8, seq_len=4096)
+    answer = solve(w, DeviceSpec("80 GiB GPU", 80 * GiB))
+    ep = next(c for c in answer.settings if c.fields.get("strategy") == "expert_parallel")
+    assert ep.fields["ep_size"] == 8 and ep.verdict == "fits"

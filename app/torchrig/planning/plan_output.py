@@ -80,6 +80,7 @@ LABELS: dict[str, Msg] = {
     "gradient_bytes": Msg("Gradients to sync", "需同步的梯度"),
     "bytes_per_step_per_gpu": Msg("Sent per GPU", "每 GPU 发送量"),
     "tensor_parallel_bytes_per_step_per_gpu": Msg("Tensor-parallel traffic", "张量并行流量"),
+    "expert_parallel_bytes_per_step_per_gpu": Msg("Expert-parallel traffic", "专家并行流量"),
     "flops_per_sample": Msg("FLOPs per sample", "每样本 FLOPs"),
     "peak_flops": Msg("GPU peak", "GPU 峰值"),
     "utilisation": Msg("Utilisation", "利用率"),

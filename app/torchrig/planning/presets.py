@@ -111,6 +111,10 @@ class TransformerArch:
         return experts * 3 * h * self.expert_ffn + 3 * h * self.shared_expert_ffn \
             + h * self.experts  # router
 
+    def routed_expert_params(self) -> int:
+        """Weights of the routed experts (what expert parallelism splits over GPUs)."""
+        return self.moe_layers * self.experts * 3 * self.hidden * self.expert_ffn
+
     def layer_matmul_params(self) -> int:
         """Weights of the matrix multiplies in one dense layer (Q, K, V, O and the MLP)."""
         return self._attention_params() + self._dense_mlp_params()

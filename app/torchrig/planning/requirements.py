@@ -781,6 +781,16 @@ class _VramExtras:
     states: ModelStates | None
 
 
+def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
+    """Share of the parameters one GPU holds: expert parallelism gives each of ``ep_size`` GPUs
+    1/ep of the routed experts and a full copy of everything else (attention, shared experts,
+    embeddings)."""
+    if w.strategy != "expert_parallel" or model.arch is None or not model.params:
+        return 1.0
+    experts = model.arch.routed_expert_params()
+    return (model.params - experts + experts / w.ep_size) / model.params
+
+
 def _weight_bytes_inference(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
     p = model.params
     if w.precision in ("fp32", "tf32"):
@@ -814,15 +824,22 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
           assumptions: list[Assumption], incomplete: list[str]
           ) -> tuple[dict[str, Item], _VramExtras]:
     mp = w.tp_size * w.pp_size
+    ep = expert_parallel_share(w, model)
+    ep_note = Msg("", "")
+    if ep < 1.0:
+        ep_note = Msg(f"; routed experts split over {w.ep_size} GPUs (expert parallel): "
+                      f"{ep:.0%} of the parameters per GPU",
+                      f"；路由专家切分到 {w.ep_size} 个 GPU（专家并行）：每 GPU 持有 "
+                      f"{ep:.0%} 的参数")
     items: dict[str, Item] = {}
     states: ModelStates | None = None
     comm = 0.0
     comm_note = Msg("none", "无")
     if not w.is_training:
         wb, note = _weight_bytes_inference(w, model)
-        items["weights"] = Item(wb / mp, Msg(
-            f"{note.en}" + (f"; split over {mp} GPUs" if mp > 1 else ""),
-            f"{note.zh}" + (f"；切分到 {mp} 个 GPU" if mp > 1 else "")))
+        items["weights"] = Item(wb * ep / mp, Msg(
+            f"{note.en}" + (f"; split over {mp} GPUs" if mp > 1 else "") + ep_note.en,
+            f"{note.zh}" + (f"；切分到 {mp} 个 GPU" if mp > 1 else "") + ep_note.zh))
         items["gradients"] = Item(0.0, Msg("inference: none", "推理：无"))
         items["optimizer_states"] = Item(0.0, Msg("inference: none", "推理：无"))
         acts = inference_activations(w, model, cal)
@@ -834,7 +851,7 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
             base_per = 4.0 if w.precision in ("fp32", "tf32") else 2.0
             base = model.params * base_per
         adapters = model.arch.lora_params(w.lora_rank or 0)
-        items["weights"] = Item((base + adapters * 4.0) / mp, Msg(
+        items["weights"] = Item((base * ep + adapters * 4.0) / mp, Msg(
             f"frozen base {base_per:.3f} B/param ({w.precision}) + {adapters / 1e6:.1f}M LoRA "
             f"parameters (rank {w.lora_rank}, all linear layers) in fp32",
             f"冻结基座每参数 {base_per:.3f} 字节（{w.precision}）+ {adapters / 1e6:.1f}M LoRA "
@@ -847,10 +864,12 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
             f"每个适配器参数 {st:g} 字节（{w.optimizer}）"))
         acts = _training_activations(w, model, cal)
     else:
-        states = model_state_bytes(model.params, w.precision, w.optimizer, w.strategy,
+        states = model_state_bytes(model.params * ep, w.precision, w.optimizer, w.strategy,
                                    w.data_parallel, mp)
         weights, grads, opt = states.weights, states.gradients, states.optimizer_states
         wn, gn, sn = states.note_weights, states.note_gradients, states.note_states
+        if ep < 1.0:
+            wn, gn, sn = (Msg(m.en + ep_note.en, m.zh + ep_note.zh) for m in (wn, gn, sn))
         if w.offload != "none":
             n = w.data_parallel
             opt = 0.0
@@ -1280,7 +1299,7 @@ def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> floa
     mixed = w.precision in ("amp_fp16", "amp_bf16")
     zero = w.strategy in ("zero1", "zero2", "zero3")
     elem = 2.0 if (w.precision == "bf16" or (mixed and zero)) else 4.0
-    return model.params * elem / (w.tp_size * w.pp_size)
+    return model.params * expert_parallel_share(w, model) * elem / (w.tp_size * w.pp_size)
 
 
 def _interconnect(w: Workload, model: ResolvedModel) -> dict[str, Item]:
@@ -1313,12 +1332,33 @@ def _interconnect(w: Workload, model: ResolvedModel) -> dict[str, Item]:
         calls = 4 if w.is_training else 2
         tp_bytes = calls * model.arch.layers * w.batch_size * (model.seq_len or 1) \
             * model.arch.hidden * act * 2 * (t - 1) / t
+    items["expert_parallel_bytes_per_step_per_gpu"] = _all_to_all_item(w, model)
     items["tensor_parallel_bytes_per_step_per_gpu"] = Item(tp_bytes, Msg(
         "Megatron TP: 2 all-reduces of b·s·h activations per layer forward, 2 backward"
         + ("" if w.is_training else "; inference: forward only, per prefill of the batch"),
         "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"
         + ("" if w.is_training else "；推理：仅前向，按一批预填充计")))
     return items
+
+
+def _all_to_all_item(w: Workload, model: ResolvedModel) -> Item:
+    """Expert parallelism sends each token's hidden state to the GPUs holding its experts and
+    back (two all-to-alls per MoE layer; backward repeats both), (ep-1)/ep of it off-GPU."""
+    arch = model.arch
+    if w.strategy != "expert_parallel" or arch is None:
+        return Item(0.0, Msg("no expert parallelism", "无专家并行"))
+    act = 4.0 if w.precision in ("fp32", "tf32") else 2.0
+    passes = 2 if w.is_training else 1
+    ep = w.ep_size
+    tokens = w.batch_size * (model.seq_len or 1)
+    volume = (2 * passes * arch.moe_layers * tokens * arch.active_experts * arch.hidden * act
+              * (ep - 1) / ep)
+    return Item(volume, Msg(
+        f"all-to-all: 2 per MoE layer{' forward and 2 backward' if passes == 2 else ''} x "
+        f"{tokens:,} tokens x {arch.active_experts} experts x hidden {arch.hidden} x {act:g} B "
+        f"x (ep-1)/ep", f"all-to-all：每个 MoE 层前向 2 次{'、反向 2 次' if passes == 2 else ''}"
+        f" × {tokens:,} token × {arch.active_experts} 个专家 × 隐藏维 {arch.hidden} × {act:g} 字节"
+        " × (ep-1)/ep"))
 
 
 def _batch_tensor_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:

@@ -170,6 +170,15 @@ def _batch_label(w: Workload, base: Workload) -> Msg:
 def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
     """Single changes in the search order (each re-planned by the caller)."""
     out: list[tuple[Msg, dict[str, Any]]] = []
+    arch = resolve_model(w).arch
+    if arch is not None and arch.is_moe and w.total_gpus > 1 and w.strategy == "ddp" \
+            and not w.is_lora:
+        ep = max(n for n in range(1, w.total_gpus + 1)
+                 if w.total_gpus % n == 0 and arch.experts % n == 0)
+        if ep > 1:
+            out.append((Msg(f"expert parallel: the experts split over {ep} GPUs",
+                            f"专家并行：专家切分到 {ep} 块 GPU"),
+                        {"strategy": "expert_parallel", "ep_size": ep}))
     if w.is_training:
         if not w.gradient_checkpointing:
             out.append((Msg("gradient checkpointing", "梯度检查点"),
@@ -279,7 +288,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
 
 
 _CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulation",
-               "gradient_checkpointing", "strategy", "tp_size", "offload", "lora_rank")
+               "gradient_checkpointing", "strategy", "tp_size", "ep_size", "offload",
+               "lora_rank")
 
 
 def _combine(w: Workload, device: DeviceSpec | None, vram: float

@@ -34,7 +34,8 @@ TASKS = (
 MODES = ("train", "finetune", "infer")
 PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "int8", "int4")
 OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel")
+STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
+              "expert_parallel")
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 ATTENTIONS = ("sdpa", "eager")
 CUSTOM = "custom"
@@ -77,6 +78,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "nodes": (1, 100_000),
     "tp_size": (1, 4_096),
     "pp_size": (1, 4_096),
+    "ep_size": (1, 4_096),
     "epochs": (0.001, 100_000),
     "num_workers": (0, 1_024),
     "checkpoints_kept": (0, 1_000),
@@ -87,7 +89,8 @@ LIMITS: dict[str, tuple[float, float]] = {
 }
 INTEGER_FIELDS = {
     "batch_size", "seq_len", "image_size", "params", "layers", "hidden", "heads", "kv_heads",
-    "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "num_workers",
+    "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "ep_size",
+    "num_workers",
     "checkpoints_kept", "dataset.samples", "head_dim", "experts", "active_experts", "expert_ffn",
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
     "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "max_positions",
@@ -169,6 +172,7 @@ class Workload:
     strategy: str = "ddp"
     tp_size: int = 1
     pp_size: int = 1
+    ep_size: int = 1
     offload: str = "none"
     epochs: float = 1.0
     num_workers: int | None = None
@@ -467,6 +471,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         strategy=r.text("strategy", STRATEGIES, base.strategy),
         tp_size=r.number("tp_size", base.tp_size),
         pp_size=r.number("pp_size", base.pp_size),
+        ep_size=r.number("ep_size", base.ep_size),
         offload=r.text("offload", OFFLOADS, base.offload),
         epochs=r.number("epochs", base.epochs),
         num_workers=r.number("num_workers", base.num_workers),
@@ -661,6 +666,17 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
             raise err("tp_size", f"must divide the {model.arch.heads} attention heads")
         if size_name == "pp_size" and size > model.arch.layers:
             raise err("pp_size", f"cannot exceed the {model.arch.layers} layers")
+    if w.ep_size > 1 and w.strategy != "expert_parallel":
+        raise err("ep_size", "needs strategy expert_parallel")
+    if w.strategy == "expert_parallel":
+        if model.arch is None or not model.arch.is_moe:
+            raise err("strategy", "expert_parallel needs a mixture-of-experts model")
+        if w.ep_size < 2:
+            raise err("ep_size", "must be at least 2 for strategy expert_parallel")
+        if w.total_gpus % w.ep_size:
+            raise err("ep_size", f"must divide the {w.total_gpus} GPUs (gpus x nodes)")
+        if model.arch.experts % w.ep_size:
+            raise err("ep_size", f"must divide the {model.arch.experts} experts")
     if w.offload != "none":
         if w.strategy not in ("zero2", "zero3"):
             raise err("offload", "needs strategy zero2 or zero3 (DeepSpeed ZeRO-Offload)")

@@ -93,6 +93,7 @@ CHOICE_LABELS = {
     "zero3": QT_TRANSLATE_NOOP("WizardPage", "ZeRO-3 / FSDP (+ weights sharded)"),
     "tensor_parallel": QT_TRANSLATE_NOOP("WizardPage", "Tensor parallel"),
     "pipeline_parallel": QT_TRANSLATE_NOOP("WizardPage", "Pipeline parallel"),
+    "expert_parallel": QT_TRANSLATE_NOOP("WizardPage", "Expert parallel (MoE experts split)"),
     # offloads
     "none": QT_TRANSLATE_NOOP("WizardPage", "None"),
     "optimizer": QT_TRANSLATE_NOOP("WizardPage", "Optimizer states to CPU RAM"),
@@ -146,6 +147,7 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
     "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size"), "int"),
     "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size"), "int"),
+    "ep_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Expert-parallel size"), "int"),
     "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload"), "choice"),
 }
 FIELD_HELP = {
@@ -208,6 +210,9 @@ FIELD_HELP = {
         "WizardPage", "GPUs that split each layer (tensor parallelism); keep it within one "
         "node's NVLink domain"),
     "pp_size": QT_TRANSLATE_NOOP("WizardPage", "Pipeline stages the layers are split into"),
+    "ep_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "GPUs a mixture of experts' routed experts are split over (each GPU keeps "
+        "the attention and shared layers)"),
     "offload": QT_TRANSLATE_NOOP(
         "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
         "cost of PCIe traffic"),
