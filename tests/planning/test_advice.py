@@ -203,6 +203,17 @@ def test_multi_gpu_throughput_uses_the_scaling_models_efficiency(catalog):
     assert plan(w, pcie).throughput["total_time_s"].value > t["total_time_s"].value
 
 
+def test_resnet50_on_8_a100_stays_an_upper_bound_of_nvidias_measurement(catalog):
+    """NVIDIA DeepLearningExamples (PyTorch 21.03): ResNet-50 AMP on 8x A100 80GB, 16,621 img/s
+    (2,470 on one). The scaling model counts communication only, which NVLink hides here, so the
+    plan stays an upper bound ~19% above: the measured loss is the data pipeline (the analysis
+    flags the CPU cores it needs), not gradient traffic (planning/scaling.py)."""
+    w = _workload("imagenet-resnet50-amp-8gpu")
+    t = plan(w, device_spec(catalog.get("nvidia-a100-80gb-sxm"))).throughput
+    assert t["samples_per_s_per_gpu"].value == pytest.approx(2470, rel=0.01)
+    assert 16_621 < t["samples_per_s"].value < 1.2 * 16_621
+
+
 def test_unknown_links_say_the_time_is_an_upper_bound():
     w = _workload("imagenet-resnet50-amp-8gpu")
     gpu = DeviceSpec("GPU", 80 * GiB, {"fp16": 312e12}, 2039e9, True)
