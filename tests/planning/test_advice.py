@@ -230,6 +230,7 @@ V100_SXM2 = DeviceSpec("Tesla V100 SXM2", 16 * GiB, {"fp32": 15.7e12}, 900e9, Tr
 @pytest.mark.parametrize("preset, seconds_per_iter", [
     ("faster-rcnn-r50-fpn", 0.210),  # Detectron2 MODEL_ZOO.md, Faster R-CNN R50-FPN 1x
     ("retinanet-r50-fpn", 0.205),  # Detectron2 MODEL_ZOO.md, RetinaNet R50 1x
+    ("mask-rcnn-r50-fpn", 0.261),  # Detectron2 MODEL_ZOO.md, Mask R-CNN R50-FPN 1x
 ])
 def test_detection_training_speed_matches_detectron2_model_zoo(preset, seconds_per_iter):
     """Detectron2 trained these on 8 V100s, 2 images per GPU, fp32 (PyTorch 1.3): 16 images per
