@@ -139,19 +139,33 @@ def _fits(req: Requirements, vram: float) -> bool:
     return req.vram_total <= vram
 
 
-def _largest_batch(w: Workload, device: DeviceSpec | None, vram: float,
-                   exact: bool) -> tuple[Workload, Requirements] | None:
-    """The largest micro-batch below the current one that fits; ``exact``: only divisors of
-    the current micro-batch, so accumulation keeps the global batch exactly."""
-    for m in range(w.batch_size - 1, 0, -1):
-        if exact and w.batch_size % m:
-            continue
+_Planned = tuple[Workload, Requirements]
+
+
+def _largest_batch(w: Workload, device: DeviceSpec | None, vram: float
+                   ) -> tuple[_Planned | None, _Planned | None]:
+    """(the largest micro-batch below the current one that fits, found by bisection - memory
+    grows with the micro-batch -, and the largest divisor of the current micro-batch at or
+    below it, so accumulation keeps the global batch exactly)."""
+    def attempt(m: int) -> tuple[Workload, Requirements] | None:
         accumulation = w.grad_accumulation * math.ceil(w.batch_size / m) if w.is_training \
             else 1
         tried = _try(w, {"batch_size": m, "grad_accumulation": accumulation}, device)
-        if tried is not None and _fits(tried[1], vram):
-            return tried
-    return None
+        return tried if tried is not None and _fits(tried[1], vram) else None
+
+    low, high, best = 1, w.batch_size - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        found = attempt(middle)
+        if found is not None:
+            best, low = found, middle + 1
+        else:
+            high = middle - 1
+    if best is None:
+        return None, None
+    largest = best[0].batch_size
+    divisor = max(d for d in range(1, largest + 1) if w.batch_size % d == 0)
+    return best, (best if divisor == largest else attempt(divisor))
 
 
 def _batch_label(w: Workload, base: Workload) -> Msg:
@@ -243,9 +257,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
 
     changes: list[Change] = []
     if w.batch_size > 1:
-        exact = _largest_batch(w, device, vram, exact=True)
-        largest = _largest_batch(w, device, vram, exact=False)
-        for found in (largest, exact):
+        for found in _largest_batch(w, device, vram):
             if found is not None and all(found[0].batch_size != c.fields.get("batch_size")
                                          for c in changes):
                 changes.append(change(_batch_label(found[0], w), *found))
@@ -307,7 +319,7 @@ def _combine(w: Workload, device: DeviceSpec | None, vram: float
         if _fits(req, vram):
             return labels, current, req
     if current.batch_size > 1:
-        found = _largest_batch(current, device, vram, exact=False)
+        found = _largest_batch(current, device, vram)[0]
         if found is not None:
             return [*labels, _batch_label(found[0], current)], found[0], found[1]
     return None
