@@ -649,6 +649,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
         reason = Msg("No tier runs this workload without a blocker within the time target.",
                      "没有任何档位能在目标时间内无阻断地运行此工作负载。")
     tier_gpu, tier_time = None, None
+    network = None
     for tier in catalog.tiers.values():
         req = tier.requirements
         base_caps = from_tier(tier, catalog)
@@ -680,6 +681,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
         if runs:
             tier_time, tier_gpu = min(runs, key=lambda r: r[0])
             chosen = tier
+            network = link_for(base_caps)[1] if workload.nodes > 1 else None
             gpu_name = f" with {tier_gpu.name}" if tier_gpu is not None else ""
             gpu_name_zh = f"（使用 {tier_gpu.name}）" if tier_gpu is not None else ""
             reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name} is the lowest tier "
@@ -687,8 +689,9 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                          f"{tier.name.zh}（seed {tier.section}）{gpu_name_zh}"
                          "是能无阻断运行此工作负载的最低档位。")
             break
+    # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
     best = best_value(gpu_options(workload, catalog, currency, cny_per_usd,
-                                  time_target_s=time_target_s))
+                                  time_target_s=time_target_s, inter_link=network))
     return Recommendation(chosen, reason, best.part if best else None,
                           best.need if best else None, tier_gpu,
                           None if tier_time is None or math.isinf(tier_time) else tier_time)
