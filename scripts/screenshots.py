@@ -134,6 +134,14 @@ def _shoot(args: argparse.Namespace, out: Path) -> int:
         print(path)
         if key == "build" and hasattr(window.pages[key], "picker"):
             _shoot_picker(app, window.pages[key], out)
+    if hasattr(wizard, "apply_buttons"):
+        # The sizing solver's answer: Llama-2-7B LoRA on the professional tier's RTX 4090.
+        window.show_page("wizard")
+        wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("tier:professional"))
+        wizard.open_path(ROOT / "workloads" / "llama2-7b-lora.json")
+        _wait(app, lambda: True, 0.5)
+        window.grab().save(str(out / "wizard-solver.png"))
+        print(out / "wizard-solver.png")
     _grab_dialog(app, SettingsDialog(window.settings, window), out / "settings-dialog.png")
     _grab_dialog(app, AboutDialog(window.machine_page.profile, window.settings.path, window),
                  out / "about-dialog.png")

@@ -76,6 +76,20 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
     flags = {name: getattr(args, name, None) for name in PLAN_FLAGS}
     if args.checkpointing is not None:
         flags["checkpointing"] = args.checkpointing == "on"
+    if getattr(args, "tied_embeddings", None) is not None:
+        flags["tied_embeddings"] = args.tied_embeddings == "on"
+    if getattr(args, "hf_config", None):
+        from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
+
+        model = load_hf_config(_path(args.hf_config))
+        # The config describes the model; explicit flags still win over it.
+        base_task = flags.get("task")
+        if base_task is None and args.workload:
+            base_task = load_workload(_path(args.workload)).task
+        imported = hf_workload_fields(model, base_task)
+        flags = {**imported, **{k: v for k, v in flags.items() if v is not None}}
+        if args.workload:
+            flags.pop("name", None)
     if args.workload:
         base = load_workload(_path(args.workload))
         if not any(v is not None for v in flags.values()):
@@ -109,8 +123,9 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.catalog import load_catalog
     from torchrig.planning.analysis import device_spec, subject_device
-    from torchrig.planning.plan_output import format_plan_text
+    from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
+    from torchrig.planning.solver import solve
 
     workload = _workload_from_args(args)
     catalog = load_catalog()
@@ -123,11 +138,54 @@ def cmd_plan(args: argparse.Namespace) -> int:
             raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
         device = device_spec(part)
     req = plan(workload, device)
+    answer = solve(workload, device, catalog) if device is not None else None
+    advice = _recommendation(args, workload, catalog) if args.recommend else None
     if args.json:
-        _print_json(req.to_dict())
+        data = req.to_dict()
+        data["solver"] = None if answer is None else answer.to_dict()
+        if advice is not None:
+            data["recommendation"] = advice.to_dict()
+        _print_json(data)
     else:
-        _out(format_plan_text(workload, req, lang=args.lang))
+        text = format_plan_text(workload, req, lang=args.lang, answer=answer)
+        if advice is not None:
+            text += "\n" + format_advice_text(advice, args.lang)
+        _out(text)
     return EXIT_OK
+
+
+def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:
+    """``plan --recommend``: the lowest tier and every catalog GPU by time and money."""
+    from decimal import Decimal, InvalidOperation
+
+    from torchrig.planning.advice import advise
+
+    def money(text: str, what: str) -> Decimal:
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise InputError(f"{what}: {text!r} is not a number") from None
+        if not value.is_finite() or value <= 0:
+            raise InputError(f"{what}: must be a positive number, got {text}")
+        return value
+
+    hourly: dict[str, Decimal] = {}
+    for entry in args.gpu_hour_price or ():
+        part_id, sep, amount = entry.partition("=")
+        if not sep:
+            raise InputError(f"--gpu-hour-price {entry!r}: give PART_ID=AMOUNT")
+        if catalog.get(part_id).category != "gpu":
+            raise InputError(f"--gpu-hour-price: {part_id} is not a GPU")
+        hourly[part_id] = money(amount, f"--gpu-hour-price {part_id}")
+    rate = None if args.cny_per_usd is None else money(args.cny_per_usd, "--cny-per-usd")
+    target = None
+    if args.time_target_hours is not None:
+        if not args.time_target_hours > 0 or args.time_target_hours == float("inf"):
+            raise InputError(f"--time-target-hours must be positive, got "
+                             f"{args.time_target_hours}")
+        target = args.time_target_hours * 3600.0
+    return advise(workload, catalog, currency=args.currency, cny_per_usd=rate,
+                  hourly_prices=hourly, time_target_s=target)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -203,15 +261,18 @@ def _add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_len",
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
-              "params", "layers", "hidden", "heads", "kv_heads", "vocab", "epochs", "lora_rank",
-              "tp_size", "pp_size", "offload")
+              "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
+              "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
+              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style")
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
                  "sample_bytes": "dataset.sample_bytes"}
 
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
+    from torchrig.planning.presets import STYLES
     from torchrig.planning.workload import (
+        ATTENTIONS,
         MODES,
         OFFLOADS,
         OPTIMIZERS,
@@ -221,6 +282,10 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     )
 
     p.add_argument("--workload", metavar="FILE", help="start from a workload file")
+    p.add_argument("--hf-config", dest="hf_config", metavar="PATH",
+                   help="a Hugging Face config.json (or a folder holding one): the model's "
+                        "architecture as --model custom; --task defaults to llm_inference for "
+                        "decoders and nlp_transformer for BERT/RoBERTa")
     p.add_argument("--task", choices=TASKS)
     p.add_argument("--model", help="preset id (resnet50, bert-base, llama-2-7b, ...) or custom")
     p.add_argument("--mode", choices=MODES)
@@ -235,14 +300,29 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", choices=STRATEGIES)
     p.add_argument("--tp-size", dest="tp_size", type=int)
     p.add_argument("--pp-size", dest="pp_size", type=int)
+    p.add_argument("--ep-size", dest="ep_size", type=int,
+                   help="GPUs the routed experts are split over (strategy expert_parallel)")
     p.add_argument("--offload", choices=OFFLOADS)
     p.add_argument("--dataset-samples", dest="dataset_samples", type=int)
     p.add_argument("--sample-bytes", dest="sample_bytes", type=float)
     p.add_argument("--epochs", type=float)
     p.add_argument("--lora-rank", dest="lora_rank", type=int)
-    custom = p.add_argument_group("custom model (--model custom)")
-    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab"):
+    p.add_argument("--grad-accumulation", dest="grad_accumulation", type=int,
+                   help="micro-batches per optimizer step")
+    p.add_argument("--attention", choices=ATTENTIONS,
+                   help="sdpa (fused, the default) or eager (saves the attention scores)")
+    custom = p.add_argument_group("custom model (--model custom, or what --hf-config reads)")
+    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab", "ffn",
+                 "head-dim"):
         custom.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=int)
+    custom.add_argument("--style", choices=STYLES, help="transformer block style")
+    custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
+                        help="input and output embeddings share one matrix")
+    moe = p.add_argument_group("mixture of experts (--model custom)")
+    moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
+    moe.add_argument("--active-experts", dest="active_experts", type=int,
+                     help="experts each token is routed to")
+    moe.add_argument("--expert-ffn", dest="expert_ffn", type=int, help="one expert's MLP width")
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -270,6 +350,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         "adds throughput and time per epoch")
     p.add_argument("--json", action="store_true", help="every breakdown in SI units")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    money = p.add_argument_group("recommendation by time and money (--recommend)")
+    money.add_argument("--recommend", action="store_true",
+                       help="the lowest tier that runs it, and every catalog GPU with its time "
+                            "and price")
+    money.add_argument("--currency", choices=["USD", "CNY"], default="USD")
+    money.add_argument("--cny-per-usd", dest="cny_per_usd", metavar="RATE",
+                       help="exchange rate to compare catalog prices in either currency")
+    money.add_argument("--gpu-hour-price", dest="gpu_hour_price", action="append",
+                       metavar="PART_ID=AMOUNT",
+                       help="your price per GPU-hour (rental or charge rate), in --currency: "
+                            "adds cost per epoch / per million tokens; repeatable")
+    money.add_argument("--time-target-hours", dest="time_target_hours", type=float,
+                       metavar="H", help="the run must finish within H hours")
     p.set_defaults(handler=cmd_plan)
 
     p = sub.add_parser("check", help="price a build and check its parts fit together; with "

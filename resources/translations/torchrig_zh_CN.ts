@@ -1826,6 +1826,10 @@
         <translation>流水线并行</translation>
     </message>
     <message>
+        <source>Expert parallel (MoE experts split)</source>
+        <translation>专家并行（切分 MoE 专家）</translation>
+    </message>
+    <message>
         <source>None</source>
         <translation>无</translation>
     </message>
@@ -1954,6 +1958,10 @@
         <translation>流水线并行规模</translation>
     </message>
     <message>
+        <source>Expert-parallel size</source>
+        <translation>专家并行规模</translation>
+    </message>
+    <message>
         <source>CPU offload</source>
         <translation>CPU 卸载</translation>
     </message>
@@ -2062,6 +2070,10 @@
         <translation>模型各层被切分成的流水线阶段数</translation>
     </message>
     <message>
+        <source>GPUs a mixture of experts&apos; routed experts are split over (each GPU keeps the attention and shared layers)</source>
+        <translation>混合专家模型的路由专家切分到的 GPU 数（每块 GPU 保留注意力层和共享层）</translation>
+    </message>
+    <message>
         <source>Move optimizer states (and weights) to CPU RAM to save VRAM, at the cost of PCIe traffic</source>
         <translation>将优化器状态（及权重）移到 CPU 内存以节省显存，代价是 PCIe 传输</translation>
     </message>
@@ -2076,6 +2088,14 @@
     <message>
         <source>Save workload…</source>
         <translation>保存工作负载…</translation>
+    </message>
+    <message>
+        <source>Import config.json…</source>
+        <translation>导入 config.json…</translation>
+    </message>
+    <message>
+        <source>Read a Hugging Face model&apos;s config.json (Llama, Mistral, Mixtral, Qwen, Gemma, Phi-3, DeepSeek, GPT-2, BERT/RoBERTa) as a custom model</source>
+        <translation>读取 Hugging Face 模型的 config.json（Llama、Mistral、Mixtral、Qwen、Gemma、Phi-3、DeepSeek、GPT-2、BERT/RoBERTa），作为自定义模型</translation>
     </message>
     <message>
         <source>{0}. {1}</source>
@@ -2142,6 +2162,10 @@
         <translation>{0} 放得下</translation>
     </message>
     <message>
+        <source>tight on {0}: only the safety margin is short</source>
+        <translation>在 {0} 上很紧：只缺安全余量</translation>
+    </message>
+    <message>
         <source>does not fit on {0}</source>
         <translation>{0} 放不下</translation>
     </message>
@@ -2182,12 +2206,36 @@
         <translation>推荐：</translation>
     </message>
     <message>
-        <source>lowest tier {0}; cheapest catalog GPU that fits: {1}</source>
-        <translation>最低档位 {0}；放得下的最便宜目录 GPU：{1}</translation>
+        <source>lowest tier {0}; catalog GPU of best value that fits (price per unit of work): {1}</source>
+        <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
     </message>
     <message>
         <source>No bottlenecks found.</source>
         <translation>未发现瓶颈。</translation>
+    </message>
+    <message>
+        <source>Changes that make it fit (re-planned):</source>
+        <translation>可使其装下的改动（已重新估算）：</translation>
+    </message>
+    <message>
+        <source>time unknown</source>
+        <translation>时间未知</translation>
+    </message>
+    <message>
+        <source>time ×{0}</source>
+        <translation>时间 ×{0}</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Change the workload to this setting</source>
+        <translation>把工作负载改为此设置</translation>
+    </message>
+    <message>
+        <source>Cannot apply the change</source>
+        <translation>无法应用此改动</translation>
     </message>
     <message>
         <source>modelled with {0}</source>
@@ -2208,6 +2256,18 @@
     <message>
         <source>Cannot open workload</source>
         <translation>无法打开工作负载</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>导入 Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json)</source>
+        <translation>模型配置（config.json *.json）</translation>
+    </message>
+    <message>
+        <source>Cannot import the config</source>
+        <translation>无法导入该配置</translation>
     </message>
     <message>
         <source>Save workload</source>

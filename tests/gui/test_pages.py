@@ -170,3 +170,46 @@ def test_findings_view_escapes_text(window):
                    Msg("f", "f"), "src")
     window.build_page.findings_view.set_findings([evil])
     assert "<b>bold</b> & co" in window.build_page.findings_view.toPlainText()
+
+
+def test_wizard_shows_the_solvers_changes_and_apply_updates_the_workload(window, qtbot):
+    """Llama-2-7B LoRA batch 4 on the professional tier's RTX 4090: tight, and the solver's
+    first change (micro-batch 3 with accumulation) applied by its button makes it fit."""
+    from torchrig.gui.qt import Qt
+
+    page = window.wizard_page
+    page.subject_box.setCurrentIndex(page.subject_box.findData("tier:professional"))
+    assert page.open_path(ROOT / "workloads" / "llama2-7b-lora.json")
+    assert page.analysis.requirements.vram_verdict == "tight"
+    assert "tight" in page.headline.text()
+    assert page.solver_box.isVisibleTo(page) and page.apply_buttons
+    rows = [label.text() for label in page.solver_box.findChildren(type(page.headline))]
+    assert any("micro-batch 3" in text for text in rows)
+    qtbot.mouseClick(page.apply_buttons[0], Qt.MouseButton.LeftButton)
+    assert (page.workload.batch_size, page.workload.grad_accumulation) == (3, 2)
+    assert page.widgets["batch_size"].text() == "3"
+    assert page.analysis.requirements.vram_verdict == "fits"
+    assert not page.solver_box.isVisibleTo(page)
+
+
+def test_wizard_imports_a_hugging_face_config(window, qtbot, dialogs, monkeypatch):
+    from torchrig.gui.qt import QFileDialog, Qt
+
+    page = window.wizard_page
+    config = ROOT / "tests" / "planning" / "hf_configs" / "qwen2-0.5b" / "config.json"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(config), ""))
+    qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    w = page.workload
+    assert (w.model, w.task, w.layers, w.hidden, w.kv_heads, w.tied_embeddings) == (
+        "custom", "llm_inference", 24, 896, 2, True)
+    assert page.widgets["model"].currentData() == "custom"
+    assert page.widgets["layers"].text() == "24"
+    # Back to a preset: the imported shape is dropped, not refused.
+    combo = page.widgets["model"]
+    combo.setCurrentIndex(combo.findData("llama-3-8b"))
+    page.replan()
+    assert page.workload.model == "llama-3-8b" and page.workload.experts is None
+    bad = config.parent.parent / "missing.json"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
+    qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    assert dialogs[-1][0] == "warning" and "cannot read" in dialogs[-1][1]

@@ -96,7 +96,8 @@ def test_calibration_is_present_for_every_vision_preset_and_style():
     cal = load_calibration()
     assert cal is not None
     for pid, preset in load_presets().items():
-        if preset.family in ("cnn", "vit"):
+        if preset.family in ("cnn", "vit") and preset.activation_bytes_per_sample is None:
+            # Detection presets carry published figures instead (see their source).
             assert pid in cal.vision, pid
             for precision in ("fp32", "amp", "bf16"):
                 assert cal.vision[pid].precisions[precision].bytes_per_sample > 0

@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from torchrig.builds.capabilities import Capabilities
+from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg
-from torchrig.planning.requirements import DeviceSpec, Requirements, plan
+from torchrig.planning.gpu_choice import (
+    OVERKILL_TIME_FACTOR,
+    GpuOption,
+    best_value,
+    gpu_options,
+    part_price,
+    run_time,
+)
+from torchrig.planning.requirements import DeviceSpec, Requirements, plan, vram_verdict
+from torchrig.planning.solver import Change, SolverAnswer, solve
 from torchrig.planning.workload import Workload
-from torchrig.units import fmt_gb, fmt_gib, fmt_rate
+from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
@@ -43,6 +54,19 @@ TYPICAL_READ_SOURCE = ("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA S
                        "NVMe gen3 ~3.5 GB/s")
 
 
+def part_link(part: Part) -> Link | None:
+    """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
+    module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
+    from torchrig.planning.scaling import LINKS
+
+    g = part.gpu
+    if g.nvlink and (g.form_factor or "").startswith("sxm"):
+        return LINKS["nvlink4"] if g.architecture == "Hopper" else LINKS["nvlink3"]
+    if g.pcie_gen is None:
+        return None
+    return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
+
+
 def device_spec(part: Part) -> DeviceSpec:
     """A catalog GPU as the planner's DeviceSpec (dense peaks, FP32 accumulate)."""
     g = part.gpu
@@ -50,28 +74,33 @@ def device_spec(part: Part) -> DeviceSpec:
         name=part.name, vram_bytes=g.vram_bytes,
         peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
                     "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
-        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores)
+        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
+        intra_link=part_link(part))
 
 
 def subject_device(caps: Capabilities) -> DeviceSpec | None:
     if caps.gpu_count == 0:
         return None
+    intra, inter = link_for(caps)
     if caps.gpu_part is not None:
         spec = device_spec(caps.gpu_part)
         if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
             spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
-        return spec
+        return replace(spec, intra_link=intra, inter_link=inter)
     return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
-                      tensor_cores=caps.tensor_cores)
+                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter)
 
 
 @dataclass
 class Analysis:
-    """Attributes: requirements (planned for the subject's GPU), findings (worst first)."""
+    """Attributes: requirements (planned for the subject's GPU), findings (worst first), and
+    the sizing solver's answer when the workload does not fit the subject's GPU memory (its
+    changes are what the Wizard's "Apply" buttons apply)."""
 
     subject: Capabilities
     requirements: Requirements
     findings: list[Finding]
+    solver: SolverAnswer | None = None
 
 
 def _f(code: str, sev: Severity, title: tuple[str, str], detail: tuple[str, str],
@@ -85,93 +114,41 @@ def _value(section: dict, key: str) -> float | None:
     return None if item is None else item.value
 
 
-# --- fixes that are re-planned, not assumed --------------------------------------------------
+# --- GPU choice: memory, time and money ----------------------------------------------------
 
 
-def _vram_fixes(w: Workload, device: DeviceSpec | None, limit: float) -> list[str]:
-    """Techniques that bring this workload under ``limit`` bytes per GPU, each re-planned."""
-    options: list[tuple[str, Workload]] = []
-    if w.is_training and not w.gradient_checkpointing:
-        options.append(("gradient checkpointing", replace(w, gradient_checkpointing=True)))
-    if w.precision in ("fp32", "tf32") and w.mode != "infer":
-        options.append(("AMP bf16", replace(w, precision="amp_bf16")))
-    if w.is_training and w.data_parallel > 1 and w.strategy in ("ddp", "zero1", "zero2"):
-        options.append(("ZeRO-3 / FSDP full shard", replace(w, strategy="zero3")))
-    if w.is_training and w.optimizer == "adamw":
-        options.append(("8-bit Adam", replace(w, optimizer="adam_8bit")))
-    if w.task == "llm_finetune_lora" and w.precision not in ("int4", "int8"):
-        options.append(("QLoRA (4-bit frozen base)", replace(w, precision="int4")))
-    if w.task == "llm_finetune_full":
-        options.append(("LoRA instead of a full fine-tune", replace(w, task="llm_finetune_lora",
-                                                                     lora_rank=16)))
-    def need_of(candidate: Workload) -> float | None:
-        try:
-            return plan(candidate, device).vram_total
-        except Exception:  # an option invalid for this workload is simply not offered
-            return None
-
-    fixes = []
-    for label, candidate in options:
-        need = need_of(candidate)
-        if need is not None and need <= limit:
-            fixes.append(f"{label} -> {fmt_gib(need)}")
-    if fixes:
-        return fixes
-    # No single technique is enough: combine them all, then shrink the batch.
-    combined, labels = w, list[str]()
-    for label, candidate in options:
-        changed = {k: getattr(candidate, k) for k in ("gradient_checkpointing", "precision",
-                                                       "strategy", "optimizer", "task",
-                                                       "lora_rank")
-                   if getattr(candidate, k) != getattr(w, k)}
-        trial = replace(combined, **changed)
-        if need_of(trial) is not None:
-            combined, labels = trial, [*labels, label]
-    batch = combined.batch_size
-    while True:
-        need = need_of(combined)
-        if need is not None and need <= limit:
-            what = " + ".join(labels + ([f"batch {batch} per GPU"]
-                                        if batch != w.batch_size else []))
-            return [f"{what} together -> {fmt_gib(need)}"] if what else []
-        if batch <= 1:
-            return []
-        batch //= 2
-        combined = replace(combined, batch_size=batch)
+def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "USD",
+                           cny_per_usd: Decimal | None = None) -> tuple[Part, float] | None:
+    """The catalog GPU that runs ``w`` at the lowest price per unit of work (then the fastest,
+    then the smallest; :func:`torchrig.planning.gpu_choice.best_value`), with its planned need."""
+    best = best_value(gpu_options(w, catalog, currency, cny_per_usd))
+    return None if best is None else (best.part, best.need)
 
 
-def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "CNY"
-                           ) -> tuple[Part, float] | None:
-    """The catalog GPU with enough VRAM for ``w`` at the lowest known price (then smallest
-    VRAM when no GPU that fits has a price). Returns the part and its planned need."""
-    from torchrig.catalog.model import best_catalog_price
+def _fix_text(answer: SolverAnswer) -> tuple[str, str]:
+    """The solver's changes as one sentence in each language."""
+    def one(change: Change, lang: str) -> str:
+        ratio = ("" if change.time_ratio is None else
+                 f", {'time' if lang == 'en' else '时间'} x{change.time_ratio:.2f}")
+        return f"{change.label.get(lang)} -> {fmt_gib(change.vram_needed)}{ratio}"
 
-    fitting = []
-    for part in catalog.by_category("gpu"):
-        if part.gpu.vram_bytes is None or part.vendor != "NVIDIA":
-            continue
-        try:
-            need = plan(w, device_spec(part)).vram_total
-        except Exception:
-            continue
-        if need <= part.gpu.vram_bytes * TIGHT_FRACTION:
-            price = best_catalog_price(part, currency)
-            usd = None
-            if price is not None:
-                usd = float(price.amount) / (7.2 if price.currency == "CNY" else 1.0)
-            fitting.append((usd is None, usd or 0.0, part.gpu.vram_bytes, part, need))
-    if not fitting:
-        return None
-    fitting.sort(key=lambda t: t[:3])
-    _, _, _, part, need = fitting[0]
-    return part, need
+    settings = [c for c in answer.changes if c.kind == "setting"]
+    gpus = [c for c in answer.changes if c.kind == "gpu"]
+    en = ("Settings that fit (re-planned): " + "; ".join(one(c, "en") for c in settings)
+          if settings else "No setting alone or combined is enough (re-planned)")
+    zh = ("可行的设置（已重新估算）：" + "；".join(one(c, "zh") for c in settings)
+          if settings else "单项或组合设置都不够（已重新估算）")
+    if gpus:
+        en += "; or another GPU: " + "; ".join(one(c, "en") for c in gpus)
+        zh += "；或换用 GPU：" + "；".join(one(c, "zh") for c in gpus)
+    return en + ".", zh + "。"
 
 
 # --- rules -----------------------------------------------------------------------------------
 
 
-def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Catalog | None
-               ) -> list[Finding]:
+def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Catalog | None,
+               answer: SolverAnswer | None) -> list[Finding]:
     out: list[Finding] = []
     if caps.gpu_count == 0:
         out.append(_f(
@@ -198,23 +175,36 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
     vram = caps.vram_per_gpu_bytes
     if vram is None:
         return out
-    if need > vram:
-        fixes = _vram_fixes(w, subject_device(caps), vram * TIGHT_FRACTION)
-        gpu = cheapest_gpu_that_fits(w, catalog) if catalog is not None else None
-        part_fix = (f"; or a GPU with more memory: {gpu[0].name} "
-                    f"({fmt_gib(gpu[0].gpu.vram_bytes, 0)})") if gpu else ""
-        tech = "; ".join(fixes) if fixes else "no single technique is enough"
-        out.append(_f(
-            "analysis.vram", Severity.BLOCKER,
-            ("Does not fit in GPU memory", "显存不足，无法运行"),
-            (f"Needs {fmt_gib(need)} per GPU (weights, gradients, optimizer states, activations, "
-             f"overhead); {caps.gpu_name} has {fmt_gib(vram)}.",
-             f"每块 GPU 需要 {fmt_gib(need)}（权重、梯度、优化器状态、激活、开销）；"
-             f"{caps.gpu_name} 只有 {fmt_gib(vram)}。"),
-            (f"Techniques that fit (re-planned): {tech}{part_fix}.",
-             f"可行的技术（已重新估算）：{tech}{part_fix}。"),
-            "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)",
-            vram_needed=need, vram=vram))
+    verdict = vram_verdict(need, req.vram_without_margin, vram)
+    if verdict != "fits" and answer is not None:
+        fix = _fix_text(answer)
+        margin = need - req.vram_without_margin
+        if verdict == "tight":
+            out.append(_f(
+                "analysis.vram_tight", Severity.WARNING,
+                ("GPU memory is tight: only the safety margin is short",
+                 "显存很紧：只缺安全余量"),
+                (f"Needs {fmt_gib(need)} per GPU with the {fmt_gib(margin)} fragmentation "
+                 f"margin, {fmt_gib(req.vram_without_margin)} without it; {caps.gpu_name} has "
+                 f"{fmt_gib(vram)}. It runs, one allocator spike away from out-of-memory.",
+                 f"含 {fmt_gib(margin)} 碎片余量每块 GPU 需要 {fmt_gib(need)}，不含余量需要 "
+                 f"{fmt_gib(req.vram_without_margin)}；{caps.gpu_name} 有 {fmt_gib(vram)}。"
+                 "可以运行，但离显存溢出只差一次分配峰值。"),
+                fix, "vLLM gpu_memory_utilization = 0.9 (margin); sizing solver",
+                vram_needed=need, vram=vram, vram_without_margin=req.vram_without_margin))
+        else:
+            out.append(_f(
+                "analysis.vram", Severity.BLOCKER,
+                ("Does not fit in GPU memory", "显存不足，无法运行"),
+                (f"Needs {fmt_gib(need)} per GPU (weights, gradients, optimizer states, "
+                 f"activations, overhead); {fmt_gib(req.vram_without_margin)} even without the "
+                 f"fragmentation margin; {caps.gpu_name} has {fmt_gib(vram)}.",
+                 f"每块 GPU 需要 {fmt_gib(need)}（权重、梯度、优化器状态、激活、开销），"
+                 f"不含碎片余量也需 {fmt_gib(req.vram_without_margin)}；{caps.gpu_name} 只有 "
+                 f"{fmt_gib(vram)}。"),
+                fix,
+                "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)",
+                vram_needed=need, vram=vram))
     elif need > TIGHT_FRACTION * vram:
         out.append(_f(
             "analysis.vram_tight", Severity.WARNING,
@@ -227,18 +217,23 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
              "留出余量：使用梯度检查点或混合精度（seed 3.1、3.3）。"),
             "seed 3.1, 3.3", vram_needed=need, vram=vram))
     elif need < OVERKILL_FRACTION * vram and catalog is not None and caps.gpu_part is not None:
-        smaller = cheapest_gpu_that_fits(w, catalog)
-        if smaller is not None and smaller[0].id != caps.gpu_part.id \
-                and (smaller[0].gpu.vram_bytes or 0) < vram:
+        smaller = _smaller_gpu_as_fast(w, caps, req, catalog)
+        if smaller is not None:
+            here = run_time(req)
+            slower = (Msg("", "") if smaller.time_s is None or not here else
+                      Msg(f" and finishes in {fmt_seconds(smaller.time_s)} (here "
+                          f"{fmt_seconds(here)})",
+                          f"，用时 {fmt_seconds(smaller.time_s)}（当前 {fmt_seconds(here)}）"))
+            part = smaller.part
             out.append(_f(
                 "analysis.overkill_gpu", Severity.OVERKILL,
                 ("More GPU than this workload needs", "GPU 配置过剩"),
                 (f"Uses {fmt_gib(need)} of {fmt_gib(vram)} ({need / vram:.0%}) per GPU.",
                  f"每块 GPU 只用到 {fmt_gib(need)} / {fmt_gib(vram)}（{need / vram:.0%}）。"),
-                (f"{smaller[0].name} ({fmt_gib(smaller[0].gpu.vram_bytes, 0)}) fits this "
-                 "workload at a lower price; or run larger batches / more experiments.",
-                 f"{smaller[0].name}（{fmt_gib(smaller[0].gpu.vram_bytes, 0)}）即可满足且更便宜；"
-                 "或增大批次 / 并行更多实验。"),
+                (f"{part.name} ({fmt_gib(part.gpu.vram_bytes or 0, 0)}) fits this workload at a "
+                 f"lower price{slower.en}; or run larger batches / more experiments.",
+                 f"{part.name}（{fmt_gib(part.gpu.vram_bytes or 0, 0)}）即可满足且更便宜"
+                 f"{slower.zh}；或增大批次 / 并行更多实验。"),
                 "seed 4.1", vram_needed=need, vram=vram))
     if w.precision in ("amp_fp16", "amp_bf16", "bf16") and caps.tensor_cores is False:
         out.append(_f(
@@ -279,6 +274,27 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
     return out
 
 
+def _smaller_gpu_as_fast(w: Workload, caps: Capabilities, req: Requirements,
+                         catalog: Catalog) -> GpuOption | None:
+    """A catalog GPU with less memory, a lower known price, and a run at most
+    OVERKILL_TIME_FACTOR slower than on the subject's GPU: memory alone is not overkill."""
+    assert caps.gpu_part is not None
+    here = part_price(caps.gpu_part, "USD", None)
+    time_here = run_time(req)
+    candidates = []
+    for option in gpu_options(w, catalog, "USD"):
+        if option.verdict != "fits" or option.part.id == caps.gpu_part.id \
+                or (option.part.gpu.vram_bytes or 0) >= (caps.vram_per_gpu_bytes or 0):
+            continue
+        if option.price is None or (here is not None and option.price >= here):
+            continue
+        if time_here and (option.time_s is None
+                          or option.time_s > OVERKILL_TIME_FACTOR * time_here):
+            continue
+        candidates.append(option)
+    return min(candidates, key=lambda o: o.price or 0) if candidates else None
+
+
 def _cc(text: str | None) -> float | None:
     try:
         return float(text) if text else None
@@ -300,8 +316,11 @@ def _ram_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
              f"{caps.label} has {fmt_gib(ram)}.",
              f"需要 {fmt_gib(need)} 内存（数据加载、锁页缓冲、缓存、卸载）；"
              f"{caps.label} 只有 {fmt_gib(ram)}。"),
-            (f"Fit at least {fmt_gib(need * 1.25, 0)} of RAM, or do not cache the dataset in RAM.",
-             f"至少配置 {fmt_gib(need * 1.25, 0)} 内存，或不要把数据集缓存在内存中。"),
+            ((f"Fit at least {fmt_gib(need * 1.25, 0)} of RAM, or do not cache the dataset in "
+              "RAM.", f"至少配置 {fmt_gib(need * 1.25, 0)} 内存，或不要把数据集缓存在内存中。")
+             if w.dataset.cache_in_ram else
+             (f"Fit at least {fmt_gib(need * 1.25, 0)} of RAM.",
+              f"至少配置 {fmt_gib(need * 1.25, 0)} 内存。")),
             "seed 1.2", ram_needed=need, ram=ram))
     elif need > TIGHT_FRACTION * ram and not caps.swap_bytes and caps.kind == "machine":
         out.append(_f(
@@ -582,30 +601,58 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
             ) -> Analysis:
     """Plan ``workload`` for the subject's GPU and run every rule."""
     req = plan(workload, subject_device(caps))
-    findings = (_gpu_rules(workload, caps, req, catalog) + _ram_rules(workload, caps, req)
-                + _cpu_rules(workload, caps, req) + _storage_rules(workload, caps, req)
-                + _pcie_rules(workload, caps) + _scaling_rules(workload, caps, req))
-    return Analysis(caps, req, sort_findings(findings))
+    answer = None
+    vram = caps.vram_per_gpu_bytes
+    if caps.gpu_count and vram is not None \
+            and vram_verdict(req.vram_total, req.vram_without_margin, vram) != "fits":
+        device = replace(subject_device(caps) or DeviceSpec("GPU", vram), vram_bytes=vram)
+        answer = solve(workload, device, catalog)
+    findings = (_gpu_rules(workload, caps, req, catalog, answer)
+                + _ram_rules(workload, caps, req) + _cpu_rules(workload, caps, req)
+                + _storage_rules(workload, caps, req) + _pcie_rules(workload, caps)
+                + _scaling_rules(workload, caps, req))
+    return Analysis(caps, req, sort_findings(findings), answer)
 
 
 @dataclass(frozen=True)
 class Recommendation:
+    """Attributes: the lowest tier that runs the workload (``tier_gpu``: which of the GPUs the
+    tier lists, ``time_s`` the run's time on it), and the catalog GPU of best value."""
+
     tier: Tier | None
     tier_reason: Msg
     gpu: Part | None
     gpu_vram_needed: float | None
+    tier_gpu: Part | None = None
+    time_s: float | None = None
 
 
-def recommend(workload: Workload, catalog: Catalog) -> Recommendation:
-    """The lowest tier with no blocker for ``workload``, and the cheapest catalog GPU that
-    fits it (a GPU is the part that decides whether a workload runs at all)."""
+def _tier_gpu_caps(caps: Capabilities, part: Part) -> Capabilities:
+    """The tier's capabilities with one of the GPUs it lists in place of its recommended one."""
+    g = part.gpu
+    return replace(caps, gpu_part=part, gpu_name=part.name, vram_per_gpu_bytes=g.vram_bytes,
+                   tensor_cores=g.tensor_cores,
+                   tensor_flops=g.bf16_tensor_flops or g.fp16_tensor_flops,
+                   fp32_flops=g.fp32_flops, gpu_memory_bandwidth=g.memory_bandwidth,
+                   compute_capability=g.compute_capability, gpu_tdp_w=g.tdp_w)
+
+
+def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None = None,
+              currency: str = "USD", cny_per_usd: Decimal | None = None) -> Recommendation:
+    """The lowest tier with no blocker for ``workload`` - trying every GPU the tier lists, and
+    meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it."""
     from torchrig.builds.capabilities import from_tier
 
     chosen, reason = None, Msg("No tier runs this workload without a blocker.",
                                "没有任何档位可无阻断地运行此工作负载。")
+    if time_target_s is not None:
+        reason = Msg("No tier runs this workload without a blocker within the time target.",
+                     "没有任何档位能在目标时间内无阻断地运行此工作负载。")
+    tier_gpu, tier_time = None, None
+    network = None
     for tier in catalog.tiers.values():
         req = tier.requirements
-        caps = from_tier(tier, catalog)
+        base_caps = from_tier(tier, catalog)
         # Lay the workload's GPUs out as this tier can hold them: up to its GPUs per node,
         # then more nodes where the tier is multi-node (8 GPUs = 2 nodes x 4 on enterprise).
         per_node = min(workload.gpus_per_node, req.gpus_per_node[1])
@@ -613,22 +660,41 @@ def recommend(workload: Workload, catalog: Catalog) -> Recommendation:
         if nodes > req.nodes[1]:
             continue
         laid_out = replace(workload, gpus_per_node=per_node, nodes=nodes)
-        caps.gpu_count = max(caps.gpu_count, per_node)
-        caps.nodes = max(caps.nodes, nodes)
-        try:
-            findings = analyze(laid_out, caps, catalog).findings
-        except Exception:  # a layout the planner refuses (e.g. TP size) rules the tier out
-            continue
-        blockers = [f for f in findings if f.severity is Severity.BLOCKER]
-        if not blockers:
+        base_caps.gpu_count = max(base_caps.gpu_count, per_node)
+        base_caps.nodes = max(base_caps.nodes, nodes)
+        choice = tier.part_choice("gpu")
+        parts: list[Part | None] = [catalog.get(pid)
+                                    for pid in (choice.all_ids if choice else ())]
+        runs: list[tuple[float, Part | None]] = []
+        for part in parts or [None]:  # a tier naming no GPU is checked as it stands
+            caps = base_caps if part is None else _tier_gpu_caps(base_caps, part)
+            try:
+                result = analyze(laid_out, caps)
+            except InputError:  # a layout the planner refuses (e.g. TP size) rules it out
+                continue
+            if any(f.severity is Severity.BLOCKER for f in result.findings):
+                continue
+            time = run_time(result.requirements)
+            if time_target_s is not None and (time is None or time > time_target_s):
+                continue
+            runs.append((math.inf if time is None else time, part))
+        if runs:
+            tier_time, tier_gpu = min(runs, key=lambda r: r[0])
             chosen = tier
-            reason = Msg(f"{tier.name.en} (seed {tier.section}) is the lowest tier with no "
-                         "blocker for this workload.",
-                         f"{tier.name.zh}（seed {tier.section}）"
+            network = link_for(base_caps)[1] if workload.nodes > 1 else None
+            gpu_name = f" with {tier_gpu.name}" if tier_gpu is not None else ""
+            gpu_name_zh = f"（使用 {tier_gpu.name}）" if tier_gpu is not None else ""
+            reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name} is the lowest tier "
+                         "with no blocker for this workload.",
+                         f"{tier.name.zh}（seed {tier.section}）{gpu_name_zh}"
                          "是能无阻断运行此工作负载的最低档位。")
             break
-    gpu = cheapest_gpu_that_fits(workload, catalog)
-    return Recommendation(chosen, reason, gpu[0] if gpu else None, gpu[1] if gpu else None)
+    # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
+    best = best_value(gpu_options(workload, catalog, currency, cny_per_usd,
+                                  time_target_s=time_target_s, inter_link=network))
+    return Recommendation(chosen, reason, best.part if best else None,
+                          best.need if best else None, tier_gpu,
+                          None if tier_time is None or math.isinf(tier_time) else tier_time)
 
 
 __all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "device_spec",

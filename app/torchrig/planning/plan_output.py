@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from torchrig.i18n import Msg
+from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
+from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
@@ -78,6 +80,7 @@ LABELS: dict[str, Msg] = {
     "gradient_bytes": Msg("Gradients to sync", "需同步的梯度"),
     "bytes_per_step_per_gpu": Msg("Sent per GPU", "每 GPU 发送量"),
     "tensor_parallel_bytes_per_step_per_gpu": Msg("Tensor-parallel traffic", "张量并行流量"),
+    "expert_parallel_bytes_per_step_per_gpu": Msg("Expert-parallel traffic", "专家并行流量"),
     "flops_per_sample": Msg("FLOPs per sample", "每样本 FLOPs"),
     "peak_flops": Msg("GPU peak", "GPU 峰值"),
     "utilisation": Msg("Utilisation", "利用率"),
@@ -91,6 +94,13 @@ LABELS: dict[str, Msg] = {
     "tokens_per_s_upper_bound": Msg("Decode tokens/s (upper bound)", "解码 token/秒（上限）"),
     "prefill_flops": Msg("Prefill FLOPs", "预填充 FLOPs"),
     "prefill_time_s": Msg("Prefill time", "预填充时间"),
+    "prefill_tokens_per_s": Msg("Prefill tokens/s", "预填充 token/秒"),
+    "time_to_first_token_s": Msg("Time to first token", "首 token 时间"),
+    "decode_tokens_per_s": Msg("Decode tokens/s", "解码 token/秒"),
+    "kv_cache_budget_bytes": Msg("KV cache budget", "KV 缓存预算"),
+    "max_concurrent_sequences": Msg("Concurrent sequences", "可并发序列"),
+    "scaling_efficiency": Msg("Scaling efficiency", "扩展效率"),
+    "environment_steps_per_s": Msg("Environment steps/s", "环境步/秒"),
     "accelerate_model_bytes": Msg("accelerate: model", "accelerate：模型"),
     "accelerate_training_bytes": Msg("accelerate: training (Adam)", "accelerate：训练（Adam）"),
     "deepspeed_gpu_bytes": Msg("DeepSpeed: per GPU", "DeepSpeed：每 GPU"),
@@ -113,17 +123,27 @@ FORMATS: dict[str, Formatter] = {
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
     "bytes_read_per_step": fmt_gib,
+    "prefill_tokens_per_s": _rate_per_s("tokens"),
+    "time_to_first_token_s": fmt_seconds,
+    "decode_tokens_per_s": _rate_per_s("tokens"),
+    "kv_cache_budget_bytes": fmt_gib,
+    "scaling_efficiency": _fraction,
+    "environment_steps_per_s": _rate_per_s("steps"),
 }
 
 _UNKNOWN = Msg("unknown", "未知")
 
 
-def format_plan_text(workload: Workload, req: Requirements, lang: str = "en") -> str:
-    """The plan as plain text, one figure per line with its unit and the reason behind it."""
+def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
+                     answer: SolverAnswer | None = None) -> str:
+    """The plan as plain text, one figure per line with its unit and the reason behind it;
+    with the solver's ``answer``, the changes that make it fit."""
     def t(message: Msg) -> str:
         return message.get(lang)
 
     lines = [_header(workload, req, lang), ""]
+    if answer is not None and answer.changes:
+        lines.extend(_solver_lines(answer, lang))
     for key, title, default in SECTIONS:
         items: Mapping[str, Item] = getattr(req, key)
         if not items:
@@ -166,6 +186,31 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en") ->
     return "\n".join(lines).rstrip() + "\n"
 
 
+_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing"}
+"""Workload fields whose ``torchrig plan`` option has another name."""
+
+
+def _cli_option(field: str, value: object) -> str:
+    name = _CLI_NAMES.get(field, field).replace("_", "-")
+    if isinstance(value, bool):
+        value = "on" if value else "off"
+    return f"--{name} {value}"
+
+
+def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
+    lines = [Msg("Changes that make it fit (re-planned; apply with the options shown)",
+                 "可使其装下的改动（已重新估算；用所示选项应用）").get(lang)]
+    for change in answer.changes:
+        time = (Msg("time unknown", "时间未知") if change.time_ratio is None else
+                Msg(f"time x{change.time_ratio:.2f}", f"时间 ×{change.time_ratio:.2f}"))
+        how = (" ".join(_cli_option(k, v) for k, v in change.fields.items())
+               if change.kind == "setting" else f"--gpu {change.part_id}")
+        lines.append(f"  {change.label.get(lang)}: {fmt_gib(change.vram_needed)}, "
+                     f"{time.get(lang)} ({change.time_note.get(lang)})  [{how}]")
+    lines.append("")
+    return lines
+
+
 def _header(workload: Workload, req: Requirements, lang: str) -> str:
     model = resolve_model(workload)
     name = model.preset.name if model.preset else "custom"
@@ -203,6 +248,11 @@ def _fit_line(req: Requirements, lang: str) -> str:
         return "  " + Msg(f"fits in {fmt_gib(req.device.vram_bytes)} ({fmt_gib(spare)} spare)",
                           f"可装入 {fmt_gib(req.device.vram_bytes)}（剩余 {fmt_gib(spare)}）"
                           ).get(lang)
+    if req.vram_verdict == "tight":
+        return "  " + Msg(f"TIGHT in {fmt_gib(req.device.vram_bytes)}: only the fragmentation "
+                          f"margin is short ({fmt_gib(-spare)})",
+                          f"很紧：{fmt_gib(req.device.vram_bytes)} 只缺碎片余量"
+                          f"（{fmt_gib(-spare)}）").get(lang)
     return "  " + Msg(f"DOES NOT FIT in {fmt_gib(req.device.vram_bytes)} "
                       f"({fmt_gib(-spare)} short)",
                       f"装不下：{fmt_gib(req.device.vram_bytes)}（缺 {fmt_gib(-spare)}）"
@@ -217,3 +267,50 @@ def _claim_value(value: float | None, unit: str) -> str:
     if unit == "fraction":
         return f"{value:+.0%}"
     return f"{value:g} {unit}"
+
+
+_VERDICTS = {"fits": Msg("fits", "装得下"), "tight": Msg("tight", "很紧"),
+             "does_not_fit": Msg("does not fit", "装不下")}
+
+
+def format_advice_text(advice: Advice, lang: str = "en") -> str:
+    """``plan --recommend``: the tier, then one line per catalog GPU with time and money."""
+    rec = advice.recommendation
+    lines = [Msg("Recommendation (time and money)", "推荐（兼顾时间与费用）").get(lang),
+             "  " + rec.tier_reason.get(lang)]
+    if rec.time_s is not None:
+        lines.append("  " + Msg(f"time on the tier's GPU: {fmt_seconds(rec.time_s)}",
+                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s)}").get(lang))
+    if rec.gpu is not None:
+        lines.append("  " + Msg(f"best value (lowest price per unit of work that fits): "
+                                f"{rec.gpu.name}",
+                                f"性价比最高（装得下且单位工作量价格最低）：{rec.gpu.name}"
+                                ).get(lang))
+    if advice.time_target_s is not None:
+        lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
+                                f"目标时间：{fmt_seconds(advice.time_target_s)}").get(lang))
+    lines.append("")
+    gpus = advice.options[0].gpus if advice.options else 1
+    lines.append("  " + Msg(f"each GPU model as {gpus} GPU(s), the workload's layout; time "
+                            "= the whole run (training) or the batch's prefill (inference)",
+                            f"每种 GPU 均按 {gpus} 块（工作负载的布局）；用时为整个训练或该批的"
+                            "预填充").get(lang))
+    head = Msg(f"{'GPU':<28} {'memory':>12} {'time':>10} {'price/GPU':>12} "
+               f"{'cost/epoch':>11} {'cost/Mtok':>10}",
+               f"{'GPU':<28} {'显存':>12} {'用时':>10} {'单卡价格':>12} {'每 epoch 费用':>11} "
+               f"{'每百万 token':>10}")
+    lines.append("  " + head.get(lang))
+    for o in advice.options:
+        price = "-" if o.price is None else f"{o.price:,.0f} {o.currency}"
+        epoch = "-" if o.cost_per_epoch is None else f"{o.cost_per_epoch:,.2f}"
+        mtok = "-" if o.cost_per_million_tokens is None else f"{o.cost_per_million_tokens:,.3f}"
+        verdict = _VERDICTS.get(o.verdict or "", Msg("?", "?")).get(lang)
+        miss = (" " + Msg("(misses the target)", "（超出目标时间）").get(lang)
+                if o.meets_target is False else "")
+        lines.append(f"  {o.part.name:<28} {verdict:>12} {fmt_seconds(o.time_s):>10} "
+                     f"{price:>12} {epoch:>11} {mtok:>10}{miss}")
+    lines.append("  " + Msg("- = unknown: no catalog price (or no exchange rate), or no "
+                            "--gpu-hour-price for that GPU",
+                            "- = 未知：无目录价格（或无汇率），或未给该 GPU 的 --gpu-hour-price"
+                            ).get(lang))
+    return "\n".join(lines) + "\n"

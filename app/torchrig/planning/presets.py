@@ -28,7 +28,17 @@ STYLES = ("gpt", "bert", "llama")
 
 @dataclass(frozen=True)
 class TransformerArch:
-    """The shape facts of a transformer that memory, FLOPs and KV cache depend on."""
+    """The shape facts of a transformer that memory, FLOPs and KV cache depend on.
+
+    Beyond the classic shape, the fields Hugging Face configs of current families carry:
+    ``explicit_head_dim`` (Gemma, Qwen3: head size not hidden / heads), ``qkv_bias`` (Qwen2),
+    ``activation`` (GPT-2's ``gelu_new``), mixture of experts (``experts`` routed experts of
+    ``expert_ffn`` width, ``active_experts`` per token, an always-on shared expert of
+    ``shared_expert_ffn`` width, the first ``dense_layers`` layers dense), DeepSeek's multi-head
+    latent attention (``kv_lora_rank`` > 0: K/V compressed to a latent of that rank plus a
+    ``rope_head_dim`` rotary key; ``q_lora_rank``; ``v_head_dim``) and sliding-window
+    attention (``sliding_layers`` of the layers attend to the last ``sliding_window`` tokens).
+    """
 
     style: str
     layers: int
@@ -39,10 +49,28 @@ class TransformerArch:
     vocab: int
     max_positions: int = 0
     tied_embeddings: bool = True
+    explicit_head_dim: int = 0
+    qkv_bias: bool = False
+    activation: str = ""
+    experts: int = 0
+    active_experts: int = 0
+    expert_ffn: int = 0
+    shared_expert_ffn: int = 0
+    dense_layers: int = 0
+    kv_lora_rank: int = 0
+    q_lora_rank: int = 0
+    rope_head_dim: int = 0
+    v_head_dim: int = 0
+    sliding_window: int = 0
+    sliding_layers: int = 0
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.explicit_head_dim or self.hidden // self.heads
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -52,23 +80,81 @@ class TransformerArch:
     def gated_mlp(self) -> bool:
         return self.style == "llama"
 
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    def _attention_params(self) -> int:
+        h = self.hidden
+        if self.is_mla:
+            qk = self.heads * (self.head_dim + self.rope_head_dim)
+            q = (h * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * qk
+                 if self.q_lora_rank else h * qk)
+            kv = (h * (self.kv_lora_rank + self.rope_head_dim) + self.kv_lora_rank
+                  + self.kv_lora_rank * self.heads * (self.head_dim + self.v_head_dim))
+            return q + kv + self.heads * self.v_head_dim * h
+        return h * (self.q_dim + 2 * self.kv_dim) + self.q_dim * h
+
+    def _dense_mlp_params(self) -> int:
+        return (3 if self.gated_mlp else 2) * self.hidden * self.ffn
+
+    def _moe_mlp_params(self, experts: int) -> int:
+        h = self.hidden
+        return experts * 3 * h * self.expert_ffn + 3 * h * self.shared_expert_ffn \
+            + h * self.experts  # router
+
+    def routed_expert_params(self) -> int:
+        """Weights of the routed experts (what expert parallelism splits over GPUs)."""
+        return self.moe_layers * self.experts * 3 * self.hidden * self.expert_ffn
+
     def layer_matmul_params(self) -> int:
-        """Weights of the matrix multiplies in one layer (Q, K, V, O and the MLP)."""
-        h, kv, f = self.hidden, self.kv_dim, self.ffn
-        return h * (h + 2 * kv) + h * h + (3 if self.gated_mlp else 2) * h * f
+        """Weights of the matrix multiplies in one dense layer (Q, K, V, O and the MLP)."""
+        return self._attention_params() + self._dense_mlp_params()
+
+    def total_matmul_params(self) -> int:
+        """Matrix-multiply weights of all layers, every expert included (what memory holds)."""
+        dense = self.layers - self.moe_layers
+        return (self.layers * self._attention_params() + dense * self._dense_mlp_params()
+                + self.moe_layers * self._moe_mlp_params(self.experts))
+
+    def active_matmul_params(self) -> int:
+        """Matrix-multiply weights one token passes through (MoE: the routed experts only)."""
+        dense = self.layers - self.moe_layers
+        return (self.layers * self._attention_params() + dense * self._dense_mlp_params()
+                + self.moe_layers * self._moe_mlp_params(self.active_experts))
+
+    @property
+    def activation_ffn(self) -> float:
+        """FFN width a token's activations span, averaged over layers (MoE: routed experts +
+        shared expert)."""
+        if not self.is_moe:
+            return float(self.ffn)
+        moe = self.active_experts * self.expert_ffn + self.shared_expert_ffn
+        return (self.dense_layers * self.ffn + self.moe_layers * moe) / self.layers
 
     def layer_params(self) -> int:
         h, kv, f = self.hidden, self.kv_dim, self.ffn
         if self.style == "llama":
-            return self.layer_matmul_params() + 2 * h  # two RMSNorm weights, no biases
+            bias = (self.q_dim + 2 * kv) if self.qkv_bias else 0
+            return self.layer_matmul_params() + bias + 2 * h  # two RMSNorm weights
         biases = (h + 2 * kv) + h + f + h
         return self.layer_matmul_params() + biases + 2 * 2 * h  # two LayerNorms (w + b)
 
     def param_count(self) -> int:
         """Parameters of the Hugging Face base model (BERT: BertModel with pooler; GPT-2 and
-        GPT-3: tied LM head; Llama: separate LM head), counted from the architecture."""
+        GPT-3: tied LM head; Llama-style: separate LM head unless tied), counted from the
+        architecture; a tied embedding is counted once."""
         h, v = self.hidden, self.vocab
-        total = self.layers * self.layer_params()
+        total = self.layers * (self.layer_params() - self.layer_matmul_params()) \
+            + self.total_matmul_params()
         if self.style == "bert":
             total += v * h + self.max_positions * h + 2 * h + 2 * h  # word, position, type, LN
             total += h * h + h  # pooler
@@ -80,33 +166,57 @@ class TransformerArch:
             total += v * h
         return total
 
+    def active_param_count(self) -> int:
+        """Parameters one token uses (equal to :meth:`param_count` for a dense model)."""
+        return self.param_count() - self.total_matmul_params() + self.active_matmul_params()
+
     def largest_layer_params(self) -> int:
         """DeepSpeed's "largest layer": the most parameters one module owns directly - the
         embedding table, or the widest linear layer."""
         h = self.hidden
         linear = max(h * self.ffn + (0 if self.style == "llama" else self.ffn),
-                     h * (h + 2 * self.kv_dim))
+                     h * (self.q_dim + 2 * self.kv_dim), h * self.expert_ffn)
         return max(self.vocab * h, linear)
 
     def forward_matmul_params(self, lm_head: bool) -> int:
-        """Parameters that take part in a matrix multiply per token (embedding lookups do not):
-        the 2N in "forward FLOPs per token = 2N + attention"."""
-        return self.layers * self.layer_matmul_params() + (self.vocab * self.hidden if lm_head
-                                                           else 0)
+        """Parameters that take part in a matrix multiply per token (embedding lookups do not;
+        MoE: the active experts only): the 2N in "forward FLOPs per token = 2N + attention"."""
+        return self.active_matmul_params() + (self.vocab * self.hidden if lm_head else 0)
 
     def lora_params(self, rank: int) -> int:
         """Trainable LoRA parameters with adapters on every linear layer of every block (the
         QLoRA paper's recommendation, Dettmers et al. 2023, arXiv 2305.14314): rank x (in + out)
-        per adapted matrix."""
-        h, kv, f = self.hidden, self.kv_dim, self.ffn
-        per_layer = (h + h) + 2 * (h + kv) + (h + h)  # Q, K, V, O
-        per_layer += (3 if self.gated_mlp else 2) * (h + f)
-        return rank * per_layer * self.layers
+        per adapted matrix (MoE: every expert's)."""
+        h, kv, f, q = self.hidden, self.kv_dim, self.ffn, self.q_dim
+        if self.is_mla:
+            qk = self.heads * (self.head_dim + self.rope_head_dim)
+            attn = ((h + self.q_lora_rank) + (self.q_lora_rank + qk) if self.q_lora_rank
+                    else h + qk)
+            attn += (h + self.kv_lora_rank + self.rope_head_dim) \
+                + (self.kv_lora_rank + self.heads * (self.head_dim + self.v_head_dim)) \
+                + (self.heads * self.v_head_dim + h)
+        else:
+            attn = (h + q) + 2 * (h + kv) + (q + h)
+        dense = (3 if self.gated_mlp else 2) * (h + f)
+        moe = 3 * (h + self.expert_ffn) * self.experts + (
+            3 * (h + self.shared_expert_ffn) if self.shared_expert_ffn else 0)
+        dense_layers = self.layers - self.moe_layers
+        return rank * (self.layers * attn + dense_layers * dense + self.moe_layers * moe)
 
     def kv_cache_bytes_per_token(self, bytes_per_element: float) -> float:
         """vLLM paper (Kwon et al. 2023, arXiv 2309.06180, sec. 3): 2 (K and V) x layers x KV heads
-        x head size x element size."""
+        x head size x element size. Multi-head latent attention caches one compressed latent
+        and the rotary key per layer instead (DeepSeek-V2, arXiv 2405.04434, sec. 2.1)."""
+        if self.is_mla:
+            return self.layers * (self.kv_lora_rank + self.rope_head_dim) * bytes_per_element
         return 2 * self.layers * self.kv_heads * self.head_dim * bytes_per_element
+
+    def kv_cache_bytes_per_sequence(self, tokens: int, bytes_per_element: float) -> float:
+        """KV cache of one sequence of ``tokens``: sliding-window layers keep only the window."""
+        per_layer = self.kv_cache_bytes_per_token(bytes_per_element) / self.layers
+        window = min(tokens, self.sliding_window) if self.sliding_window else tokens
+        sliding = self.sliding_layers if self.sliding_window else 0
+        return per_layer * ((self.layers - sliding) * tokens + sliding * window)
 
 
 @dataclass(frozen=True)
@@ -123,6 +233,10 @@ class ModelPreset:
     channels: int | None = None
     seq_len: int | None = None
     arch: TransformerArch | None = None
+    forward_flops_per_sample: int | None = None
+    activation_bytes_per_sample: int | None = None
+    """Published figures for a model the calibration script cannot build (detection models):
+    forward FLOPs and training activation bytes per sample at ``image_size``; see ``source``."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -135,6 +249,9 @@ class ModelPreset:
             out["channels"] = self.channels
         if self.seq_len is not None:
             out["seq_len"] = self.seq_len
+        for key in ("forward_flops_per_sample", "activation_bytes_per_sample"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         if self.arch is not None:
             out.update(style=self.arch.style, layers=self.arch.layers, hidden=self.arch.hidden,
                        heads=self.arch.heads, kv_heads=self.arch.kv_heads, ffn=self.arch.ffn,
@@ -173,7 +290,7 @@ class TransformerCal:
 
     def layer_bytes_per_token(self, arch: TransformerArch, seq: int) -> float:
         c = self.layer
-        return (c["constant"] + c["hidden"] * arch.hidden + c["ffn"] * arch.ffn
+        return (c["constant"] + c["hidden"] * arch.hidden + c["ffn"] * arch.activation_ffn
                 + c["heads"] * arch.heads + c["kv_dim"] * arch.kv_dim
                 + c["heads_x_seq"] * arch.heads * seq)
 
@@ -280,6 +397,8 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
         largest_layer_params=largest, buffer_bytes=whole("buffer_bytes", optional=True) or 0,
         image_size=whole("image_size", optional=True), channels=whole("channels", optional=True),
         seq_len=whole("seq_len", optional=True), arch=arch,
+        forward_flops_per_sample=whole("forward_flops_per_sample", optional=True),
+        activation_bytes_per_sample=whole("activation_bytes_per_sample", optional=True),
     )
 
 

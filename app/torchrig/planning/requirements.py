@@ -16,8 +16,9 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.presets import (
     Calibration,
@@ -34,6 +35,9 @@ from torchrig.planning.workload import (
     resolve_model,
 )
 from torchrig.units import GB, GiB, fmt_gb, fmt_gib
+
+if TYPE_CHECKING:
+    from torchrig.planning.scaling import Link
 
 # --- assumptions (each one is shown to the user with its basis) --------------------------------
 
@@ -74,6 +78,15 @@ CNN training is bound by memory traffic, not by tensor FLOPs (the same ResNet-50
 6-31% of the tensor peak across GPUs); the planner's memory-side estimate scales the traffic
 per image implied by this measurement with each model's measured activation bytes."""
 
+PREFILL_CHUNK_TOKENS = 2048
+"""Tokens per prefill chunk: an assumption. Serving engines prefill long prompts in chunks
+(vLLM's chunked prefill; the chunk is its max_num_batched_tokens setting), so activation memory
+does not grow with the prompt."""
+
+GPU_MEMORY_UTILIZATION = 0.9
+"""Share of a GPU's memory a serving engine takes (vLLM's gpu_memory_utilization default):
+weights, activations and the CUDA context first, the KV cache gets what is left of it."""
+
 INT4_GROUP = 128
 """Weight-only int4 (GPTQ/AWQ style): one fp16 scale per group of 128 weights (assumption)."""
 
@@ -81,6 +94,18 @@ HOST_STORAGE_BYTES_PER_TOKEN = 4
 """Pre-tokenized text on disk: int32 token ids (assumption for text datasets)."""
 
 IMAGE_TASKS = ("image_classification", "detection_segmentation")
+
+ATARI_FRAMES_PER_S_PER_CORE = 18_249 / 12
+FRAME_SKIP = 4
+ATARI_ENV_SOURCE = ("EnvPool README benchmark (sail-sg/envpool): ALE Atari with wrappers, "
+                    "Python subprocess vector env (gym.vector) 18,249 frames/s on a 12-core "
+                    "i7-8750H laptop; one environment step = 4 frames (frame skip 4)")
+"""Environment steps per second one CPU core simulates for Atari under the common Python
+subprocess vector env: 18,249 / 12 frames/s per core / 4 frames per step = 380 steps/s."""
+
+DEFAULT_ENV_PROCESSES = 8
+"""PPO on Atari runs 8 parallel environments (Schulman et al. 2017, arXiv 1707.06347, table 5):
+one core each under a subprocess vector env."""
 
 
 # --- public data types ----------------------------------------------------------------------
@@ -99,6 +124,10 @@ class DeviceSpec:
     peak_flops: Mapping[str, float | None] = field(default_factory=dict)
     memory_bandwidth_bps: float | None = None
     tensor_cores: bool | None = None
+    intra_link: Link | None = None
+    inter_link: Link | None = None
+    """How this GPU reaches its peers inside a node and between nodes (the scaling model's
+    links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
 
     def peak_for(self, precision: str) -> tuple[float | None, str]:
         """The peak that applies to a workload precision, and which key it came from.
@@ -165,10 +194,22 @@ class Requirements:
         return float(self.vram_per_gpu["total"].value or 0.0)
 
     @property
+    def vram_without_margin(self) -> float:
+        """What the run allocates without the fragmentation margin (a safety margin)."""
+        return self.vram_total - float(self.vram_per_gpu["fragmentation"].value or 0.0)
+
+    @property
     def fits(self) -> bool | None:
         if self.device is None or self.device.vram_bytes is None:
             return None
         return self.vram_total <= self.device.vram_bytes
+
+    @property
+    def vram_verdict(self) -> str | None:
+        """"fits", "tight" (only the safety margin is short: it runs, one allocator spike from
+        out-of-memory), "does_not_fit", or None without a GPU of known memory."""
+        return vram_verdict(self.vram_total, self.vram_without_margin,
+                            None if self.device is None else self.device.vram_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``torchrig plan --json`` document (see docs/plan-json.md)."""
@@ -180,12 +221,17 @@ class Requirements:
                 "peak_flops": dict(self.device.peak_flops),
                 "memory_bandwidth_bps": self.device.memory_bandwidth_bps,
                 "tensor_cores": self.device.tensor_cores,
+                "intra_link": None if self.device.intra_link is None
+                else self.device.intra_link.id,
+                "inter_link": None if self.device.inter_link is None
+                else self.device.inter_link.id,
             },
         }
         for name in ("vram_per_gpu", "system_ram", "storage", "cpu", "interconnect",
                      "throughput", "references"):
             out[name] = _section_dict(getattr(self, name))
         out["fits_in_vram"] = self.fits
+        out["vram_verdict"] = self.vram_verdict
         out["incomplete"] = list(self.incomplete)
         out["rules_of_thumb"] = [dict(r) for r in self.rules_of_thumb]
         out["assumptions"] = [
@@ -197,6 +243,14 @@ class Requirements:
             for c in self.seed_claims
         ]
         return out
+
+
+def vram_verdict(total: float, without_margin: float, vram: float | None) -> str | None:
+    if vram is None:
+        return None
+    if total <= vram:
+        return "fits"
+    return "tight" if without_margin <= vram else "does_not_fit"
 
 
 def _section_dict(items: Mapping[str, Item]) -> dict[str, Any]:
@@ -390,6 +444,38 @@ def _head_kind(w: Workload, arch: TransformerArch) -> str:
     return "cls" if (arch.style == "bert" and w.mode == "finetune") else "lm"
 
 
+def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal,
+                          seq: int) -> tuple[float, Msg]:
+    """Saved bytes per token of one layer: the calibrated figure, corrected where the Hugging
+    Face code of a family saves what the calibration model does not (or less).
+
+    - Grouped-query attention under sdpa saves K and V at the KV width; the calibration model
+      repeats them to every head first (as eager attention does).
+    - GPT-2's default ``gelu_new`` is a Python expression: autograd keeps three more FFN-wide
+      tensors than the fused tanh GELU the calibration uses.
+    """
+    per_token = tc.layer_bytes_per_token(arch, seq)
+    elem = 4.0 if _cal_precision(w) == "fp32" else 2.0
+    notes: list[Msg] = []
+    if arch.style == "llama" and w.attention == "sdpa" and arch.kv_dim < arch.q_dim:
+        per_token -= 2 * elem * (arch.q_dim - arch.kv_dim)
+        notes.append(Msg("sdpa keeps grouped K/V at the KV width",
+                         "sdpa 以 KV 宽度保存分组 K/V"))
+    if arch.activation == "gelu_new":
+        per_token += 3 * elem * arch.activation_ffn
+        notes.append(Msg("gelu_new keeps 3 more FFN-wide tensors",
+                         "gelu_new 额外保存 3 个 FFN 宽度的张量"))
+    return per_token, Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
+
+
+def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> float:
+    """BERT's masked-LM loss under AMP: the 16-bit logits are cast to fp32 for the loss and
+    both stay saved, 6 bytes per vocabulary entry per token where the calibration has 4."""
+    if arch.style == "bert" and head == "lm" and _cal_precision(w) == "amp":
+        return 2.0 * arch.vocab
+    return 0.0
+
+
 @dataclass(frozen=True)
 class Activations:
     bytes: float | None
@@ -410,19 +496,22 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
             "not calibrated for this architecture: run scripts/calibrate_activations.py",
             "该结构未校准：请运行 scripts/calibrate_activations.py"))
     b = w.batch_size
-    layer = tc.layer_bytes_per_token(arch, seq) * seq * b
+    per_token, fixes = layer_bytes_per_token(w, arch, tc, seq)
+    layer = per_token * seq * b
     tp = w.tp_size
     if tp > 1:
         # Megatron TP splits all but the layer norms, dropout masks and residuals: scale the
         # measured figure by Korthikanti's TP ratio.
         scores = (5 * arch.heads * seq / arch.hidden) if w.attention == "eager" else 0.0
         layer *= (10 + 24 / tp + scores / tp) / (34 + scores)
-    outside = tc.outside_bytes_per_sequence(arch, seq) * b
+    outside = (tc.outside_bytes_per_sequence(arch, seq)
+               + _mlm_loss_extra_per_token(w, arch, head) * seq) * b
     copies = 0.0
     if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
         # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
         # measures this as the batch-independent part).
-        copies = 2.0 * arch.forward_matmul_params(lm_head=head == "lm") / (tp * w.pp_size)
+        matmul = arch.total_matmul_params() + (arch.vocab * arch.hidden if head == "lm" else 0)
+        copies = 2.0 * matmul / (tp * w.pp_size)
         outside += copies
     layers = arch.layers
     full = layers * layer + outside
@@ -450,7 +539,8 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     if checkpointing:
         ck = Msg("; checkpointing: each layer keeps only its input, one layer is recomputed "
                  "at a time", "；检查点：每层只保存输入，反向时每次重算一层")
-    per_token = tc.layer_bytes_per_token(arch, seq)
+    if fixes.en:
+        ck = Msg(f"{ck.en}; {fixes.en}", f"{ck.zh}；{fixes.zh}")
     minimum = layers * korthikanti_layer_bytes(
         seq, b, arch.hidden, arch.heads, tp, attention_scores=w.attention == "eager",
         recompute="full" if checkpointing else "none")
@@ -499,6 +589,17 @@ def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | Non
     vc: VisionCal | None = None
     if cal is not None and model.preset is not None:
         vc = cal.vision.get(model.preset.id)
+    published = model.preset.activation_bytes_per_sample if model.preset else None
+    if vc is None and published is not None and model.preset is not None:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        b = published * (image / ref) ** 2 * w.batch_size
+        return Activations(b, Msg(
+            f"published figure {fmt_gib(published)}/image at {ref}px (see the preset's "
+            f"source), scaled by image area to {image}px, x batch {w.batch_size}"
+            + ("; checkpointing not modelled for this model" if checkpointing else ""),
+            f"公开数据每图 {fmt_gib(published)}（{ref}px，见预设来源），按面积缩放至 {image}px，"
+            f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
     if vc is None:
         if w.activation_bytes_per_sample is not None:
             b = w.activation_bytes_per_sample * w.batch_size
@@ -549,7 +650,9 @@ def inference_activations(w: Workload, model: ResolvedModel,
                           cal: Calibration | None) -> Activations:
     """Working set of a forward pass without autograd: one layer's (one block's) tensors at a
     time. Estimated from the training measurements of one layer - an upper bound, since
-    inference frees tensors as it goes."""
+    inference frees tensors as it goes. A transformer's prompts are prefilled in chunks of
+    :data:`PREFILL_CHUNK_TOKENS` (chunked prefill, as vLLM and SGLang schedule it), so the
+    working set is one chunk's, however long and many the prompts are."""
     prec = _cal_precision(w)
     if model.arch is not None and model.family == "transformer":
         arch = model.arch
@@ -557,13 +660,21 @@ def inference_activations(w: Workload, model: ResolvedModel,
         if tc is None:
             return Activations(None, Msg("not calibrated", "未校准"))
         seq = model.seq_len or 1
-        layer = tc.layer_bytes_per_token(arch, seq) * seq * w.batch_size / max(1, w.tp_size)
+        tokens = seq * w.batch_size
+        chunk = min(tokens, PREFILL_CHUNK_TOKENS) if arch.style != "bert" else tokens
+        per_token, _ = layer_bytes_per_token(w, arch, tc, seq)
+        layer = per_token * chunk / max(1, w.tp_size)
         logits = w.batch_size * arch.vocab * 4
+        how = (Msg(f"chunked prefill: {chunk:,} of the {tokens:,} prompt tokens at a time",
+                   f"分块预填充：每次处理 {tokens:,} 个提示 token 中的 {chunk:,} 个")
+               if chunk < tokens else
+               Msg(f"prefill of {seq} tokens x batch {w.batch_size}",
+                   f"预填充 {seq} token × 批大小 {w.batch_size}"))
         return Activations(layer + logits, Msg(
-            f"prefill of {seq} tokens x batch {w.batch_size}: one layer's tensors "
-            f"({fmt_gib(layer)}, upper bound from the training measurement) + fp32 logits of "
-            "the last position", f"预填充 {seq} token × 批大小 {w.batch_size}：一层的张量"
-            f"（{fmt_gib(layer)}，由训练实测给出的上界）+ 最后位置的 fp32 logits"))
+            f"{how.en}: one layer's tensors ({fmt_gib(layer)}, upper bound from the training "
+            "measurement) + fp32 logits of the last position",
+            f"{how.zh}：一层的张量（{fmt_gib(layer)}，由训练实测给出的上界）+ 最后位置的 fp32 "
+            "logits"))
     vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
     if vc is None:
         return Activations(None, Msg("unknown for a custom model", "自定义模型未知"))
@@ -607,6 +718,15 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
         return 3 * w.forward_flops_per_sample * ck, Msg(
             f"3 x your forward figure{ck_note.en}", f"3 × 你提供的前向 FLOPs{ck_note.zh}")
     vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
+    if vc is None and model.preset is not None and model.preset.forward_flops_per_sample:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        fwd = model.preset.forward_flops_per_sample * (image / ref) ** 2
+        return 3 * fwd * ck, Msg(
+            f"3 x forward {fwd / 1e9:.1f} GFLOP of the whole model (published, at {ref}px, "
+            f"scaled by area; backward ~ 2x forward){ck_note.en}",
+            f"3 × 整个模型前向 {fwd / 1e9:.1f} GFLOP（公开数据，{ref}px，按面积缩放；反向约为前向"
+            f" 2 倍）{ck_note.zh}")
     if vc is None:
         return None, Msg("unknown for a custom model without forward_flops_per_sample",
                          "自定义模型缺少 forward_flops_per_sample，无法估算")
@@ -661,6 +781,16 @@ class _VramExtras:
     states: ModelStates | None
 
 
+def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
+    """Share of the parameters one GPU holds: expert parallelism gives each of ``ep_size`` GPUs
+    1/ep of the routed experts and a full copy of everything else (attention, shared experts,
+    embeddings)."""
+    if w.strategy != "expert_parallel" or model.arch is None or not model.params:
+        return 1.0
+    experts = model.arch.routed_expert_params()
+    return (model.params - experts + experts / w.ep_size) / model.params
+
+
 def _weight_bytes_inference(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
     p = model.params
     if w.precision in ("fp32", "tf32"):
@@ -694,15 +824,22 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
           assumptions: list[Assumption], incomplete: list[str]
           ) -> tuple[dict[str, Item], _VramExtras]:
     mp = w.tp_size * w.pp_size
+    ep = expert_parallel_share(w, model)
+    ep_note = Msg("", "")
+    if ep < 1.0:
+        ep_note = Msg(f"; routed experts split over {w.ep_size} GPUs (expert parallel): "
+                      f"{ep:.0%} of the parameters per GPU",
+                      f"；路由专家切分到 {w.ep_size} 个 GPU（专家并行）：每 GPU 持有 "
+                      f"{ep:.0%} 的参数")
     items: dict[str, Item] = {}
     states: ModelStates | None = None
     comm = 0.0
     comm_note = Msg("none", "无")
     if not w.is_training:
         wb, note = _weight_bytes_inference(w, model)
-        items["weights"] = Item(wb / mp, Msg(
-            f"{note.en}" + (f"; split over {mp} GPUs" if mp > 1 else ""),
-            f"{note.zh}" + (f"；切分到 {mp} 个 GPU" if mp > 1 else "")))
+        items["weights"] = Item(wb * ep / mp, Msg(
+            f"{note.en}" + (f"; split over {mp} GPUs" if mp > 1 else "") + ep_note.en,
+            f"{note.zh}" + (f"；切分到 {mp} 个 GPU" if mp > 1 else "") + ep_note.zh))
         items["gradients"] = Item(0.0, Msg("inference: none", "推理：无"))
         items["optimizer_states"] = Item(0.0, Msg("inference: none", "推理：无"))
         acts = inference_activations(w, model, cal)
@@ -714,7 +851,7 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
             base_per = 4.0 if w.precision in ("fp32", "tf32") else 2.0
             base = model.params * base_per
         adapters = model.arch.lora_params(w.lora_rank or 0)
-        items["weights"] = Item((base + adapters * 4.0) / mp, Msg(
+        items["weights"] = Item((base * ep + adapters * 4.0) / mp, Msg(
             f"frozen base {base_per:.3f} B/param ({w.precision}) + {adapters / 1e6:.1f}M LoRA "
             f"parameters (rank {w.lora_rank}, all linear layers) in fp32",
             f"冻结基座每参数 {base_per:.3f} 字节（{w.precision}）+ {adapters / 1e6:.1f}M LoRA "
@@ -727,10 +864,12 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
             f"每个适配器参数 {st:g} 字节（{w.optimizer}）"))
         acts = _training_activations(w, model, cal)
     else:
-        states = model_state_bytes(model.params, w.precision, w.optimizer, w.strategy,
+        states = model_state_bytes(model.params * ep, w.precision, w.optimizer, w.strategy,
                                    w.data_parallel, mp)
         weights, grads, opt = states.weights, states.gradients, states.optimizer_states
         wn, gn, sn = states.note_weights, states.note_gradients, states.note_states
+        if ep < 1.0:
+            wn, gn, sn = (Msg(m.en + ep_note.en, m.zh + ep_note.zh) for m in (wn, gn, sn))
         if w.offload != "none":
             n = w.data_parallel
             opt = 0.0
@@ -832,22 +971,43 @@ def _training_activations(w: Workload, model: ResolvedModel,
         "未知：自定义模型请提供 activation_bytes_per_sample"))
 
 
+def kv_share_per_gpu(w: Workload, arch: TransformerArch) -> float:
+    """Share of the KV cache one GPU holds: tensor parallelism splits the KV heads (a head
+    cannot be split, so fewer heads than GPUs are replicated; a latent cache is replicated),
+    pipeline parallelism the layers."""
+    share = 1.0
+    if w.tp_size > 1 and not arch.is_mla:
+        share = max(1, arch.kv_heads // w.tp_size) / arch.kv_heads
+    return share / w.pp_size
+
+
 def _kv_item(w: Workload, model: ResolvedModel) -> Item:
     arch = model.arch
     if w.is_training or arch is None or arch.style == "bert":
         return Item(0.0, Msg("none (training, or an encoder)", "无（训练或编码器模型）"))
     elem = 4.0 if w.precision in ("fp32", "tf32") else 2.0
     tokens = model.seq_len or 0
-    total = kv_cache_bytes(arch, tokens, w.batch_size, elem)
+    total = arch.kv_cache_bytes_per_sequence(tokens, elem) * w.batch_size
+    share = kv_share_per_gpu(w, arch)
+    window = Msg("", "")
+    if arch.sliding_window and arch.sliding_layers:
+        window = Msg(f"; {arch.sliding_layers} sliding-window layers keep {arch.sliding_window:,} "
+                     "tokens", f"；{arch.sliding_layers} 个滑动窗口层只保留 "
+                     f"{arch.sliding_window:,} 个 token")
+    if arch.is_mla:
+        return Item(total * share, Msg(
+            f"latent attention: {arch.layers} layers x ({arch.kv_lora_rank} latent + "
+            f"{arch.rope_head_dim} rotary) x {elem:g} B = "
+            f"{arch.kv_cache_bytes_per_token(elem):,.0f} B/token x {tokens} tokens x batch "
+            f"{w.batch_size} (DeepSeek-V2 sec. 2.1){window.en}",
+            f"潜在注意力：{arch.layers} 层 × （{arch.kv_lora_rank} 潜在 + {arch.rope_head_dim} "
+            f"旋转）× {elem:g} 字节 = 每 token {arch.kv_cache_bytes_per_token(elem):,.0f} 字节 × "
+            f"{tokens} token × 批大小 {w.batch_size}（DeepSeek-V2 第 2.1 节）{window.zh}"))
     tp, pp = w.tp_size, w.pp_size
-    share = 1.0
-    if tp > 1:
-        share = max(1, arch.kv_heads // tp) / arch.kv_heads
-    share /= pp
     return Item(total * share, Msg(
         f"2 x {arch.layers} layers x {arch.kv_heads} KV heads x {arch.head_dim} x {elem:g} B = "
         f"{arch.kv_cache_bytes_per_token(elem):,.0f} B/token x {tokens} tokens x batch "
-        f"{w.batch_size} (vLLM paper sec. 3)"
+        f"{w.batch_size} (vLLM paper sec. 3){window.en}"
         + (f"; split over {tp * pp} GPUs" if tp * pp > 1 else ""),
         f"2 × {arch.layers} 层 × {arch.kv_heads} 个 KV 头 × {arch.head_dim} × {elem:g} 字节 = "
         f"每 token {arch.kv_cache_bytes_per_token(elem):,.0f} 字节 × {tokens} token × 批大小 "
@@ -915,10 +1075,22 @@ def _throughput(w: Workload, model: ResolvedModel, cal: Calibration | None,
                        f"{note.zh}；仅 GPU 端 - 通常受环境模拟限制")
         items["samples_per_s_per_gpu"] = Item(per_gpu, note)
     total = None if per_gpu is None else per_gpu * w.total_gpus / max(1, w.tp_size)
-    items["samples_per_s"] = Item(total, Msg(
-        f"x {w.data_parallel} data-parallel ranks, perfect scaling (see the scaling model)"
-        if total is not None else "unknown", f"× {w.data_parallel} 个数据并行进程，按理想扩展"
-        "（见扩展模型）" if total is not None else "未知"))
+    scaling = _scaling_efficiency(w, gpu, per_gpu)
+    items["scaling_efficiency"] = scaling
+    total_note = Msg("unknown", "未知")
+    if total is not None:
+        eff = scaling.value if scaling.value is not None else 1.0
+        total *= eff
+        total_note = Msg(f"x {w.data_parallel} data-parallel ranks x {eff:.0%} scaling "
+                         "efficiency", f"× {w.data_parallel} 个数据并行进程 × {eff:.0%} 扩展效率")
+    if w.task == "reinforcement_learning":
+        env = _environment_rate(w, assumptions)
+        items["environment_steps_per_s"] = env
+        if total is not None and env.value is not None and env.value < total:
+            total = env.value
+            total_note = Msg("bound by the CPU environment simulation (GPU side would do more)",
+                             "受 CPU 环境模拟限制（GPU 端本可更快）")
+    items["samples_per_s"] = Item(total, total_note)
     step = None if per_gpu is None else w.batch_size / per_gpu
     items["step_time_s"] = Item(step, Msg("micro-batch / samples per second per GPU",
                                           "微批次 / 每 GPU 每秒样本数"))
@@ -936,6 +1108,60 @@ def _throughput(w: Workload, model: ResolvedModel, cal: Calibration | None,
     items["total_time_s"] = Item(None if epoch is None else epoch * w.epochs, Msg(
         f"x {w.epochs:g} epochs", f"× {w.epochs:g} 个 epoch"))
     return items, total
+
+
+def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | None) -> Item:
+    """Data-parallel efficiency from the scaling model (planning/scaling.py) over the GPU's
+    links; gradients are synchronised once per optimizer step (after the accumulation)."""
+    from torchrig.planning.scaling import scaling_curve
+
+    dp = w.data_parallel
+    if dp <= 1:
+        return Item(1.0, Msg("one data-parallel rank: no gradient synchronisation",
+                             "单个数据并行进程：无需梯度同步"))
+    if gpu is None or per_gpu is None:
+        return Item(None, Msg("unknown without a GPU and its speed", "未选择 GPU，未知"))
+    if w.tp_size * w.pp_size > 1 or gpu.intra_link is None \
+            or (w.nodes > 1 and gpu.inter_link is None):
+        return Item(None, Msg(
+            "not modelled for this layout or link (unknown GPU links or model parallelism): "
+            "time assumes perfect scaling, an upper bound",
+            "此布局或链路未建模（GPU 链路未知或使用模型并行）：时间按理想扩展计算，为上界"))
+    compute = w.batch_size * w.grad_accumulation / per_gpu
+    try:
+        point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
+                              gpu.inter_link)[0]
+    except InputError as exc:
+        return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
+                              f"未建模：{exc}；时间按理想扩展计算"))
+    links = gpu.intra_link.name + (f" + {gpu.inter_link.name}" if w.nodes > 1 and gpu.inter_link
+                                   else "")
+    return Item(point.efficiency, Msg(
+        f"scaling model over {links}: {point.comm_time_s * 1e3:.1f} ms of gradient traffic per "
+        "optimizer step, partly hidden behind backward (an upper bound: communication only)",
+        f"扩展模型（{links}）：每个优化器步梯度通信 {point.comm_time_s * 1e3:.1f} ms，部分与反向"
+        "重叠（上界：只计通信）"))
+
+
+def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
+    """Environment steps per second the CPUs simulate: one core per environment process."""
+    cores = (w.num_workers or DEFAULT_ENV_PROCESSES) * w.nodes
+    per_core = w.env_steps_per_s_per_core
+    if per_core is None:
+        if w.model != "nature-cnn":
+            return Item(None, Msg(
+                "unknown: give env_steps_per_s_per_core for this environment",
+                "未知：请为该环境给出 env_steps_per_s_per_core"))
+        per_core = ATARI_FRAMES_PER_S_PER_CORE / FRAME_SKIP
+        source = Msg(f"Atari, {ATARI_ENV_SOURCE}", f"Atari，{ATARI_ENV_SOURCE}")
+    else:
+        source = Msg("your figure", "你提供的数值")
+    assumptions.append(Assumption("environment_rate", Msg(
+        f"{per_core:,.0f} environment steps/s per core ({source.en})",
+        f"每核每秒 {per_core:,.0f} 个环境步（{source.zh}）"), per_core))
+    return Item(cores * per_core, Msg(
+        f"{cores} environment processes (one core each) x {per_core:,.0f} steps/s ({source.en})",
+        f"{cores} 个环境进程（各占一核）× 每秒 {per_core:,.0f} 步（{source.zh}）"))
 
 
 def _cnn_memory_bound(w: Workload, model: ResolvedModel, cal: Calibration | None,
@@ -965,40 +1191,97 @@ def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | N
     items["bytes_read_per_step"] = Item(read, Msg(
         "weights + the whole KV cache are read once per decode step",
         "每个解码步读取一次全部权重和 KV 缓存"))
-    bw = gpu.memory_bandwidth_bps if gpu else None
     if model.arch is not None and model.arch.style != "bert":
-        upper = None if not bw or not read else bw / read * w.batch_size
-        items["tokens_per_s_upper_bound"] = Item(upper, Msg(
-            "memory bandwidth / bytes read per step x batch (bandwidth-bound decoding; "
-            "estimation.md sec. 7)" if upper else no_gpu.en,
-            "显存带宽 / 每步读取字节 × 批大小（解码受带宽限制）" if upper else no_gpu.zh))
-        arch, seq = model.arch, model.seq_len or 1
-        n = arch.forward_matmul_params(lm_head=True)
-        prefill_flops = (2 * n + 4 * arch.layers * arch.hidden * seq) * seq * w.batch_size
-        items["prefill_flops"] = Item(float(prefill_flops), Msg(
-            "(2N + 4·L·s·h) per token x prompt tokens x batch",
-            "每 token (2N + 4·L·s·h) × 提示 token × 批大小"))
-        peak = gpu.peak_for(w.precision)[0] if gpu else None
-        items["prefill_time_s"] = Item(
-            None if not peak else prefill_flops / (peak * MFU / max(1, w.tp_size)),
-            Msg(f"at {MFU:.0%} of the dense peak" if peak else no_gpu.en,
-                f"按稠密峰值的 {MFU:.0%}" if peak else no_gpu.zh))
+        items.update(_serving(w, model.arch, gpu, vram, read, no_gpu))
+        assumptions.append(Assumption("serving", Msg(
+            f"serving: prompts prefilled in chunks of {PREFILL_CHUNK_TOKENS:,} tokens; the KV "
+            f"cache gets what is left of {GPU_MEMORY_UTILIZATION:.0%} of GPU memory (vLLM's "
+            "default gpu_memory_utilization); prefill at "
+            f"{MFU:.0%} of the dense peak",
+            f"推理服务：提示按每块 {PREFILL_CHUNK_TOKENS:,} token 分块预填充；KV 缓存使用 "
+            f"{GPU_MEMORY_UTILIZATION:.0%} 显存（vLLM 默认 gpu_memory_utilization）中剩余的部分；"
+            f"预填充按稠密峰值的 {MFU:.0%}"), GPU_MEMORY_UTILIZATION))
         return items, None
     per_gpu = None
     if gpu and model.preset is not None:
         cal = load_calibration()
         vc = cal.vision.get(model.preset.id) if cal else None
         peak = gpu.peak_for(w.precision)[0]
-        if vc and peak:
-            image = w.image_size or vc.image_size
-            fwd = vc.forward_flops_per_sample * (image / vc.image_size) ** 2
-            per_gpu = peak * MFU / fwd
+        ref, flops = ((vc.image_size, vc.forward_flops_per_sample) if vc else
+                      (model.preset.image_size, model.preset.forward_flops_per_sample))
+        if flops and ref and peak:
+            image = w.image_size or ref
+            per_gpu = peak * MFU / (flops * (image / ref) ** 2)
     items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
         f"forward FLOPs at {MFU:.0%} of peak" if per_gpu else "unknown",
         f"前向 FLOPs，按峰值的 {MFU:.0%}" if per_gpu else "未知"))
     total = None if per_gpu is None else per_gpu * w.total_gpus
     items["samples_per_s"] = Item(total, Msg("all GPUs", "全部 GPU"))
     return items, total
+
+
+def _serving(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None,
+             vram: dict[str, Item], read: float, no_gpu: Msg) -> dict[str, Item]:
+    """What a serving engine gets from one tensor-parallel group: prefill is compute-bound and
+    split over the group's GPUs, decode reads every weight and the KV cache once per step
+    (memory-bound until the batch is large), the KV cache fills what memory is left."""
+    items: dict[str, Item] = {}
+    seq, batch, tp = w.seq_len or 1, w.batch_size, max(1, w.tp_size)
+    bw = gpu.memory_bandwidth_bps if gpu else None
+    peak = gpu.peak_for(w.precision)[0] if gpu else None
+    n = arch.forward_matmul_params(lm_head=True)
+
+    def prefill_flops(sequences: int) -> float:
+        # (2N + 4·L·s·h) per token: the causal attention averages s/2 keys per query.
+        return float((2 * n + 4 * arch.layers * arch.hidden * seq) * seq * sequences)
+
+    def prefill_time(sequences: int) -> float | None:
+        return None if not peak else prefill_flops(sequences) / (peak * MFU * tp)
+
+    flops = prefill_flops(batch)
+    items["prefill_flops"] = Item(flops, Msg(
+        "(2N + 4·L·s·h) per token x prompt tokens x batch, N = active matmul parameters",
+        "每 token (2N + 4·L·s·h) × 提示 token × 批大小，N 为激活的矩阵乘参数"))
+    at_peak = Msg(f"FLOPs / ({MFU:.0%} of the dense peak x {tp} tensor-parallel GPUs)",
+                  f"FLOPs /（稠密峰值的 {MFU:.0%} × {tp} 个张量并行 GPU）")
+    prefill = prefill_time(batch)
+    items["prefill_time_s"] = Item(prefill, at_peak if peak else no_gpu)
+    items["prefill_tokens_per_s"] = Item(
+        None if not prefill else seq * batch / prefill,
+        Msg("prompt tokens / prefill time", "提示 token / 预填充时间") if prefill else no_gpu)
+    items["time_to_first_token_s"] = Item(prefill_time(1), Msg(
+        f"prefill of one {seq:,}-token prompt on an idle engine", f"空闲时一个 {seq:,} token "
+        "提示的预填充时间") if peak else no_gpu)
+    upper = None if not bw or not read else bw / read * batch
+    items["tokens_per_s_upper_bound"] = Item(upper, Msg(
+        "memory bandwidth / bytes read per step x batch (bandwidth-bound decoding; "
+        "estimation.md sec. 7)" if upper else no_gpu.en,
+        "显存带宽 / 每步读取字节 × 批大小（解码受带宽限制）" if upper else no_gpu.zh))
+    decode = None
+    if bw and peak and read:
+        step = max(read / bw, 2.0 * n * batch / (peak * MFU * tp))
+        decode = batch / step
+    items["decode_tokens_per_s"] = Item(decode, Msg(
+        f"batch {batch} / step time; a step reads the GPU's weights and KV cache "
+        f"({fmt_gib(read)}) or computes 2N per sequence, whichever is slower",
+        f"批大小 {batch} / 每步时间；每步读取本 GPU 的权重与 KV 缓存（{fmt_gib(read)}）或每序列"
+        "计算 2N，取较慢者") if decode else no_gpu)
+    vram_bytes = gpu.vram_bytes if gpu else None
+    fixed = sum(vram[k].value or 0.0 for k in ("weights", "activations", "overhead"))
+    budget = None if vram_bytes is None else max(0.0, vram_bytes * GPU_MEMORY_UTILIZATION
+                                                 - fixed)
+    items["kv_cache_budget_bytes"] = Item(budget, Msg(
+        f"{GPU_MEMORY_UTILIZATION:.0%} of GPU memory - weights, prefill activations and CUDA "
+        "overhead", f"显存的 {GPU_MEMORY_UTILIZATION:.0%} - 权重、预填充激活和 CUDA 开销")
+        if budget is not None else no_gpu)
+    elem = 4.0 if w.precision in ("fp32", "tf32") else 2.0
+    per_sequence = arch.kv_cache_bytes_per_sequence(seq, elem) * kv_share_per_gpu(w, arch)
+    fit = None if budget is None else float(math.floor(budget / per_sequence))
+    items["max_concurrent_sequences"] = Item(fit, Msg(
+        f"KV budget / {fmt_gib(per_sequence)} per {seq:,}-token sequence on each GPU",
+        f"KV 预算 / 每个 {seq:,} token 序列在每 GPU 上占 {fmt_gib(per_sequence)}")
+        if fit is not None else no_gpu)
+    return items
 
 
 def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> float:
@@ -1016,7 +1299,7 @@ def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> floa
     mixed = w.precision in ("amp_fp16", "amp_bf16")
     zero = w.strategy in ("zero1", "zero2", "zero3")
     elem = 2.0 if (w.precision == "bf16" or (mixed and zero)) else 4.0
-    return model.params * elem / (w.tp_size * w.pp_size)
+    return model.params * expert_parallel_share(w, model) * elem / (w.tp_size * w.pp_size)
 
 
 def _interconnect(w: Workload, model: ResolvedModel) -> dict[str, Item]:
@@ -1049,12 +1332,33 @@ def _interconnect(w: Workload, model: ResolvedModel) -> dict[str, Item]:
         calls = 4 if w.is_training else 2
         tp_bytes = calls * model.arch.layers * w.batch_size * (model.seq_len or 1) \
             * model.arch.hidden * act * 2 * (t - 1) / t
+    items["expert_parallel_bytes_per_step_per_gpu"] = _all_to_all_item(w, model)
     items["tensor_parallel_bytes_per_step_per_gpu"] = Item(tp_bytes, Msg(
         "Megatron TP: 2 all-reduces of b·s·h activations per layer forward, 2 backward"
         + ("" if w.is_training else "; inference: forward only, per prefill of the batch"),
         "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"
         + ("" if w.is_training else "；推理：仅前向，按一批预填充计")))
     return items
+
+
+def _all_to_all_item(w: Workload, model: ResolvedModel) -> Item:
+    """Expert parallelism sends each token's hidden state to the GPUs holding its experts and
+    back (two all-to-alls per MoE layer; backward repeats both), (ep-1)/ep of it off-GPU."""
+    arch = model.arch
+    if w.strategy != "expert_parallel" or arch is None:
+        return Item(0.0, Msg("no expert parallelism", "无专家并行"))
+    act = 4.0 if w.precision in ("fp32", "tf32") else 2.0
+    passes = 2 if w.is_training else 1
+    ep = w.ep_size
+    tokens = w.batch_size * (model.seq_len or 1)
+    volume = (2 * passes * arch.moe_layers * tokens * arch.active_experts * arch.hidden * act
+              * (ep - 1) / ep)
+    return Item(volume, Msg(
+        f"all-to-all: 2 per MoE layer{' forward and 2 backward' if passes == 2 else ''} x "
+        f"{tokens:,} tokens x {arch.active_experts} experts x hidden {arch.hidden} x {act:g} B "
+        f"x (ep-1)/ep", f"all-to-all：每个 MoE 层前向 2 次{'、反向 2 次' if passes == 2 else ''}"
+        f" × {tokens:,} token × {arch.active_experts} 个专家 × 隐藏维 {arch.hidden} × {act:g} 字节"
+        " × (ep-1)/ep"))
 
 
 def _batch_tensor_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
@@ -1122,12 +1426,19 @@ def _system_ram(w: Workload, model: ResolvedModel,
     one_copy = model.params * stored
     copies = 1 if (w.strategy in ("zero3", "tensor_parallel", "pipeline_parallel")
                    or w.offload != "none") else g
-    items["model_load"] = Item(one_copy * copies, Msg(
-        f"weights read into RAM once per loading process: {copies} x {fmt_gb(one_copy)} "
-        f"({stored:g} B/param as stored)" + ("; sharded/rank-0 loading" if copies == 1 and g > 1
-                                              else ""),
-        f"每个加载进程把权重读入内存一次：{copies} × {fmt_gb(one_copy)}（存储时每参数 "
-        f"{stored:g} 字节）"))
+    if not w.is_training:
+        items["model_load"] = Item(0.0, Msg(
+            f"weights ({fmt_gb(one_copy)}) memory-mapped from safetensors and streamed to the "
+            "GPU: they pass through the reclaimable page cache, no copy is held in RAM",
+            f"权重（{fmt_gb(one_copy)}）以 safetensors 内存映射方式流式载入 GPU：只经过可回收的"
+            "页缓存，内存中不保留副本"))
+    else:
+        items["model_load"] = Item(one_copy * copies, Msg(
+            f"weights read into RAM once per loading process: {copies} x {fmt_gb(one_copy)} "
+            f"({stored:g} B/param as stored)"
+            + ("; sharded/rank-0 loading" if copies == 1 and g > 1 else ""),
+            f"每个加载进程把权重读入内存一次：{copies} × {fmt_gb(one_copy)}（存储时每参数 "
+            f"{stored:g} 字节）"))
     offload = 0.0
     offload_note = Msg("no CPU offload", "无 CPU 卸载")
     if w.offload != "none":
@@ -1232,9 +1543,11 @@ def _cpu(w: Workload, samples_per_s: float | None,
                 "one core decodes and augments 150-300 images/s (estimate, no primary source)",
                 "每核每秒解码增强 150-300 张图（估计，无一手来源）"), low))
     elif w.task == "reinforcement_learning":
-        items["decode_cores"] = Item(None, Msg(
-            "environment simulation: depends on the simulator (one core per environment copy "
-            "is common); not modelled", "环境模拟：取决于模拟器（常见为每个环境副本一核）；未建模"))
+        envs = w.num_workers or DEFAULT_ENV_PROCESSES
+        items["decode_cores"] = Item(float(envs), Msg(
+            f"environment simulation: {envs} environment processes, one core each (more "
+            "processes on more cores raise the environment steps per second)",
+            f"环境模拟：{envs} 个环境进程，各占一核（更多核心上的更多进程可提高每秒环境步数）"))
     else:
         items["decode_cores"] = Item(0.0, Msg(
             "pre-tokenized text or cached data: loading is light (Dettmers: 1-2 cores/GPU)",

@@ -34,7 +34,8 @@ TASKS = (
 MODES = ("train", "finetune", "infer")
 PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "int8", "int4")
 OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel")
+STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
+              "expert_parallel")
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 ATTENTIONS = ("sdpa", "eager")
 CUSTOM = "custom"
@@ -55,6 +56,21 @@ LIMITS: dict[str, tuple[float, float]] = {
     "kv_heads": (1, 16_384),
     "vocab": (1, 16_777_216),
     "ffn": (1, 16_777_216),
+    "head_dim": (1, 65_536),
+    "max_positions": (1, 100_000_000),
+    "experts": (1, 65_536),
+    "active_experts": (1, 65_536),
+    "expert_ffn": (1, 16_777_216),
+    "shared_expert_ffn": (1, 16_777_216),
+    "dense_layers": (0, 10_000),
+    "kv_lora_rank": (1, 1_048_576),
+    "q_lora_rank": (1, 1_048_576),
+    "rope_head_dim": (1, 65_536),
+    "v_head_dim": (1, 65_536),
+    "sliding_window": (1, 4_194_304),
+    "sliding_layers": (0, 10_000),
+    "grad_accumulation": (1, 1_000_000),
+    "env_steps_per_s_per_core": (0.001, 1e9),
     "lora_rank": (1, 65_536),
     "activation_bytes_per_sample": (0, 1e13),
     "forward_flops_per_sample": (0, 1e18),
@@ -62,6 +78,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "nodes": (1, 100_000),
     "tp_size": (1, 4_096),
     "pp_size": (1, 4_096),
+    "ep_size": (1, 4_096),
     "epochs": (0.001, 100_000),
     "num_workers": (0, 1_024),
     "checkpoints_kept": (0, 1_000),
@@ -72,10 +89,20 @@ LIMITS: dict[str, tuple[float, float]] = {
 }
 INTEGER_FIELDS = {
     "batch_size", "seq_len", "image_size", "params", "layers", "hidden", "heads", "kv_heads",
-    "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "num_workers",
-    "checkpoints_kept", "dataset.samples",
+    "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "ep_size",
+    "num_workers",
+    "checkpoints_kept", "dataset.samples", "head_dim", "experts", "active_experts", "expert_ffn",
+    "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
+    "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "max_positions",
 }
-ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn")
+ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
+               "tied_embeddings", "qkv_bias", "activation", "experts", "active_experts",
+               "expert_ffn", "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank",
+               "rope_head_dim", "v_head_dim", "sliding_window", "sliding_layers",
+               "max_positions")
+"""A custom transformer's shape (``--model custom``; what ``--hf-config`` fills in)."""
+MOE_FIELDS = ("experts", "active_experts", "expert_ffn")
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swiglu", "geglu")
 
 
 @dataclass(frozen=True)
@@ -108,6 +135,7 @@ class Workload:
     optimizer: str
     batch_size: int
     dataset: Dataset
+    grad_accumulation: int = 1
     seq_len: int | None = None
     image_size: int | None = None
     gradient_checkpointing: bool = False
@@ -120,6 +148,22 @@ class Workload:
     kv_heads: int | None = None
     vocab: int | None = None
     ffn: int | None = None
+    head_dim: int | None = None
+    max_positions: int | None = None
+    tied_embeddings: bool | None = None
+    qkv_bias: bool | None = None
+    activation: str | None = None
+    experts: int | None = None
+    active_experts: int | None = None
+    expert_ffn: int | None = None
+    shared_expert_ffn: int | None = None
+    dense_layers: int | None = None
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    sliding_window: int | None = None
+    sliding_layers: int | None = None
     style: str | None = None
     activation_bytes_per_sample: float | None = None
     forward_flops_per_sample: float | None = None
@@ -128,11 +172,13 @@ class Workload:
     strategy: str = "ddp"
     tp_size: int = 1
     pp_size: int = 1
+    ep_size: int = 1
     offload: str = "none"
     epochs: float = 1.0
     num_workers: int | None = None
     checkpoints_kept: int = 3
     target_samples_per_s: float | None = None
+    env_steps_per_s_per_core: float | None = None
     name: str = ""
 
     @property
@@ -143,6 +189,11 @@ class Workload:
     def data_parallel(self) -> int:
         """Data-parallel ranks: GPUs that each hold a different part of the batch."""
         return max(1, self.total_gpus // (self.tp_size * self.pp_size))
+
+    @property
+    def global_batch(self) -> int:
+        """Samples per optimizer step: micro-batch x accumulation steps x data-parallel ranks."""
+        return self.batch_size * self.grad_accumulation * self.data_parallel
 
     @property
     def is_training(self) -> bool:
@@ -195,9 +246,9 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     ),
     "detection_segmentation": dict(
         # COCO train2017: 118,287 images, "2017 Train images [118K/18GB]" (cocodataset.org).
-        mode="train", model="resnet50", precision="amp_fp16", optimizer="sgd_momentum",
-        batch_size=2, image_size=800, dataset=Dataset(samples=118_287, sample_bytes=152_000),
-        epochs=12.0,
+        mode="train", model="faster-rcnn-r50-fpn", precision="amp_fp16",
+        optimizer="sgd_momentum", batch_size=2, image_size=800,
+        dataset=Dataset(samples=118_287, sample_bytes=152_000), epochs=12.0,
     ),
     "nlp_transformer": dict(
         # GLUE SST-2 train split: 67,349 sentences; stored pre-tokenized (4 bytes per token).
@@ -221,7 +272,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         seq_len=4096, dataset=Dataset(samples=0, sample_bytes=0), epochs=1.0,
     ),
     "reinforcement_learning": dict(
-        # PPO on Atari (Schulman et al. 2017): 10M frames; minibatch 8 envs x 128 steps / 4.
+        # PPO on Atari (Schulman et al. 2017): 10M environment steps (40M frames at frame
+        # skip 4); minibatch 8 envs x 128 steps / 4.
         mode="train", model="nature-cnn", precision="fp32", optimizer="adamw", batch_size=256,
         image_size=84, dataset=Dataset(samples=10_000_000, sample_bytes=0), epochs=1.0,
     ),
@@ -302,7 +354,7 @@ class _Reader:
             raise self.error(name, f"must be one of {', '.join(choices)}; got {value!r}")
         return value
 
-    def flag(self, name: str, default: bool) -> bool:
+    def flag(self, name: str, default: Any) -> Any:
         value = self.data.get(name, default)
         if value is None:
             return default
@@ -381,6 +433,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         optimizer=r.text("optimizer", OPTIMIZERS, base.optimizer),
         batch_size=r.number("batch_size", base.batch_size),
         dataset=dataset,
+        grad_accumulation=r.number("grad_accumulation", base.grad_accumulation),
         seq_len=sized("seq_len", preset_seq),
         image_size=sized("image_size", preset.image_size if preset else None),
         gradient_checkpointing=r.flag("gradient_checkpointing", base.gradient_checkpointing),
@@ -393,6 +446,23 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         kv_heads=r.number("kv_heads", None),
         vocab=r.number("vocab", None),
         ffn=r.number("ffn", None),
+        head_dim=r.number("head_dim", None),
+        max_positions=r.number("max_positions", None),
+        tied_embeddings=r.flag("tied_embeddings", None),
+        qkv_bias=r.flag("qkv_bias", None),
+        activation=(r.text("activation", ACTIVATIONS, "") if r.has("activation")
+                    else None),
+        experts=r.number("experts", None),
+        active_experts=r.number("active_experts", None),
+        expert_ffn=r.number("expert_ffn", None),
+        shared_expert_ffn=r.number("shared_expert_ffn", None),
+        dense_layers=r.number("dense_layers", None),
+        kv_lora_rank=r.number("kv_lora_rank", None),
+        q_lora_rank=r.number("q_lora_rank", None),
+        rope_head_dim=r.number("rope_head_dim", None),
+        v_head_dim=r.number("v_head_dim", None),
+        sliding_window=r.number("sliding_window", None),
+        sliding_layers=r.number("sliding_layers", None),
         style=style,
         activation_bytes_per_sample=r.number("activation_bytes_per_sample", None),
         forward_flops_per_sample=r.number("forward_flops_per_sample", None),
@@ -401,11 +471,14 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         strategy=r.text("strategy", STRATEGIES, base.strategy),
         tp_size=r.number("tp_size", base.tp_size),
         pp_size=r.number("pp_size", base.pp_size),
+        ep_size=r.number("ep_size", base.ep_size),
         offload=r.text("offload", OFFLOADS, base.offload),
         epochs=r.number("epochs", base.epochs),
         num_workers=r.number("num_workers", base.num_workers),
         checkpoints_kept=r.number("checkpoints_kept", base.checkpoints_kept),
         target_samples_per_s=r.number("target_samples_per_s", base.target_samples_per_s),
+        env_steps_per_s_per_core=r.number("env_steps_per_s_per_core",
+                                          base.env_steps_per_s_per_core),
         name=name,
     )
     _check(workload, where, keys)
@@ -467,8 +540,18 @@ def _custom_arch(w: Workload) -> TransformerArch | None:
     return TransformerArch(
         style=style, layers=w.layers, hidden=w.hidden, heads=w.heads,
         kv_heads=w.kv_heads or w.heads, ffn=w.ffn or 4 * w.hidden,
-        vocab=w.vocab or 32_000, max_positions=max(w.seq_len or 0, 1),
-        tied_embeddings=style != "llama",
+        vocab=w.vocab or 32_000, max_positions=w.max_positions or max(w.seq_len or 0, 1),
+        tied_embeddings=(style != "llama" if w.tied_embeddings is None
+                         else w.tied_embeddings),
+        explicit_head_dim=w.head_dim or 0, qkv_bias=bool(w.qkv_bias),
+        activation=w.activation or "", experts=w.experts or 0,
+        active_experts=w.active_experts or 0, expert_ffn=w.expert_ffn or 0,
+        shared_expert_ffn=w.shared_expert_ffn or 0, dense_layers=w.dense_layers or 0,
+        kv_lora_rank=w.kv_lora_rank or 0, q_lora_rank=w.q_lora_rank or 0,
+        rope_head_dim=w.rope_head_dim or 0, v_head_dim=w.v_head_dim or 0,
+        sliding_window=w.sliding_window or 0,
+        sliding_layers=(w.layers if w.sliding_layers is None and w.sliding_window
+                        else w.sliding_layers or 0),
     )
 
 
@@ -510,8 +593,30 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         if w.params is None and (w.layers is None or w.hidden is None or w.heads is None):
             raise err("params", "is required for a custom model (or give layers, hidden and "
                       "heads for a transformer)")
-        if w.heads is not None and w.hidden is not None and w.hidden % w.heads:
-            raise err("heads", f"must divide hidden ({w.hidden} is not a multiple of {w.heads})")
+        if w.heads is not None and w.hidden is not None and w.hidden % w.heads \
+                and w.head_dim is None:
+            raise err("heads", f"must divide hidden ({w.hidden} is not a multiple of {w.heads}; "
+                      "give head_dim when the head size is not hidden / heads)")
+        if w.max_positions is not None and w.seq_len is not None \
+                and w.seq_len > w.max_positions:
+            raise err("seq_len", f"is {w.seq_len}, more than the model's {w.max_positions} "
+                      "positions")
+        moe = [n for n in MOE_FIELDS if getattr(w, n) is not None]
+        if moe and len(moe) < len(MOE_FIELDS):
+            missing = next(n for n in MOE_FIELDS if getattr(w, n) is None)
+            raise err(missing, "is required for a mixture of experts (give experts, "
+                      "active_experts and expert_ffn together)")
+        if w.experts is not None and w.active_experts is not None \
+                and w.active_experts > w.experts:
+            raise err("active_experts", f"cannot exceed the {w.experts} experts")
+        if w.layers is not None:
+            for n in ("dense_layers", "sliding_layers"):
+                if (getattr(w, n) or 0) > w.layers:
+                    raise err(n, f"cannot exceed the {w.layers} layers")
+        if w.kv_lora_rank is not None and (w.rope_head_dim is None or w.v_head_dim is None
+                                           or w.head_dim is None):
+            raise err("kv_lora_rank", "latent attention also needs rope_head_dim, v_head_dim "
+                      "and head_dim (the non-rotary query/key head size)")
         if w.kv_heads is not None and w.heads is not None and w.heads % w.kv_heads:
             raise err("kv_heads", f"must divide heads ({w.heads} is not a multiple of "
                       f"{w.kv_heads})")
@@ -561,6 +666,17 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
             raise err("tp_size", f"must divide the {model.arch.heads} attention heads")
         if size_name == "pp_size" and size > model.arch.layers:
             raise err("pp_size", f"cannot exceed the {model.arch.layers} layers")
+    if w.ep_size > 1 and w.strategy != "expert_parallel":
+        raise err("ep_size", "needs strategy expert_parallel")
+    if w.strategy == "expert_parallel":
+        if model.arch is None or not model.arch.is_moe:
+            raise err("strategy", "expert_parallel needs a mixture-of-experts model")
+        if w.ep_size < 2:
+            raise err("ep_size", "must be at least 2 for strategy expert_parallel")
+        if w.total_gpus % w.ep_size:
+            raise err("ep_size", f"must divide the {w.total_gpus} GPUs (gpus x nodes)")
+        if model.arch.experts % w.ep_size:
+            raise err("ep_size", f"must divide the {model.arch.experts} experts")
     if w.offload != "none":
         if w.strategy not in ("zero2", "zero3"):
             raise err("offload", "needs strategy zero2 or zero3 (DeepSpeed ZeRO-Offload)")
@@ -573,3 +689,7 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         raise err("offload", "applies to training only")
     if w.gradient_checkpointing and not w.is_training:
         raise err("gradient_checkpointing", "applies to training only")
+    if w.grad_accumulation > 1 and not w.is_training:
+        raise err("grad_accumulation", "applies to training only")
+    if w.env_steps_per_s_per_core is not None and w.task != "reinforcement_learning":
+        raise err("env_steps_per_s_per_core", "applies to reinforcement learning only")

@@ -42,8 +42,11 @@ from torchrig.gui.style import colour
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.analysis import Analysis, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
+from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_presets
+from torchrig.planning.solver import Change, SolverAnswer
 from torchrig.planning.workload import (
+    ARCH_FIELDS,
     MODES,
     OFFLOADS,
     OPTIMIZERS,
@@ -90,6 +93,7 @@ CHOICE_LABELS = {
     "zero3": QT_TRANSLATE_NOOP("WizardPage", "ZeRO-3 / FSDP (+ weights sharded)"),
     "tensor_parallel": QT_TRANSLATE_NOOP("WizardPage", "Tensor parallel"),
     "pipeline_parallel": QT_TRANSLATE_NOOP("WizardPage", "Pipeline parallel"),
+    "expert_parallel": QT_TRANSLATE_NOOP("WizardPage", "Expert parallel (MoE experts split)"),
     # offloads
     "none": QT_TRANSLATE_NOOP("WizardPage", "None"),
     "optimizer": QT_TRANSLATE_NOOP("WizardPage", "Optimizer states to CPU RAM"),
@@ -143,6 +147,7 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
     "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size"), "int"),
     "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size"), "int"),
+    "ep_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Expert-parallel size"), "int"),
     "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload"), "choice"),
 }
 FIELD_HELP = {
@@ -205,6 +210,9 @@ FIELD_HELP = {
         "WizardPage", "GPUs that split each layer (tensor parallelism); keep it within one "
         "node's NVLink domain"),
     "pp_size": QT_TRANSLATE_NOOP("WizardPage", "Pipeline stages the layers are split into"),
+    "ep_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "GPUs a mixture of experts' routed experts are split over (each GPU keeps "
+        "the attention and shared layers)"),
     "offload": QT_TRANSLATE_NOOP(
         "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
         "cost of PCIe traffic"),
@@ -249,6 +257,12 @@ class WizardPage(QWidget):
             button = QPushButton(text)
             button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
+        self.import_button = QPushButton(self.tr("Import config.json…"))
+        self.import_button.setToolTip(self.tr(
+            "Read a Hugging Face model's config.json (Llama, Mistral, Mixtral, Qwen, Gemma, "
+            "Phi-3, DeepSeek, GPT-2, BERT/RoBERTa) as a custom model"))
+        self.import_button.clicked.connect(lambda: self.import_config_dialog())
+        bar.addWidget(self.import_button)
         outer.addLayout(bar)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -359,6 +373,12 @@ class WizardPage(QWidget):
         self.recommendation.setTextFormat(Qt.TextFormat.RichText)
         self.recommendation.setWordWrap(True)
         layout.addWidget(self.recommendation)
+        self.solver_box = QWidget()
+        self.solver_layout = QVBoxLayout(self.solver_box)
+        self.solver_layout.setContentsMargins(0, 0, 0, 0)
+        self.solver_box.hide()
+        self.apply_buttons: list[QPushButton] = []
+        layout.addWidget(self.solver_box)
         self.findings_view = FindingsView(self.lang)
         self.scaling_chart = ScalingChart(self.lang)
         tabs = QTabWidget()
@@ -438,6 +458,10 @@ class WizardPage(QWidget):
                 doc["dataset"][key.split(".", 1)[1]] = value
             else:
                 doc[key] = value
+        if not custom:
+            # A preset has its own shape: drop what an imported config or a custom model set.
+            for key in ("params", "style", *ARCH_FIELDS):
+                doc[key] = None
         return doc, errors
 
     def _parse_number(self, text: str, kind: str) -> tuple[Any, str]:
@@ -550,6 +574,9 @@ class WizardPage(QWidget):
             verdict = escape(self.tr("GPU memory of {0} unknown").format(caps.label))
         elif fits:
             verdict = _coloured(self.tr("fits on {0}").format(caps.label), colour("ok"))
+        elif req.vram_verdict == "tight":
+            verdict = _coloured(self.tr("tight on {0}: only the safety margin is short").format(
+                caps.label), colour("warn"))
         else:
             verdict = _coloured(self.tr("does not fit on {0}").format(caps.label),
                                 colour("error"))
@@ -579,10 +606,54 @@ class WizardPage(QWidget):
                if rec.gpu else escape(self.tr("no catalog GPU fits")))
         self.recommendation.setText(
             _bold(self.tr("Recommended:")) + " "
-            + self.tr("lowest tier {0}; cheapest catalog GPU that fits: {1}").format(tier, gpu))
+            + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per unit "
+                      "of work): {1}").format(tier, gpu))
         self.findings_view.set_findings(analysis.findings,
                                         empty=self.tr("No bottlenecks found."))
+        self._show_solver(analysis.solver)
         self._show_scaling(analysis, rec)
+
+    def _show_solver(self, answer: SolverAnswer | None) -> None:
+        """The sizing solver's changes, settings first, each with an Apply button."""
+        while self.solver_layout.count():
+            item = self.solver_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.apply_buttons = []
+        if answer is None or not answer.changes:
+            self.solver_box.hide()
+            return
+        title = QLabel(_bold(self.tr("Changes that make it fit (re-planned):")))
+        title.setTextFormat(Qt.TextFormat.RichText)
+        self.solver_layout.addWidget(title)
+        for change in answer.changes:
+            row = QWidget()
+            row_layout = QHBoxLayout(row)
+            row_layout.setContentsMargins(0, 0, 0, 0)
+            time = (self.tr("time unknown") if change.time_ratio is None else
+                    self.tr("time ×{0}").format(f"{change.time_ratio:.2f}"))
+            text = QLabel(escape(f"{change.label.get(self.lang)} — "
+                                 f"{fmt_gib(change.vram_needed)}, {time}"))
+            text.setToolTip(change.time_note.get(self.lang))
+            text.setWordWrap(True)
+            row_layout.addWidget(text, 1)
+            if change.kind == "setting":
+                button = QPushButton(self.tr("Apply"))
+                button.setToolTip(self.tr("Change the workload to this setting"))
+                button.clicked.connect(lambda _checked=False, c=change: self.apply_change(c))
+                row_layout.addWidget(button)
+                self.apply_buttons.append(button)
+            self.solver_layout.addWidget(row)
+        self.solver_box.show()
+
+    def apply_change(self, change: Change) -> None:
+        try:
+            workload = change.apply(self.workload)
+        except InputError as exc:
+            QMessageBox.warning(self, self.tr("Cannot apply the change"), str(exc))
+            return
+        self.load_workload(workload)
 
     def _show_scaling(self, analysis: Analysis, rec: Any) -> None:
         """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
@@ -627,6 +698,32 @@ class WizardPage(QWidget):
             workload = load_workload(path)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot open workload"), str(exc))
+            return False
+        self.load_workload(workload)
+        return True
+
+    def import_config_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import a Hugging Face config.json"), "",
+            self.tr("Model config (config.json *.json)"))
+        if path:
+            self.import_config_path(Path(path))
+
+    def import_config_path(self, path: Path) -> bool:
+        """Replace the model with the architecture a config.json describes; the task stays
+        when it suits a transformer (a BERT config on an LLM task takes its own)."""
+        try:
+            model = load_hf_config(path)
+            text_tasks = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora",
+                          "llm_inference")
+            task = self.workload.task if self.workload.task in text_tasks \
+                and model.task != "nlp_transformer" else None
+            fields = hf_workload_fields(model, task)
+            doc = default_workload(fields["task"]).to_dict()
+            doc.update(fields)
+            workload = Workload.from_dict(doc, where=str(path))
+        except InputError as exc:
+            QMessageBox.warning(self, self.tr("Cannot import the config"), str(exc))
             return False
         self.load_workload(workload)
         return True

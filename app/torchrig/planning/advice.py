@@ -1,0 +1,54 @@
+"""Recommendations that weigh time and money: the lowest tier that runs a workload, and every
+catalog GPU with the run's time and its price (``torchrig plan --recommend``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from torchrig.planning.analysis import Recommendation, recommend
+from torchrig.planning.gpu_choice import GpuOption, gpu_options
+from torchrig.planning.workload import Workload
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Attributes: the recommendation (tier, the tier's GPU, best-value GPU), every catalog
+    GPU re-planned (fitting first, then by time), and the terms they were compared on."""
+
+    recommendation: Recommendation
+    options: list[GpuOption]
+    currency: str
+    cny_per_usd: Decimal | None
+    time_target_s: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        rec = self.recommendation
+        return {
+            "tier": None if rec.tier is None else rec.tier.id,
+            "tier_gpu": None if rec.tier_gpu is None else rec.tier_gpu.id,
+            "tier_time_s": rec.time_s,
+            "tier_reason": rec.tier_reason.to_dict(),
+            "best_value_gpu": None if rec.gpu is None else rec.gpu.id,
+            "currency": self.currency,
+            "cny_per_usd": None if self.cny_per_usd is None else str(self.cny_per_usd),
+            "time_target_s": self.time_target_s,
+            "gpus": [o.to_dict() for o in self.options],
+        }
+
+
+def advise(w: Workload, catalog: Catalog, currency: str = "USD",
+           cny_per_usd: Decimal | None = None,
+           hourly_prices: Mapping[str, Decimal] | None = None,
+           time_target_s: float | None = None) -> Advice:
+    options = gpu_options(w, catalog, currency, cny_per_usd, hourly_prices, time_target_s)
+    order = {"fits": 0, "tight": 1, "does_not_fit": 2}
+    options.sort(key=lambda o: (order.get(o.verdict or "", 3), o.time_s is None,
+                                o.time_s or 0.0))
+    rec = recommend(w, catalog, time_target_s, currency, cny_per_usd)
+    return Advice(rec, options, currency, cny_per_usd, time_target_s)

@@ -1,0 +1,328 @@
+"""The sizing solver: when a workload does not fit a GPU, search the settings before the hardware.
+
+Order (cheapest for the researcher first): the largest micro-batch that fits with gradient
+accumulation keeping the global batch; gradient checkpointing; 8-bit optimizer states; ZeRO
+stages across the GPUs already there; ZeRO-Offload to CPU RAM; mixed precision; LoRA / QLoRA;
+for inference, fewer concurrent sequences, tensor parallelism over the GPUs already there and
+weight quantization. Every candidate is re-planned (never assumed) and carries its time cost
+from the same models; when no single setting is enough they are combined. Only then are other
+GPUs listed (:mod:`torchrig.planning.gpu_choice`).
+
+The answer is a list of :class:`Change` - workload fields and their new values - that a face
+(the Wizard's "Apply" buttons, ``torchrig plan``) applies with :meth:`Change.apply`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from torchrig.errors import InputError
+from torchrig.i18n import Msg
+from torchrig.planning.gpu_choice import best_value, gpu_options, run_time
+from torchrig.planning.requirements import DeviceSpec, Requirements, plan
+from torchrig.planning.workload import Workload, resolve_model
+from torchrig.units import fmt_gib, fmt_seconds
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog
+
+OFFLOAD_PCIE_BPS = 31.5e9 * 0.8
+"""Host link for ZeRO-Offload traffic: PCIe 4.0 x16 per direction (31.5 GB/s) x 0.8, the
+scaling model's achievable fraction (an assumption; the benchmark measures host copies)."""
+
+SOLVER_CHOICES = 6
+"""Settings listed at most: the first that fit, in the search order."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One re-planned change that makes the workload fit.
+
+    Attributes:
+        kind: "setting" (same GPU) or "gpu" (another catalog GPU, ``part_id``).
+        fields: workload fields and their new values; :meth:`apply` returns the changed
+            workload.
+        vram_needed: per GPU after the change; verdict: "fits" (or "tight").
+        time_s / time_ratio: the run's time after the change and against the current plan
+            (None when unknown); time_note says what the time cost is made of.
+    """
+
+    kind: str
+    label: Msg
+    fields: Mapping[str, Any]
+    vram_needed: float
+    verdict: str | None
+    time_s: float | None
+    time_ratio: float | None
+    time_note: Msg
+    part_id: str | None = None
+
+    def apply(self, w: Workload) -> Workload:
+        return replace(w, **dict(self.fields)).validate()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "label": self.label.to_dict(), "fields": dict(self.fields),
+                "vram_needed": self.vram_needed, "vram_verdict": self.verdict,
+                "time_s": self.time_s, "time_ratio": self.time_ratio,
+                "time_note": self.time_note.to_dict(), "part": self.part_id}
+
+
+@dataclass(frozen=True)
+class SolverAnswer:
+    """Attributes: verdict of the workload as given, its need and the GPU's memory, and the
+    changes that fit (settings first, then GPUs)."""
+
+    verdict: str | None
+    vram_needed: float
+    vram: float | None
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def settings(self) -> list[Change]:
+        return [c for c in self.changes if c.kind == "setting"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"vram_verdict": self.verdict, "vram_needed": self.vram_needed,
+                "vram": self.vram, "changes": [c.to_dict() for c in self.changes]}
+
+
+def _try(w: Workload, fields: Mapping[str, Any], device: DeviceSpec | None
+         ) -> tuple[Workload, Requirements] | None:
+    try:
+        candidate = replace(w, **dict(fields)).validate()
+        return candidate, plan(candidate, device)
+    except InputError:
+        return None  # a setting this workload cannot take is simply not offered
+
+
+def _offload_seconds(w: Workload) -> float:
+    """Extra seconds per optimizer step that ZeRO-Offload moves over the host link: 16-bit
+    gradients down and 16-bit weights back up (4 B/param per rank's shard), and with parameter
+    offload the weights again in forward and backward. CPU Adam time is not included."""
+    if w.offload == "none":
+        return 0.0
+    params = resolve_model(w).params / max(1, w.data_parallel)
+    volume = 4.0 * params + (4.0 * params if w.offload == "optimizer_and_params" else 0.0)
+    return volume / OFFLOAD_PCIE_BPS
+
+
+def _time(w: Workload, req: Requirements) -> float | None:
+    time = run_time(req)
+    if time is None or not w.is_training or w.offload == "none":
+        return time
+    steps = w.dataset.samples * w.epochs / w.global_batch
+    return time + steps * _offload_seconds(w)
+
+
+def _time_note(w: Workload, base: Workload) -> Msg:
+    notes = []
+    if w.gradient_checkpointing and not base.gradient_checkpointing:
+        notes.append(Msg("checkpointing repeats the forward pass (+1/3 compute)",
+                         "检查点重算一次前向（计算量 +1/3）"))
+    if w.offload != base.offload:
+        notes.append(Msg(f"offload moves {fmt_seconds(_offload_seconds(w))} of PCIe traffic per "
+                         "step (CPU Adam time not included)",
+                         f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w))}"
+                         "（不含 CPU Adam 时间）"))
+    if w.batch_size < base.batch_size:
+        notes.append(Msg("smaller micro-batches use the GPU less fully (not modelled)",
+                         "更小的微批次对 GPU 利用更不充分（未建模）"))
+    if not notes:
+        return Msg("re-planned with the same throughput model", "按同一吞吐模型重新估算")
+    return Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
+
+
+def _fits(req: Requirements, vram: float) -> bool:
+    return req.vram_total <= vram
+
+
+_Planned = tuple[Workload, Requirements]
+
+
+def _largest_batch(w: Workload, device: DeviceSpec | None, vram: float
+                   ) -> tuple[_Planned | None, _Planned | None]:
+    """(the largest micro-batch below the current one that fits, found by bisection - memory
+    grows with the micro-batch -, and the largest divisor of the current micro-batch at or
+    below it, so accumulation keeps the global batch exactly)."""
+    def attempt(m: int) -> tuple[Workload, Requirements] | None:
+        accumulation = w.grad_accumulation * math.ceil(w.batch_size / m) if w.is_training \
+            else 1
+        tried = _try(w, {"batch_size": m, "grad_accumulation": accumulation}, device)
+        return tried if tried is not None and _fits(tried[1], vram) else None
+
+    low, high, best = 1, w.batch_size - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        found = attempt(middle)
+        if found is not None:
+            best, low = found, middle + 1
+        else:
+            high = middle - 1
+    if best is None:
+        return None, None
+    largest = best[0].batch_size
+    divisor = max(d for d in range(1, largest + 1) if w.batch_size % d == 0)
+    return best, (best if divisor == largest else attempt(divisor))
+
+
+def _batch_label(w: Workload, base: Workload) -> Msg:
+    if not w.is_training:
+        return Msg(f"{w.batch_size} concurrent sequences instead of {base.batch_size}",
+                   f"并发序列由 {base.batch_size} 个减为 {w.batch_size} 个")
+    same = w.global_batch == base.global_batch
+    keep = Msg("keeps the global batch", "保持全局批大小") if same else Msg(
+        f"global batch {w.global_batch} instead of {base.global_batch}",
+        f"全局批大小变为 {w.global_batch}（原为 {base.global_batch}）")
+    return Msg(f"micro-batch {w.batch_size} x {w.grad_accumulation} accumulation steps "
+               f"({keep.en})",
+               f"微批次 {w.batch_size} × 梯度累积 {w.grad_accumulation} 步（{keep.zh}）")
+
+
+def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
+    """Single changes in the search order (each re-planned by the caller)."""
+    out: list[tuple[Msg, dict[str, Any]]] = []
+    arch = resolve_model(w).arch
+    if arch is not None and arch.is_moe and w.total_gpus > 1 and w.strategy == "ddp" \
+            and not w.is_lora:
+        ep = max(n for n in range(1, w.total_gpus + 1)
+                 if w.total_gpus % n == 0 and arch.experts % n == 0)
+        if ep > 1:
+            out.append((Msg(f"expert parallel: the experts split over {ep} GPUs",
+                            f"专家并行：专家切分到 {ep} 块 GPU"),
+                        {"strategy": "expert_parallel", "ep_size": ep}))
+    if w.is_training:
+        if not w.gradient_checkpointing:
+            out.append((Msg("gradient checkpointing", "梯度检查点"),
+                        {"gradient_checkpointing": True}))
+        if w.optimizer == "adamw":
+            out.append((Msg("8-bit Adam optimizer states", "8 位 Adam 优化器状态"),
+                        {"optimizer": "adam_8bit"}))
+        order = ("ddp", "zero1", "zero2", "zero3")
+        if w.data_parallel > 1 and w.strategy in order and not w.is_lora:
+            for stage in order[order.index(w.strategy) + 1:]:
+                out.append((Msg(f"ZeRO stage {stage[-1]} across the {w.total_gpus} GPUs",
+                                f"在 {w.total_gpus} 块 GPU 间使用 ZeRO 第 {stage[-1]} 阶段"),
+                            {"strategy": stage}))
+        if not w.is_lora and w.offload == "none":
+            stage = w.strategy if w.strategy in ("zero2", "zero3") else "zero2"
+            out.append((Msg("ZeRO-Offload: optimizer states to CPU RAM",
+                            "ZeRO-Offload：优化器状态卸载到内存"),
+                        {"strategy": stage, "offload": "optimizer"}))
+            out.append((Msg("ZeRO-Infinity: optimizer states and weights to CPU RAM",
+                            "ZeRO-Infinity：优化器状态和权重卸载到内存"),
+                        {"strategy": "zero3", "offload": "optimizer_and_params"}))
+        if w.precision in ("fp32", "tf32"):
+            out.append((Msg("mixed precision (AMP bf16)", "混合精度（AMP bf16）"),
+                        {"precision": "amp_bf16"}))
+        if w.task == "llm_finetune_full":
+            out.append((Msg("LoRA (rank 16) instead of a full fine-tune",
+                            "用 LoRA（秩 16）代替全量微调"),
+                        {"task": "llm_finetune_lora", "lora_rank": 16, "strategy": "ddp",
+                         "offload": "none"}))
+        if w.is_lora and w.precision not in ("int4", "int8"):
+            out.append((Msg("QLoRA: 4-bit frozen base", "QLoRA：4 位冻结基座"),
+                        {"precision": "int4"}))
+    else:
+        if w.gpus_per_node > 1 and w.strategy == "ddp":
+            out.append((Msg(f"tensor parallel over the {w.gpus_per_node} GPUs",
+                            f"在 {w.gpus_per_node} 块 GPU 上做张量并行"),
+                        {"strategy": "tensor_parallel", "tp_size": w.gpus_per_node}))
+        for bits in ("int8", "int4"):
+            if w.precision not in ("int8", "int4") or (bits == "int4" and w.precision == "int8"):
+                out.append((Msg(f"{bits} weights (weight-only quantization)",
+                                f"{bits} 权重（仅权重量化）"), {"precision": bits}))
+    return out
+
+
+def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None,
+          currency: str = "USD", **gpu_choice: Any) -> SolverAnswer:
+    """Changes that make ``w`` fit ``device``: settings first, then other GPUs."""
+    base_req = plan(w, device)
+    vram = None if device is None else device.vram_bytes
+    answer = SolverAnswer(base_req.vram_verdict, base_req.vram_total, vram)
+    if vram is None or base_req.vram_verdict == "fits":
+        return answer
+    base_time = _time(w, base_req)
+
+    def change(label: Msg, candidate: Workload, req: Requirements) -> Change:
+        fields = {k: getattr(candidate, k) for k in _CHANGEABLE
+                  if getattr(candidate, k) != getattr(w, k)}
+        time = _time(candidate, req)
+        ratio = None if time is None or not base_time else time / base_time
+        return Change("setting", label, fields, req.vram_total, req.vram_verdict, time, ratio,
+                      _time_note(candidate, w))
+
+    changes: list[Change] = []
+    if w.batch_size > 1:
+        for found in _largest_batch(w, device, vram):
+            if found is not None and all(found[0].batch_size != c.fields.get("batch_size")
+                                         for c in changes):
+                changes.append(change(_batch_label(found[0], w), *found))
+    for label, fields in _setting_candidates(w):
+        tried = _try(w, fields, device)
+        if tried is not None and _fits(tried[1], vram):
+            changes.append(change(label, *tried))
+    if not changes:
+        combined = _combine(w, device, vram)
+        if combined is not None:
+            labels, candidate, req = combined
+            changes.append(change(Msg(" + ".join(m.en for m in labels),
+                                      " + ".join(m.zh for m in labels)), candidate, req))
+    changes = changes[:SOLVER_CHOICES]
+    if catalog is not None:
+        options = [o for o in gpu_options(w, catalog, currency, **gpu_choice)
+                   if o.verdict == "fits" and o.part.gpu.vram_bytes != vram]
+        picks = []
+        best = best_value(options)
+        if best is not None:
+            picks.append((best, Msg("best value: lowest price per unit of work", "性价比最高")
+                          if best.price_per_throughput is not None else
+                          Msg("fastest that fits; no GPU that fits has a known price",
+                              "装得下中最快；装得下的 GPU 均无已知价格")))
+        timed = [o for o in options if o.time_s is not None]
+        if timed:
+            fastest = min(timed, key=lambda o: o.time_s or 0.0)
+            if best is None or fastest.part.id != best.part.id:
+                picks.append((fastest, Msg("fastest", "最快")))
+        for option, why in picks:
+            ratio = None if option.time_s is None or not base_time \
+                else option.time_s / base_time
+            changes.append(Change(
+                "gpu", Msg(f"{option.part.name} ({fmt_gib(option.part.gpu.vram_bytes or 0, 0)}"
+                           f", {why.en})", f"{option.part.name}（"
+                           f"{fmt_gib(option.part.gpu.vram_bytes or 0, 0)}，{why.zh}）"),
+                {}, option.need, option.verdict, option.time_s, ratio,
+                Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id))
+    return replace(answer, changes=changes)
+
+
+_CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulation",
+               "gradient_checkpointing", "strategy", "tp_size", "ep_size", "offload",
+               "lora_rank")
+
+
+def _combine(w: Workload, device: DeviceSpec | None, vram: float
+             ) -> tuple[list[Msg], Workload, Requirements] | None:
+    """No single setting is enough: add them one by one (each that the workload accepts),
+    stopping as soon as it fits, then shrink the micro-batch with accumulation."""
+    labels: list[Msg] = []
+    current = w
+    for label, fields in _setting_candidates(w):
+        tried = _try(current, fields, device)
+        if tried is None:
+            continue
+        current, req = tried
+        labels.append(label)
+        if _fits(req, vram):
+            return labels, current, req
+    if current.batch_size > 1:
+        found = _largest_batch(current, device, vram)[0]
+        if found is not None:
+            return [*labels, _batch_label(found[0], current)], found[0], found[1]
+    return None
+
+
+__all__ = ["Change", "SolverAnswer", "solve"]
