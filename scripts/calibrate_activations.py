@@ -18,8 +18,9 @@ autograd saves are exact and can be counted on the CPU, without a GPU:
   them, while the CPU kernel falls back to the math path when dropout is on.
 
 The architectures live in ``torchrig.bench.verify_models`` (shared with ``torchrig verify``),
-written with ``torch.nn`` (torchvision and transformers are not needed): ResNet-18/50/152 and ViT-B/16 as torchvision defines them, BERT / GPT-2 / Llama-style
-transformer blocks as the Hugging Face implementations compute them, and the Nature DQN CNN.
+written with ``torch.nn`` (torchvision and transformers are not needed): ResNet-18/50/152 and
+ViT-B/16 as torchvision defines them, BERT / GPT-2 / Llama-style transformer blocks as the
+Hugging Face implementations compute them, and the Nature DQN CNN.
 Parameter counts are checked against the presets, so a wrong architecture cannot pass silently.
 
 Results go into the ``calibration`` object of ``resources/model_presets.json`` (atomic write).

@@ -180,6 +180,73 @@ class CudaEmulation(TorchFunctionMode):
         return torch.native_dropout(x, p, True)[0]
 
 
+class FastCudaEmulation(CudaEmulation):
+    """:class:`CudaEmulation` that computes matmul-class ops in float32 but keeps what they save
+    for backward in 16 bit, so the CPU runs at fp32 speed (its bf16 matmuls are often 10-20x
+    slower) while the memory matches a GPU's.
+
+    Inside a matmul-class op, a saved-tensor hook swaps the op's fp32 inputs for their 16-bit
+    originals; backward gets them back as fp32. ``on_save`` sees every tensor kept this way (an
+    outer saved-tensor hook does not: the innermost hook wins). Attention runs in 16 bit as
+    before: its kernel also saves its output, which must stay the tensor the graph continues
+    from. Not for checkpointed models: the inner hook would hide these tensors from
+    checkpointing's own hooks.
+    """
+
+    def __init__(self, autocast: torch.dtype,
+                 on_save: Callable[[torch.Tensor], None] | None = None) -> None:
+        super().__init__(autocast)
+        self.on_save = on_save
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name not in _LOWER_PRECISION_OPS or name == "scaled_dot_product_attention" \
+                or self.autocast is None:
+            return super().__torch_function__(func, types, args, kwargs)
+        low = self.autocast
+        # storage of each fp32 upcast -> (the upcast, its 16-bit original); ops save views of
+        # their inputs (a linear saves input.view(-1, h) and weight.t()), found by storage.
+        originals: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+
+        def up(value: Any) -> Any:
+            if isinstance(value, torch.Tensor) and value.dtype == low:
+                wide = value.float()
+                if wide.stride() == value.stride():
+                    originals[wide.untyped_storage().data_ptr()] = (wide, value)
+                return wide
+            if isinstance(value, (list, tuple)):
+                return type(value)(up(v) for v in value)
+            return value
+
+        args = up(self._cast(args, low))
+        kwargs = {k: up(self._cast(v, low)) for k, v in kwargs.items()}
+
+        def pack(tensor: torch.Tensor) -> torch.Tensor:
+            kept = tensor
+            if tensor.dtype == torch.float32:
+                entry = originals.get(tensor.untyped_storage().data_ptr())
+                if entry is None:
+                    kept = tensor.to(low)
+                else:
+                    wide, narrow = entry
+                    offset = narrow.storage_offset() + tensor.storage_offset() \
+                        - wide.storage_offset()
+                    kept = narrow.as_strided(tensor.size(), tensor.stride(), offset)
+            if self.on_save is not None:
+                self.on_save(kept)
+            return kept
+
+        def unpack(tensor: torch.Tensor) -> torch.Tensor:
+            return tensor.float() if tensor.dtype == low else tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            out = func(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.dtype == torch.float32:
+            return out.to(low)
+        return out
+
+
 PRECISIONS = ("fp32", "amp", "bf16")
 """fp32 (also tf32: same tensors), amp (CUDA autocast to a 16-bit type, fp32 weights), bf16 (the
 whole model cast to bfloat16; fp16 has the same sizes)."""
@@ -532,8 +599,8 @@ class TransformerModel(nn.Module):
             x = x + self.pos(torch.arange(t, device=ids.device)) + self.typ(torch.zeros_like(ids))
             x = F.dropout(self.emb_norm(x), 0.1, self.training)
         else:
-            ang = torch.outer(torch.arange(t, dtype=torch.float32, device=ids.device),
-                              self.inv_freq)
+            inv_freq: torch.Tensor = self.inv_freq  # type: ignore[assignment]
+            ang = torch.outer(torch.arange(t, dtype=torch.float32, device=ids.device), inv_freq)
             emb = torch.cat((ang, ang), dim=-1)
             cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
         for block in self.blocks:
@@ -642,7 +709,7 @@ def vision_units(model: nn.Module) -> list[tuple[str, nn.Module]]:
         return units + [("head", model.head)]
     if isinstance(model, nn.Sequential):
         return [(f"unit{i}", m) for i, m in enumerate(model)]
-    return [("features", model.features), ("actor", model.actor), ("critic", model.critic)]
+    return [(name, model.get_submodule(name)) for name in ("features", "actor", "critic")]
 
 
 
@@ -653,7 +720,8 @@ def profiled_peak_bytes(fn: Callable[[], object]) -> int:
     like ``torch.cuda.max_memory_allocated``)."""
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with _quiet_native_stderr(), profile(activities=[ProfilerActivity.CPU],
+                                         profile_memory=True) as prof:
         fn()
     events = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
                     if e.name() == "[memory]")
@@ -662,3 +730,23 @@ def profiled_peak_bytes(fn: Callable[[], object]) -> int:
         current += delta
         peak = max(peak, current)
     return peak
+
+
+@contextlib.contextmanager
+def _quiet_native_stderr() -> Iterator[None]:
+    """Kineto writes "profiler_start/stop" lines to file descriptor 2 from C++ (its log level
+    is read once, when torch loads); hide them while the profiler starts and stops."""
+    import os
+
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
