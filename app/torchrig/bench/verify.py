@@ -344,24 +344,24 @@ def extrapolate(probes: list[ProbeResult], target: Size) -> Measured:
     """Every figure at ``target``, linear in layers and in samples (tokens) through the probes,
     bilinear when both were reduced (memory and FLOPs are linear in both); the step time scales
     with the FLOPs from the largest run."""
-    fields = ("weights", "gradients", "optimizer_states", "activations", "step_peak",
-              "reserved_peak", "forward_flops", "saved_bytes")
+    fields = ("weights", "gradients", "optimizer_states", "activations", "temporaries",
+              "forward_flops", "saved_bytes")
     layer_values = sorted({p.size.layers for p in probes if p.size.layers is not None})
     x_values = sorted({tokens(p.size) for p in probes})
     x_target = tokens(target)
     out: dict[str, float | None] = {}
     for name in fields:
-        grid = {(p.size.layers, tokens(p.size)): getattr(p, name) for p in probes}
+        grid = {(p.size.layers, tokens(p.size)): _field(p, name) for p in probes}
         if any(v is None for v in grid.values()):
             out[name] = None
             continue
 
-        def along_x(layers: int | None, grid: dict[tuple[int | None, int], float] = grid
-                    ) -> float:
+        def along_x(layers: int | None,
+                    grid: dict[tuple[int | None, int], float | None] = grid) -> float:
             if len(x_values) == 1:
-                return float(grid[(layers, x_values[0])])
+                return float(grid[(layers, x_values[0])] or 0.0)
             x1, x2 = x_values
-            v1, v2 = grid[(layers, x1)], grid[(layers, x2)]
+            v1, v2 = grid[(layers, x1)] or 0.0, grid[(layers, x2)] or 0.0
             return float(v1 + (x_target - x1) * (v2 - v1) / (x2 - x1))
 
         if len(layer_values) < 2:
@@ -372,6 +372,15 @@ def extrapolate(probes: list[ProbeResult], target: Size) -> Measured:
             assert target.layers is not None
             out[name] = v1 + (target.layers - l1) * (v2 - v1) / (l2 - l1)
     largest = max(probes, key=lambda p: (p.size.layers or 0, tokens(p.size)))
+    # A peak is not linear in the size (it moves between phases), so the step's peak is the
+    # extrapolated steady items plus the extrapolated temporaries on top of them; reserved
+    # memory keeps the largest run's reserved/allocated ratio.
+    steady = sum(out[k] or 0.0 for k in ("weights", "gradients", "optimizer_states",
+                                           "activations"))
+    step_peak = None if out["temporaries"] is None else steady + max(0.0, out["temporaries"])
+    reserved = None
+    if step_peak is not None and largest.reserved_peak and largest.step_peak:
+        reserved = step_peak * largest.reserved_peak / largest.step_peak
     # Time from the largest run's rate (seconds per FLOP) times the extrapolated FLOPs: a
     # straight line through the noisy times of small runs can even go negative.
     flops = out["forward_flops"] or 0.0
@@ -380,11 +389,20 @@ def extrapolate(probes: list[ProbeResult], target: Size) -> Measured:
     return Measured(
         weights=out["weights"] or 0.0, gradients=out["gradients"] or 0.0,
         optimizer_states=out["optimizer_states"] or 0.0,
-        activations=out["activations"] or 0.0, step_peak=out["step_peak"],
-        reserved_peak=out["reserved_peak"], outside_allocator=largest.outside_allocator,
+        activations=out["activations"] or 0.0, step_peak=step_peak,
+        reserved_peak=reserved, outside_allocator=largest.outside_allocator,
         step_s=step_s, forward_flops=flops,
         saved_bytes=out["saved_bytes"] or 0.0, batch=target.batch,
         phases=largest.phases, phases_size=(largest.size.layers, largest.size.batch))
+
+
+def _field(probe: ProbeResult, name: str) -> float | None:
+    if name != "temporaries":
+        return float(getattr(probe, name))
+    if probe.step_peak is None:
+        return None
+    steady = probe.weights + probe.gradients + probe.optimizer_states + probe.activations
+    return max(0.0, probe.step_peak - steady)
 
 
 def reduction_note(full: Size, sizes: list[Size]) -> Msg | None:

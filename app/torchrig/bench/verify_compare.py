@@ -12,12 +12,13 @@ How each item is measured:
 * activations: on CUDA the memory still allocated after the forward pass (everything kept for
   backward, autocast's weight copies included); on the CPU the bytes autograd saves for
   backward (``saved_tensors_hooks``), plus the inputs checkpointed blocks keep;
-* step temporaries: the step's peak minus the four items above (backward's buffers, the
-  optimizer's temporaries, a checkpointed block's recomputation);
+* step temporaries (CUDA): the step's peak minus the four items above (backward's buffers,
+  the optimizer's temporaries, a checkpointed block's recomputation);
 * CUDA context: device memory in use outside PyTorch's allocator (other processes count too);
   allocator headroom: peak reserved minus peak allocated;
 * total: on CUDA peak reserved + memory outside the allocator (what the device shows at the
-  step's peak); on the CPU the step's peak allocation (no context, no caching allocator).
+  step's peak); on the CPU weights + gradients + optimizer states + activations, compared with
+  the same planned items (no allocator statistics, no context, no caching allocator).
 """
 
 from __future__ import annotations
@@ -168,9 +169,11 @@ CAUSES: dict[str, Msg] = {
                             "优化器状态的数量或大小与规划不同"),
     "activations": Msg(
         "different kernels save different tensors (attention implementation, CPU vs CUDA "
-        "kernels, torch version), or the workload's sizes are outside the calibrated range",
+        "kernels, torch version), or the workload's sizes are outside the calibrated range; "
+        "with checkpointing, the plan also counts one recomputed block, which only a GPU's "
+        "allocator sees",
         "不同内核保存的张量不同（注意力实现、CPU 与 CUDA 内核、torch 版本），或工作负载尺寸超出"
-        "校准范围"),
+        "校准范围；启用检查点时，规划还计入一个重算的块，只有 GPU 分配器能看到"),
     "transients": Msg(
         "backward buffers, the optimizer's foreach temporaries or a checkpointed block's "
         "recomputation peak at a different moment than the plan assumes (it adds them all)",
@@ -223,6 +226,8 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
           reduction: Msg | None) -> list[Row]:
     v = req.vram_per_gpu
     cuda = kind == "cuda"
+    # Inference keeps nothing for backward: only allocator statistics see its working set.
+    activations = m.activations if (w.is_training or cuda) else None
 
     def planned(key: str) -> float | None:
         item = v.get(key)
@@ -235,7 +240,7 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
     transient_keys = [k for k in ("backward_transient", "optimizer_step_transient") if k in v]
     planned_transients = sum(v[k].value or 0.0 for k in transient_keys)
     body_keys = ("weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                 "comm_buffers", *transient_keys)
+                 "comm_buffers")
     cpu_total = sum(planned(k) or 0.0 for k in body_keys) \
         if planned("activations") is not None else None
     no_cuda = Msg("not applicable: no CUDA context or caching allocator on this device",
@@ -246,7 +251,7 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
          planned_note("gradients")),
         ("optimizer_states", "bytes", planned("optimizer_states"),
          m.optimizer_states if w.is_training else 0.0, planned_note("optimizer_states")),
-        ("activations", "bytes", planned("activations"), m.activations,
+        ("activations", "bytes", planned("activations"), activations,
          planned_note("activations")),
         ("transients", "bytes", planned_transients, m.transients, Msg(
             "planned: " + ", ".join(transient_keys) if transient_keys else "none planned",
@@ -272,13 +277,16 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
                 "实测：峰值保留量 + 分配器之外的显存")),
         ]
     else:
+        steady = None if activations is None \
+            else m.weights + m.gradients + m.optimizer_states + activations
         rows += [
             ("overhead", "bytes", planned("overhead"), None, no_cuda),
             ("fragmentation", "bytes", planned("fragmentation"), None, no_cuda),
-            ("total", "bytes", cpu_total, m.step_peak, Msg(
-                "without the CUDA context and allocator headroom (not on a CPU); measured: the "
-                "step's peak allocation", "不含 CUDA 上下文和分配器余量（CPU 上没有）；实测："
-                "单步峰值分配量")),
+            ("total", "bytes", cpu_total, steady, Msg(
+                "weights, gradients, optimizer states and activations (the CPU has no "
+                "allocator statistics for the temporaries or a CUDA context; a GPU run measures "
+                "them)", "权重、梯度、优化器状态与激活之和（CPU 没有临时内存的分配器统计，也没有 "
+                "CUDA 上下文；GPU 上的运行会测量它们）")),
         ]
     t = req.throughput
     per_sample = m.forward_flops / max(1, m.batch)

@@ -144,6 +144,25 @@ class CudaEmulation(TorchFunctionMode):
         self.autocast = autocast
         self._cache: dict[int, torch.Tensor] = {}
 
+    def __enter__(self) -> CudaEmulation:
+        _ACTIVE_EMULATION.append(self)
+        return super().__enter__()  # type: ignore[no-any-return]
+
+    def __exit__(self, *exc: Any) -> None:
+        _ACTIVE_EMULATION.remove(self)
+        super().__exit__(*exc)
+
+    def cached_copies(self) -> list[torch.Tensor]:
+        """The 16-bit weight copies made so far (autocast keeps them until the region ends)."""
+        return list(self._cache.values())
+
+    def for_recomputation(self) -> CudaEmulation:
+        """The same casts (and the same cached weight copies) for a checkpointed block's
+        recomputation: it runs inside backward, where this mode is not applied."""
+        again = CudaEmulation(self.autocast)
+        again._cache = self._cache
+        return again
+
     def _cast(self, value: Any, dtype: torch.dtype) -> Any:
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype:
             if value.dtype == torch.float64:
@@ -178,6 +197,9 @@ class CudaEmulation(TorchFunctionMode):
         if not training or p == 0.0:
             return x
         return torch.native_dropout(x, p, True)[0]
+
+
+_ACTIVE_EMULATION: list[CudaEmulation] = []
 
 
 class FastCudaEmulation(CudaEmulation):
@@ -474,14 +496,20 @@ class BertBlock(nn.Module):
 def run_block(block: nn.Module, args: tuple[Any, ...], checkpointed: bool) -> torch.Tensor:
     """One block, checkpointed as Hugging Face / timm do it (every block keeps only its input;
     ``use_reentrant=False`` is the form PyTorch recommends)."""
-    if checkpointed:
+    if not checkpointed:
+        return block(*args)  # type: ignore[no-any-return]
+    mode = _ACTIVE_EMULATION[-1] if _ACTIVE_EMULATION else None
+    if mode is None:
         return checkpoint(block, *args, use_reentrant=False)  # type: ignore[no-any-return]
-    return block(*args)  # type: ignore[no-any-return]
+    return checkpoint(block, *args, use_reentrant=False,  # type: ignore[no-any-return]
+                      context_fn=lambda: (contextlib.nullcontext(), mode.for_recomputation()))
 
 
 class CheckpointedSequential(nn.Module):
-    """A sequential model run with ``torch.utils.checkpoint.checkpoint_sequential`` in sqrt(n)
-    segments (Chen et al. 2016), the planner's model of checkpointing a CNN."""
+    """A sequential model checkpointed in sqrt(n) segments (Chen et al. 2016), the planner's
+    model of checkpointing a CNN: what ``checkpoint_sequential`` does (every segment but the
+    last keeps only its input), through :func:`run_block` so CUDA emulation also applies to
+    the recomputation."""
 
     def __init__(self, body: nn.Sequential) -> None:
         super().__init__()
@@ -491,10 +519,10 @@ class CheckpointedSequential(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not self.training:
             return self.body(x)  # type: ignore[no-any-return]
-        from torch.utils.checkpoint import checkpoint_sequential
-
-        return checkpoint_sequential(self.body, self.segments, x,  # type: ignore[no-any-return]
-                                     use_reentrant=False)
+        size = len(self.body) // self.segments
+        for first in range(0, size * (self.segments - 1), size):
+            x = run_block(self.body[first:first + size], (x,), True)
+        return self.body[size * (self.segments - 1):](x)  # type: ignore[no-any-return]
 
 
 class RmsNorm(nn.Module):

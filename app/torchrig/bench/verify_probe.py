@@ -8,7 +8,7 @@ A probe builds the model with random weights, runs ``steps`` real steps and meas
   optimizer-state bytes, read from the tensors themselves;
 * step 2 (memory): on CUDA the allocator's statistics per phase - allocated after, and peak
   allocated / reserved during, forward, backward and the optimizer step, with the peaks reset
-  between phases; on the CPU the peak of the step from the profiler's allocation events;
+  between phases (the CPU has no allocator statistics: there it is one more step);
 * steps 3..N (timed): the median step time.
 
 Precision follows the plan: fp32 / tf32 weights, ``torch.autocast`` for AMP (fp16 with a
@@ -40,7 +40,6 @@ from torchrig.bench.verify_models import (
     FastCudaEmulation,
     SavedTensorCounter,
     forward_flops,
-    profiled_peak_bytes,
 )
 
 
@@ -126,13 +125,13 @@ class PrecisionPlan:
     """How a workload precision runs on a device kind."""
 
     model_dtype: torch.dtype
-    autocast: torch.dtype | None  # None: no autocast
+    autocast: torch.dtype | None  # None: no autocast (with emulate: the 16-bit type emulated)
     scaler: bool  # GradScaler (fp16 autocast on CUDA)
-    emulate: bool  # CPU: emulate CUDA autocast's op lists instead of the CPU's own
+    emulate: bool  # not CUDA: emulate CUDA's kernels (autocast's op lists, 1-byte dropout masks)
     tf32: bool
 
     def describe(self) -> str:
-        if self.emulate:
+        if self.emulate and self.autocast is not None:
             return "CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)"
         if self.autocast is not None:
             name = "fp16" if self.autocast == torch.float16 else "bf16"
@@ -147,8 +146,11 @@ def precision_plan(precision: str, kind: str) -> PrecisionPlan:
     the model cast to bf16. On the CPU, AMP is emulated (see the module docstring)."""
     amp = {"amp_fp16": torch.float16, "amp_bf16": torch.bfloat16}.get(precision)
     model_dtype = torch.bfloat16 if precision == "bf16" else torch.float32
-    if amp is not None and kind != "cuda":
-        return PrecisionPlan(model_dtype, None, False, True, False)
+    if kind != "cuda":
+        # CUDA kernels are emulated on every other device, AMP or not: CPU dropout keeps a
+        # 4-byte mask where CUDA keeps 1 byte.
+        return PrecisionPlan(model_dtype, None if amp is None else torch.bfloat16, False, True,
+                             False)
     return PrecisionPlan(model_dtype, amp, amp == torch.float16 and kind == "cuda", False,
                          precision == "tf32")
 
@@ -250,10 +252,11 @@ def _autocast(plan: PrecisionPlan, device: str, fast: bool,
     """The precision context of a step. ``fast``: emulate with fp32 matmuls (not with
     checkpointing); ``on_save`` then sees what matmul-class ops keep for backward."""
     if plan.emulate:
-        return FastCudaEmulation(torch.bfloat16, on_save) if fast \
-            else CudaEmulation(torch.bfloat16)
+        if plan.autocast is None or not fast:
+            return CudaEmulation(plan.autocast)
+        return FastCudaEmulation(plan.autocast, on_save)
     if plan.autocast is not None:
-        return torch.autocast(device.split(":")[0], dtype=plan.autocast)
+        return torch.autocast("cuda", dtype=plan.autocast)
     return contextlib.nullcontext()
 
 
@@ -305,11 +308,17 @@ def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: tor
     counted = [m.register_forward_pre_hook(lambda _m, args: counter.count(args[0]))
                for m in kept]
     opt.zero_grad(set_to_none=True)
-    with _autocast(plan, device, fast, counter.count):
+    precision_context = _autocast(plan, device, fast, counter.count)
+    with precision_context:
         with counter.counting():
             loss = forward()
         for handle in counted:
             handle.remove()
+        if isinstance(precision_context, CudaEmulation):
+            # Weight copies made inside checkpointed blocks are not saved tensors, but the
+            # autocast cache keeps them alive until backward.
+            for copy in precision_context.cached_copies():
+                counter.count(copy)
         activations_allocated = None
         if memory is not None:
             memory.synchronize()
@@ -332,9 +341,10 @@ def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: tor
         with _autocast(plan, device, fast):
             loss = forward()
             memory.synchronize()
-            phases.append(Phase("forward", memory.allocated(), memory.peak_allocated(),
+            after_forward = memory.allocated()
+            phases.append(Phase("forward", after_forward, memory.peak_allocated(),
                                 memory.peak_reserved()))
-            activations_allocated = memory.allocated() - base
+            activations_allocated = after_forward - base
             memory.reset_peak()
             backward(loss)
             del loss
@@ -350,8 +360,10 @@ def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: tor
         reserved_peak = float(max(p.peak_reserved for p in phases))
         outside = float(max(0, memory.used_on_device() - memory.reserved()))
     else:
-        base = weights + states
-        step_peak = float(base + profiled_peak_bytes(step))
+        # The CPU has no allocator statistics, and the profiler's allocation events miss
+        # some kernels' buffers (bf16 convolutions): no peak on the CPU, only saved bytes.
+        step_peak = None
+        step()
     _check(cancel)
 
     # Steps 3..N: time.
@@ -400,8 +412,9 @@ def _measure_inference(spec: ProbeSpec, model: nn.Module, size: Size, inputs: to
         reserved_peak = float(phase.peak_reserved)
         outside = float(max(0, memory.used_on_device() - memory.reserved()))
     else:
-        working = profiled_peak_bytes(forward)
-        step_peak = float(weights + working)
+        # Without allocator statistics, the working set of an inference pass is unknown.
+        working = 0
+        step_peak = None
     times = []
     for _ in range(max(1, steps - 2)):
         _check(cancel)
