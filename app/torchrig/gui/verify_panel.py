@@ -57,7 +57,7 @@ class VerifyPanel(QWidget):
     workload_measured = Signal(object)
 
     def __init__(self, lang: str = "en", parent: QWidget | None = None,
-                 measure: VerifyFn = _measure_here) -> None:
+                 measure: VerifyFn | None = None) -> None:
         super().__init__(parent)
         self.lang = lang
         self.workload: Workload | None = None
@@ -114,7 +114,7 @@ class VerifyPanel(QWidget):
     def start(self) -> None:
         if self.workload is None or self.runner.running:
             return
-        workload, measure, lang = self.workload, self._measure, self.lang
+        workload, measure, lang = self.workload, self._measure or _measure_here, self.lang
 
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             from torchrig.bench.base import Cancelled
