@@ -316,3 +316,25 @@ def test_fast_emulation_keeps_exactly_what_cuda_autocast_keeps():
     loss.backward()
     assert fast.result.total == exact.result.total
     assert all(p.grad is not None for p in model.parameters())
+
+
+def test_a_cancelled_probe_frees_the_model_before_emptying_the_cache():
+    import weakref
+
+    fake = FakeCuda()
+    spec = v.probe_spec(tiny_llama(precision="fp32"), "cpu")
+    built = []
+    build = spec.build
+
+    def tracked(layers):
+        model = build(layers)
+        built.append(weakref.ref(model))
+        return model
+
+    spec.build = tracked
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        run_probe(spec, Size(2, 2, 32), "cpu", 3, cancel, CudaMemory("cuda:0", fake))
+    assert built and built[0]() is None  # nothing holds the model any more
+    assert fake.calls[-1] == "empty_cache"

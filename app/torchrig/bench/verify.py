@@ -96,9 +96,12 @@ class Runtime:
 
             memory = CudaMemory(device)
             return cls(device, kind, torch.cuda.get_device_name(device), memory, memory.free())
-        import platform
+        if kind == "mps":
+            name = "Apple GPU (MPS)"
+        else:
+            from torchrig.hardware.cpu import probe_cpu
 
-        name = "Apple GPU (MPS)" if kind == "mps" else (platform.processor() or "CPU")
+            name = probe_cpu().model_name or "CPU"
         return cls(device, kind, name, None, free_memory_bytes(device))
 
 

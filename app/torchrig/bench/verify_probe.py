@@ -207,15 +207,21 @@ def run_probe(spec: ProbeSpec, size: Size, device: str, steps: int, cancel: thre
     ``memory``: CUDA allocator statistics (None on the CPU: the profiler is used).
     """
     model: nn.Module | None = None
+    failure: Exception | None = None
     try:
         model = spec.build(size.layers).to(device=device, dtype=spec.precision.model_dtype)
         with _tf32(spec.precision.tf32 and memory is not None):
             return _measure(spec, model, size, device, steps, cancel, memory)
+    except Exception as exc:
+        # The traceback's frames hold the model, optimizer and activations: drop them so the
+        # memory is free before the cache is emptied (out of memory, Cancel).
+        failure = exc.with_traceback(None)
     finally:
         del model
         gc.collect()
         if memory is not None:
             memory.empty_cache()
+    raise failure
 
 
 @contextlib.contextmanager
