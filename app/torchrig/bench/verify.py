@@ -429,8 +429,10 @@ def reduction_note(full: Size, sizes: list[Size]) -> Msg | None:
         zh.append(f"批大小 {both(batches, ' 和 ')}（原为 {full.batch}），按每样本外推")
     if full.seq is not None and seqs != [full.seq]:
         en.append(f"sequences of {both(seqs, ' and ')} tokens instead of {full.seq}, "
-                  "extrapolated per token")
-        zh.append(f"序列长度 {both(seqs, ' 和 ')}（原为 {full.seq}），按每 token 外推")
+                  "extrapolated per token (attention's FLOPs grow with the square of the "
+                  "length, so the FLOPs and time come out low)")
+        zh.append(f"序列长度 {both(seqs, ' 和 ')}（原为 {full.seq}），按每 token 外推"
+                  "（注意力 FLOPs 随长度平方增长，因此 FLOPs 与时间偏低）")
     n = len(sizes)
     return Msg(f"reduced copy measured ({n} runs): {'; '.join(en)} - linear through the "
                "measured sizes",

@@ -375,7 +375,7 @@ def format_value(value: float | None, unit: str, lang: str = "en") -> str:
     if unit == "flop":
         return f"{value / 1e9:,.2f} GFLOP"
     if unit == "samples/s":
-        return f"{value:,.1f}/s"
+        return f"{value:,.1f}/s" if value >= 10 else f"{value:.3g}/s"
     return fmt_seconds(value)
 
 
