@@ -772,8 +772,9 @@ def _quiet_native_stderr() -> Iterator[None]:
         yield
         return
     try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
         yield
     finally:
         os.dup2(saved, 2)
