@@ -42,6 +42,51 @@ def _fail_no_cuda(message: str) -> int:
     return 2
 
 
+VERIFY_WORKLOADS = ("imagenet-resnet50-amp-8gpu.json", "vit-b16-finetune.json",
+                    "bert-base-finetune-sst2.json", "gpt2-train-8gpu.json",
+                    "llama2-7b-full-zero3-8xa100.json")
+"""Sample workloads ``torchrig verify`` runs on the GPU: the vision and text presets at full
+size, and Llama-2-7B (reduced where it does not fit one GPU)."""
+
+
+def check_verify(device: str, check: Any) -> list[dict[str, Any]]:
+    """torchrig verify's CUDA path: autocast + GradScaler, allocator statistics per phase with
+    resets between them, within 30 s, nothing left allocated afterwards."""
+    import torch
+
+    from torchrig.bench.verify import device_for_plan, verify
+    from torchrig.bench.verify_compare import format_text
+    from torchrig.planning.workload import load_workload
+
+    print("== verify (measured vs planned)")
+    folder = Path(__file__).resolve().parents[1] / "workloads"
+    gpu = device_for_plan(device)
+    results = []
+    for name in VERIFY_WORKLOADS:
+        workload = load_workload(folder / name)
+        torch.cuda.synchronize(device)
+        before = torch.cuda.memory_allocated(device)
+        try:
+            result = verify(workload, device, gpu=gpu)
+        except Exception as exc:  # report and go on: one failure must not hide the others
+            check(f"verify {name}", False, f"{type(exc).__name__}: {exc}")
+            continue
+        print(format_text(result))
+        phases = [p.name for p in result.measured.phases]
+        check(f"verify {name}: phases forward/backward/optimizer measured",
+              phases == ["forward", "backward", "optimizer"], str(phases))
+        check(f"verify {name}: within 30 s", result.wall_s <= 30, f"{result.wall_s:.1f} s")
+        check(f"verify {name}: total measured", result.row("total").measured is not None)
+        torch.cuda.synchronize(device)
+        left = torch.cuda.memory_allocated(device) - before
+        check(f"verify {name}: nothing left allocated", left <= 0, f"{left} B")
+        if workload.precision == "amp_fp16":
+            check(f"verify {name}: fp16 autocast with GradScaler",
+                  "GradScaler" in result.precision_note, result.precision_note)
+        results.append(result.to_dict())
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cuda:0")
@@ -168,10 +213,13 @@ def main(argv: list[str] | None = None) -> int:
     for f in findings:
         print(f"  finding [{f.severity.value}] {f.title.en}")
 
+    verify_results = check_verify(device, check)
+
     out = Path(args.json)
     save_report(report, out.with_suffix(".report.json"))
     out.write_text(json.dumps({"device": device, "device_name": report.device_name,
                                "suite_wall_s": wall, "checks": checks,
+                               "verify": verify_results,
                                "findings": [f.to_dict() for f in findings]},
                               indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out} and {out.with_suffix('.report.json')}")

@@ -229,6 +229,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     return run_export_cli(args)
 
 
+# --- verify -----------------------------------------------------------------------------------
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from torchrig.bench.cli_verify import run_verify_cli
+
+    return run_verify_cli(args)
+
+
 # --- bench ------------------------------------------------------------------------------------
 
 
@@ -391,6 +400,14 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("verify", help="run a workload's own model here for a few steps and "
+                       "put the measurement beside the plan")
+    if "verify" in argv:
+        from torchrig.bench.cli_verify import add_verify_arguments
+
+        add_verify_arguments(p)
+    p.set_defaults(handler=cmd_verify)
 
     p = sub.add_parser("bench", help="measure this machine with torch (GPU or CPU)")
     if "bench" in argv:

@@ -1716,6 +1716,41 @@
     </message>
 </context>
 <context>
+    <name>VerifyPanel</name>
+    <message>
+        <source>Measure on this machine</source>
+        <translation>在本机上实测</translation>
+    </message>
+    <message>
+        <source>Build this workload&apos;s model with random weights, run a few training steps on this machine&apos;s GPU (or CPU) and compare each figure with the plan</source>
+        <translation>用随机权重构建此工作负载的模型，在本机 GPU（或 CPU）上运行几步训练，并将每项数值与规划对比</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Use the measured figures</source>
+        <translation>使用实测数值</translation>
+    </message>
+    <message>
+        <source>Store the measured activation memory and FLOPs per sample in the workload, for a model the planner cannot size</source>
+        <translation>将实测的每样本激活内存和 FLOPs 写入工作负载（用于规划无法估算的模型）</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Measured in {0} s.</source>
+        <translation>实测用时 {0} 秒。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+</context>
+<context>
     <name>WizardPage</name>
     <message>
         <source>Image classification</source>
@@ -2132,6 +2167,10 @@
     <message>
         <source>Multi-GPU scaling</source>
         <translation>多 GPU 扩展</translation>
+    </message>
+    <message>
+        <source>On this machine</source>
+        <translation>本机实测</translation>
     </message>
     <message>
         <source>Custom…</source>

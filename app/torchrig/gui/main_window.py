@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
         runners = [self.machine_page.runner]
         if self.catalog is not None and not self._pages_later:
             runners += [self.bench_page.runner, self.bench_page.cluster.runner,
-                        self.report_page.runner]
+                        self.report_page.runner, self.wizard_page.verify_panel.runner]
         return runners
 
     def busy(self) -> bool:

@@ -167,6 +167,9 @@ class Workload:
     style: str | None = None
     activation_bytes_per_sample: float | None = None
     forward_flops_per_sample: float | None = None
+    # Where the two figures above came from (e.g. "measured by torchrig verify ..."); shown
+    # with them so a later plan says whose number it uses.
+    figures_source: str | None = None
     gpus_per_node: int = 1
     nodes: int = 1
     strategy: str = "ddp"
@@ -466,6 +469,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         style=style,
         activation_bytes_per_sample=r.number("activation_bytes_per_sample", None),
         forward_flops_per_sample=r.number("forward_flops_per_sample", None),
+        figures_source=flat.get("figures_source"),
         gpus_per_node=r.number("gpus_per_node", base.gpus_per_node),
         nodes=r.number("nodes", base.nodes),
         strategy=r.text("strategy", STRATEGIES, base.strategy),
@@ -693,3 +697,9 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         raise err("grad_accumulation", "applies to training only")
     if w.env_steps_per_s_per_core is not None and w.task != "reinforcement_learning":
         raise err("env_steps_per_s_per_core", "applies to reinforcement learning only")
+    if w.figures_source is not None:
+        if not isinstance(w.figures_source, str) or not 0 < len(w.figures_source) <= 500:
+            raise err("figures_source", "must be text of 1 to 500 characters")
+        if w.activation_bytes_per_sample is None and w.forward_flops_per_sample is None:
+            raise err("figures_source", "describes activation_bytes_per_sample or "
+                      "forward_flops_per_sample: give one of them")

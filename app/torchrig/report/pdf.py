@@ -305,6 +305,7 @@ class _Renderer:
             ("totals", self._totals),
             ("comparison", self._comparison),
             ("requirements", self._requirements),
+            ("verify", self._verify),
             ("bench", self._bench),
             ("claims", self._claims),
             ("scaling", self._scaling),
@@ -634,6 +635,13 @@ class _Renderer:
             out += [Spacer(1, 8), charts.throughput_chart(sheet.throughput, self.fonts,
                                                           self.lang, CONTENT_W)]
         return self._section("section.bench", out)
+
+    def _verify(self) -> list[Flowable]:
+        from torchrig.report.verify_section import verify_flowables
+
+        if self.sheet.verify is None:
+            return []
+        return self._section("section.verify", verify_flowables(self, self.sheet.verify))
 
     def _claims(self) -> list[Flowable]:
         sheet = self.sheet

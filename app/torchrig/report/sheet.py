@@ -24,12 +24,12 @@ from torchrig.findings import Finding
 from torchrig.i18n import Lang
 
 SectionId = Literal[
-    "bom", "totals", "comparison", "requirements", "bench", "claims", "scaling", "findings",
-    "attachment",
+    "bom", "totals", "comparison", "requirements", "verify", "bench", "claims", "scaling",
+    "findings", "attachment",
 ]
 SECTIONS: tuple[SectionId, ...] = (
-    "bom", "totals", "comparison", "requirements", "bench", "claims", "scaling", "findings",
-    "attachment",
+    "bom", "totals", "comparison", "requirements", "verify", "bench", "claims", "scaling",
+    "findings", "attachment",
 )
 """Every section. The attachment's one-line note prints under the totals."""
 
@@ -307,6 +307,7 @@ class Sheet:
     throughput: tuple[ThroughputRow, ...] = ()
     scaling: tuple[ScalingSeries, ...] = ()
     findings: tuple[Finding, ...] = ()
+    verify: Any = None  # a report.verify_section.VerifySection (torchrig verify), or None
     build_json: dict[str, Any] | None = None
     options: SheetOptions = field(default_factory=SheetOptions)
     generator: str = __version__

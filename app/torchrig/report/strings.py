@@ -27,6 +27,7 @@ STRINGS: dict[str, Msg] = {
     "section.comparison": Msg("Comparison with the target tier", "与目标档位对比"),
     "section.requirements": Msg("Workload requirements", "工作负载需求"),
     "section.bench": Msg("Benchmark results", "基准测试结果"),
+    "section.verify": Msg("Measured on this machine vs planned", "本机实测与规划对比"),
     "section.claims": Msg("Seed claims, measured", "种子文档结论实测"),
     "section.scaling": Msg("Multi-GPU scaling", "多 GPU 扩展"),
     "section.findings": Msg("Findings", "检查结果"),

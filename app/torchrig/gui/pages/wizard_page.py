@@ -39,6 +39,7 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.style import colour
+from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.analysis import Analysis, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
@@ -384,6 +385,10 @@ class WizardPage(QWidget):
         tabs = QTabWidget()
         tabs.addTab(self.findings_view, self.tr("Findings"))
         tabs.addTab(self.scaling_chart, self.tr("Multi-GPU scaling"))
+        self.verify_panel = VerifyPanel(self.lang)
+        self.verify_panel.workload_measured.connect(self.load_workload)
+        tabs.addTab(self.verify_panel, self.tr("On this machine"))
+        self.result_tabs = tabs
         layout.addWidget(tabs, 1)
         return host
 
@@ -548,6 +553,7 @@ class WizardPage(QWidget):
             return
         self._show_errors({})
         self.workload = workload
+        self.verify_panel.set_workload(workload)
         started = time.perf_counter()
         caps = self.subject()
         if caps is None:
@@ -671,6 +677,9 @@ class WizardPage(QWidget):
         series = scaling_series(self.workload, req, analysis.subject, self.collective_report)
         self.scaling_chart.set_series(series, note if series else self.tr(
             "No scaling curve: inference, or no GPU throughput to model with."))
+
+    def shutdown(self) -> bool:
+        return self.verify_panel.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
         self.profile = profile

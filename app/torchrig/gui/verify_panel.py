@@ -1,0 +1,195 @@
+"""The Wizard's "Measure on this machine" panel: run the planned workload's own model here
+(:func:`torchrig.bench.verify.verify`) on a worker thread and show measured beside planned.
+
+The table's words come from the core (:mod:`torchrig.bench.verify_compare`, both languages), so
+the CLI, this panel and the PDF read the same.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+from torchrig.errors import InputError
+from torchrig.gui.qt import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from torchrig.gui.style import colour
+from torchrig.gui.workers import TaskRunner
+from torchrig.planning.workload import Workload
+
+VerifyFn = Callable[[Workload, threading.Event, Callable[[Any], None]], Any]
+
+
+def _measure_here(workload: Workload, cancel: threading.Event,
+                  emit: Callable[[Any], None]) -> Any:
+    """The real measurement: the first GPU torch can use, else the CPU."""
+    from torchrig.bench.settings import resolve_device
+    from torchrig.bench.verify import device_for_plan, verify
+
+    device = resolve_device("auto")
+    return verify(workload, device, cancel=cancel, progress=emit,
+                  gpu=device_for_plan(device))
+
+
+class VerifyPanel(QWidget):
+    """Signals:
+        result_ready(object): a finished VerifyResult.
+        workload_measured(object): the workload with measured figures the planner lacked
+            (after "Use the measured figures").
+    Attributes:
+        runner: the TaskRunner of the measurement; result: the last VerifyResult (or None).
+    """
+
+    result_ready = Signal(object)
+    workload_measured = Signal(object)
+
+    def __init__(self, lang: str = "en", parent: QWidget | None = None,
+                 measure: VerifyFn | None = None) -> None:
+        super().__init__(parent)
+        self.lang = lang
+        self.workload: Workload | None = None
+        self.result: Any = None
+        self._failed = False
+        self._measure = measure
+        self.runner = TaskRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.succeeded.connect(self._on_done)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.finished.connect(self._on_finished)
+
+        layout = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        self.measure_button = QPushButton(self.tr("Measure on this machine"))
+        self.measure_button.setToolTip(self.tr(
+            "Build this workload's model with random weights, run a few training steps on "
+            "this machine's GPU (or CPU) and compare each figure with the plan"))
+        self.measure_button.clicked.connect(lambda: self.start())
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(lambda: self.runner.cancel())
+        self.apply_button = QPushButton(self.tr("Use the measured figures"))
+        self.apply_button.setToolTip(self.tr(
+            "Store the measured activation memory and FLOPs per sample in the workload, for "
+            "a model the planner cannot size"))
+        self.apply_button.hide()
+        self.apply_button.clicked.connect(lambda: self._apply())
+        bar.addWidget(self.measure_button)
+        bar.addWidget(self.cancel_button)
+        bar.addWidget(self.apply_button)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        layout.addWidget(self.progress)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self.table = QTableWidget(0, 4)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        layout.addWidget(self.table, 1)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.notes)
+
+    def set_workload(self, workload: Workload) -> None:
+        self.workload = workload
+
+    def start(self) -> None:
+        if self.workload is None or self.runner.running:
+            return
+        workload, measure, lang = self.workload, self._measure or _measure_here, self.lang
+
+        def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
+            from torchrig.bench.base import Cancelled
+            from torchrig.bench.verify import VerifyError
+
+            try:
+                return measure(workload, cancel, emit)
+            except Cancelled:
+                return None
+            except VerifyError as exc:
+                raise InputError(exc.msg.get(lang)) from None
+
+        self.result = None
+        self._failed = False
+        self.apply_button.hide()
+        self.measure_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setRange(0, 0)  # busy until the first record says how many runs
+        self.status.setText(self.tr("Starting…"))
+        self.runner.start(run)
+
+    def shutdown(self) -> bool:
+        return self.runner.shutdown()
+
+    def _on_progress(self, record: Any) -> None:
+        self.progress.setRange(0, max(1, record.total))
+        self.progress.setValue(record.done)
+        self.status.setText(record.message.get(self.lang))
+
+    def _on_done(self, result: Any) -> None:
+        if result is None:
+            return
+        self.result = result
+        self.show_result(result)
+        self.result_ready.emit(result)
+
+    def show_result(self, result: Any) -> None:
+        from torchrig.bench.verify_compare import summary_lines, table
+
+        header, body = table(result, self.lang)
+        self.table.setRowCount(len(body))
+        self.table.setHorizontalHeaderLabels(header)
+        for r, (row, cells) in enumerate(zip(result.rows, body, strict=True)):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                if c == 0:
+                    item.setToolTip((row.cause or row.note).get(self.lang))
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.notes.setText("<br/>".join(escape(line) for line in summary_lines(result,
+                                                                               self.lang)))
+        self.status.setText(self.tr("Measured in {0} s.").format(f"{result.wall_s:.1f}"))
+        self.apply_button.setVisible(result.feedback is not None)
+
+    def _on_failed(self, message: str, _details: str) -> None:
+        self._failed = True
+        self.status.setText(f"<span style='color: {colour('error')}'>{escape(message)}</span>")
+
+    def _on_finished(self) -> None:
+        self.measure_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if self.result is not None else 0)
+        if self.result is None and not self._failed:
+            self.status.setText(self.tr("Stopped."))
+
+    def _apply(self) -> None:
+        from torchrig.bench.verify import feedback_workload
+
+        if self.result is not None:
+            updated = feedback_workload(self.result)
+            if updated is not None:
+                self.apply_button.hide()
+                self.workload_measured.emit(updated)
+

@@ -1,0 +1,103 @@
+"""The Wizard's "Measure on this machine": a real tiny run by a click, Cancel, and measured
+figures fed back into the workload."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from torchrig.gui.qt import Qt
+from torchrig.planning.workload import workload_from_options
+
+
+def show_panel(window, qtbot):
+    page = window.wizard_page
+    window.show()
+    window.show_page("wizard")
+    page.result_tabs.setCurrentWidget(page.verify_panel)
+    qtbot.waitUntil(lambda: page.analysis is not None, timeout=10_000)
+    return page, page.verify_panel
+
+
+@pytest.mark.slow
+def test_a_click_measures_the_wizards_workload_and_fills_the_table(window, qtbot):
+    pytest.importorskip("torch")
+    page, panel = show_panel(window, qtbot)
+    page.load_workload(workload_from_options(
+        task="nlp_transformer", mode="train", model="custom", style="gpt", layers=2, hidden=64,
+        heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"))
+    assert panel.workload == page.workload
+    with qtbot.waitSignal(panel.result_ready, timeout=180_000) as blocker:
+        qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
+    result = blocker.args[0]
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=10_000)
+    assert panel.table.rowCount() == len(result.rows)
+    assert panel.table.item(0, 0).text() == "Weights"
+    assert panel.table.item(0, 3).text() == "+0%"
+    assert panel.measure_button.isEnabled() and not panel.cancel_button.isEnabled()
+    assert panel.apply_button.isHidden()  # the planner sizes this model itself
+
+
+def test_cancel_stops_within_a_second(window, qtbot, monkeypatch):
+    import torchrig.gui.verify_panel as vp
+    from torchrig.bench.base import Cancelled
+
+    started = threading.Event()
+
+    def slow(workload, cancel, emit):
+        started.set()
+        while True:
+            if cancel.is_set():
+                raise Cancelled
+            time.sleep(0.02)
+
+    monkeypatch.setattr(vp, "_measure_here", slow)
+    _page, panel = show_panel(window, qtbot)
+    qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
+    assert started.wait(10)
+    clicked = time.monotonic()
+    qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=5_000)
+    assert time.monotonic() - clicked < 1.0
+    assert panel.status.text() == "Stopped."
+    assert panel.measure_button.isEnabled()
+
+
+def test_measured_figures_of_a_custom_model_go_back_into_the_workload(window, qtbot,
+                                                                      monkeypatch):
+    import torchrig.gui.verify_panel as vp
+    from torchrig.bench.verify_compare import Measured, compare
+    from torchrig.i18n import Msg
+    from torchrig.planning.requirements import plan
+
+    def fake(workload, cancel, emit):
+        req = plan(workload)
+        v = req.vram_per_gpu
+        measured = Measured(weights=v["weights"].value, gradients=v["gradients"].value,
+                            optimizer_states=v["optimizer_states"].value, activations=8e6,
+                            step_peak=None, reserved_peak=None, outside_allocator=None,
+                            step_s=1.0, forward_flops=4e9, saved_bytes=8e6,
+                            batch=workload.batch_size)
+        return compare(workload=workload, verified=workload, requirements=req,
+                       measured=measured, device="cpu", device_kind="cpu",
+                       device_name="Test CPU", torch_version="2", steps=3,
+                       sizes=[(None, workload.batch_size, None)], reduction=None,
+                       model=Msg("m", "m"), precision_note="fp32", notes=[], wall_s=1.0,
+                       date="2026-12-01")
+
+    monkeypatch.setattr(vp, "_measure_here", fake)
+    page, panel = show_panel(window, qtbot)
+    page.load_workload(workload_from_options(
+        task="image_classification", model="custom", params=11_689_512, layers=18,
+        image_size=64, batch=4, precision="fp32"))
+    assert page.analysis.requirements.vram_per_gpu["activations"].value is None
+    with qtbot.waitSignal(panel.result_ready, timeout=10_000):
+        qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=5_000)
+    assert panel.apply_button.isVisible()
+    qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert page.workload.activation_bytes_per_sample == 2e6
+    assert "Test CPU" in page.workload.figures_source
+    assert page.analysis.requirements.vram_per_gpu["activations"].value == 8e6
