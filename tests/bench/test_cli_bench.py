@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 import child_fakes
+import pytest
 
 from torchrig.bench.__main__ import main as bench_main
 from torchrig.bench.cli_bench import add_bench_arguments, run_cli

@@ -26,6 +26,9 @@ REPORT_VERSION = 1
 UNITS = ("FLOP/s", "B/s", "s", "B", "samples/s", "ratio", "count")
 """SI base units only, so JSON consumers never parse "GB/s" strings."""
 
+LIKE_FOR_LIKE = ("spec_peak", "theoretical")
+"""Reference kinds a measurement can be given as a percentage of."""
+
 STATES = ("ok", "partial", "skipped", "error", "cancelled")
 """``partial``: some figures were measured, others were left out (time budget, a crash); the
 reason says which."""
@@ -105,8 +108,13 @@ class Measurement:
 
     @property
     def ratio(self) -> float | None:
-        """value / reference value (e.g. fraction of spec peak); None without both."""
+        """value / reference value where the two are like for like: the same quantity of the
+        same device (a spec peak, a theoretical link rate). None otherwise - a CPU loader rate
+        against the training rate, or a page-cache read against a typical drive, reads as
+        thousands of percent and means nothing."""
         if self.value is None or self.reference is None or not self.reference.value:
+            return None
+        if self.reference.kind not in LIKE_FOR_LIKE:
             return None
         return self.value / self.reference.value
 
