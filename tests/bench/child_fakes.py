@@ -23,7 +23,8 @@ MARKER_ENV = "TORCHRIG_TEST_MARKER"
 
 
 def _touch_marker() -> None:
-    Path(os.environ[MARKER_ENV]).touch()
+    """Write this process's id: a test may kill it from outside, as the OOM killer would."""
+    Path(os.environ[MARKER_ENV]).write_text(str(os.getpid()), encoding="utf-8")
 
 
 def _wait_for_cancel(ctx: BenchContext) -> Iterator[Event]:
