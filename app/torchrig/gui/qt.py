@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from torchrig.gui import refcount_guard
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -114,3 +116,7 @@ __all__ = [
     "QTranslator", "QUrl", "QVBoxLayout", "QWidget", "Qt", "QtCore", "QtGui", "QtWidgets",
     "Signal", "Slot",
 ]
+
+# Before any widget exists: PySide6 6.12 on Python 3.11 loses a reference to None on every
+# void call (see refcount_guard).
+refcount_guard.install()
