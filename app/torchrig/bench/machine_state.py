@@ -195,7 +195,7 @@ def nvml_snapshot(pynvml: Any, own_pids: Sequence[int]) -> list[dict[str, Any]]:
         mask = _call(reasons_fn, handle)
         if mask is not None:
             gpu["throttle_reasons"] = throttle_names(int(mask))
-        others = []
+        others: list[dict[str, Any]] = []
         for fn in ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses"):
             for proc in _call(get(pynvml, fn, None), handle) or ():
                 pid = int(getattr(proc, "pid", 0))

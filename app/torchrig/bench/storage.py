@@ -7,9 +7,9 @@ timed up to the end of its fsync, so it counts what reached the disk, not the pa
 cache), so after writing, each file is fsynced and its cached pages dropped with
 posix_fadvise(POSIX_FADV_DONTNEED); where that is impossible the result is flagged "cached".
 The read conditions - cache dropped or not, the device's read-ahead, the sequential-access
-hint, the read size - are stated beside the read figure. The test files live in a fresh sub-folder that is always removed,
-also on cancel and errors. :func:`storage_plan` tells the user how much will be written before
-anything starts.
+hint, the read size - are stated beside the read figure. The test files live in a fresh
+sub-folder that is always removed, also on cancel and errors. :func:`storage_plan` tells the
+user how much will be written before anything starts.
 """
 
 from __future__ import annotations

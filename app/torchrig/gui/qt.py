@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
-
-from torchrig.gui import refcount_guard
 from PySide6.QtCore import (
     QBuffer,
     QByteArray,
@@ -82,6 +80,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from torchrig.gui import refcount_guard
 
 try:  # QtPdf ships in the separate PySide6-Pdf wheel; the Report page works without a preview.
     from PySide6.QtPdf import QPdfDocument
