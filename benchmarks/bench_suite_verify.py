@@ -8,9 +8,16 @@ and reports the median - and prints both side by side:
 * CPU matmul: the suite's cpu_matmul (all usable threads) vs Timer at the same matrix size and
   thread count (Timer's default is ONE thread, so num_threads is set explicitly);
 * memory bandwidth: the suite's membw copy vs Timer around torch's copy_ with the same buffer
-  and threads, and vs a long single-threaded numpy copy (np.copyto) for scale.
+  and threads, and vs a long single-threaded numpy copy (np.copyto) for scale;
+* training: the CNN's FP32 samples/s and its AMP speed-up, and the checkpointing time ratio,
+  vs Timer around each configuration's whole training step on its own (same network and
+  batch, built by torchrig.bench.nets; each side timed for min-run-time seconds);
+* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder;
+* collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
+  --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
+  between two barriers, per rank).
 
-    python benchmarks/bench_suite_verify.py [--min-run-time 5]
+    python benchmarks/bench_suite_verify.py [--min-run-time 5] [--skip-collective]
 
 Agreement within ~15 % on a quiet machine means the suite's timing is sound; a shared or busy
 machine shows up as disagreement, so run it when nothing else is running.
@@ -36,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--min-run-time", type=float, default=5.0,
                         help="seconds per independent measurement (default 5)")
+    parser.add_argument("--skip-collective", action="store_true")
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -49,10 +57,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}, {threads} usable CPUs, "
           f"load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
     t0 = time.perf_counter()
-    report = run_suite(BenchSettings(preset="quick", device="cpu",
-                                     only=("membw", "cpu_matmul")),
+    report = run_suite(BenchSettings(preset="full", device="cpu",
+                                     only=("membw", "train", "checkpointing", "storage",
+                                           "cpu_matmul")),
                        cancel=threading.Event())
-    print(f"suite (membw + cpu_matmul, quick) took {time.perf_counter() - t0:.1f} s")
+    print(f"suite (membw, train, checkpointing, storage, cpu_matmul; full) took "
+          f"{time.perf_counter() - t0:.1f} s; machine busy: "
+          f"{(report.machine_state or {}).get('busy')}")
+    for warning in report.busy_warnings:
+        print(f"  WARNING {warning.en}")
     rows: list[tuple[str, float | None, float, str]] = []
 
     cpu = report.result("cpu_matmul")
@@ -93,12 +106,147 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"copy {size >> 20} MiB, read + write, numpy 1 thread (B/s)", m.value,
                      2 * size / times[len(times) // 2], "np.copyto median (single thread)"))
 
+    rows += _training_rows(report, threads, args.min_run_time)
+    rows += _storage_rows(report)
+    if not args.skip_collective:
+        rows += _collective_rows()
+
     print()
     print(f"{'figure':58} {'suite':>12} {'independent':>12} {'suite/indep':>11}  method")
     for name, suite, indep, method in rows:
         ratio = suite / indep if suite else float("nan")
         print(f"{name:58} {suite:12.4g} {indep:12.4g} {ratio:11.2f}  {method}")
     return 0
+
+
+def _step_timer(model, x, y, amp: bool, threads: int, min_run_time: float) -> float:
+    """Median seconds of one whole training step (zero_grad, forward, loss, backward, AdamW),
+    timed with torch.utils.benchmark for one configuration alone."""
+    import contextlib
+
+    import torch
+    from torch.nn import functional as F  # noqa: N812
+    from torch.utils.benchmark import Timer
+
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+    def step() -> None:
+        opt.zero_grad(set_to_none=True)
+        with torch.amp.autocast("cpu", dtype=torch.bfloat16) if amp else contextlib.nullcontext():
+            out = model(x)
+            loss = F.cross_entropy(out.reshape(-1, out.shape[-1]).float(), y.reshape(-1))
+        loss.backward()
+        opt.step()
+
+    step()
+    return Timer("step()", globals={"step": step}, num_threads=threads).blocked_autorange(
+        min_run_time=min_run_time).median
+
+
+def _training_rows(report, threads: int, min_run_time: float) -> list:
+    import torch
+
+    from torchrig.bench import nets
+
+    rows = []
+    train = report.result("train")
+    fp32 = train.measurement("cnn_fp32") if train else None
+    speedup = train.measurement("cnn_amp_speedup") if train else None
+    if fp32 is not None and speedup is not None:
+        d = fp32.details
+        shape = nets.CnnShape(batch=d["batch"], image=d["image"], width=d["width"],
+                              blocks=tuple(d["blocks"]))
+        torch.manual_seed(0)
+        model = nets.build_cnn(shape)
+        x, y = nets.image_batch_maker(shape, "cpu")(d["batch"])
+        t_fp32 = _step_timer(model, x, y, False, threads, min_run_time)
+        t_amp = _step_timer(model, x, y, True, threads, min_run_time)
+        rows.append(("CNN training FP32 (samples/s)", fp32.value, d["batch"] / t_fp32,
+                     "Timer, whole step, FP32 alone"))
+        rows.append(("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value, t_fp32 / t_amp,
+                     "Timer, each precision alone, ratio of medians"))
+    ckpt = report.result("checkpointing")
+    added = ckpt.measurement("time_added") if ckpt else None
+    plain = ckpt.measurement("step_s_plain") if ckpt else None
+    if added is not None and plain is not None:
+        d = plain.details
+        shape = nets.transformer_shape("cpu", "full", layers=d["layers"])
+        torch.manual_seed(0)
+        model = nets.build_transformer(shape)
+        x, y = nets.token_batch_maker(shape, "cpu")(d["batch"])
+        model.checkpointing = False
+        t_plain = _step_timer(model, x, y, False, threads, min_run_time)
+        model.checkpointing = True
+        t_ckpt = _step_timer(model, x, y, False, threads, min_run_time)
+        rows.append(("checkpointing: step time with / without (x)", added.value + 1,
+                     t_ckpt / t_plain, "Timer, each configuration alone"))
+    return rows
+
+
+def _storage_rows(report) -> list:
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    storage = report.result("storage")
+    write = storage.measurement("seq_write") if storage else None
+    if write is None:
+        return []
+    folder = Path(write.details["folder"])
+    count = max(1, int(write.details["bytes"]) // (8 << 20))
+    with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
+        target = Path(tmp) / "dd.bin"
+        with open("/dev/urandom", "rb") as rnd:
+            (Path(tmp) / "src.bin").write_bytes(rnd.read(8 << 20))
+        began = time.perf_counter()
+        subprocess.run(["dd", f"if={Path(tmp) / 'src.bin'}", f"of={target}", "bs=8M",
+                        f"count={count}", "iflag=fullblock", "conv=fsync", "status=none"],
+                       check=True)
+        # dd re-reads an 8 MiB source (cached) count times: what is timed is the write.
+        took = time.perf_counter() - began
+    return [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
+             count * (8 << 20) / took, "dd bs=8M conv=fsync")]
+
+
+def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
+    import torch
+    import torch.distributed as dist
+
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
+    buf = torch.zeros((1 << 20) // 4, dtype=torch.float32)
+    for _ in range(20):
+        dist.all_reduce(buf)
+    dist.barrier()
+    began = time.perf_counter()
+    n = 200
+    for _ in range(n):
+        dist.all_reduce(buf)
+    dist.barrier()
+    out[rank] = (time.perf_counter() - began) / n
+    dist.destroy_process_group()
+
+
+def _collective_rows() -> list:
+    import tempfile
+    from pathlib import Path
+
+    import torch.multiprocessing as mp
+
+    from torchrig.bench.collective_launch import launch_local
+    from torchrig.bench.collective_report import load_collective_report
+
+    with tempfile.TemporaryDirectory(prefix="torchrig-verify-") as tmp:
+        path = launch_local(2, "gloo", ["--sizes", "1M", "--ops", "all_reduce"], 300,
+                            json_path=Path(tmp) / "c.json")
+        row = load_collective_report(path).results_for("all_reduce")[0]
+        manager = mp.Manager()
+        out = manager.dict()
+        mp.spawn(_hand_allreduce, args=(2, str(Path(tmp) / "store"), out), nprocs=2)
+        per_op = max(out.values())
+    # 2 ranks: busbw = algbw x 2(n-1)/n = algbw.
+    return [("gloo all_reduce 1 MiB, 2 processes, busbw (B/s)", row.busbw,
+             (1 << 20) / per_op, "hand loop: 200 back-to-back ops between barriers")]
 
 
 if __name__ == "__main__":
