@@ -5,7 +5,8 @@ by ``torchrig bench``) writes one JSON request line to this process's stdin and 
 lines back from its stdout: ``start`` (the report's header and the selected benchmarks),
 ``progress``, ``measurement``, ``result``, then ``report`` (the whole report) or
 ``input_error``. A line ``cancel`` on stdin, or stdin closing because the parent went away,
-sets the suite's cancel token.
+sets the suite's cancel token. The pipe is read with os.read from a private descriptor, never
+through sys.stdin (see :func:`_private_stdin`).
 
 The protocol gets a private copy of the stdout descriptor and fd 1 is pointed at stderr, so
 a stray ``print`` in a benchmark or a C library writing to stdout cannot corrupt it. The
@@ -65,11 +66,36 @@ class _Channel:
             self.stream.flush()
 
 
-def _watch_stdin(cancel: threading.Event) -> None:
-    for line in sys.stdin:
-        if line.strip() == CANCEL_LINE:
+def _read_line(fd: int) -> str | None:
+    """One line from ``fd`` with os.read: no Python file object, so no lock that a fork
+    (DataLoader workers) could copy while held. None at end of file."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 1)
+        if not chunk:
+            return None if not data else data.decode("utf-8", "replace")
+        data += chunk
+    return data.decode("utf-8", "replace")
+
+
+def _watch_stdin(fd: int, cancel: threading.Event) -> None:
+    while True:
+        line = _read_line(fd)
+        if line is None or line.strip() == CANCEL_LINE:
             break
     cancel.set()  # "cancel", or the parent closed the pipe (it went away): stop either way
+
+
+def _private_stdin() -> int:
+    """Move the parent's pipe off fd 0 and leave an unlocked /dev/null as sys.stdin: a thread
+    blocked reading sys.stdin holds its buffer lock, and a DataLoader worker forked meanwhile
+    deadlocks when multiprocessing closes sys.stdin in the new process."""
+    fd = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    return fd
 
 
 def _protocol_stream() -> IO[str]:
@@ -125,15 +151,16 @@ def main() -> None:
     # Ctrl-C means and tells this process through stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     channel = _Channel(_protocol_stream())
+    control = _private_stdin()
     try:
-        request = read_request(sys.stdin.readline())
+        request = read_request(_read_line(control) or "")
     except InputError as exc:
         channel.send("input_error", message=str(exc))
         code = 2
     else:
         cancel = threading.Event()
-        threading.Thread(target=_watch_stdin, args=(cancel,), name="torchrig-bench-stdin",
-                         daemon=True).start()
+        threading.Thread(target=_watch_stdin, args=(control, cancel),
+                         name="torchrig-bench-stdin", daemon=True).start()
         code = run(request, channel, cancel)
     sys.stderr.flush()
     os._exit(code)
