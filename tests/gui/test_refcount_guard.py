@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from torchrig.gui import refcount_guard
+from torchrig.gui import qt
 from torchrig.gui.qt import QLabel, QObject, Signal
 
 
@@ -20,5 +20,5 @@ def test_many_void_calls_and_emits_cannot_deallocate_none(qapp):
         label.setText("x")
         src.ping.emit(1)
     assert sys.getrefcount(None) > 0 and sys.getrefcount(True) > 0
-    if sys.version_info < (3, 12) and refcount_guard._installed:
-        assert sys.getrefcount(None) > refcount_guard.IMMORTAL // 2
+    if sys.version_info < (3, 12) and qt.refcount_guard_installed:
+        assert sys.getrefcount(None) > qt.REFCOUNT_IMMORTAL // 2
