@@ -64,6 +64,11 @@ def resources_dir() -> Path:
     return _built_in_resources_dir()
 
 
+def forget_resources_dir() -> None:
+    """Look the built-in layouts up again on the next call (tests that rearrange them)."""
+    _built_in_resources_dir.cache_clear()
+
+
 @functools.cache
 def _built_in_resources_dir() -> Path:
     """The first built-in layout holding a catalog; cached (a failure is not: it raises)."""
