@@ -34,6 +34,9 @@ BUSY_OTHER_CPU_SHARE = 0.25
 """Other processes using more than a quarter of the usable CPUs (and at least half a core)
 during the run took time the benchmark's threads needed."""
 
+BEFORE_WINDOW_S = 0.3
+"""Shortest window measured before the run (see MachineMonitor.mark_run)."""
+
 BUSY_STEAL_SHARE = 0.05
 """More than 5 % of CPU time stolen by the hypervisor: a noisy neighbour on a shared host."""
 
@@ -126,7 +129,7 @@ def other_load(a: CpuSample, b: CpuSample) -> dict[str, float] | None:
     CPU time stolen by the hypervisor. None for a window too short to say anything."""
     wall = b.wall - a.wall
     total = b.total_s - a.total_s
-    if wall < 0.05 or total <= 0:
+    if wall < 0.2 or total <= 0:
         return None
     other = max(0.0, (b.busy_s - a.busy_s) - (b.own_s - a.own_s) - (b.steal_s - a.steal_s))
     return {"seconds": round(wall, 3), "other_cpu_cores": round(other / wall, 3),
@@ -300,7 +303,11 @@ class MachineMonitor:
             self._gpu_before = self._nvml.snapshot(self._own_pids())
 
     def mark_run(self) -> None:
-        """The benchmarks start now: later samples describe the run itself."""
+        """The benchmarks start now: later samples describe the run itself. The window before
+        is stretched to BEFORE_WINDOW_S when preparation was quicker: CPU times tick in
+        10 ms steps, so a shorter window says nothing."""
+        if self._start is not None:
+            time.sleep(max(0.0, BEFORE_WINDOW_S - (time.monotonic() - self._start.wall)))
         self._mark = cpu_sample()
         self._thread = threading.Thread(target=self._sample_loop, name="torchrig-machine-state",
                                         daemon=True)
