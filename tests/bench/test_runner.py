@@ -23,6 +23,7 @@ def _run(registry, *, budget_s=5.0, cancel=None, **kw):
         cancel=cancel or threading.Event(),
         on_progress=events.append, on_result=events.append, on_measurement=events.append,
         detect=False, registry=registry,
+        watch_machine=False,  # machine state has its own tests (test_machine_state.py)
     )
     return report, events
 
