@@ -5,12 +5,19 @@ Run on a machine with an NVIDIA GPU (the CI machines have none):
 
     python scripts/gpu_check.py [--device cuda:0] [--json gpu_check.json] [--full]
 
-It runs hardware detection (NVML and torch merged), the whole suite on the GPU (matmul in
+It runs hardware detection (NVML and torch merged), the whole suite on the GPU in its child
+process (``python -m torchrig.bench.child``, as the GUI and CLI run it: matmul in
 FP32/TF32/FP16/BF16, memory bandwidth, pinned and pageable host<->device copies with the PCIe
-link read under load, FP32 vs AMP-fp16 training with GradScaler and peak-memory stats, gradient
-checkpointing, data loading, storage, CPU matmul), checks that each path produced what it
-should, prints every figure, and compares with the calibration measured on an H200
-(~790 TFLOP/s BF16 on 8192^3, ~4.3 TB/s device copy counting bytes read + written).
+link read under load, FP32 vs AMP-fp16 training interleaved step by step with GradScaler and
+peak-memory stats, gradient checkpointing, data loading, storage, CPU matmul), checks that each
+path produced what it should, checks the machine state NVML recorded during the run (clocks,
+temperature, power limit, throttle reasons, other processes on the GPU), kills a second CUDA
+child with SIGKILL mid-run and checks that what it measured was kept, prints every figure, and
+compares with the calibration measured on an H200 (~790 TFLOP/s BF16 on 8192^3, ~4.3 TB/s
+device copy counting bytes read + written).
+
+The checks are plain functions of a report (``path_checks``, ``machine_state_checks``,
+``crash_checks``), tested with fake reports on machines without a GPU.
 
 Exit codes: 0 all checks passed, 1 a check failed, 2 no CUDA (or no torch) on this machine.
 """
@@ -35,6 +42,82 @@ H200_CALIBRATION = {
 CALIBRATION_TOLERANCE = 0.8
 """A healthy card lands within run-to-run noise of the calibration; below 80 % something
 (power cap, clocks, another process) is holding it back."""
+
+
+Check = tuple[str, bool, str]
+"""(what was checked, passed, detail)."""
+
+
+def path_checks(report: Any, cc_major: int) -> list[Check]:
+    """Every CUDA path produced its figure (a BenchReport from a GPU run)."""
+    out: list[Check] = [(f"{r.id} ran", r.state == "ok", r.status) for r in report.results]
+    dtypes = ["fp32", "fp16"] + (["tf32", "bf16"] if cc_major >= 8 else [])
+    for dtype in dtypes:
+        out.append((f"matmul {dtype} measured", report.value("matmul", dtype) is not None, ""))
+    for case in ("pinned_h2d", "pinned_d2h", "pageable_h2d", "pageable_d2h"):
+        out.append((f"h2d {case} measured", report.value("h2d", case) is not None, ""))
+    h2d = report.result("h2d")
+    pinned = h2d.measurement("pinned_h2d") if h2d else None
+    out.append(("PCIe link read under load",
+                pinned is not None and "pcie_gen" in pinned.details,
+                str(pinned.details if pinned else None)))
+    train = report.result("train")
+    if train is not None:
+        amp = train.measurement("cnn_amp")
+        out.append(("AMP used fp16 + GradScaler on CUDA",
+                    amp is not None and amp.details.get("amp_dtype") == "fp16", ""))
+        for key in ("cnn_fp32_peak_bytes", "cnn_amp_peak_bytes",
+                    "transformer_fp32_peak_bytes", "transformer_amp_peak_bytes"):
+            out.append((f"peak memory stat {key}", (train.value(key) or 0) > 0, ""))
+        speedup = train.measurement("cnn_amp_speedup")
+        pairs = speedup.details.get("pairs", 0) if speedup is not None else 0
+        out.append(("AMP speed-up from interleaved FP32/AMP pairs, with its range",
+                    pairs >= 1 and speedup is not None
+                    and speedup.details["min"] <= speedup.value <= speedup.details["max"],
+                    f"{pairs} pairs"))
+    ckpt = report.result("checkpointing")
+    if ckpt is not None:
+        saved = ckpt.value("memory_saved")
+        out.append(("checkpointing saves memory (allocator peak)",
+                    saved is not None and saved > 0,
+                    f"{saved:.0%}" if saved is not None else "not measured"))
+    return out
+
+
+def machine_state_checks(report: Any, device_index: int) -> list[Check]:
+    """NVML watched the GPU during the run: clocks, temperature, power limit, throttle
+    reasons, and no other process on it (the suite's own child is not "other")."""
+    state = report.machine_state or {}
+    gpus = state.get("during", {}).get("gpus") or []
+    gpu = next((g for g in gpus if g.get("index") == device_index), None)
+    out: list[Check] = [("NVML sampled the GPU during the run", gpu is not None,
+                         state.get("gpu_error") or f"{len(gpus)} GPU(s) sampled")]
+    if gpu is None:
+        return out
+    for key in ("sm_clock_mhz_min", "sm_clock_max_mhz", "temperature_c_max", "power_limit_w"):
+        out.append((f"NVML {key}", isinstance(gpu.get(key), (int, float)), str(gpu.get(key))))
+    out.append(("NVML throttle reasons read", isinstance(gpu.get("throttle_reasons"), list),
+                str(gpu.get("throttle_reasons"))))
+    others = gpu.get("other_processes", [])
+    out.append(("no other process on the GPU (the benchmark child is not counted)",
+                not others, str(others)))
+    out.append(("machine-state verdict recorded", isinstance(state.get("busy"), bool),
+                "; ".join(w["en"] for w in state.get("warnings", [])) or "quiet"))
+    return out
+
+
+def crash_checks(report: Any) -> list[Check]:
+    """A CUDA child killed with SIGKILL after its first figure: the report keeps the figures
+    and says how the child ended."""
+    measured = [m for r in report.results for m in r.measurements]
+    interrupted = report.interrupted
+    return [
+        ("killed CUDA child: figures measured before the kill kept", bool(measured),
+         f"{len(measured)} figure(s)"),
+        ("killed CUDA child: the report says it was SIGKILL",
+         interrupted is not None and "SIGKILL" in interrupted.en,
+         interrupted.en if interrupted is not None else "no interruption recorded"),
+    ]
 
 
 def _fail_no_cuda(message: str) -> int:
@@ -87,6 +170,21 @@ def check_verify(device: str, check: Any) -> list[dict[str, Any]]:
     return results
 
 
+def _run_and_kill(run_isolated: Any, settings: Any) -> Any:
+    """Run ``settings`` in a child and SIGKILL it once its first figure has arrived."""
+    import os
+    import signal
+
+    import psutil
+
+    def kill_child(_measurement: Any) -> None:
+        for proc in psutil.Process().children():
+            if "torchrig.bench.child" in " ".join(proc.cmdline()):
+                os.kill(proc.pid, signal.SIGKILL)
+
+    return run_isolated(settings, cancel=threading.Event(), on_measurement=kill_child)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cuda:0")
@@ -106,8 +204,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from torchrig.bench.findings import bench_findings
     from torchrig.bench.format import format_measurement
+    from torchrig.bench.isolated import run_isolated
     from torchrig.bench.report import save_report
-    from torchrig.bench.runner import detect_profile, run_suite
+    from torchrig.bench.runner import detect_profile
     from torchrig.bench.settings import BenchSettings, resolve_device
     from torchrig.errors import InputError
 
@@ -142,8 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"x{gpu.pcie_width_current}/{gpu.pcie_width_max}, "
                   f"power limit {gpu.power_limit_w} W")
 
-    print(f"== suite ({'full' if args.full else 'quick'}) on {device}")
-    torch.backends.cuda.matmul.allow_tf32 = True  # the suite must restore whatever it finds
+    print(f"== suite ({'full' if args.full else 'quick'}) on {device}, in its child process")
     cancel = threading.Event()
     started = time.perf_counter()
 
@@ -151,12 +249,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  [{p.bench_index + 1}/{p.bench_count}] {p.bench_id} "
               f"{p.step}/{p.steps_total}: {p.message.en}", flush=True)
 
-    report = run_suite(BenchSettings(preset="full" if args.full else "quick", device=device),
-                       cancel=cancel, on_progress=progress, profile=profile,
-                       detect=profile is None)
+    settings = BenchSettings(preset="full" if args.full else "quick", device=device)
+    report = run_isolated(settings, cancel=cancel, on_progress=progress,
+                          profile=profile.to_dict() if profile is not None else None,
+                          detect=profile is None, catalog_peaks=True)
     wall = time.perf_counter() - started
-    print(f"  suite wall time {wall:.1f} s")
-    check("TF32 flag restored after matmul", torch.backends.cuda.matmul.allow_tf32 is True)
+    print(f"  suite wall time {wall:.1f} s (child process, torch import included)")
+    check("the suite ran on the GPU in the child", report.device == device, report.device)
     if not args.full:
         check("quick suite within 20 s on a GPU", wall <= 20, f"{wall:.1f} s")
 
@@ -169,31 +268,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    note: {n.en}")
 
     print("== path checks")
-    for r in report.results:
-        check(f"{r.id} ran", r.ok, r.status)
     major, _minor = torch.cuda.get_device_capability(index)
-    dtypes = ["fp32", "fp16"] + (["tf32", "bf16"] if major >= 8 else [])
-    for dtype in dtypes:
-        check(f"matmul {dtype} measured", report.value("matmul", dtype) is not None)
-    for case in ("pinned_h2d", "pinned_d2h", "pageable_h2d", "pageable_d2h"):
-        check(f"h2d {case} measured", report.value("h2d", case) is not None)
-    h2d = report.result("h2d")
-    pinned = h2d.measurement("pinned_h2d") if h2d else None
-    check("PCIe link read under load", pinned is not None and "pcie_gen" in pinned.details,
-          str(pinned.details if pinned else None))
-    train = report.result("train")
-    if train is not None:
-        amp = train.measurement("cnn_amp")
-        check("AMP used fp16 + GradScaler on CUDA",
-              amp is not None and amp.details.get("amp_dtype") == "fp16")
-        for key in ("cnn_fp32_peak_bytes", "cnn_amp_peak_bytes",
-                    "transformer_fp32_peak_bytes", "transformer_amp_peak_bytes"):
-            check(f"peak memory stat {key}", (train.value(key) or 0) > 0)
-    ckpt = report.result("checkpointing")
-    if ckpt is not None:
-        saved = ckpt.value("memory_saved")
-        check("checkpointing saves memory (allocator peak)", saved is not None and saved > 0,
-              f"{saved:.0%}" if saved is not None else "not measured")
+    for name_, ok, detail in path_checks(report, major):
+        check(name_, ok, detail)
+
+    print("== machine state during the run (NVML)")
+    for name_, ok, detail in machine_state_checks(report, index):
+        check(name_, ok, detail)
+
+    print("== a CUDA child killed with SIGKILL mid-run")
+    killed = _run_and_kill(run_isolated, BenchSettings(preset="quick", device=device,
+                                                       only=("matmul", "membw")))
+    for name_, ok, detail in crash_checks(killed):
+        check(name_, ok, detail)
 
     print("== calibration (H200)")
     name = (report.device_name or "").upper()

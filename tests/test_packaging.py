@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
@@ -225,9 +226,14 @@ def test_install_sh_refuses_bad_arguments(tmp_path: Path, args: tuple[str, ...],
 
 
 @pytest.fixture
-def no_override(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+def no_override(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """No $TORCHRIG_RESOURCES, and the remembered built-in folder forgotten before and after:
+    these tests rearrange the layouts themselves."""
     monkeypatch.delenv(resources.RESOURCES_ENV, raising=False)
-    return monkeypatch
+    resources.forget_resources_dir()
+    yield monkeypatch
+    monkeypatch.undo()
+    resources.forget_resources_dir()
 
 
 def _fake_resources(folder: Path) -> Path:

@@ -247,10 +247,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         return run_collective_cli(args)
     from torchrig.bench.cli_bench import run_cli
-    from torchrig.bench.spec_compare import peaks_lookup
-    from torchrig.catalog import load_catalog
 
-    return run_cli(args, peaks_lookup=peaks_lookup(load_catalog()))
+    return run_cli(args, catalog_peaks=True)
 
 
 def _add_bench_options(parser: argparse.ArgumentParser) -> None:

@@ -99,6 +99,10 @@
         <translation>正常</translation>
     </message>
     <message>
+        <source>partial</source>
+        <translation>部分完成</translation>
+    </message>
+    <message>
         <source>skipped</source>
         <translation>已跳过</translation>
     </message>
@@ -127,10 +131,6 @@
         <translation>完整（3 分钟以内）</translation>
     </message>
     <message>
-        <source>Quick: short runs of every benchmark. Full: longer runs and more sizes, steadier figures</source>
-        <translation>快速：每项测试只运行很短时间。完整：运行更久、覆盖更多规模，结果更稳定</translation>
-    </message>
-    <message>
         <source>Device</source>
         <translation>设备</translation>
     </message>
@@ -151,8 +151,16 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>Run the suite on a background thread (loads torch); the window stays usable</source>
-        <translation>在后台线程运行整套测试（会加载 torch），窗口仍可正常使用</translation>
+        <source>Smoke test (a few seconds)</source>
+        <translation>冒烟测试（几秒钟）</translation>
+    </message>
+    <message>
+        <source>Quick: short runs of every benchmark. Full: longer runs and more sizes, steadier figures. Smoke test: tiny sizes, only proves every benchmark works</source>
+        <translation>快速：每项基准短时运行。完整：运行更久、尺寸更多，数据更稳定。冒烟测试：极小尺寸，仅验证每项基准都能运行</translation>
+    </message>
+    <message>
+        <source>Run the suite in a separate process (loads torch there); the window stays usable even if it crashes</source>
+        <translation>在独立进程中运行测试套件（在其中加载 torch）；即使该进程崩溃，窗口仍可正常使用</translation>
     </message>
     <message>
         <source>Stop after the current step; what was measured is kept</source>
@@ -231,8 +239,12 @@
         <translation>数据集所在磁盘上的文件夹</translation>
     </message>
     <message>
-        <source>Starting (loading torch)…</source>
-        <translation>正在启动（加载 torch）…</translation>
+        <source>Starting (loading torch in the benchmark process)…</source>
+        <translation>正在启动（在基准测试进程中加载 torch）…</translation>
+    </message>
+    <message>
+        <source>Not complete: {0}</source>
+        <translation>未完成：{0}</translation>
     </message>
     <message>
         <source>could not save the report to the history: {0}</source>
@@ -253,10 +265,6 @@
     <message>
         <source>Done.</source>
         <translation>完成。</translation>
-    </message>
-    <message>
-        <source>{0} benchmark(s) skipped or failed: {1}</source>
-        <translation>{0} 项测试被跳过或失败：{1}</translation>
     </message>
     <message>
         <source>{0} ({1})</source>
@@ -708,8 +716,16 @@
         <translation>附加报告…</translation>
     </message>
     <message>
+        <source>Network exposure: &quot;Measure here&quot; listens on 127.0.0.1 only and nothing outside this machine can connect. On a cluster, the first node&apos;s rendezvous port above and the NCCL/gloo ports of every node accept connections on the interface you choose (NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME; default: any) for the length of the run - run it on a trusted network or behind a firewall.</source>
+        <translation>网络暴露：“在本机测量”只监听 127.0.0.1，本机以外无法连接。在集群上，运行期间第一个节点上方的汇合端口以及每个节点的 NCCL/gloo 端口会在您选择的网卡上接受连接（NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME；默认：任意网卡）——请在可信网络中或防火墙之后运行。</translation>
+    </message>
+    <message>
         <source>No collective report attached: scaling uses catalog link rates.</source>
         <translation>未附加集合通信报告：扩展性按目录中的链路速率估算。</translation>
+    </message>
+    <message>
+        <source>Measure here ({0} GPUs, NCCL)</source>
+        <translation>在本机测量（{0} 块 GPU，NCCL）</translation>
     </message>
     <message>
         <source>{0}, {1} ranks on {2} node(s)</source>

@@ -42,6 +42,13 @@ def test_success_removes_files(tmp_path: Path):
     seq = result.measurement("seq_read")
     assert seq.value > 0 and seq.details["bytes"] == 8 * MiB
     assert result.measurement("small_read").details["files"] == 16
+    write = result.measurement("seq_write")
+    assert write.value > 0 and write.details["bytes"] == 8 * MiB and write.unit == "B/s"
+    assert "fsync" in write.notes[0].en
+    # The read figure states its conditions: cache, read-ahead, access hint.
+    conditions = " ".join(n.en for n in seq.notes)
+    assert "read-ahead" in conditions and "POSIX_FADV_SEQUENTIAL" in conditions
+    assert "read_ahead_kb" in seq.details
     assert _leftovers(tmp_path) == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import ipaddress
 import os
 import shlex
 import subprocess
@@ -334,7 +335,7 @@ def test_a_dying_rank_gives_a_clear_error_quickly(tmp_path, no_leftovers):
     assert time.monotonic() - began < 30
     assert info.value.reason == "failed"
     assert str(info.value).startswith("collective benchmark failed: rank 1 exited with code 3")
-    assert "ChildFailedError" in info.value.log_tail
+    assert "Root Cause" in info.value.log_tail
     assert not (tmp_path / "r.json").exists()
     assert not _processes_mentioning(str(tmp_path))
 
@@ -369,3 +370,39 @@ def test_runner_keeps_a_line_written_in_pieces(no_leftovers):
                                on_line=lines.append)
     assert outcome.returncode == 0
     assert lines == ["partial", "no newline"]
+
+
+def _listening_sockets(pids: set[int]) -> list[tuple[str, int, int]]:
+    """(address, port, pid) of every TCP/UDP socket of ``pids`` that listens or is bound
+    without a peer."""
+    found = []
+    for conn in psutil.net_connections(kind="inet"):
+        if conn.pid in pids and conn.laddr and not conn.raddr and (
+                conn.status in (psutil.CONN_LISTEN, psutil.CONN_NONE)):
+            found.append((conn.laddr.ip, conn.laddr.port, conn.pid))
+    return found
+
+
+@pytest.mark.slow
+def test_a_local_run_listens_on_loopback_only(tmp_path, no_leftovers):
+    """issue 13: torchrun's TCPStore listened on every interface (``*:PORT pt_elastic``).
+    While a real 2-process gloo run is between its first and last message size, every socket
+    its processes listen on must be a loopback address."""
+    me = psutil.Process()
+    seen: list[tuple[str, int, int]] = []
+    tree_sizes: list[int] = []
+
+    def look(line: str) -> None:
+        progress = parse_progress(line)
+        if progress is None or progress[0] != 1 or tree_sizes:
+            return
+        tree = {p.pid for p in me.children(recursive=True)}
+        tree_sizes.append(len(tree))
+        seen.extend(_listening_sockets(tree))
+
+    launch_local(2, "gloo", ["--sizes", "8..1M", "--iters", "20", "--warmup", "2"], 120,
+                 json_path=tmp_path / "r.json", on_line=look)
+    assert tree_sizes and tree_sizes[0] >= 3  # launcher + 2 ranks were alive when looked at
+    assert seen, "gloo listens for its peers: the look happened while the run was alive"
+    outside = [s for s in seen if not ipaddress.ip_address(s[0]).is_loopback]
+    assert not outside, f"listening beyond loopback: {outside}"

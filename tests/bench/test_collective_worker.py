@@ -12,8 +12,10 @@ import pytest
 from torchrig.bench.collective_options import CollectiveOptions, parse_options
 from torchrig.bench.collective_worker import (
     FAULT_ENV,
+    STORE_ENV,
     main,
     master_addr_is_local,
+    ops_per_timing,
     read_launch_env,
 )
 from torchrig.errors import InputError
@@ -119,3 +121,22 @@ def test_module_run_directly_exits_2_within_seconds():
     assert done.returncode == 2
     assert "not started by torchrun" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("per_op_s", "expected"), [
+    (0.5, 1),        # a slow op: one per interval
+    (0.004, 3),      # 3 x 4 ms reaches the 10 ms interval
+    (1e-6, 1000),    # a tiny message: capped
+    (0.0, 1000),     # below timer resolution: the cap
+])
+def test_ops_per_timing_makes_each_interval_long_enough(per_op_s, expected):
+    assert ops_per_timing(per_op_s) == expected
+    if expected < 1000:
+        assert expected * per_op_s >= 0.01 or expected == 1
+
+
+def test_file_store_launch_needs_no_master_address():
+    env = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", STORE_ENV: "/tmp/s"}
+    launch = read_launch_env(env)
+    assert (launch.rank, launch.world_size, launch.master_addr, launch.master_port) == (
+        1, 2, "127.0.0.1", 0)

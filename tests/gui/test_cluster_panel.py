@@ -44,3 +44,19 @@ def test_a_bad_collective_report_is_a_message(window, tmp_path):
     bad.write_text('{"format": "torchrig.collective-report", "version": 1}', encoding="utf-8")
     assert not window.bench_page.cluster.open_path(bad)
     assert "c.json" in window.bench_page.cluster.result.text()
+
+
+def test_defaults_follow_what_this_machine_has(window):
+    """issue 12: no GPU here, so not 8 GPUs and NCCL; NVIDIA GPUs once detection finds them."""
+    from torchrig.hardware.model import GpuInfo, SystemProfile
+
+    panel = window.bench_page.cluster
+    assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (2, "gloo")
+    window.bench_page.set_profile(SystemProfile())
+    assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (2, "gloo")
+    assert "2 CPU processes" in panel.run_button.text()
+    gpus = [GpuInfo(index=i, name="NVIDIA H100", vendor="NVIDIA") for i in range(4)]
+    window.bench_page.set_profile(SystemProfile(gpus=gpus))
+    assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (4, "nccl")
+    assert "4 GPUs, NCCL" in panel.run_button.text()
+    assert "127.0.0.1 only" in panel.exposure.text()

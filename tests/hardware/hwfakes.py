@@ -125,6 +125,30 @@ class FakeNvml(types.ModuleType):
     def nvmlDeviceGetNvLinkVersion(self, handle: dict, link: int) -> int:
         return handle.get("link_version", 4)
 
+    # --- state during a benchmark run (bench.machine_state) ---
+
+    def nvmlDeviceGetClockInfo(self, handle: dict, clock: int) -> int:
+        return self._answer(handle, {1: "sm_clock", 2: "mem_clock"}[clock])
+
+    def nvmlDeviceGetMaxClockInfo(self, handle: dict, clock: int) -> int:
+        return self._answer(handle, {1: "sm_clock_max", 2: "mem_clock_max"}[clock])
+
+    def nvmlDeviceGetTemperature(self, handle: dict, sensor: int) -> int:
+        return self._answer(handle, "temperature")
+
+    def nvmlDeviceGetPowerUsage(self, handle: dict) -> int:
+        return self._answer(handle, "power_now_mw")
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: dict) -> int:
+        return self._answer(handle, "throttle_mask")
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: dict) -> list:
+        return [types.SimpleNamespace(pid=pid, usedGpuMemory=used)
+                for pid, used in self._answer(handle, "processes") or []]
+
+    def nvmlDeviceGetGraphicsRunningProcesses(self, handle: dict) -> list:
+        return []
+
 
 def nvml_gpu(index: int, **overrides) -> dict:
     """A PCIe GPU that answers everything, with NVML's usual quirks (SMs: NotSupported)."""
@@ -141,6 +165,14 @@ def nvml_gpu(index: int, **overrides) -> dict:
         "power_mw": 450000,
         "mig": "NVMLError_NotSupported",
         "links": 0,
+        "sm_clock": 2520,
+        "sm_clock_max": 2520,
+        "mem_clock": 10501,
+        "mem_clock_max": 10501,
+        "temperature": 64,
+        "power_now_mw": 300000,
+        "throttle_mask": 0,
+        "processes": [],
     }
     gpu.update(overrides)
     return gpu

@@ -207,3 +207,28 @@ def test_real_machine_matches_os():
     assert info.usable_cpus is not None
     assert 1 <= info.usable_cpus <= _affinity(default=os.cpu_count() or 1)
     assert info.physical_cores == psutil.cpu_count(logical=False)
+
+
+def test_clock_from_cpuinfo_when_the_kernel_has_no_cpufreq(tree):
+    """issue 17: a VM without cpufreq showed "unknown" while /proc/cpuinfo said 2596 MHz."""
+    tree.write(
+        "proc/cpuinfo",
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7H12 64-Core Processor\n"
+        "cpu MHz\t\t: 2596.096\nflags\t\t: sse avx avx2 fma hypervisor\n",
+    )
+    tree.write("sys/devices/system/cpu/online", "0\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.base_freq_hz == pytest.approx(2596.096e6)
+    assert "base_freq_hz" not in info.unknown
+    assert info.max_freq_hz is None and "cpufreq" in info.unknown["max_freq_hz"]
+
+
+def test_cpuinfo_clock_is_not_taken_where_cpufreq_exists(tree):
+    """With cpufreq, "cpu MHz" is the current, moving clock: not a base frequency."""
+    _intel(tree, base_frequency=False)
+    text = (tree.base / "proc/cpuinfo").read_text().replace(
+        "Gold 6338 CPU @ 2.00GHz", "Gold 6338 CPU").replace(
+        "processor", "cpu MHz\t\t: 800.0\nprocessor")
+    tree.write("proc/cpuinfo", text)
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.base_freq_hz is None and "base_frequency" in info.unknown["base_freq_hz"]

@@ -244,3 +244,20 @@ def test_real_machine_covers_psutil_partitions():
         assert part.device in ours or part.mountpoint in ours, part
     root = next(d for d in disks if d.mountpoint == "/")
     assert root.total_bytes == psutil.disk_usage("/").total
+
+
+def test_disk_size_beside_the_filesystem_size(tree):
+    """issue 17: the filesystem's size was shown as the disk's; keep both."""
+    nvme = _disk(tree, "nvme0n1", "259:0")
+    tree.write(f"{nvme}/size", "3907029168\n")  # 512-byte sectors: a 2 TB drive
+    _partition(tree, nvme, "nvme0n1p2", "259:2")
+    tree.write(f"{nvme}/nvme0n1p2/size", "1000000000\n")
+    tree.write("proc/self/mountinfo",
+               "5 1 259:2 / /data rw - ext4 /dev/nvme0n1p2 rw\n"
+               "6 1 0:52 / /dev/shm rw - tmpfs shm rw\n")
+    found = _by_mountpoint(probe_storage(tree.roots, system="Linux", usage=FakeUsage(),
+                                         is_dir=lambda _: True))
+    assert found["/data"].device_bytes == 3907029168 * 512  # the whole disk, not the partition
+    assert found["/data"].total_bytes == 2_000_000_000_000  # the filesystem, from statvfs
+    assert found["/dev/shm"].device_bytes is None
+    assert "not a block device" in found["/dev/shm"].unknown["device_bytes"]

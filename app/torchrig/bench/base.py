@@ -115,6 +115,8 @@ class BenchContext:
         scale: memory scale of the problem; the runner lowers it to retry after out-of-memory.
         notes: benchmark-level notes; they end up in the report.
         budget_stopped: set when the benchmark (or the runner) cut it short for time.
+        left_out: what was not measured because of the time budget (the result then reads
+            "partial" with these as the reason).
     """
 
     settings: BenchSettings
@@ -127,6 +129,7 @@ class BenchContext:
     started: float = field(default_factory=time.monotonic)
     notes: list[Msg] = field(default_factory=list)
     budget_stopped: bool = False
+    left_out: list[Msg] = field(default_factory=list)
 
     @property
     def kind(self) -> str:
@@ -156,6 +159,7 @@ class BenchContext:
 
     def note_budget_stop(self, what: Msg) -> None:
         self.budget_stopped = True
+        self.left_out.append(what)
         self.note(Msg(f"stopped early to stay within the time budget: {what.en}",
                       f"为不超出时间预算而提前停止：{what.zh}"))
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from torchrig.bench import nets
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.trainloop import PhaseResult, fit_batch, run_phase
+from torchrig.bench.trainloop import Variant, fit_batch, run_ab
 from torchrig.i18n import Msg
 
 SEED_MEMORY = Reference(
@@ -42,26 +42,25 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     x, y = make(batch)
     details = {"batch": batch, "seq": shape.seq, "d_model": shape.d_model,
                "layers": shape.layers}
-    results: dict[bool, PhaseResult] = {}
-    for i, checkpointing in enumerate((False, True)):
+    yield Progress("checkpointing", 1, 3, Msg("timing with and without, interleaved",
+                                              "交替计时：启用与不启用"))
+
+    def switch(on: bool) -> Variant:
+        def prepare() -> None:
+            model.checkpointing = on
+        return Variant(amp=False, prepare=prepare)
+
+    ab = run_ab(ctx, model, x, y, switch(False), switch(True),
+                slice_s=max(0.0, ctx.time_left() * 0.9), batch=batch)
+    plain, ckpt = ab.a, ab.b
+    yield Progress("checkpointing", 2, 3, Msg("results", "结果"))
+    for checkpointing, r in ((False, plain), (True, ckpt)):
         how = _HOW[checkpointing]
-        yield Progress("checkpointing", i + 1, 3, how)
-        # The checkpointed run needs two steps of at least the plain step's time; starting it
-        # when they cannot fit would overrun the budget (a busy or slow CPU).
-        plain_s = results[False].step_s if False in results else 0.0
-        if ctx.out_of_time(max(0.3, 2.5 * plain_s)):
-            ctx.note_budget_stop(Msg(f"{how.en} not measured", f"未测{how.zh}"))
-            break
-        model.checkpointing = checkpointing
-        slice_s = ctx.time_left() / (2 - i) * 0.5
-        r = run_phase(ctx, model, x, y, amp=False, slice_s=slice_s, batch=batch)
-        results[checkpointing] = r
         tag = "checkpointed" if checkpointing else "plain"
-        # Each configuration's own figures as soon as they exist: a budget cut before the
-        # second configuration still leaves the first in the report.
         yield Measurement(
             id=f"step_s_{tag}", label=Msg(f"Step time {how.en}", f"单步时间（{how.zh}）"),
-            value=r.step_s, unit="s", details={**details, "repeats": r.repeats})
+            value=r.step_s, unit="s", details={**details, "repeats": r.repeats,
+                                               "spread_samples_per_s": r.spread})
         yield Measurement(
             id=f"saved_bytes_{tag}",
             label=Msg(f"Activations saved for backward, {how.en}", f"为反向保存的激活（{how.zh}）"),
@@ -75,14 +74,19 @@ def run(ctx: BenchContext) -> Iterator[Event]:
                 value=float(r.peak_bytes), unit="B",
                 notes=(Msg("torch.cuda.max_memory_allocated; includes weights, gradients and "
                            "AdamW states", "max_memory_allocated；含权重、梯度与 AdamW 状态"),))
-    plain, ckpt = results.get(False), results.get(True)
-    if plain is None or ckpt is None:
-        return
+    spread_ = ab.ratio_details()
     yield Measurement(
         id="time_added", label=Msg("Time added by checkpointing", "检查点增加的时间"),
-        value=ckpt.step_s / plain.step_s - 1, unit="ratio", reference=SEED_TIME,
-        notes=(Msg("Chen et al. (arXiv 1604.06174): about one extra forward pass, ~33 %",
-                   "Chen 等（arXiv 1604.06174）：约多一次前向，约 33%"),),
+        value=ab.ratio - 1, unit="ratio", reference=SEED_TIME,
+        notes=(Msg(f"steps with and without alternate (A B, B A, ...); median over "
+                   f"{spread_['pairs']} adjacent pairs of the step-time ratio, range "
+                   f"{spread_['min'] - 1:+.0%} to {spread_['max'] - 1:+.0%}",
+                   f"启用与不启用逐步交替（A B、B A……）；取 {spread_['pairs']} 组相邻步"
+                   f"步时比的中位数，范围 {spread_['min'] - 1:+.0%} 至 {spread_['max'] - 1:+.0%}"),
+               Msg("Chen et al. (arXiv 1604.06174): about one extra forward pass, ~33 %",
+                   "Chen 等（arXiv 1604.06174）：约多一次前向，约 33%")),
+        details={"pairs": spread_["pairs"], "median": ab.ratio - 1,
+                 "min": spread_["min"] - 1, "max": spread_["max"] - 1},
     )
     if plain.peak_bytes and ckpt.peak_bytes is not None:
         saving = 1 - ckpt.peak_bytes / plain.peak_bytes

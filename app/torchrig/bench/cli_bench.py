@@ -1,9 +1,11 @@
 """``torchrig bench``: run the suite from a terminal, headless servers included.
 
-The suite runs on a worker thread so that Ctrl-C reaches the main thread, which only waits:
-KeyboardInterrupt then sets the cancel token, the suite stops within about a second, and what
-was measured is still saved. Progress goes to stderr one line per step (no curses, so it works
-in CI logs and over ssh); the summary goes to stdout.
+The suite runs in a child process (:func:`torchrig.bench.isolated.run_isolated`, the same
+runner the GUI uses), followed from a worker thread so that Ctrl-C reaches the main thread,
+which only waits: KeyboardInterrupt then sets the cancel token, the child is asked to stop and
+killed if it has not within a second, and what was measured is still saved. A child that
+crashes leaves a report of what it had measured. Progress goes to stderr one line per step
+(no curses, so it works in CI logs and over ssh); the summary goes to stdout.
 """
 
 from __future__ import annotations
@@ -12,15 +14,15 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from torchrig.bench.base import Benchmark, Progress
+from torchrig.bench.base import Progress
 from torchrig.bench.format import format_measurement
+from torchrig.bench.isolated import registry_ids, run_isolated
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
-from torchrig.bench.runner import PeaksFn, list_benchmarks, run_suite
-from torchrig.bench.settings import BenchSettings, resolve_device
+from torchrig.bench.runner import list_benchmarks
+from torchrig.bench.settings import BenchSettings
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
 from torchrig.units import fmt_gb
@@ -112,36 +114,42 @@ def summary(report: BenchReport, lang: str = "en") -> str:
             lines.append(f"    note: {note.get(lang)}")
     if report.cancelled:
         lines.append("cancelled: the figures above are what was measured before the stop")
+    if report.interrupted is not None:
+        lines.append(f"interrupted: {report.interrupted.get(lang)}")
+    for warning in report.busy_warnings:
+        lines.append(f"WARNING: {warning.get(lang)}")
     return "\n".join(lines)
 
 
 def run_cli(
     args: argparse.Namespace,
     *,
-    registry: Sequence[Benchmark] | None = None,
+    registry: str | None = None,
     profile: SystemProfile | None = None,
     detect: bool = True,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
-    peaks_lookup: PeaksFn | None = None,
+    catalog_peaks: bool = False,
+    child_env: dict[str, str] | None = None,
 ) -> int:
     """Run ``torchrig bench`` with parsed ``args``; returns the exit code.
 
     0: done; 2: bad input (one line on stderr); 130: stopped by Ctrl-C (results still saved).
-    The keyword arguments exist for tests and embedding; the CLI passes only ``args``.
+    ``catalog_peaks``: compare with the catalog's spec peaks (the CLI does). ``registry``
+    ("module:attribute"), ``profile``, ``detect`` and ``child_env`` exist for tests and
+    embedding.
     """
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     printer = _Printer(err, getattr(args, "lang", "en") or "en")
-    benches = list(registry) if registry is not None else list_benchmarks()
     try:
-        settings = settings_from_args(args).validated([b.id for b in benches])
+        ids = registry_ids(registry)
+        settings = settings_from_args(args).validated(ids)
         json_path = check_json_path(getattr(args, "json", None))
-        resolve_device(settings.device)
     except InputError as exc:
         printer.line(f"torchrig bench: {exc}")
         return EXIT_BAD_INPUT
-    if any(b.id == "storage" for b in benches) and (
+    if "storage" in ids and (
             settings.only is None or "storage" in settings.only):
         plan = plan_for(settings)
         printer.line(f"storage: writes {fmt_gb(plan.total_bytes)} of test files in "
@@ -156,10 +164,11 @@ def run_cli(
         # Start measuring only once the main thread is inside the loop that handles Ctrl-C.
         go.wait()
         try:
-            outcome["report"] = run_suite(
+            outcome["report"] = run_isolated(
                 settings, cancel=cancel, on_progress=printer.progress,
-                on_result=printer.result, profile=profile, detect=detect, registry=benches,
-                peaks_lookup=peaks_lookup)
+                on_result=printer.result,
+                profile=profile.to_dict() if profile is not None else None, detect=detect,
+                registry=registry, catalog_peaks=catalog_peaks, env=child_env)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             outcome["error"] = exc
         finally:

@@ -5,10 +5,12 @@ limit, streams its output into an unlinked temporary file (no thread, nothing le
 and on timeout, cancel or error ends the whole process tree: torchrun starts every worker in
 a session of its own, so killing torchrun's process group alone would orphan the workers.
 
-Local runs use a static rendezvous on ``127.0.0.1`` and a port picked by binding port 0,
-rather than ``--standalone``: standalone hands workers this host's fully qualified name as
-MASTER_ADDR, which may resolve to a network interface. Gloo and NCCL bootstrap sockets are
-pointed at the loopback interface unless the user chose one.
+Local runs do not use torchrun: its agent's TCPStore listens on every interface whatever
+``--master-addr`` says. :mod:`torchrig.bench.collective_local` starts the ranks with a
+FileStore instead, and gloo and NCCL sockets are pointed at the loopback interface, so a
+single-machine run accepts no connection from outside (the report says so). Cluster runs use
+torchrun with a c10d rendezvous on the address the user gives; docs/collective.md and the
+Cluster tab state what that exposes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from torchrig.bench.collective_report import format_report, load_collective_repo
 from torchrig.errors import InputError
 
 MODULE = "torchrig.bench.collective"
+LOCAL_LAUNCHER = "torchrig.bench.collective_local"
 LOCAL_HOST = "127.0.0.1"
 DEFAULT_LAUNCH_TIMEOUT_S = 600.0
 MAX_LOCAL_PROCS = 64
@@ -234,13 +237,6 @@ def _running(process: psutil.Process) -> bool:
 # --- local launch -----------------------------------------------------------------------------
 
 
-def free_port(host: str = LOCAL_HOST) -> int:
-    """A port nobody listens on right now (the OS picks it when binding port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
 def loopback_interface() -> str | None:
     """The name of the interface holding 127.0.0.1 (``lo`` on Linux, ``lo0`` on macOS)."""
     try:
@@ -259,9 +255,11 @@ def local_child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env.setdefault("PYTHONUNBUFFERED", "1")
     loopback = loopback_interface()
+    # Loopback only, even where the user's environment names another interface: a run on
+    # one machine has no reason to be reachable from the network.
     if loopback is not None:
-        env.setdefault("GLOO_SOCKET_IFNAME", loopback)
-        env.setdefault("NCCL_SOCKET_IFNAME", loopback)
+        env["GLOO_SOCKET_IFNAME"] = loopback
+        env["NCCL_SOCKET_IFNAME"] = loopback
     env.update(extra or {})
     return env
 
@@ -297,12 +295,7 @@ def launch_local(nproc: int, backend: str | None, args: Sequence[str] = (),
     if not json_path.parent.is_dir():
         raise InputError(f"{json_path}: folder {json_path.parent} does not exist")
     options = replace(options, backend=backend, json_path=json_path.resolve())
-    cmd = [
-        sys.executable, "-m", "torch.distributed.run", "--nnodes", "1",
-        "--nproc-per-node", str(nproc), "--master-addr", LOCAL_HOST,
-        "--master-port", str(free_port()), "--max-restarts", "0",
-        "-m", MODULE, *options.to_argv(),
-    ]
+    cmd = [sys.executable, "-m", LOCAL_LAUNCHER, "--nproc", str(nproc), *options.to_argv()]
     try:
         try:
             outcome = run_process_tree(cmd, env=local_child_env(extra_env),

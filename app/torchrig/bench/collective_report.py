@@ -40,6 +40,7 @@ ENV_HINTS = (
     "NCCL_PROTO",
     "NCCL_DEBUG",
     "GLOO_SOCKET_IFNAME",
+    "TORCHRIG_COLLECTIVE_STORE",
 )
 """Environment variables that change which transport a run uses; recorded so two reports
 that disagree can be told apart."""
@@ -71,6 +72,8 @@ class CollectiveResult:
     bus_factor: float
     verified: bool
     per_rank: tuple[RankTiming, ...]
+    ops_per_timing: int = 1
+    """Back-to-back operations inside each timed interval (times are per operation)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,7 @@ class CollectiveReport:
                     "busbw": r.busbw,
                     "bus_factor": r.bus_factor,
                     "verified": r.verified,
+                    "ops_per_timing": r.ops_per_timing,
                     "per_rank": [
                         {"rank": t.rank, "min_s": t.min_s, "median_s": t.median_s,
                          "max_s": t.max_s}
@@ -232,7 +236,8 @@ def _summary_dict(s: OpSummary) -> dict[str, Any]:
 
 
 def build_result(layout: MessageLayout, world_size: int,
-                 times_by_rank: Sequence[Sequence[float]], verified: bool) -> CollectiveResult:
+                 times_by_rank: Sequence[Sequence[float]], verified: bool,
+                 ops_per_timing: int = 1) -> CollectiveResult:
     """One row from every rank's per-iteration times (``times_by_rank[rank][iteration]``).
 
     Per iteration the slowest rank decides (the collective is over when its last rank is);
@@ -254,7 +259,7 @@ def build_result(layout: MessageLayout, world_size: int,
     return CollectiveResult(
         op=layout.op, requested_bytes=layout.requested_bytes, n_bytes=layout.n_bytes,
         count=layout.count, time_s=time_s, algbw=alg, busbw=alg * factor, bus_factor=factor,
-        verified=verified, per_rank=per_rank,
+        verified=verified, per_rank=per_rank, ops_per_timing=ops_per_timing,
     )
 
 
@@ -458,6 +463,8 @@ def _result(item: Any, world: int, where: str) -> CollectiveResult:
         count=_int(item, "count", where, minimum=1), time_s=time_s, algbw=alg, busbw=bus,
         bus_factor=factor, verified=bool(_bool(item, "verified", where)),
         per_rank=tuple(per_rank),
+        ops_per_timing=_int(item, "ops_per_timing", where, minimum=1)
+        if "ops_per_timing" in item else 1,
     )
 
 
@@ -489,6 +496,19 @@ def _check_summary(stored: Mapping[str, Any], computed: Mapping[Op, OpSummary],
 # --- text form ------------------------------------------------------------------------------
 
 
+def network_exposure(t: Transport) -> str:
+    """What the run let the network reach, from the launch environment it recorded."""
+    if t.env.get("TORCHRIG_COLLECTIVE_STORE"):
+        ifname = t.env.get("GLOO_SOCKET_IFNAME") or t.env.get("NCCL_SOCKET_IFNAME")
+        return (f"network: single-machine run - ranks met through a file store (no listening "
+                f"rendezvous port); gloo/NCCL sockets bound to {ifname or 'loopback'} "
+                "(loopback only)")
+    ifname = t.env.get("NCCL_SOCKET_IFNAME" if t.backend == "nccl" else "GLOO_SOCKET_IFNAME")
+    return (f"network: rendezvous at {t.master_addr} and {t.backend} sockets on "
+            f"{ifname or 'the interface the backend picked'} accepted connections during "
+            "the run")
+
+
 def format_report(report: CollectiveReport) -> str:
     """nccl-tests-like table per collective plus the summary, for the CLI and logs."""
     t = report.transport
@@ -498,6 +518,7 @@ def format_report(report: CollectiveReport) -> str:
         + (f", NCCL {t.nccl_version}" if t.nccl_version else ""),
         "time = median over iterations of the slowest rank; GB/s = 1e9 bytes/s; "
         "busbw uses nccl-tests factors",
+        network_exposure(t),
     ]
     for op, summary in report.summary.items():
         lines.append("")

@@ -1,11 +1,15 @@
 """What every rank runs under torchrun: time the collectives, gather timings, rank 0 reports.
 
-Timing per iteration, so the slowest rank of each iteration can be found:
+Timing follows nccl-tests: after the warm-up, each timed interval holds N back-to-back
+operations and the time per operation is the interval / N. N is chosen per message size from
+the warm-up so one interval lasts at least :data:`TARGET_INTERVAL_S` (a single small gloo
+call is dominated by scheduling noise: per-call times jumped between 0.5 and 5 ms), capped at
+:data:`MAX_OPS_PER_TIMING`; all ranks agree on the largest N. ``--iters`` such intervals are
+taken, so the slowest rank of each can be found and the spread reported:
 
-* on GPUs (NCCL) a CUDA event pair around each call, on the current stream, with no barrier
-  in between: the GPU runs the collectives back to back as in training;
-* on CPUs (gloo) ``dist.barrier()`` then ``perf_counter`` around the blocking call, so every
-  rank starts each iteration together.
+* on GPUs (NCCL) a CUDA event pair around each interval, on the current stream;
+* on CPUs (gloo) ``dist.barrier()`` then ``perf_counter`` around the interval, so every rank
+  starts each interval together.
 
 Every rank sends its timings to all others at the end (one all-gather of a float64 tensor; no
 pickled objects cross the network), and rank 0 builds and writes the report.
@@ -28,6 +32,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import torchrig
@@ -58,6 +63,15 @@ number this holds exits with FAULT_EXIT_CODE right after joining the process gro
 FAULT_EXIT_CODE = 3
 
 REQUIRED_ENV = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+
+STORE_ENV = "TORCHRIG_COLLECTIVE_STORE"
+"""Set by the single-machine launcher (collective_local): the ranks meet through a FileStore
+at this path instead of a TCP store, so nothing listens on the network for the rendezvous.
+MASTER_ADDR and MASTER_PORT are then not needed."""
+
+TARGET_INTERVAL_S = 0.01
+"""Shortest timed interval: 10 ms is far above timer resolution and one scheduler tick."""
+MAX_OPS_PER_TIMING = 1000
 
 NOT_LAUNCHED = (
     "not started by torchrun ({missing} not set): run it as `torchrun --standalone "
@@ -92,7 +106,9 @@ def _env_int(environ: Mapping[str, str], key: str, minimum: int) -> int:
 def read_launch_env(environ: Mapping[str, str]) -> LaunchEnv:
     """Read and check torchrun's variables; InputError says how to launch when they are
     missing, which is what running the module with plain ``python -m`` gives."""
-    missing = [key for key in REQUIRED_ENV if not environ.get(key)]
+    file_store = bool(environ.get(STORE_ENV))
+    missing = [key for key in REQUIRED_ENV if not environ.get(key)
+               and not (file_store and key in ("MASTER_ADDR", "MASTER_PORT"))]
     if missing:
         raise InputError(NOT_LAUNCHED.format(missing=", ".join(missing)))
     world = _env_int(environ, "WORLD_SIZE", 1)
@@ -108,8 +124,9 @@ def read_launch_env(environ: Mapping[str, str]) -> LaunchEnv:
         else math.ceil(world / local_world)
     return LaunchEnv(
         rank=rank, world_size=world, local_rank=_env_int(environ, "LOCAL_RANK", 0),
-        local_world_size=local_world, nnodes=nnodes, master_addr=environ["MASTER_ADDR"],
-        master_port=_env_int(environ, "MASTER_PORT", 1),
+        local_world_size=local_world, nnodes=nnodes,
+        master_addr=environ.get("MASTER_ADDR") or "127.0.0.1",
+        master_port=_env_int(environ, "MASTER_PORT", 1) if environ.get("MASTER_PORT") else 0,
     )
 
 
@@ -219,6 +236,10 @@ def run_rank(options: CollectiveOptions, launch: LaunchEnv,
 
     init_kwargs: dict[str, Any] = {"backend": backend,
                                    "timeout": timedelta(seconds=options.timeout_s)}
+    store_path = environ.get(STORE_ENV)
+    if store_path:
+        init_kwargs.update(init_method=Path(store_path).as_uri(), rank=launch.rank,
+                           world_size=launch.world_size)
     if device.type == "cuda" and "device_id" in inspect.signature(
             dist.init_process_group).parameters:
         # Binding the GPU at init (torch >= 2.3) lets NCCL set up eagerly and keeps barrier()
@@ -234,11 +255,13 @@ def run_rank(options: CollectiveOptions, launch: LaunchEnv,
         infos = _all_gather_json(torch, dist, _rank_info(torch, launch, device), device,
                                  launch.world_size)
         timing = "cuda_events" if device.type == "cuda" else "barrier_perf_counter"
-        local = torch.zeros((len(cases), options.iters + 1), dtype=torch.float64)
+        # Per case: iters timings, then "verified", then ops per timing.
+        local = torch.zeros((len(cases), options.iters + 2), dtype=torch.float64)
         for index, layout in enumerate(cases):
-            times, verified = _measure_case(torch, dist, layout, launch, device, options)
+            times, verified, n_ops = _measure_case(torch, dist, layout, launch, device, options)
             local[index, : options.iters] = torch.tensor(times, dtype=torch.float64)
             local[index, options.iters] = 1.0 if verified else 0.0
+            local[index, options.iters + 1] = float(n_ops)
             if launch.rank == 0:
                 _say(f"{PREFIX} progress {index + 1}/{len(cases)}: {layout.op} "
                      f"{fmt_size(layout.n_bytes)}")
@@ -338,8 +361,24 @@ def _buffers(torch: Any, dist: Any, layout: MessageLayout, world: int,
             torch.full((layout.count,), total, dtype=f32, device=device))
 
 
+def ops_per_timing(warmup_s_per_op: float, target_s: float = TARGET_INTERVAL_S,
+                   cap: int = MAX_OPS_PER_TIMING) -> int:
+    """Back-to-back operations per timed interval so that it lasts at least ``target_s``."""
+    if warmup_s_per_op <= 0:
+        return cap
+    return max(1, min(cap, math.ceil(target_s / warmup_s_per_op)))
+
+
+def _sync(torch: Any, dist: Any, device: Any) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    else:
+        dist.barrier()
+
+
 def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEnv, device: Any,
-                  options: CollectiveOptions) -> tuple[list[float], bool]:
+                  options: CollectiveOptions) -> tuple[list[float], bool, int]:
+    """(seconds per operation for each timed interval, verified, operations per interval)."""
     inp, out, call, expected = _buffers(torch, dist, layout, launch.world_size, device)
     # One checked call proves the bytes arrived where they should before they are timed.
     inp.fill_(launch.rank + 1)
@@ -347,27 +386,39 @@ def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEn
     verified = bool(torch.equal(out, expected))
     # Zeros from here on: repeated in-place sums of non-zero data would overflow to inf.
     inp.zero_()
-    for _ in range(options.warmup):
+    warmup = max(1, options.warmup)
+    _sync(torch, dist, device)
+    began = time.perf_counter()
+    for _ in range(warmup):
         call()
+    _sync(torch, dist, device)
+    wanted = ops_per_timing((time.perf_counter() - began) / warmup)
+    # Every rank must run the same number of operations, or the last ones never complete.
+    agreed = torch.tensor([wanted], dtype=torch.float64, device=device)
+    dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
+    n_ops = int(agreed.item())
     if device.type == "cuda":
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(options.iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(options.iters)]
         torch.cuda.synchronize(device)
         for start, end in zip(starts, ends, strict=True):
             start.record()
-            call()
+            for _ in range(n_ops):
+                call()
             end.record()
         torch.cuda.synchronize(device)
-        times = [start.elapsed_time(end) / 1e3 for start, end in zip(starts, ends, strict=True)]
+        times = [start.elapsed_time(end) / 1e3 / n_ops
+                 for start, end in zip(starts, ends, strict=True)]
     else:
         times = []
         for _ in range(options.iters):
             dist.barrier()
             began = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - began)
+            for _ in range(n_ops):
+                call()
+            times.append((time.perf_counter() - began) / n_ops)
     # A zero-length interval (timer resolution) would give infinite bandwidth.
-    return [max(t, 1e-9) for t in times], verified
+    return [max(t, 1e-9) for t in times], verified, n_ops
 
 
 def _nccl_version(torch: Any, backend: str) -> tuple[str | None, str | None]:
@@ -398,7 +449,8 @@ def _build_report(torch: Any, options: CollectiveOptions, launch: LaunchEnv,
         times_by_rank = [[float(t) for t in rows[r, :iters].tolist()]
                          for r in range(launch.world_size)]
         verified = bool((rows[:, iters] == 1.0).all())
-        results.append(build_result(layout, launch.world_size, times_by_rank, verified))
+        results.append(build_result(layout, launch.world_size, times_by_rank, verified,
+                                    int(rows[0, iters + 1].item())))
     ranks = tuple(
         RankInfo(rank=int(i["rank"]), local_rank=int(i["local_rank"]), host=str(i["host"]),
                  device=str(i["device"]), gpu_name=i.get("gpu_name"), gpu_uuid=i.get("gpu_uuid"))

@@ -49,7 +49,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
                            f"torch.set_num_threads({threads})（可用 CPU 数），测后恢复"),
                        Msg("no catalog peak for CPUs", "目录中没有 CPU 的峰值数据")),
                 details={"n": result.n, "repeats": result.repeats, "threads": threads,
-                         "seconds_per_call": result.seconds_per_call},
+                         "seconds_per_call": result.seconds_per_call,
+                         "spread": result.rate_spread},
             )
     finally:
         torch.set_num_threads(previous)

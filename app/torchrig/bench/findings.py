@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from torchrig.bench.h2d import pcie_rate_bps
+from torchrig.bench.machine_state import busy_warnings
 from torchrig.bench.report import BenchReport, Measurement
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
@@ -60,31 +61,31 @@ def bench_findings(
     return sort_findings(found)
 
 
-BUSY_LOAD_PER_CPU = 0.5
-"""A 1-minute load above half the usable CPUs means other work competed for the cores."""
-
-
 def _busy_findings(report: BenchReport) -> list[Finding]:
+    """The run's machine-state warnings (load, other processes, steal, GPU throttling) as one
+    finding; reports from before machine_state fall back to the load average they kept."""
+    warnings = report.busy_warnings
+    numbers: dict[str, float] = {}
+    if report.machine_state is None:
+        legacy = busy_warnings({"before": {
+            "load_average_1min": report.environment.get("load_average_1min"),
+            "usable_cpus": report.environment.get("usable_cpus")}})
+        warnings = legacy
+    if not warnings:
+        return []
     load = report.environment.get("load_average_1min")
-    cpus = report.environment.get("usable_cpus")
-    if not isinstance(load, (int, float)) or not isinstance(cpus, int) or cpus <= 0:
-        return []
-    if load <= BUSY_LOAD_PER_CPU * cpus:
-        return []
+    if isinstance(load, (int, float)):
+        numbers["load_average_1min"] = float(load)
     return [Finding(
         code="bench.busy_machine",
         severity=Severity.WARNING,
-        title=Msg("Other work was using the CPU during the benchmark",
-                  "基准测试期间有其他任务在占用 CPU"),
-        detail=Msg(f"1-minute load average {load:.1f} on {cpus} usable CPUs when the run "
-                   "started: CPU-side figures (training on the CPU, data loading, CPU matmul) "
-                   "can be far below what the machine does when idle.",
-                   f"开始时 1 分钟平均负载 {load:.1f}（可用 CPU {cpus} 个）：CPU 侧数据"
-                   "（CPU 训练、数据加载、CPU 矩阵乘）可能远低于空闲时的水平。"),
+        title=Msg("The figures are not this machine's best: it was busy during the benchmark",
+                  "结果并非本机最佳水平：基准测试期间机器繁忙"),
+        detail=Msg(" ".join(w.en for w in warnings), "".join(w.zh for w in warnings)),
         fix=Msg("Close other jobs and run the benchmark again.",
                 "关闭其他任务后重新运行基准测试。"),
         source="benchmark methodology",
-        numbers={"load_average_1min": float(load), "usable_cpus": float(cpus)},
+        numbers=numbers,
     )]
 
 
@@ -274,8 +275,10 @@ def _feed_findings(report: BenchReport) -> list[Finding]:
         return []
     out: list[Finding] = []
     best = dataload.measurement("best_rate")
-    if best is not None and best.ratio is not None and best.ratio < 1.0:
-        assert best.value is not None and best.reference is not None
+    # Loader rate against the training rate: a headroom check, not a "% of reference".
+    train_rate = best.reference.value if best is not None and best.reference else None
+    if best is not None and best.value is not None and train_rate and best.value < train_rate:
+        assert best.reference is not None
         workers = best.details.get("num_workers")
         out.append(Finding(
             code="bench.cpu_feed",

@@ -15,7 +15,7 @@ from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress, Skip
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.timing import free_memory_bytes, median, time_calls
+from torchrig.bench.timing import free_memory_bytes, median, spread, time_calls
 from torchrig.i18n import Msg
 from torchrig.units import GB, MiB
 
@@ -130,7 +130,7 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         ("pageable_d2h", pageable, "d2h", Msg("Device to host, pageable",
                                               "设备到主机，可分页内存")),
     ]
-    rates: dict[str, tuple[float, int]] = {}
+    rates: dict[str, tuple[float, dict[str, float | int]]] = {}
     for i, (case_id, host, direction, label) in enumerate(cases):
         yield Progress("h2d", i, steps, label)
         if ctx.out_of_time(0.1):
@@ -146,7 +146,7 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         copy()
         samples = time_calls(copy, ctx, min_reps=3, max_reps=50,
                              max_s=max(0.0, ctx.time_left() / (steps - i) - 0.1))
-        rates[case_id] = (size / median(samples), len(samples))
+        rates[case_id] = (size / median(samples), spread(samples, size))
 
     gen, width, how = read_link_now(int(ctx.device.split(":")[1]))
     gpu = _profile_gpu(ctx)
@@ -187,14 +187,15 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     for case_id, _host, _direction, label in cases:
         if case_id not in rates:
             continue
-        rate, reps = rates[case_id]
+        rate, rate_spread = rates[case_id]
         notes = [Msg("bytes / time, one direction", "字节数 / 时间（单向）")]
         if case_id.startswith("pageable"):
             notes.append(Msg("pageable memory is staged through a pinned buffer by the driver",
                              "可分页内存由驱动经锁页缓冲区中转"))
         yield Measurement(id=case_id, label=label, value=rate, unit="B/s", reference=ref,
                           notes=tuple(notes + link_notes),
-                          details={**details_common, "repeats": reps})
+                          details={**details_common, "repeats": rate_spread["repeats"],
+                                   "spread": rate_spread})
     yield Progress("h2d", steps, steps, Msg("done", "完成"))
 
 

@@ -18,7 +18,7 @@ from torchrig.bench.base import BenchContext, Benchmark, Event, Progress, Skip
 from torchrig.bench.cpufeatures import BF16_FEATURES, FP16_FEATURES, native_16bit
 from torchrig.bench.report import Measurement, Reference
 from torchrig.bench.settings import device_kind
-from torchrig.bench.timing import free_memory_bytes, median, round_down, time_calls
+from torchrig.bench.timing import free_memory_bytes, median, round_down, spread, time_calls
 from torchrig.i18n import Msg
 
 GPU_MAX_N = 8192
@@ -35,6 +35,8 @@ class GemmResult:
     n: int
     repeats: int
     seconds_per_call: float
+    rate_spread: dict[str, float | int]
+    """FLOP/s median, min, max over the timed repeats, and their number (timing.spread)."""
 
 
 def _torch_dtype(name: str) -> Any:
@@ -93,7 +95,7 @@ def gemm_rate(
                          max_s=max(slice_s, 0.0), inner=inner, device=device)
     t = median(samples)
     return GemmResult(flops=2 * n**3 / t, n=n, repeats=len(samples) * inner,
-                      seconds_per_call=t)
+                      seconds_per_call=t, rate_spread=spread(samples, 2 * n**3))
 
 
 def _plan(ctx: BenchContext) -> list[tuple[str, Msg | None]]:
@@ -175,10 +177,13 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             yield Measurement(
                 id=name, label=_label(name), value=result.flops, unit="FLOP/s",
                 reference=ref,
-                notes=(Msg("FLOP = 2*N^3 per N x N x N multiplication; median of repeats",
-                           "FLOP = 2*N^3（N×N×N 乘法）；取重复测量的中位数"),) + notes,
+                notes=(Msg("FLOP = 2*N^3 per N x N x N multiplication; median of repeats "
+                           "(repeated until they agree within 2 % or the time slice ends)",
+                           "FLOP = 2*N^3（N×N×N 乘法）；取重复测量的中位数（重复至相差 2% 以内"
+                           "或时间片用完）"),) + notes,
                 details={"n": result.n, "repeats": result.repeats,
-                         "seconds_per_call": result.seconds_per_call},
+                         "seconds_per_call": result.seconds_per_call,
+                         "spread": result.rate_spread},
             )
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32

@@ -10,10 +10,11 @@ are reported; the read + write figure is the one comparable with a vendor's peak
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.timing import free_memory_bytes, median, time_calls
+from torchrig.bench.timing import free_memory_bytes, median, spread, time_calls
 from torchrig.i18n import Msg
 from torchrig.units import GiB, MiB
 
@@ -67,7 +68,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     samples = time_calls(lambda: dst.copy_(src), ctx, min_reps=3, max_reps=200,
                          max_s=max(0.0, ctx.time_left() - 0.3))
     t = median(samples)
-    details = {"buffer_bytes": size, "repeats": len(samples), "seconds_per_copy": t}
+    details: dict[str, Any] = {"buffer_bytes": size, "repeats": len(samples),
+                               "seconds_per_copy": t, "spread": spread(samples, 2 * size)}
     if cache:
         details["cache_bytes"] = cache
     if ctx.kind == "cpu":

@@ -26,7 +26,12 @@ REPORT_VERSION = 1
 UNITS = ("FLOP/s", "B/s", "s", "B", "samples/s", "ratio", "count")
 """SI base units only, so JSON consumers never parse "GB/s" strings."""
 
-STATES = ("ok", "skipped", "error", "cancelled")
+LIKE_FOR_LIKE = ("spec_peak", "theoretical")
+"""Reference kinds a measurement can be given as a percentage of."""
+
+STATES = ("ok", "partial", "skipped", "error", "cancelled")
+"""``partial``: some figures were measured, others were left out (time budget, a crash); the
+reason says which."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +108,13 @@ class Measurement:
 
     @property
     def ratio(self) -> float | None:
-        """value / reference value (e.g. fraction of spec peak); None without both."""
+        """value / reference value where the two are like for like: the same quantity of the
+        same device (a spec peak, a theoretical link rate). None otherwise - a CPU loader rate
+        against the training rate, or a page-cache read against a typical drive, reads as
+        thousands of percent and means nothing."""
         if self.value is None or self.reference is None or not self.reference.value:
+            return None
+        if self.reference.kind not in LIKE_FOR_LIKE:
             return None
         return self.value / self.reference.value
 
@@ -146,8 +156,9 @@ class Measurement:
 class BenchResult:
     """One benchmark's outcome: a status and whatever it measured.
 
-    ``status`` is ``"ok"``, ``"skipped: <reason>"``, ``"error: <reason>"`` or
-    ``"cancelled"``; ``reason`` is the same reason in both languages where one exists.
+    ``status`` is ``"ok"``, ``"partial: <reason>"``, ``"skipped: <reason>"``,
+    ``"error: <reason>"`` or ``"cancelled"``; ``reason`` is the same reason in both languages
+    where one exists.
     """
 
     id: str
@@ -165,7 +176,8 @@ class BenchResult:
 
     @property
     def ok(self) -> bool:
-        return self.state == "ok"
+        """Its figures can be used: complete (``ok``) or ``partial`` (the ones measured)."""
+        return self.state in ("ok", "partial")
 
     def measurement(self, measurement_id: str) -> Measurement | None:
         for m in self.measurements:
@@ -197,7 +209,7 @@ class BenchResult:
         if status.split(":", 1)[0] not in STATES:
             raise InputError(
                 f"{where}: field 'status' is {status!r}, expected ok, skipped: ..., "
-                "error: ... or cancelled"
+                "partial: ..., error: ... or cancelled"
             )
         reason = data.get("reason")
         measurements = data.get("measurements", [])
@@ -236,6 +248,15 @@ class BenchReport:
     results: list[BenchResult] = field(default_factory=list)
     cancelled: bool = False
     torchrig_version: str = ""
+    machine_state: dict[str, Any] | None = None
+    interrupted: Msg | None = None
+
+    @property
+    def busy_warnings(self) -> list[Msg]:
+        """Why the figures may not be this machine's best (machine_state.busy_warnings)."""
+        if not self.machine_state:
+            return []
+        return list(_msgs(self.machine_state.get("warnings", []), "machine_state.warnings"))
 
     def result(self, bench_id: str) -> BenchResult | None:
         for r in self.results:
@@ -263,6 +284,8 @@ class BenchReport:
             "profile": self.profile,
             "profile_error": self.profile_error,
             "results": [r.to_dict() for r in self.results],
+            "machine_state": self.machine_state,
+            "interrupted": self.interrupted.to_dict() if self.interrupted else None,
         }
 
     @classmethod
@@ -288,6 +311,12 @@ class BenchReport:
         cancelled = data.get("cancelled", False)
         if not isinstance(cancelled, bool):
             raise InputError(f"{where}: field 'cancelled' must be true or false")
+        machine_state = data.get("machine_state")
+        if machine_state is not None:
+            if not isinstance(machine_state, dict):
+                raise InputError(f"{where}: field 'machine_state' must be an object")
+            _msgs(machine_state.get("warnings", []), f"{where}.machine_state.warnings")
+        interrupted = data.get("interrupted")
         return cls(
             settings=settings,
             started=jsonio.get_str(data, "started", where, max_len=64),
@@ -301,6 +330,9 @@ class BenchReport:
                      for i, r in enumerate(results)],
             cancelled=cancelled,
             torchrig_version=jsonio.get_str(data, "torchrig_version", where, default=""),
+            machine_state=machine_state,
+            interrupted=(_msg(interrupted, f"{where}.interrupted") if interrupted is not None
+                         else None),
         )
 
 
@@ -332,7 +364,7 @@ def _msgs(data: Any, where: str) -> tuple[Msg, ...]:
 
 REPORT_FIELDS = {"format", "version", "torchrig_version", "started", "finished", "cancelled",
                  "device", "device_name", "settings", "environment", "profile", "profile_error",
-                 "results"}
+                 "results", "machine_state", "interrupted"}
 
 
 def save_report(report: BenchReport, path: Path) -> None:

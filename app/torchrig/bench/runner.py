@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 import platform
 import threading
 import time
@@ -34,6 +33,7 @@ from torchrig.bench.base import (
     Skip,
     usable_cpus,
 )
+from torchrig.bench.machine_state import MachineMonitor, load_average
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, utc_now_iso
 from torchrig.bench.settings import BenchSettings, device_kind, resolve_device
 from torchrig.bench.timing import is_out_of_memory, release_device_memory
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from torchrig.hardware.model import SystemProfile
 
 ProgressFn = Callable[[Progress], None]
+StartFn = Callable[[BenchReport, "Sequence[Benchmark]"], None]
 ResultFn = Callable[[BenchResult], None]
 MeasurementFn = Callable[[Measurement], None]
 PeaksFn = Callable[[str, "SystemProfile | None"], "Mapping[str, float] | None"]
@@ -81,20 +82,11 @@ def detect_profile() -> tuple[SystemProfile | None, str | None]:
         return None, f"hardware detection failed: {type(exc).__name__}: {exc}"
 
 
-def _load_average() -> float | None:
-    """1-minute load average when the run starts: other work on the machine lowers every
-    figure, so the report keeps the evidence (None where the OS has no load average)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return None
-
-
 def environment(device: str, profile: SystemProfile | None) -> dict[str, Any]:
     """Software versions and the device's name. Imports torch, which also takes torch's
     import time out of the first benchmark's budget."""
     env: dict[str, Any] = {
-        "load_average_1min": _load_average(),
+        "load_average_1min": load_average(),
         "usable_cpus": usable_cpus(),
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -139,6 +131,8 @@ def run_suite(
     detect: bool = True,
     registry: Sequence[Benchmark] | None = None,
     peaks_lookup: PeaksFn | None = None,
+    on_start: StartFn | None = None,
+    watch_machine: bool = True,
 ) -> BenchReport:
     """Run the selected benchmarks and return the report (also when cancelled).
 
@@ -152,10 +146,38 @@ def run_suite(
         registry: benchmarks to choose from (tests pass fakes); default: the real suite.
         peaks_lookup: (device, profile) -> spec peaks for the measured device, used when
             ``settings.peaks`` is None (the CLI and GUI pass the catalog's).
+        on_start: called with the report (no results yet) and the selected benchmarks once
+            the environment is known, before the first benchmark runs.
+        watch_machine: sample the machine's load (and NVML) into ``report.machine_state``.
     """
     benches = list(registry) if registry is not None else list_benchmarks()
     settings = settings.validated([b.id for b in benches])
     device = resolve_device(settings.device)
+    monitor = MachineMonitor(usable_cpus=usable_cpus()) if watch_machine else None
+    if monitor is not None:
+        monitor.start()
+    try:
+        return _run_selected(settings, benches, device, cancel, monitor, on_progress,
+                             on_result, on_measurement, profile, detect, peaks_lookup, on_start)
+    finally:
+        if monitor is not None:
+            monitor.close()
+
+
+def _run_selected(
+    settings: BenchSettings,
+    benches: list[Benchmark],
+    device: str,
+    cancel: threading.Event,
+    monitor: MachineMonitor | None,
+    on_progress: ProgressFn | None,
+    on_result: ResultFn | None,
+    on_measurement: MeasurementFn | None,
+    profile: SystemProfile | None,
+    detect: bool,
+    peaks_lookup: PeaksFn | None,
+    on_start: StartFn | None,
+) -> BenchReport:
     settings = replace(settings, device=device)  # "auto"/"cuda" -> what was measured
     profile_error = None
     if profile is None and detect:
@@ -181,6 +203,10 @@ def run_suite(
     # storage for its usual few seconds instead of stretching it over the whole suite budget.
     registry_weight = sum(b.weight for b in benches if b.skip_reason(kind) is None) or 1.0
     total_budget = settings.suite_budget_s(device) * min(1.0, total_weight / registry_weight)
+    if on_start is not None:
+        on_start(report, selected)
+    if monitor is not None:
+        monitor.mark_run()
     suite_start = time.monotonic()
     results: dict[str, BenchResult] = {}
     for index, bench in enumerate(selected):
@@ -202,6 +228,8 @@ def run_suite(
         if on_result is not None:
             on_result(result)
     report.finished = utc_now_iso()
+    if monitor is not None:
+        report.machine_state = monitor.stop()
     # A cancel that arrives after the last benchmark finished cancelled nothing.
     report.cancelled = any(r.state == "cancelled" for r in report.results)
     return report
@@ -266,6 +294,11 @@ def _run_one(
                 msg = Msg("time budget used up before a figure was measured",
                           "时间预算在测得数据前已用完")
                 result.status, result.reason = f"skipped: {msg.en}", msg
+            elif ctx.left_out:
+                result.reason = Msg(
+                    "left out for the time budget: " + "; ".join(m.en for m in ctx.left_out),
+                    "因时间预算未测：" + "；".join(m.zh for m in ctx.left_out))
+                result.status = f"partial: {result.reason.en}"
             else:
                 result.status = "ok"
         result.measurements = measurements
@@ -304,6 +337,7 @@ def _drive(
             ctx.check()
             if ctx.elapsed() > ctx.budget_s + grace:
                 ctx.budget_stopped = True
+                ctx.left_out.append(Msg("the rest of this benchmark", "本项其余部分"))
                 ctx.note(Msg(f"stopped by the runner after {ctx.elapsed():.1f} s: its time "
                              f"budget was {ctx.budget_s:.1f} s",
                              f"运行 {ctx.elapsed():.1f} 秒后被终止：其时间预算为 "

@@ -2,8 +2,12 @@
 
 GPU work is asynchronous: a timer around a kernel launch measures the launch, not the work.
 So on CUDA every timed region is bracketed by CUDA events and waited for; on other devices the
-device is synchronised before the clock is read. Reported figures use the median of repeats,
-which ignores the odd slow repeat (another process, a clock ramping up).
+device is synchronised before the clock is read.
+
+Method for throughput figures: repeat until the repeats agree (:func:`settled`: at least
+:data:`SETTLE_MIN_REPS` repeats whose interquartile range is within :data:`SETTLE_SPREAD` of
+the median) or the benchmark's time slice ends; report the median, with min, max and the
+number of repeats beside it (:func:`spread`), so a figure that never settled shows it.
 """
 
 from __future__ import annotations
@@ -26,8 +30,32 @@ def synchronize(device: str) -> None:
         torch.mps.synchronize()
 
 
+SETTLE_MIN_REPS = 5
+SETTLE_SPREAD = 0.02
+"""Repeats whose middle half lies within 2 % of their median have settled: more would not
+move the median by a figure anyone reads."""
+
+
 def median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
+
+
+def settled(values: Sequence[float], min_reps: int = SETTLE_MIN_REPS,
+            tolerance: float = SETTLE_SPREAD) -> bool:
+    if len(values) < max(min_reps, 4):
+        return False
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    mid = median(values)
+    return mid > 0 and (q3 - q1) / mid <= tolerance
+
+
+def spread(values: Sequence[float], work: float | None = None) -> dict[str, float | int]:
+    """Median, min and max of timings, or of ``work / time`` rates when ``work`` is given
+    (the slowest repeat then gives the min rate), and the number of repeats."""
+    if work is not None:
+        values = [work / max(v, 1e-12) for v in values]
+    return {"median": median(values), "min": float(min(values)), "max": float(max(values)),
+            "repeats": len(values)}
 
 
 def time_calls(
@@ -42,9 +70,10 @@ def time_calls(
 ) -> list[float]:
     """Seconds per call of ``fn`` for each repeat; ``inner`` calls are timed together.
 
-    Stops after ``max_reps`` repeats or once ``max_s`` seconds have been spent (but never
-    before ``min_reps``), and checks cancel between repeats. ``device`` defaults to the
-    suite's device (cpu_matmul times the CPU while the suite targets a GPU).
+    Stops after ``max_reps`` repeats, once the repeats have :func:`settled`, or once ``max_s``
+    seconds have been spent (but never before ``min_reps``), and checks cancel between
+    repeats. ``device`` defaults to the suite's device (cpu_matmul times the CPU while the
+    suite targets a GPU).
     """
     import torch
 
@@ -73,7 +102,8 @@ def time_calls(
                 fn()
             synchronize(device)
             samples.append((time.perf_counter() - t0) / inner)
-        if len(samples) >= min_reps and time.perf_counter() - spent_from >= max_s:
+        if len(samples) >= min_reps and (time.perf_counter() - spent_from >= max_s
+                                         or settled(samples)):
             break
     return samples
 

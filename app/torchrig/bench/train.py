@@ -13,7 +13,7 @@ from typing import Any
 from torchrig.bench import nets
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.report import Measurement, Reference
-from torchrig.bench.trainloop import PhaseResult, amp_note, fit_batch, run_phase
+from torchrig.bench.trainloop import PhaseResult, Variant, amp_note, fit_batch, run_ab
 from torchrig.i18n import Msg
 
 SEED_AMP_SPEEDUP = Reference(
@@ -96,54 +96,56 @@ def _memory_measurements(ctx: BenchContext, net: str, fp32: PhaseResult,
 
 
 def run(ctx: BenchContext) -> Iterator[Event]:
-    phases = [("cnn", False), ("cnn", True), ("transformer", False), ("transformer", True)]
-    steps = len(phases)
-    done: dict[tuple[str, bool], PhaseResult] = {}
-    built: tuple[str, Any, Any, Any, int, dict[str, Any]] | None = None
-    for i, (net, amp) in enumerate(phases):
-        prec = "AMP" if amp else "FP32"
-        label = Msg(f"{_NETS[net].en}, {prec}", f"{_NETS[net].zh}，{prec}")
-        yield Progress("train", i, steps, label)
-        # An AMP phase costs about two steps of its FP32 phase (one untimed, one timed).
-        fp32_s = done[(net, False)].step_s if amp and (net, False) in done else 0.0
-        if ctx.out_of_time(max(0.3, 2.2 * fp32_s)):
-            ctx.note_budget_stop(Msg(f"{label.en} not measured", f"未测{label.zh}"))
+    nets_todo = ("cnn", "transformer")
+    steps = len(nets_todo)
+    for i, net in enumerate(nets_todo):
+        yield Progress("train", i, steps, Msg(f"{_NETS[net].en}: FP32 and AMP, interleaved",
+                                              f"{_NETS[net].zh}：FP32 与 AMP 交替"))
+        if ctx.out_of_time(0.3):
+            ctx.note_budget_stop(Msg(f"{_NETS[net].en} not measured", f"未测{_NETS[net].zh}"))
             break
-        if built is None or built[0] != net:
-            built = None  # free the previous network before building the next
-            built = (net, *_build(ctx, net))
-        _, model, x, y, batch, details = built
+        model, x, y, batch, details = _build(ctx, net)
         ctx.check()
-        slice_s = ctx.time_left() / (steps - i) * 0.5
-        result = run_phase(ctx, model, x, y, amp=amp, slice_s=slice_s, batch=batch)
-        done[(net, amp)] = result
-        notes = [Msg(f"median of {result.repeats} steps (AdamW)",
-                     f"{result.repeats} 步的中位数（AdamW）")]
-        if amp:
-            notes.append(amp_note(ctx.kind))
-        elif ctx.kind == "cuda":
-            notes.append(Msg("FP32 with PyTorch defaults: cuDNN convolutions may use TF32 on "
-                             "Ampere and newer, matmuls do not",
-                             "PyTorch 默认设置下的 FP32：Ampere 及更新 GPU 上卷积可能用 TF32，"
-                             "矩阵乘不用"))
-        yield Measurement(
-            id=f"{net}_{'amp' if amp else 'fp32'}",
-            label=Msg(f"{_NETS[net].en} training, {prec}", f"{_NETS[net].zh}训练，{prec}"),
-            value=result.samples_per_s, unit="samples/s", notes=tuple(notes),
-            details={**details, "step_s": result.step_s, "amp_dtype": result.amp_dtype},
-        )
-        fp32, amp_r = done.get((net, False)), done.get((net, True))
-        if amp and fp32 is not None and amp_r is not None:
+        slice_s = ctx.time_left() / (steps - i) * 0.8
+        ab = run_ab(ctx, model, x, y, Variant(amp=False), Variant(amp=True), slice_s=slice_s,
+                    batch=batch)
+        del model, x, y
+        method = Msg(f"median of {ab.a.repeats} steps (AdamW), interleaved with the other "
+                     "precision step by step",
+                     f"{ab.a.repeats} 步的中位数（AdamW），与另一精度逐步交替")
+        for prec, r in (("fp32", ab.a), ("amp", ab.b)):
+            label = "AMP" if prec == "amp" else "FP32"
+            notes = [method]
+            if prec == "amp":
+                notes.append(amp_note(ctx.kind))
+            elif ctx.kind == "cuda":
+                notes.append(Msg("FP32 with PyTorch defaults: cuDNN convolutions may use TF32 "
+                                 "on Ampere and newer, matmuls do not",
+                                 "PyTorch 默认设置下的 FP32：Ampere 及更新 GPU 上卷积可能用 "
+                                 "TF32，矩阵乘不用"))
             yield Measurement(
-                id=f"{net}_amp_speedup",
-                label=Msg(f"{_NETS[net].en}: AMP speed-up over FP32",
-                          f"{_NETS[net].zh}：AMP 相对 FP32 的加速比"),
-                value=amp_r.samples_per_s / fp32.samples_per_s, unit="ratio",
-                reference=SEED_AMP_SPEEDUP,
-                notes=(Msg("samples/s with AMP / samples/s in FP32",
-                           "AMP 样本/秒 ÷ FP32 样本/秒"),),
+                id=f"{net}_{prec}",
+                label=Msg(f"{_NETS[net].en} training, {label}", f"{_NETS[net].zh}训练，{label}"),
+                value=r.samples_per_s, unit="samples/s", notes=tuple(notes),
+                details={**details, "step_s": r.step_s, "amp_dtype": r.amp_dtype,
+                         "spread": r.spread},
             )
-            yield from _memory_measurements(ctx, net, fp32, amp_r)
+        spread_ = ab.ratio_details()
+        yield Measurement(
+            id=f"{net}_amp_speedup",
+            label=Msg(f"{_NETS[net].en}: AMP speed-up over FP32",
+                      f"{_NETS[net].zh}：AMP 相对 FP32 的加速比"),
+            value=1 / ab.ratio, unit="ratio", reference=SEED_AMP_SPEEDUP,
+            notes=(Msg(f"FP32 and AMP steps alternate (A B, B A, ...); speed-up = median over "
+                       f"{spread_['pairs']} adjacent pairs of FP32 step time / AMP step time, "
+                       f"range {1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x",
+                       f"FP32 与 AMP 逐步交替（A B、B A……）；加速比 = {spread_['pairs']} "
+                       f"组相邻步的 FP32 步时 ÷ AMP 步时的中位数，范围 "
+                       f"{1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x"),),
+            details={"pairs": spread_["pairs"], "median": 1 / ab.ratio,
+                     "min": 1 / spread_["max"], "max": 1 / spread_["min"]},
+        )
+        yield from _memory_measurements(ctx, net, ab.a, ab.b)
     yield Progress("train", steps, steps, Msg("done", "完成"))
 
 

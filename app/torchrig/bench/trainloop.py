@@ -1,9 +1,11 @@
-"""One timed training configuration (model, precision), shared by train and checkpointing.
+"""Two training configurations timed step by step in alternation, shared by train (FP32 vs
+AMP) and checkpointing (off vs on).
 
 A step is what a real loop does: zero grads, forward (under autocast for AMP), loss, backward
-(through GradScaler for fp16 on CUDA), optimizer step. Memory is measured two ways: the bytes
-autograd saves for backward (saved_tensors_hooks, exact on every device) and, on CUDA, the
-allocator's peak during a step (what decides whether a batch fits).
+(through GradScaler for fp16 on CUDA), optimizer step. Ratios come from adjacent A/B pairs
+(:func:`run_ab`), so load that changes during the run cannot fake a speed-up. Memory is
+measured two ways: the bytes autograd saves for backward (saved_tensors_hooks, exact on every
+device) and, on CUDA, the allocator's peak during a step (what decides whether a batch fits).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from torchrig.bench.base import BenchContext
 from torchrig.bench.nets import BatchMaker, SavedTensorMeter
-from torchrig.bench.timing import free_memory_bytes, median, synchronize, time_calls
+from torchrig.bench.timing import free_memory_bytes, median, settled, spread, synchronize
 from torchrig.i18n import Msg
 
 
@@ -28,6 +30,7 @@ class PhaseResult:
     saved_bytes: int
     peak_bytes: int | None  # CUDA allocator peak during a step; None elsewhere
     amp_dtype: str | None
+    spread: dict[str, float | int]  # samples/s median, min, max, repeats (timing.spread)
 
 
 def amp_dtype_name(kind: str) -> str:
@@ -78,64 +81,133 @@ def fit_batch(ctx: BenchContext, model: Any, make: BatchMaker, batch: int) -> in
     return max(1, min(batch, int(0.6 * available / per_sample)))
 
 
-def run_phase(
-    ctx: BenchContext,
-    model: Any,
-    inputs: Any,
-    targets: Any,
-    *,
-    amp: bool,
-    slice_s: float,
-    batch: int,
-) -> PhaseResult:
-    """One untimed step (also measuring saved activations), then timed steps within
-    ``slice_s``; the CUDA peak is taken over the timed steps."""
-    import torch
-    from torch.nn import functional as F  # noqa: N812
+@dataclass(frozen=True)
+class Variant:
+    """One side of an A/B comparison: AMP or not, and what to switch on the model before
+    each of its steps (checkpointing on/off)."""
 
-    kind = ctx.kind
-    dtype_name = amp_dtype_name(kind) if amp else None
-    dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float16
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    scaler = None
-    if amp and kind == "cuda":
+    amp: bool
+    prepare: Callable[[], None] = lambda: None
+
+
+@dataclass(frozen=True)
+class ABResult:
+    """Both sides timed step by step, interleaved. ``ratios`` are B's step time / A's, one per
+    adjacent pair, so a change in load hits both sides of every ratio alike."""
+
+    a: PhaseResult
+    b: PhaseResult
+    ratios: tuple[float, ...]
+
+    @property
+    def ratio(self) -> float:
+        return median(self.ratios)
+
+    def ratio_details(self) -> dict[str, float | int]:
+        return {"pairs": len(self.ratios), "median": self.ratio, "min": min(self.ratios),
+                "max": max(self.ratios)}
+
+
+class _Stepper:
+    """Training steps of one precision on a shared model and optimizer."""
+
+    def __init__(self, ctx: BenchContext, model: Any, opt: Any, inputs: Any, targets: Any,
+                 variant: Variant) -> None:
+        import torch
+
+        self.ctx, self.model, self.opt = ctx, model, opt
+        self.inputs, self.targets, self.variant = inputs, targets, variant
+        self.dtype_name = amp_dtype_name(ctx.kind) if variant.amp else None
+        self.dtype = torch.bfloat16 if self.dtype_name == "bf16" else torch.float16
         # GradScaler support for MPS is recent and uneven across torch versions; the timing
         # of an fp16 step does not depend on it, so MPS runs without one.
-        scaler = torch.amp.GradScaler("cuda")
+        self.scaler = torch.amp.GradScaler("cuda") if variant.amp and ctx.kind == "cuda" \
+            else None
+        self.times: list[float] = []
+        self.peak: int | None = None
+        self.saved_bytes = 0
 
-    def forward_loss() -> Any:
-        with torch.amp.autocast(kind, dtype=dtype) if amp else contextlib.nullcontext():
-            out = model(inputs)
-            return F.cross_entropy(out.reshape(-1, out.shape[-1]).float(), targets.reshape(-1))
+    def step(self, hooks: Callable[[], Any] = contextlib.nullcontext) -> None:
+        import torch
+        from torch.nn import functional as F  # noqa: N812
 
-    def step(hooks: Callable[[], Any] = contextlib.nullcontext) -> None:
-        opt.zero_grad(set_to_none=True)
-        with hooks():
-            loss = forward_loss()
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
+        self.variant.prepare()
+        self.opt.zero_grad(set_to_none=True)
+        with hooks(), (torch.amp.autocast(self.ctx.kind, dtype=self.dtype)
+                       if self.variant.amp else contextlib.nullcontext()):
+            out = self.model(self.inputs)
+            loss = F.cross_entropy(out.reshape(-1, out.shape[-1]).float(),
+                                   self.targets.reshape(-1))
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.opt)
+            self.scaler.update()
         else:
             loss.backward()
-            opt.step()
+            self.opt.step()
+
+    def first(self) -> float:
+        """The untimed first step (kernel selection, optimizer state), measuring saved
+        activations on the way; returns its seconds."""
+        meter = SavedTensorMeter(self.model.parameters())
+        t0 = time.perf_counter()
+        self.step(meter.hooks)
+        synchronize(self.ctx.device)
+        self.saved_bytes = meter.bytes
+        return time.perf_counter() - t0
+
+    def timed(self) -> None:
+        import torch
+
+        on_cuda = self.ctx.kind == "cuda"
+        if on_cuda:
+            torch.cuda.reset_peak_memory_stats(self.ctx.device)
+        synchronize(self.ctx.device)
+        t0 = time.perf_counter()
+        self.step()
+        synchronize(self.ctx.device)
+        self.times.append(time.perf_counter() - t0)
+        if on_cuda:
+            peak = int(torch.cuda.max_memory_allocated(self.ctx.device))
+            self.peak = max(self.peak or 0, peak)
+
+    def result(self, batch: int) -> PhaseResult:
+        t = median(self.times)
+        return PhaseResult(step_s=t, samples_per_s=batch / t, repeats=len(self.times),
+                           saved_bytes=self.saved_bytes, peak_bytes=self.peak,
+                           amp_dtype=self.dtype_name, spread=spread(self.times, batch))
+
+
+MAX_PAIRS = 200
+
+
+def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant, b: Variant,
+           *, slice_s: float, batch: int) -> ABResult:
+    """Time A and B step by step in alternation (A B, B A, A B, ...) until their ratio has
+    settled or ``slice_s`` is spent, after one untimed step of each; at least one pair.
+
+    Timing one side after the other lets any change in load between the phases land in the
+    ratio (measured: 0.07x to 2.16x for AMP under load); adjacent pairs share the load, and
+    alternating the order cancels a steady drift (a clock ramping, a cache warming).
+    """
+    import torch
 
     model.train()
-    # The first step allocates optimizer state and picks kernels, so it is not timed; the
-    # saved-tensor meter rides along on it (its hooks cost nothing measurable) so a phase
-    # needs only one untimed step - on a loaded 2-core machine every step counts.
-    meter = SavedTensorMeter(model.parameters())
-    t0 = time.perf_counter()
-    step(meter.hooks)
-    synchronize(ctx.device)
-    first_s = time.perf_counter() - t0
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    sides = (_Stepper(ctx, model, opt, inputs, targets, a),
+             _Stepper(ctx, model, opt, inputs, targets, b))
+    started = time.perf_counter()
+    for side in sides:
+        side.first()
     ctx.check()
-    if kind == "cuda":
-        torch.cuda.reset_peak_memory_stats(ctx.device)
-    # At least two timed steps when they fit the slice; on a slow or busy CPU one has to do.
-    min_reps = 2 if first_s * 2 <= slice_s else 1
-    samples = time_calls(step, ctx, min_reps=min_reps, max_reps=200, max_s=max(0.0, slice_s))
-    peak = int(torch.cuda.max_memory_allocated(ctx.device)) if kind == "cuda" else None
-    t = median(samples)
-    return PhaseResult(step_s=t, samples_per_s=batch / t, repeats=len(samples),
-                       saved_bytes=meter.bytes, peak_bytes=peak, amp_dtype=dtype_name)
+    ratios: list[float] = []
+    while len(ratios) < MAX_PAIRS:
+        order = sides if len(ratios) % 2 == 0 else sides[::-1]
+        for side in order:
+            side.timed()
+            ctx.check()
+        ratios.append(sides[1].times[-1] / sides[0].times[-1])
+        pair_s = sides[0].times[-1] + sides[1].times[-1]
+        if settled(ratios) or time.perf_counter() - started + pair_s > slice_s:
+            break
+    return ABResult(a=sides[0].result(batch), b=sides[1].result(batch), ratios=tuple(ratios))

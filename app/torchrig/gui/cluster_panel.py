@@ -40,6 +40,7 @@ class ClusterPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.report: Any = None
+        self.local_gpus = 0
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_line)
         self.runner.succeeded.connect(self._on_report)
@@ -53,7 +54,8 @@ class ClusterPanel(QWidget):
         self.nodes_spin.setToolTip(self.tr("Machines taking part (torchrun --nnodes)"))
         self.gpus_spin = QSpinBox()
         self.gpus_spin.setRange(1, 1024)
-        self.gpus_spin.setValue(8)
+        # What this machine has until detection says otherwise: no GPU, so 2 gloo processes.
+        self.gpus_spin.setValue(2)
         self.gpus_spin.setToolTip(self.tr("Processes per machine, one per GPU "
                                           "(torchrun --nproc-per-node)"))
         self.addr_edit = QLineEdit()
@@ -66,6 +68,7 @@ class ClusterPanel(QWidget):
         self.port_spin.setToolTip(self.tr("A free TCP port on the first node"))
         self.backend_box = QComboBox()
         self.backend_box.addItems(["nccl", "gloo"])
+        self.backend_box.setCurrentText("gloo")
         self.backend_box.setToolTip(self.tr("nccl for NVIDIA GPUs; gloo for CPUs (or to check "
                                             "the setup without GPUs)"))
         form.addRow(self.tr("Nodes"), self.nodes_spin)
@@ -92,6 +95,14 @@ class ClusterPanel(QWidget):
         layout.addLayout(row)
         self.progress = QProgressBar()
         layout.addWidget(self.progress)
+        self.exposure = QLabel(self.tr(
+            "Network exposure: \"Measure here\" listens on 127.0.0.1 only and nothing outside "
+            "this machine can connect. On a cluster, the first node's rendezvous port above "
+            "and the NCCL/gloo ports of every node accept connections on the interface you "
+            "choose (NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME; default: any) for the length of "
+            "the run - run it on a trusted network or behind a firewall."))
+        self.exposure.setWordWrap(True)
+        layout.addWidget(self.exposure)
         self.result = QLabel(self.tr("No collective report attached: scaling uses catalog "
                                      "link rates."))
         self.result.setWordWrap(True)
@@ -107,6 +118,16 @@ class ClusterPanel(QWidget):
         self.open_button.clicked.connect(self.open_dialog)
         # The torchrun helpers import psutil and friends: fill the command after first paint.
         QTimer.singleShot(0, self, self.update_command)
+
+    def set_machine(self, nvidia_gpus: int) -> None:
+        """Default to what this machine has: one process per NVIDIA GPU over NCCL, else two
+        CPU processes over gloo. Used once detection is done."""
+        self.local_gpus = nvidia_gpus
+        self.gpus_spin.setValue(nvidia_gpus if nvidia_gpus > 0 else 2)
+        self.backend_box.setCurrentText("nccl" if nvidia_gpus > 0 else "gloo")
+        self.run_button.setText(
+            self.tr("Measure here ({0} GPUs, NCCL)").format(nvidia_gpus) if nvidia_gpus >= 2
+            else self.tr("Measure here (2 CPU processes)"))
 
     def summary_text(self, report: Any) -> str:
         """Per collective: bus bandwidth at the largest size (what the scaling model uses),
@@ -149,22 +170,20 @@ class ClusterPanel(QWidget):
         self.command.setPlainText(text)
 
     def start(self, work: Callable[..., Any] | None = None) -> None:
-        """Measure on this machine: NCCL over its GPUs when it has 2+, else 2 gloo processes."""
+        """Measure on this machine: NCCL over its GPUs when detection found 2+, else 2 gloo
+        processes. The choice comes from detection, not torch: torch is never imported in the
+        GUI's process."""
         from torchrig.bench.collective_launch import launch_local, parse_progress
 
         if self.runner.running:
             return
+        nproc, backend = (self.local_gpus, "nccl") if self.local_gpus >= 2 else (2, "gloo")
 
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             if work is not None:
                 return work(cancel, emit)
-            from torchrig.bench.collective_launch import resolve_local_run
             from torchrig.bench.collective_report import load_collective_report
 
-            try:
-                nproc, backend = resolve_local_run(None, None)
-            except InputError:
-                nproc, backend = 2, "gloo"
             path = launch_local(nproc, backend, ("--sizes", "8..4M") if backend == "gloo"
                                 else (), cancel=cancel,
                                 on_line=lambda line: emit(parse_progress(line)))

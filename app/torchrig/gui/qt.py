@@ -5,6 +5,9 @@ Keeping every Qt import here means a binding switch or a version workaround is a
 
 from __future__ import annotations
 
+import ctypes
+import sys
+
 import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import (
@@ -194,3 +197,48 @@ __all__ = [
     "Signal",
     "Slot",
 ]
+
+# --- PySide6 6.12 on Python 3.11: None, True and False returned without a reference ---------
+#
+# PySide6 6.12.0's wheels return None from every void method (setText, setValue,
+# processEvents ...) and True from Signal.emit without taking a reference: harmless on
+# Python >= 3.12, where these objects are immortal, fatal on 3.11, where each call lowers the
+# object's reference count by one. None starts near 5,000 once Qt is loaded, so a few thousand
+# widget updates abort the interpreter ("none_dealloc: deallocating None", "bool_dealloc"); a
+# benchmark run's progress updates and the GUI stall meter reached it within seconds. The
+# guard measures the leak once and, only where it is real, gives the three objects the
+# effectively endless reference count 3.12 gives them (PEP 683). Drop it once PySide6 6.12 on
+# Python 3.11 is no longer supported (pin PySide6 != 6.12.* or require Python 3.12).
+
+REFCOUNT_IMMORTAL = 1 << 40
+"""Far more references than any session can leak."""
+
+
+def _qt_leaks_references() -> bool:
+    class _Probe(QObject):
+        ping = Signal()
+
+    probe = _Probe()
+    none, true = sys.getrefcount(None), sys.getrefcount(True)
+    for _ in range(10):
+        probe.setObjectName("probe")
+        probe.ping.emit()
+    return sys.getrefcount(None) < none - 5 or sys.getrefcount(True) < true - 5
+
+
+def install_refcount_guard() -> bool:
+    """Apply the workaround where needed (once); True when it is in place."""
+    global refcount_guard_installed
+    if refcount_guard_installed:
+        return True
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython" or \
+            not _qt_leaks_references():
+        return False
+    for obj in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(obj)).value += REFCOUNT_IMMORTAL
+    refcount_guard_installed = True
+    return True
+
+
+refcount_guard_installed = False
+install_refcount_guard()  # before any widget exists

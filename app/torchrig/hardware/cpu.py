@@ -156,7 +156,7 @@ def _probe_linux(info: CpuInfo, roots: FsRoots) -> None:
     _cores(info, cpu_dir, cpus, blocks)
     _usable(info, roots)
     _smt(info, cpu_dir)
-    _frequencies(info, cpu_dir, cpus)
+    _frequencies(info, cpu_dir, cpus, blocks)
     _caches(info, cpu_dir, cpus)
     _numa(info, roots)
 
@@ -353,7 +353,8 @@ def _smt(info: CpuInfo, cpu_dir: Path) -> None:
     info.unknown["smt_enabled"] = "no /sys cpu/smt and core counts unknown"
 
 
-def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
+def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int],
+                 blocks: list[dict[str, str]]) -> None:
     first = cpus[0] if cpus else 0
     freq_dir = cpu_dir / f"cpu{first}/cpufreq"
     max_khz, max_reason = read_int(freq_dir / "cpuinfo_max_freq")
@@ -371,11 +372,27 @@ def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
     if match:
         info.base_freq_hz = float(match.group(1)) * 1e9
         return
+    # Without cpufreq (VMs, containers, cpufreq disabled) "cpu MHz" does not move with load:
+    # the kernel reports the frequency it calibrated the TSC at, the CPU's nominal clock.
+    mhz = _cpuinfo_mhz(blocks)
+    if mhz is not None and not os.path.isdir(freq_dir):
+        info.base_freq_hz = mhz * 1e6
+        return
     info.unknown["base_freq_hz"] = (
         "cpufreq exposes no base_frequency for this driver and the model name has no '@ GHz'"
         if os.path.isdir(freq_dir)
         else _cpufreq_reason(freq_dir, None)
     )
+
+
+def _cpuinfo_mhz(blocks: list[dict[str, str]]) -> float | None:
+    """The first "cpu MHz" of /proc/cpuinfo (x86), None when absent or not a number."""
+    text = blocks[0].get("cpu MHz") if blocks else None
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        return None
+    return value if value is not None and 0 < value < 100_000 else None
 
 
 def _cpufreq_reason(freq_dir: Path, reason: str | None) -> str:

@@ -103,8 +103,9 @@ class DiskInfo:
     mountpoint: str
     device: str | None = None
     fstype: str | None = None
-    total_bytes: int | None = None
+    total_bytes: int | None = None  # the filesystem's size
     free_bytes: int | None = None
+    device_bytes: int | None = None  # the whole disk under it (a partition's parent), if known
     kind: str = "unknown"  # nvme | ssd | hdd | network | virtual | unknown
     kind_basis: str = ""  # how the kind was determined, e.g. "/sys/block/sda/queue/rotational = 0"
     unknown: dict[str, str] = field(default_factory=dict)

@@ -83,6 +83,8 @@ _L = {
     "off": ("off", "关闭"),
     "not_installed": ("not installed", "未安装"),
     "free_of": ("free of", "可用，共"),
+    "filesystem": ("filesystem", "文件系统"),
+    "disk": ("disk", "磁盘"),
 }
 
 
@@ -224,8 +226,12 @@ def storage_section(profile: SystemProfile, lang: str) -> Section:
 
 
 def _disk_row(disk: DiskInfo, lang: str) -> Row:
-    size = (f"{fmt_gb(disk.free_bytes)} {_t('free_of', lang)} {fmt_gb(disk.total_bytes)}"
+    size = (f"{fmt_gb(disk.free_bytes)} {_t('free_of', lang)} {fmt_gb(disk.total_bytes)} "
+            f"({_t('filesystem', lang)})"
             if disk.total_bytes is not None else _unknown(disk.unknown.get("total_bytes"), lang))
+    if disk.device_bytes is not None:
+        # The filesystem can be far smaller than the disk it sits on: show both.
+        size += f" · {_t('disk', lang)} {fmt_gb(disk.device_bytes)}"
     value = f"{disk.kind.upper()} · {size} · {disk.device or '?'} ({disk.fstype or '?'})"
     return Row(disk.mountpoint, value, hint=disk.kind_basis)
 

@@ -23,6 +23,7 @@ from torchrig.hardware.sysfs import (
     LINUX_ROOTS,
     FsRoots,
     list_dir,
+    read_int,
     read_text,
     unescape_mount_field,
 )
@@ -109,6 +110,9 @@ def probe_storage(
         if not mount.source:
             disk.unknown["device"] = "the mount table names no source"
         _fill_usage(disk, usage)
+        disk.device_bytes, why = device_size(mount, roots)
+        if why is not None:
+            disk.unknown["device_bytes"] = why
         disks.append(disk)
     return disks
 
@@ -247,6 +251,23 @@ def _block_name(mount: Mount, roots: FsRoots) -> str | None:
             return name
         return _dm_by_name(Path(mount.source).name, roots) or name
     return None
+
+
+def device_size(mount: Mount, roots: FsRoots) -> tuple[int | None, str | None]:
+    """(bytes, None) of the disk a filesystem lives on - the whole disk for a partition, the
+    mapped device for LVM/dm-crypt - or (None, why). A filesystem is often much smaller than
+    its disk, and a user buying storage asks about the disk."""
+    name = _block_name(mount, roots)
+    if name is None:
+        return None, f"source {mount.source!r} is not a block device"
+    block_dir = roots.sys / "class/block" / name
+    if os.path.exists(block_dir / "partition"):
+        name = Path(os.path.realpath(block_dir)).parent.name
+        block_dir = roots.sys / "class/block" / name
+    sectors, reason = read_int(block_dir / "size")
+    if sectors is None:
+        return None, reason or f"no size for {name}"
+    return sectors * 512, None  # /sys counts 512-byte sectors whatever the logical block size
 
 
 def _dm_by_name(mapper_name: str, roots: FsRoots) -> str | None:

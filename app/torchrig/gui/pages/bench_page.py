@@ -1,8 +1,11 @@
-"""Benchmark: run the suite on a worker thread, watch it fill in, compare with spec peaks.
+"""Benchmark: run the suite in a child process, watch it fill in, compare with spec peaks.
 
-The suite runs through :class:`~torchrig.gui.workers.TaskRunner`: torch is imported on the worker
-thread, progress and results arrive as queued signals, Cancel sets the core's cancel token, and
-closing the window cancels and waits for the thread.
+A :class:`~torchrig.gui.workers.TaskRunner` thread starts ``python -m torchrig.bench.child``
+through :func:`~torchrig.bench.isolated.run_isolated` and turns its JSON lines into queued
+signals. torch is only ever imported in the child, so its import never holds this process's
+interpreter lock, and a crash in a kernel or an out-of-memory kill ends the child, not the
+window: the page then shows what had been measured and how the child ended. Cancel asks the
+child to stop and kills it after 0.6 s; closing the window cancels and waits for the thread.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from torchrig.units import fmt_gb
 
 RESULT_STATES = {  # bench.report.BenchResult.state
     "ok": QT_TRANSLATE_NOOP("BenchPage", "ok"),
+    "partial": QT_TRANSLATE_NOOP("BenchPage", "partial"),
     "skipped": QT_TRANSLATE_NOOP("BenchPage", "skipped"),
     "error": QT_TRANSLATE_NOOP("BenchPage", "error"),
     "cancelled": QT_TRANSLATE_NOOP("BenchPage", "cancelled"),
@@ -58,6 +62,8 @@ class BenchPage(QWidget):
     Attributes:
         report: the report shown (the last run, or one picked from the history).
         runner: the TaskRunner that owns the benchmark thread.
+        registry / child_env: another benchmark list ("module:attribute") and extra
+            environment for the child process (tests).
     """
 
     report_ready = Signal(object)
@@ -71,6 +77,8 @@ class BenchPage(QWidget):
         self.profile: SystemProfile | None = None
         self.report: Any = None
         self._current_bench = ""
+        self.registry: str | None = None
+        self.child_env: dict[str, str] | None = None
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_event)
         self.runner.succeeded.connect(self._on_done)
@@ -85,8 +93,10 @@ class BenchPage(QWidget):
         self.preset_box = QComboBox()
         self.preset_box.addItem(self.tr("Quick (about 30 s)"), "quick")
         self.preset_box.addItem(self.tr("Full (under 3 min)"), "full")
+        self.preset_box.addItem(self.tr("Smoke test (a few seconds)"), "smoke")
         self.preset_box.setToolTip(self.tr("Quick: short runs of every benchmark. Full: longer "
-                                           "runs and more sizes, steadier figures"))
+                                           "runs and more sizes, steadier figures. Smoke test: "
+                                           "tiny sizes, only proves every benchmark works"))
         bar.addWidget(self.preset_box)
         bar.addWidget(QLabel(self.tr("Device")))
         self.device_box = QComboBox()
@@ -97,8 +107,8 @@ class BenchPage(QWidget):
         self.run_button = QPushButton(self.tr("Run"))
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
-        self.run_button.setToolTip(self.tr("Run the suite on a background thread (loads torch); "
-                                           "the window stays usable"))
+        self.run_button.setToolTip(self.tr("Run the suite in a separate process (loads torch "
+                                           "there); the window stays usable even if it crashes"))
         self.cancel_button.setToolTip(self.tr("Stop after the current step; what was measured "
                                               "is kept"))
         bar.addWidget(self.run_button)
@@ -123,8 +133,13 @@ class BenchPage(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.step_label = QLabel(self.tr("Ready."))
+        self.step_label.setWordWrap(True)
+        self.warning_label = QLabel()
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setVisible(False)
         layout.addWidget(self.progress)
         layout.addWidget(self.step_label)
+        layout.addWidget(self.warning_label)
 
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(
@@ -192,6 +207,7 @@ class BenchPage(QWidget):
             elif gpu.vendor == "NVIDIA":
                 self.device_box.addItem(f"cuda:{gpu.index}: {gpu.name}", f"cuda:{gpu.index}")
         self.device_box.setCurrentIndex(max(0, self.device_box.findData(current)))
+        self.cluster.set_machine(sum(1 for g in profile.gpus if g.vendor == "NVIDIA"))
 
     def bench_settings(self) -> Any:
         from torchrig.bench.settings import BenchSettings
@@ -232,16 +248,18 @@ class BenchPage(QWidget):
 
     def start(self, work: Callable[..., Any] | None = None, settings: Any = None) -> None:
         """Start the suite with the page's settings (tests pass smaller ``settings``, or a
-        ``work`` function in place of the real suite)."""
+        ``work`` function run on the thread in place of the child process)."""
         if self.runner.running:
             return
         settings = settings or self.bench_settings()
-        profile = self.profile
+        profile = self.profile.to_dict() if self.profile is not None else None
+        registry, child_env = self.registry, self.child_env
         self.table.setRowCount(0)
         self._results: list[Any] = []
         self.log.clear()
         self.progress.setValue(0)
-        self.step_label.setText(self.tr("Starting (loading torch)…"))
+        self._show_warnings([])
+        self.step_label.setText(self.tr("Starting (loading torch in the benchmark process)…"))
         not_saved = self.tr("could not save the report to the history: {0}")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -249,14 +267,19 @@ class BenchPage(QWidget):
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             if work is not None:
                 return work(cancel, emit)
+            from torchrig.bench.isolated import BenchProcessError, run_isolated
             from torchrig.bench.report import save_to_history
-            from torchrig.bench.runner import run_suite
 
-            report = run_suite(
-                settings, cancel=cancel, profile=profile, detect=profile is None,
-                on_progress=lambda p: emit(("progress", p)),
-                on_measurement=lambda m: emit(("measurement", m)),
-                on_result=lambda r: emit(("result", r)))
+            try:
+                report = run_isolated(
+                    settings, cancel=cancel, profile=profile, detect=profile is None,
+                    on_progress=lambda p: emit(("progress", p)),
+                    on_measurement=lambda m: emit(("measurement", m)),
+                    on_result=lambda r: emit(("result", r)), registry=registry,
+                    env=child_env)
+            except BenchProcessError as exc:
+                emit(("log", exc.details))
+                raise
             try:
                 save_to_history(report)
             except InputError as exc:
@@ -338,14 +361,29 @@ class BenchPage(QWidget):
             profile = SystemProfile.from_dict(report.profile)
         self.findings_view.set_findings(bench_findings(report, profile),
                                         empty=self.tr("No problems found in the measurements."))
-        skipped = [r for r in report.results if not r.ok]
+        incomplete = [r for r in report.results if r.state != "ok"]
         status = self.tr("Cancelled: kept what was measured.") if report.cancelled \
             else self.tr("Done.")
-        if skipped:
-            status += " " + self.tr("{0} benchmark(s) skipped or failed: {1}").format(
-                len(skipped), "; ".join(self._skip_text(r) for r in skipped))
+        if incomplete:
+            status += " " + self.tr("Not complete: {0}").format(
+                "; ".join(self._skip_text(r) for r in incomplete))
         self.step_label.setText(status)
-        self.progress.setValue(1000 if not report.cancelled else self.progress.value())
+        self.step_label.setToolTip(status)
+        # A cancelled or crashed run did not get to the end: the bar says so by emptying.
+        finished = not report.cancelled and report.interrupted is None
+        self.progress.setValue(1000 if finished else 0)
+        warnings = [w.get(self.lang) for w in report.busy_warnings]
+        if report.interrupted is not None:
+            warnings.insert(0, report.interrupted.get(self.lang))
+        self._show_warnings(warnings)
+
+    def _show_warnings(self, texts: list[str]) -> None:
+        """Busy-machine warnings and how a run ended, in the warning colour."""
+        from torchrig.gui.style import colour
+
+        self.warning_label.setStyleSheet(f"color: {colour('warn')}")
+        self.warning_label.setText("\n".join(f"⚠ {t}" for t in texts))
+        self.warning_label.setVisible(bool(texts))
 
     def _skip_text(self, result: Any) -> str:
         state = self.tr(RESULT_STATES[result.state]) if result.state in RESULT_STATES \
@@ -372,6 +410,7 @@ class BenchPage(QWidget):
             self.log.setPlainText(state["log"])
 
     def _on_failed(self, message: str, details: str) -> None:
+        self.progress.setValue(0)
         self.step_label.setText(self.tr("The benchmark stopped: {0}").format(message))
         if details:
             self.log.appendPlainText(details)

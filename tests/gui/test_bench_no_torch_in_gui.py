@@ -1,0 +1,46 @@
+"""torch is loaded only in the benchmark's child process, never in the window's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    from torchrig.gui.app import create_app
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.qt import Qt
+    from PySide6.QtTest import QTest
+
+    app = create_app(sys.argv[:1])
+    window = MainWindow()
+    page = window.bench_page
+    page.preset_box.setCurrentIndex(page.preset_box.findData("smoke"))
+    done = []
+    page.report_ready.connect(done.append)
+    QTest.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    deadline = time.monotonic() + 240
+    while not (done and not page.runner.running) and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    window.build_page.dirty = False
+    window.close()
+    measured = sum(len(r.measurements) for r in done[0].results) if done else 0
+    print(f"measured={measured} torch_loaded={'torch' in sys.modules}")
+""")
+
+
+@pytest.mark.slow
+def test_a_whole_run_from_the_run_button_never_loads_torch_in_the_window(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TORCHRIG_DATA_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    line = out.stdout.strip().splitlines()[-1]
+    measured, loaded = (part.split("=")[1] for part in line.split())
+    assert int(measured) > 0
+    assert loaded == "False"
