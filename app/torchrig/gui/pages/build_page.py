@@ -8,7 +8,7 @@ pure functions of the build and the catalog, so nothing is cached that could go 
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -22,11 +22,13 @@ from torchrig.builds.build import (
     build_from_tier,
     load_build,
     save_build,
+    validate_build,
 )
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricelist import load_price_list
 from torchrig.builds.pricing import PricedBuild, price_build
 from torchrig.builds.recovery import clear_recovery, load_recovery, save_recovery
+from torchrig.catalog.loader import parse_money
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
@@ -259,6 +261,13 @@ class BuildPage(QWidget):
         right.addRow(self.tr("Tax"), self.tax_spin)
         right.addRow(self.tr("Discount"), discount_row)
         layout.addWidget(header)
+        # A header edit the build file could not hold is not applied; why is shown here, in
+        # the loader's own words, with the field marked (see _header_edited).
+        self.header_error = QLabel()
+        self.header_error.setWordWrap(True)
+        self.header_error.setStyleSheet(f"color: {colour('error')};")
+        self.header_error.hide()
+        layout.addWidget(self.header_error)
         for widget in (self.name_edit, self.customer_edit, self.project_edit, self.rate_date):
             widget.editingFinished.connect(self._header_edited)
         for spin in (self.nodes_spin, self.rate_spin, self.tax_spin, self.discount_spin):
@@ -406,7 +415,7 @@ class BuildPage(QWidget):
                         unit_price=price if isinstance(price, Decimal) else None,
                         currency=self.build.currency if isinstance(price, Decimal) else None,
                         scope=dialog.scope.currentData())
-        self._set_build(replace(self.build, line_items=[*self.build.line_items, item]))
+        self._set_checked(replace(self.build, line_items=[*self.build.line_items, item]))
 
     def remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
@@ -427,15 +436,11 @@ class BuildPage(QWidget):
         if not text:
             return None
         try:
-            value = Decimal(text)
-        except InvalidOperation:
-            self._warn(self.tr("'{0}' is not a price: type a number such as 12999.00")
-                       .format(text))
+            # The loader's parser: a price the editor takes is one the file can hold.
+            return parse_money(text, self.tr("Unit price"))
+        except InputError as exc:
+            self._warn(str(exc))
             return False
-        if not value.is_finite() or value < 0 or value > Decimal("1e9"):
-            self._warn(self.tr("A price must be between 0 and 1,000,000,000."))
-            return False
-        return value
 
     def _cell_edited(self, item: QTableWidgetItem) -> None:
         if self._updating:
@@ -467,7 +472,7 @@ class BuildPage(QWidget):
             return
         lines = list(self.build.line_items)
         lines[row] = new
-        self._set_build(replace(self.build, line_items=lines))
+        self._set_checked(replace(self.build, line_items=lines))
 
     def _header_edited(self) -> None:
         if self._updating:
@@ -475,22 +480,54 @@ class BuildPage(QWidget):
         rate = None
         if self.rate_spin.value() > 0:
             rate = ExchangeRate(Decimal(str(round(self.rate_spin.value(), 4))),
-                                self.rate_date.text().strip() or "unknown")
+                                self.rate_date.text().strip())
         discount = None
         if self.discount_spin.value() > 0:
             discount = Discount(self.discount_kind.currentData(),
                                 Decimal(str(round(self.discount_spin.value(), 2))))
-        self._set_build(replace(
-            self.build,
-            name=self.name_edit.text().strip() or self.tr("Untitled build"),
-            customer=self.customer_edit.text(),
-            project=self.project_edit.text(),
-            nodes=self.nodes_spin.value(),
-            currency=self.currency_box.currentText(),
-            exchange_rate=rate,
-            tax_rate=Decimal(str(round(self.tax_spin.value(), 4))) / 100,
-            discount=discount,
-        ))
+        fields: list[tuple[QWidget, dict[str, Any]]] = [
+            (self.name_edit, {"name": self.name_edit.text().strip() or self.tr("Untitled build")}),
+            (self.customer_edit, {"customer": self.customer_edit.text()}),
+            (self.project_edit, {"project": self.project_edit.text()}),
+            (self.nodes_spin, {"nodes": self.nodes_spin.value()}),
+            (self.currency_box, {"currency": self.currency_box.currentText()}),
+            (self.rate_spin, {"exchange_rate": rate}),
+            (self.tax_spin, {"tax_rate": Decimal(str(round(self.tax_spin.value(), 4))) / 100}),
+            (self.discount_spin, {"discount": discount}),
+        ]
+        # Each field is checked alone against the loader first, so the message sits next to
+        # the field that caused it; nothing is applied while any field is refused.
+        for widget, change in fields:
+            try:
+                validate_build(replace(self.build, **change))
+            except InputError as exc:
+                if "exchange_rate.date" in str(exc):
+                    widget = self.rate_date
+                self._show_header_error(widget, str(exc))
+                return
+        self._show_header_error(None, "")
+        changes = {key: value for _widget, change in fields for key, value in change.items()}
+        self._set_build(replace(self.build, **changes))
+
+    def _show_header_error(self, widget: QWidget | None, text: str) -> None:
+        for field in (self.name_edit, self.customer_edit, self.project_edit, self.nodes_spin,
+                      self.currency_box, self.rate_spin, self.rate_date, self.tax_spin,
+                      self.discount_spin):
+            field.setStyleSheet(f"border: 1px solid {colour('error')};" if field is widget
+                                else "")
+        self.header_error.setText(text)
+        self.header_error.setVisible(bool(text))
+
+    def _set_checked(self, build: Build) -> None:
+        """Apply an edit of the lines if the build file can hold it; else say why (the
+        loader's message) and keep the build as it was."""
+        try:
+            validate_build(build)
+        except InputError as exc:
+            self._warn(str(exc))
+            self._refresh_all()
+            return
+        self._set_build(build)
 
     def _set_build(self, build: Build, *, dirty: bool = True) -> None:
         self.build = build
@@ -544,6 +581,7 @@ class BuildPage(QWidget):
 
     def _show_header(self) -> None:
         b = self.build
+        self._show_header_error(None, "")
         self.name_edit.setText(b.name)
         self.customer_edit.setText(b.customer)
         self.project_edit.setText(b.project)
@@ -662,9 +700,16 @@ class BuildPage(QWidget):
         rate = None
         if self.settings.exchange_rate > 0:
             rate = ExchangeRate(Decimal(str(round(self.settings.exchange_rate, 4))),
-                                self.settings.exchange_rate_date or "unknown")
-        return Build(name=self.tr("New build"), currency=self.settings.currency,
-                     exchange_rate=rate)
+                                self.settings.exchange_rate_date)
+        build = Build(name=self.tr("New build"), currency=self.settings.currency,
+                      exchange_rate=rate)
+        try:
+            return validate_build(build)
+        except InputError:
+            # A default rate a build file cannot hold (settings from before the Settings
+            # dialog required a date): start without it rather than with a file that won't
+            # open again.
+            return replace(build, exchange_rate=None)
 
     def new_build(self) -> None:
         if self.maybe_save():
