@@ -236,3 +236,29 @@ def test_recent_files_menu_opens_a_build(window):
     entries[0].trigger()
     assert window.build_page.path == sample
     assert window.current_page() == "build"
+
+
+@pytest.mark.parametrize(("date", "fragment"), [
+    ("", "exchange_rate.date must be a date"),
+    ("2025/06/01", "exchange_rate.date must be a date"),
+    ("20250601", "exchange_rate.date must be a date"),  # fromisoformat took this
+])
+def test_settings_dialog_refuses_a_default_rate_new_builds_could_not_hold(window, qtbot, date,
+                                                                         fragment):
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    dialog.rate_spin.setValue(7.2)
+    dialog.rate_date.setText(date)
+    assert not dialog.apply()
+    assert fragment in dialog.message.text()
+    assert window.settings.exchange_rate == 0.0
+
+
+def test_an_old_default_rate_without_a_date_gives_new_builds_no_rate(window):
+    from torchrig.builds.build import validate_build
+
+    window.settings.exchange_rate = 7.2  # a settings file from before the date was required
+    window.build_page.new_build()
+    build = window.build_page.build
+    assert build.exchange_rate is None
+    validate_build(build)
