@@ -287,6 +287,16 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
     return removed
 
 
+def unused_name(path: Path) -> Path:
+    """``path`` if nothing is there, else ``stem-2.suffix``, ``stem-3.suffix``, ...: for files
+    set aside, so a later one never replaces an earlier one."""
+    candidate, n = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
+
+
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_bytes(Path(path), dumps(data).encode("utf-8"))
 

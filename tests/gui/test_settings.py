@@ -262,3 +262,14 @@ def test_an_old_default_rate_without_a_date_gives_new_builds_no_rate(window):
     build = window.build_page.build
     assert build.exchange_rate is None
     validate_build(build)
+
+
+def test_a_second_damaged_file_does_not_overwrite_the_first_backup(tmp_path):
+    path = tmp_path / "settings.json"
+    for damage in (b"{first", b"{second"):
+        path.write_bytes(damage)
+        s = Settings(path)
+        s.language = "en"
+        assert s.sync()
+    assert (tmp_path / "settings.unreadable.json").read_bytes() == b"{first"
+    assert (tmp_path / "settings.unreadable-2.json").read_bytes() == b"{second"

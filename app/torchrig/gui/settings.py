@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 from torchrig.builds.build import Build, ExchangeRate, validate_build
 from torchrig.catalog.loader import check_date
 from torchrig.errors import InputError
-from torchrig.jsonio import atomic_write_json, load_versioned
+from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
 
 T = TypeVar("T")
 
@@ -231,7 +231,9 @@ class Settings:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self.load_error and self.path.exists():
                 # Never overwrite a file we could not read: keep it for the user to look at.
-                self.path.replace(self.path.with_name(self.path.stem + ".unreadable.json"))
+                # Each damaged file gets a name of its own: a second one never replaces the first.
+                self.path.replace(unused_name(self.path.with_name(
+                    self.path.stem + ".unreadable.json")))
                 self.load_error = ""
             atomic_write_json(self.path, {"format": FORMAT, "version": VERSION,
                                           "values": self._values})

@@ -27,7 +27,12 @@ from torchrig.builds.build import (
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricelist import load_price_list
 from torchrig.builds.pricing import PricedBuild, price_build
-from torchrig.builds.recovery import clear_recovery, load_recovery, save_recovery
+from torchrig.builds.recovery import (
+    clear_recovery,
+    find_recoveries,
+    new_recovery_path,
+    save_recovery,
+)
 from torchrig.catalog.loader import parse_money
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.catalog.specs import CATEGORIES
@@ -152,7 +157,8 @@ class BuildPage(QWidget):
         self.priced: PricedBuild | None = None
         self.findings: list = []
         self._updating = False
-        # Unsaved edits are copied to the recovery file a moment after they stop.
+        # Unsaved edits are copied to this page's own recovery file a moment after they stop.
+        self.recovery_file = new_recovery_path()
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(1500)
@@ -537,30 +543,47 @@ class BuildPage(QWidget):
             self._autosave.start()
         else:
             self._autosave.stop()
-            clear_recovery()
+            clear_recovery(self.recovery_file)
         self.build_changed.emit(build)
 
     def autosave_now(self) -> None:
         if self.dirty:
-            save_recovery(self.build, self.path)
+            save_recovery(self.recovery_file, self.build, self.path)
 
     def offer_recovery(self) -> bool:
         """At start-up: give back the unsaved build a crash left behind, if the user wants it."""
-        found = load_recovery()
-        if found is None:
-            return False
-        build, original = found
-        answer = QMessageBox.question(
-            self, self.tr("Recover unsaved build"),
-            self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
-            .format(build.name),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            clear_recovery()
-            return False
-        self.path = original
-        self._set_build(build, dirty=True)
-        return True
+        for found in find_recoveries():
+            yes = QMessageBox.StandardButton.Yes
+            if found.damaged:
+                # Kept where it was moved, whatever the answer: it is the user's data.
+                text = self.tr("TorchRig did not close cleanly, and the copy of the unsaved "
+                               "build could not be read:\n{0}\n\nIt was kept as {1}.") \
+                    .format(found.problem, found.moved_to)
+                if found.build is None:
+                    QMessageBox.warning(self, self.tr("Recover unsaved build"), text)
+                    continue
+                text += "\n\n" + self.tr("Open what could be read ({0} line(s))?").format(
+                    len(found.build.line_items))
+                if QMessageBox.question(self, self.tr("Recover unsaved build"), text,
+                                        yes | QMessageBox.StandardButton.No) != yes:
+                    continue
+            else:
+                answer = QMessageBox.question(
+                    self, self.tr("Recover unsaved build"),
+                    self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
+                    .format(found.build.name if found.build else ""),
+                    yes | QMessageBox.StandardButton.No)
+                if answer != yes:
+                    clear_recovery(found.path)  # the user declined it
+                    continue
+            assert found.build is not None
+            self.path = found.original
+            self._set_build(found.build, dirty=True)
+            self.autosave_now()  # now this page's own copy; only then drop the old one
+            if not found.damaged:
+                clear_recovery(found.path)
+            return True
+        return False
 
     # --- display ------------------------------------------------------------------------------
 
@@ -691,7 +714,7 @@ class BuildPage(QWidget):
             return self.save()
         if answer == QMessageBox.StandardButton.Discard:
             self._autosave.stop()
-            clear_recovery()
+            clear_recovery(self.recovery_file)
             return True
         return False
 
@@ -783,7 +806,7 @@ class BuildPage(QWidget):
         self.path = path
         self.dirty = False
         self._autosave.stop()
-        clear_recovery()
+        clear_recovery(self.recovery_file)
         self.settings.add_recent(str(path))
         self._fill_recent()
         self._refresh_all()
