@@ -23,6 +23,10 @@ from torchrig.paths import data_dir
 REPORT_FORMAT = "torchrig.bench-report"
 REPORT_VERSION = 1
 
+MAX_RATIO = 1e6
+"""Largest measured/reference ratio a report may hold: no benchmark beats its reference a
+million times, and larger ratios overflow to infinity in percents and in JSON."""
+
 UNITS = ("FLOP/s", "B/s", "s", "B", "samples/s", "ratio", "count")
 """SI base units only, so JSON consumers never parse "GB/s" strings."""
 
@@ -131,7 +135,7 @@ class Measurement:
         details = data.get("details", {})
         if not isinstance(details, dict):
             raise InputError(f"{where}: field 'details' must be an object")
-        return cls(
+        measurement = cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
             label=_msg(jsonio.req(data, "label", where), f"{where}.label"),
             value=jsonio.get_num(data, "value", where, optional=True),
@@ -140,6 +144,12 @@ class Measurement:
             notes=_msgs(data.get("notes", []), f"{where}.notes"),
             details=details,
         )
+        ratio = measurement.ratio
+        if ratio is not None and not abs(ratio) <= MAX_RATIO:
+            # 1e307 against 1.0 overflowed the chart's percent axis and saved as Infinity.
+            raise InputError(f"{where}: value {measurement.value:g} is {ratio:.3g} times its "
+                             f"reference; more than {MAX_RATIO:g} times is not a measurement")
+        return measurement
 
 
 @dataclass
