@@ -273,3 +273,25 @@ def test_a_second_damaged_file_does_not_overwrite_the_first_backup(tmp_path):
         assert s.sync()
     assert (tmp_path / "settings.unreadable.json").read_bytes() == b"{first"
     assert (tmp_path / "settings.unreadable-2.json").read_bytes() == b"{second"
+
+
+def test_without_a_home_folder_the_window_starts_and_says_where_files_go(qtbot, monkeypatch,
+                                                                        tmp_path):
+    import torchrig.paths as paths
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.settings import config_dir
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    for name in ("TORCHRIG_DATA_DIR", "TORCHRIG_CONFIG_DIR"):
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(paths.Path, "home", classmethod(no_home))
+    monkeypatch.setattr(paths.tempfile, "gettempdir", lambda: str(tmp_path))
+    assert config_dir() == paths.fallback_dir() / "config"
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert str(paths.fallback_dir()) in window.statusBar().currentMessage()
+    window.settings.language = "en"
+    assert window.settings.sync()
+    assert (paths.fallback_dir() / "config").is_dir()

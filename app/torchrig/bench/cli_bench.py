@@ -23,6 +23,8 @@ from torchrig.bench.runner import PeaksFn, list_benchmarks, run_suite
 from torchrig.bench.settings import BenchSettings, resolve_device
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
+from torchrig.jsonio import unused_name
+from torchrig.paths import fallback_notice
 from torchrig.units import fmt_gb
 
 if TYPE_CHECKING:
@@ -199,9 +201,20 @@ def run_cli(
         except InputError as exc:
             printer.line(f"torchrig bench: {exc}")
             code = EXIT_BAD_INPUT
+    notice = fallback_notice()
+    if notice:
+        printer.line(f"note: {notice}")
     try:
         printer.line(f"report saved: {save_to_history(report)}")
     except InputError as exc:
         printer.line(f"torchrig bench: {exc}")
         code = EXIT_BAD_INPUT
+        if json_path is None:
+            # Nowhere was written: keep the finished measurement in the working folder.
+            try:
+                keep = unused_name(Path.cwd().resolve() / "torchrig-bench-report.json")
+                save_report(report, keep)
+                printer.line(f"report saved instead: {keep}")
+            except (InputError, OSError) as again:
+                printer.line(f"torchrig bench: {again}")
     return code

@@ -8,7 +8,9 @@ counted. Nothing here imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -382,10 +384,23 @@ def save_to_history(report: BenchReport) -> Path:
     base = f"bench-{stamp}-{preset}-{device}"
     path = folder / f"{base}.json"
     n = 1
-    while path.exists():
-        n += 1
-        path = folder / f"{base}-{n}.json"
-    save_report(report, path)
+    while True:
+        # Claim the name atomically: checking exists() first let two reports saved in the
+        # same second (two windows, two CLI runs) pick the same name, and one was lost.
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            break
+        except FileExistsError:
+            n += 1
+            path = folder / f"{base}-{n}.json"
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write ({exc.strerror})") from None
+    try:
+        save_report(report, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()  # the empty claim, not a report
+        raise
     return path
 
 

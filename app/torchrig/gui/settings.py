@@ -27,6 +27,7 @@ from torchrig.builds.build import Build, ExchangeRate, validate_build
 from torchrig.catalog.loader import check_date
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
+from torchrig.paths import fallback_dir, home_dir
 
 T = TypeVar("T")
 
@@ -50,7 +51,9 @@ def config_dir() -> Path:
     override = os.environ.get(CONFIG_DIR_ENV)
     if override:
         return Path(override).expanduser()
-    home = Path.home()
+    home = home_dir()
+    if home is None:
+        return fallback_dir() / "config"
     if sys.platform.startswith("win"):
         appdata = os.environ.get("APPDATA")
         return (Path(appdata) if appdata else home / "AppData" / "Roaming") / "TorchRig"
