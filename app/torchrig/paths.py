@@ -6,6 +6,7 @@ so tests can redirect everything with one environment variable (``TORCHRIG_DATA_
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
@@ -26,11 +27,12 @@ def home_dir() -> Path | None:
     return home if str(home) not in ("", "~") else None
 
 
+@functools.cache
 def fallback_dir() -> Path:
-    """Where TorchRig keeps its files when the home folder is unknown: a folder of this user's
-    in the system temp folder (``/tmp/torchrig-<uid>``), which always exists and is writable."""
-    uid = os.getuid() if hasattr(os, "getuid") else os.getpid()
-    return Path(tempfile.gettempdir()) / f"torchrig-{uid}"
+    """Where TorchRig keeps its files when the home folder is unknown: a private folder
+    (mode 0700, random name) made once per process in the system temp folder. A fixed name
+    there could be claimed first by another user (a symlink to their folder)."""
+    return Path(tempfile.mkdtemp(prefix="torchrig-"))
 
 
 def fallback_notice() -> str:

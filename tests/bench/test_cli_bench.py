@@ -158,7 +158,8 @@ def _no_home(monkeypatch, tmp_path: Path) -> Path:
     monkeypatch.delenv("TORCHRIG_DATA_DIR")
     monkeypatch.delenv("HOME", raising=False)
     monkeypatch.setattr(paths.Path, "home", classmethod(no_home))
-    monkeypatch.setattr(paths.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(paths.tempfile, "tempdir", str(tmp_path))
+    paths.fallback_dir.cache_clear()
     return paths.fallback_dir()
 
 

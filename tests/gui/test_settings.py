@@ -287,7 +287,8 @@ def test_without_a_home_folder_the_window_starts_and_says_where_files_go(qtbot, 
     for name in ("TORCHRIG_DATA_DIR", "TORCHRIG_CONFIG_DIR"):
         monkeypatch.delenv(name)
     monkeypatch.setattr(paths.Path, "home", classmethod(no_home))
-    monkeypatch.setattr(paths.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(paths.tempfile, "tempdir", str(tmp_path))
+    paths.fallback_dir.cache_clear()
     assert config_dir() == paths.fallback_dir() / "config"
     window = MainWindow()
     qtbot.addWidget(window)

@@ -109,16 +109,10 @@ def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
     from pypdf.errors import PyPdfError
 
     path = Path(pdf_path)
+    # The JSON loaders' reader: a FIFO hung here and /dev/zero was read until memory ran out.
+    pdf = jsonio.read_file_bytes(path, MAX_PDF_BYTES)
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if size > MAX_PDF_BYTES:
-        raise InputError(f"{path}: file is {size / 1e6:.0f} MB, too large for a build sheet")
-    try:
-        reader = pypdf.PdfReader(path)
+        reader = pypdf.PdfReader(io.BytesIO(pdf))
         attachments = reader.attachments
         contents = attachments.get(ATTACHMENT_NAME)
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
