@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from torchrig.errors import InputError
+from torchrig.terminal import write_error, write_lines
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -33,7 +34,7 @@ def run_export_cli(args: argparse.Namespace) -> int:
         _err(f"torchrig export: {exc}")
         return EXIT_BAD_INPUT
     if sys.stdout is not None:
-        print(f"wrote {out} ({size / 1000:.0f} kB)")
+        write_lines(f"wrote {out} ({size / 1000:.0f} kB)")
     return EXIT_OK
 
 
@@ -125,6 +126,4 @@ def _bench_profile(bench: Any) -> Any:
 
 
 def _err(line: str) -> None:
-    # sys.stderr is None in a Windows GUI launch; never crash on reporting an error.
-    if sys.stderr is not None:
-        print(line.replace("\n", " "), file=sys.stderr)
+    write_error(line)
