@@ -278,3 +278,33 @@ def test_extract_build_json_refuses_a_bad_attachment(tmp_path: Path, payload: by
         writer.write(handle)
     with pytest.raises(InputError, match=message):
         extract_build_json(path)
+
+
+def test_long_sources_and_notes_are_shortened_in_the_table_and_kept_in_the_file(
+        tmp_path: Path) -> None:
+    """500 rows of 2,000-character sources and notes made thousands of pages (minutes)."""
+    from torchrig.report.pdf import CELL_TEXT_LIMIT
+
+    source = "S" * (CELL_TEXT_LIMIT + 1234)
+    row = replace(bom_rows(1)[0], price_source=source, note="short note")
+    pdf = render_sheet_bytes(full_sheet(bom=(row,)))
+    text = all_text(pdf)
+    assert max(len(run) for run in re.findall(r"S+", text.replace("\n", ""))) == CELL_TEXT_LIMIT
+    assert "1,234 more characters in the build file" in " ".join(text.split())
+    assert "short note" in text
+
+
+def test_a_paragraph_lays_out_once_per_width() -> None:
+    from reportlab.lib.styles import ParagraphStyle
+
+    from torchrig.report.pdf import _Paragraph
+
+    style = ParagraphStyle("s", fontName="Helvetica", fontSize=8, leading=10,
+                           splitLongWords=1)
+    para = _Paragraph("W" * 400 + " tail", style)
+    calls = []
+    real = para.breakLines
+    para.breakLines = lambda widths: calls.append(widths) or real(widths)  # type: ignore
+    first = para.wrap(100, 1000)
+    assert para.wrap(100, 50) == first and len(calls) == 1
+    assert para.wrap(200, 1000) != first and len(calls) == 2

@@ -29,6 +29,7 @@ from reportlab.platypus import (
     Flowable,
     Image,
     KeepTogether,
+    LongTable,
     Paragraph,
     SimpleDocTemplate,
     Spacer,
@@ -80,6 +81,8 @@ NEUTRAL_STATUS = "#7F8C8D"
 
 MAX_LOGO_BYTES = 8 * 1024 * 1024
 MAX_PDF_BYTES = 64 * 1024 * 1024
+CELL_TEXT_LIMIT = 200
+"""Characters of a line's price source or note shown in the parts table."""
 
 
 def render_sheet(sheet: Sheet, out: str | Path | IO[bytes]) -> None:
@@ -97,6 +100,28 @@ def render_sheet_bytes(sheet: Sheet) -> bytes:
     if sheet.build_json is not None and sheet.shows("attachment"):
         pdf = _attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
     return pdf
+
+
+class _Paragraph(Paragraph):
+    """A Paragraph that lays its lines out once per width.
+
+    A table measures every cell, then measures again for each page it is split over and
+    once more to draw: seven line breaks of the same text at the same width per cell, which
+    made the largest valid build (500 lines of long unbroken words) take minutes to export.
+    The lines depend only on the width and the style, so the first result is kept.
+    """
+
+    _memo: tuple[float, Any, float] | None = None
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        memo = self._memo
+        if memo is not None and memo[0] == availWidth:
+            self.width, self.blPara, self.height = memo
+            return self.width, self.height
+        size = super().wrap(availWidth, availHeight)
+        if availWidth >= 1:  # reportlab answers "cannot fit" without laying anything out
+            self._memo = (availWidth, self.blPara, self.height)
+        return size
 
 
 def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
@@ -222,7 +247,7 @@ class _Renderer:
                                          leading=11.5)
 
     def p(self, markup: str, style: ParagraphStyle | None = None) -> Paragraph:
-        return Paragraph(markup, style or self.cell)
+        return _Paragraph(markup, style or self.cell)
 
     # --- document -------------------------------------------------------------------------
 
@@ -331,7 +356,7 @@ class _Renderer:
         style += extra or []
         # splitInRow lets a single very tall row (a pasted essay in a note) break across
         # pages instead of failing the whole export.
-        return Table(rows, colWidths=widths, repeatRows=1 if header else 0,
+        return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
                      style=TableStyle(style), splitInRow=1, hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
@@ -429,8 +454,18 @@ class _Renderer:
         if row.price_date:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
-        lines = [x for x in (first, self.u(row.price_source), self.u(row.note)) if x]
+        lines = [x for x in (first, self._clipped(row.price_source),
+                             self._clipped(row.note)) if x]
         return "<br/>".join(lines)
+
+    def _clipped(self, value: str) -> str:
+        """A price source or note for a table cell, shortened past :data:`CELL_TEXT_LIMIT`:
+        the build file allows 2,000 characters each, and 500 rows of those in a 30 mm column
+        made thousands of pages that took minutes to lay out; the file keeps every character."""
+        if len(value) <= CELL_TEXT_LIMIT:
+            return self.u(value)
+        return (self.u(value[:CELL_TEXT_LIMIT])
+                + self.t("bom.clipped", n=f"{len(value) - CELL_TEXT_LIMIT:,}"))
 
     def _bom(self) -> list[Flowable]:
         sheet = self.sheet
@@ -448,6 +483,8 @@ class _Renderer:
             self.p(self.t("bom.price_source"), self.head),
         ]
         no_price = text("bom.no_price", self.lang)
+        widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
+        widths.append(CONTENT_W - sum(widths))
         rows = [head]
         for row in sheet.bom:
             rows.append([
@@ -459,8 +496,6 @@ class _Renderer:
                 self.p(escape_text(fmt_money(row.line_total, no_price)), self.cell_right),
                 self.p(self._price_source(row), self.cell_small),
             ])
-        widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
-        widths.append(CONTENT_W - sum(widths))
         out: list[Flowable] = [self._table(rows, widths)]
         if any("*" in row.key_spec for row in sheet.bom):
             out += [Spacer(1, 2), self.p(self.t("bom.derived_note"), self.small)]
