@@ -13,6 +13,7 @@ document-level file attachments, so the finished PDF is passed once through pypd
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -22,7 +23,6 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     CondPageBreak,
@@ -80,6 +80,12 @@ NEUTRAL_STATUS = "#7F8C8D"
 """Grey for a status without a colour of its own (unknown, no target)."""
 
 MAX_LOGO_BYTES = 8 * 1024 * 1024
+LOGO_BOX = (45 * mm, 16 * mm)
+"""Largest size a logo is drawn at (points)."""
+LOGO_DPI = 600
+"""Pixels per inch a logo is kept at: sharp in print, a few hundred kB at most."""
+MAX_LOGO_PIXELS = 40_000_000
+"""A PNG (or other non-JPEG) logo is decoded whole; 40 MP is at most 160 MB as RGBA."""
 MAX_PDF_BYTES = 64 * 1024 * 1024
 CELL_TEXT_LIMIT = 200
 """Characters of a line's price source or note shown in the parts table."""
@@ -100,6 +106,38 @@ def render_sheet_bytes(sheet: Sheet) -> bytes:
     if sheet.build_json is not None and sheet.shows("attachment"):
         pdf = _attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
     return pdf
+
+
+def _small_logo(path: Path, data: bytes) -> tuple[bytes, int, int]:
+    """The logo as a PNG no larger than it is drawn (at :data:`LOGO_DPI`), with its size.
+
+    A 12,000 x 12,000 logo, a few hundred kB as a file, cost 1.4 GB decoded at full size. JPEGs
+    are decoded already scaled down (``draft``: 1/2 to 1/8 in the decoder); other formats
+    cannot be, so over :data:`MAX_LOGO_PIXELS` they are refused with the reason.
+    """
+    from PIL import Image as PILImage
+
+    with warnings.catch_warnings():
+        # PIL warns of "decompression bombs" by pixel count; this function decodes big
+        # images scaled down or refuses them, which is the point.
+        warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+        im = PILImage.open(io.BytesIO(data))
+    with im:
+        width, height = im.size
+        if width <= 0 or height <= 0:
+            raise InputError(f"{path}: logo image is empty")
+        target = tuple(max(1, round(side / 72 * LOGO_DPI)) for side in LOGO_BOX)
+        if im.format == "JPEG":
+            im.draft("RGB", target)  # type: ignore[arg-type]
+        elif width * height > MAX_LOGO_PIXELS:
+            raise InputError(f"{path}: logo is {width} x {height} pixels, more than this "
+                             f"sheet decodes ({MAX_LOGO_PIXELS // 10**6} megapixels): use a "
+                             "smaller image or a JPEG")
+        im.thumbnail(target)  # type: ignore[arg-type]
+        small = im if im.mode in ("RGB", "RGBA", "L", "LA", "P") else im.convert("RGB")
+        out = io.BytesIO()
+        small.save(out, "PNG")
+    return out.getvalue(), width, height
 
 
 class _Paragraph(Paragraph):
@@ -369,17 +407,14 @@ class _Renderer:
         try:
             if path.stat().st_size > MAX_LOGO_BYTES:
                 raise InputError(f"{path}: logo is larger than {MAX_LOGO_BYTES // 2**20} MB")
-            data = path.read_bytes()
-            width, height = ImageReader(io.BytesIO(data)).getSize()
+            data, width, height = _small_logo(path, jsonio.read_file_bytes(path, MAX_LOGO_BYTES))
         except InputError:
             raise
         except FileNotFoundError:
             raise InputError(f"{path}: logo image not found") from None
         except Exception:  # PIL raises many error types for a broken image
             raise InputError(f"{path}: cannot read the logo (use a PNG or JPEG image)") from None
-        if width <= 0 or height <= 0:
-            raise InputError(f"{path}: logo image is empty")
-        scale = min(45 * mm / width, 16 * mm / height)
+        scale = min(LOGO_BOX[0] / width, LOGO_BOX[1] / height)
         image = Image(io.BytesIO(data), width=width * scale, height=height * scale)
         image.hAlign = "RIGHT"
         return image
