@@ -178,3 +178,22 @@ def test_no_stderr_never_crashes_the_app():
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "2"
+
+
+def test_the_crash_log_is_rotated_and_old_logs_are_capped(monkeypatch):
+    """An error repeating in a slot grew torchrig.log without bound."""
+    monkeypatch.setattr(crash, "MAX_LOG_BYTES", 2_000)
+    entry = "Traceback: boom\n" + "x" * 900
+    for _ in range(40):
+        path = crash.write_log(entry)
+    assert path is not None
+    logs = sorted(p.name for p in path.parent.iterdir())
+    assert logs == ["torchrig.log", "torchrig.log.1", "torchrig.log.2", "torchrig.log.3"]
+    assert all(p.stat().st_size < 2_000 + 1_000 for p in path.parent.iterdir())
+    assert "boom" in path.read_text(encoding="utf-8")
+
+
+def test_one_huge_crash_entry_is_shortened():
+    path = crash.write_log("y" * (crash.MAX_ENTRY_CHARS * 3))
+    assert path is not None
+    assert path.stat().st_size < crash.MAX_ENTRY_CHARS + 1_000
