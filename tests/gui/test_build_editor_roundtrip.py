@@ -126,7 +126,7 @@ def dialogs(monkeypatch):
     return shown
 
 
-@settings(max_examples=60, deadline=None, database=None,
+@settings(max_examples=60, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=st.lists(EDITS, min_size=1, max_size=8))
 def test_whatever_the_editor_accepts_saves_and_loads_back_unchanged(
