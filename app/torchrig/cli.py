@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchrig import __version__
 from torchrig.errors import InputError
+from torchrig.terminal import write_error, write_json, write_lines
 
 if TYPE_CHECKING:
     from torchrig.builds.build import Build
@@ -37,18 +38,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _err(line: str) -> None:
-    # sys.stderr is None in a Windows GUI launch; never crash on reporting an error.
-    if sys.stderr is not None:
-        print(line.replace("\n", " "), file=sys.stderr)
+    write_error(line)
 
 
 def _out(text: str) -> None:
-    if sys.stdout is not None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    write_lines(text)
 
 
 def _print_json(data: Any) -> None:
-    _out(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    write_json(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
 
 
 # --- detect -----------------------------------------------------------------------------------

@@ -71,6 +71,18 @@ def _parse_float(text: str) -> float:
     return value
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``{"tax_rate": "0.13", "tax_rate": "0"}`` silently became 0: a key given twice is
+    ambiguous (other tools keep the first), so it is refused, naming the key."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            shown = key if key.isprintable() and len(key) <= 80 else repr(key[:80])
+            raise ValueError(f"the key {shown!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def _has_lone_surrogate(value: Any) -> bool:
     """A ``\\ud800`` escape without its pair decodes to text that cannot be written back as
     UTF-8 (saving, printing or exporting it would fail far from the file that caused it)."""
@@ -108,7 +120,7 @@ def parse_json_text(text: str, where: str) -> Any:
     """Parse JSON text, refusing NaN/Infinity and absurd nesting, with errors naming ``where``."""
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int,
-                           parse_float=_parse_float)
+                           parse_float=_parse_float, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
     except ValueError as exc:
@@ -123,6 +135,16 @@ def parse_json_text(text: str, where: str) -> Any:
 
 def read_text_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a small UTF-8 text file the user gave us, with a clear error for every failure."""
+    raw = read_file_bytes(path, max_bytes)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def read_file_bytes(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` the user gave us; a FIFO, a device
+    (/dev/zero, /dev/urandom), a folder or a larger file is refused before reading."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -144,10 +166,7 @@ def read_text_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     if len(raw) > max_bytes:
         raise InputError(_too_large(path, len(raw), max_bytes, at_least=True))
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+    return raw
 
 
 def _too_large(path: Path, size: int, limit: int, at_least: bool = False) -> str:
@@ -210,22 +229,25 @@ def dumps(data: Any) -> str:
 def atomic_write_bytes(path: Path, payload: bytes) -> None:
     """Replace ``path`` with ``payload`` atomically (temp file + fsync + rename).
 
-    Raises InputError with a clear message when the folder is missing or not writable; the
-    existing file is left untouched in every failure.
+    Raises InputError with a clear message when the folder is missing or not writable, or
+    when ``path`` is read-only or not a regular file (a FIFO, a device); the existing file is
+    left untouched in every failure. A symbolic link is written through, as editors do: its
+    target is replaced atomically and the link stays.
 
     The temporary file is ``.<name>.<pid>.<random>.tmp`` next to ``path``. A process killed
     mid-write leaves it behind; the next successful save of the same file removes it (see
     :func:`remove_stale_temp_files`). Loading never deletes anything.
     """
-    path = Path(path)
+    shown = Path(path)
+    path = _write_target(shown)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise InputError(f"{path}: folder {folder} does not exist")
+        raise InputError(f"{shown}: folder {folder} does not exist")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                         dir=folder)
     except OSError as exc:
-        raise InputError(f"{path}: cannot write in {folder} ({exc.strerror})") from None
+        raise InputError(f"{shown}: cannot write in {folder} ({exc.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -239,12 +261,37 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
         os.replace(tmp_name, path)
     except OSError as exc:
         _remove_quietly(tmp_name)
-        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+        raise InputError(f"{shown}: could not be written ({exc.strerror})") from None
     except BaseException:
         _remove_quietly(tmp_name)
         raise
     _fsync_folder(folder)
     remove_stale_temp_files(path)
+
+
+def _write_target(path: Path) -> Path:
+    """The file a save of ``path`` replaces: the final target of a symlink chain (replacing
+    the link itself would cut it from the file it stood for). Existing targets must be
+    regular, writable files: an export onto a FIFO or a device cannot be meant, and silently
+    replacing a file the user made read-only defeats the point of making it so."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: is not a regular file (a device, pipe or socket); choose "
+                         "a file name")
+    # The mode bits, not os.access: root may write anything, yet a file nobody may write is
+    # read-only to everyone who means it.
+    if info.st_mode & 0o222 == 0 or not os.access(target, os.W_OK):
+        raise InputError(f"{path}: the file is read-only; make it writable or choose another "
+                         "name")
+    return target
 
 
 STALE_TEMP_AGE_S = 24 * 3600
@@ -285,6 +332,16 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
         except (OSError, psutil.Error):
             continue
     return removed
+
+
+def unused_name(path: Path) -> Path:
+    """``path`` if nothing is there, else ``stem-2.suffix``, ``stem-3.suffix``, ...: for files
+    set aside, so a later one never replaces an earlier one."""
+    candidate, n = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -509,14 +509,6 @@
         <translation>自定义行需要填写说明。</translation>
     </message>
     <message>
-        <source>&apos;{0}&apos; is not a price: type a number such as 12999.00</source>
-        <translation>“{0}”不是有效价格：请输入数字，例如 12999.00</translation>
-    </message>
-    <message>
-        <source>A price must be between 0 and 1,000,000,000.</source>
-        <translation>价格必须在 0 到 1,000,000,000 之间。</translation>
-    </message>
-    <message>
         <source>Quantity must be a whole number from 1 to 10,000.</source>
         <translation>数量必须是 1 到 10,000 之间的整数。</translation>
     </message>
@@ -529,8 +521,22 @@
         <translation>未命名配置单</translation>
     </message>
     <message>
+        <source>TorchRig did not close cleanly, and the copy of the unsaved build could not be read:
+{0}
+
+It was kept as {1}.</source>
+        <translation>TorchRig 上次未正常关闭，且未保存配置单的副本无法读取：
+{0}
+
+该副本已保留为 {1}。</translation>
+    </message>
+    <message>
         <source>Recover unsaved build</source>
         <translation>恢复未保存的配置单</translation>
+    </message>
+    <message>
+        <source>Open what could be read ({0} line(s))?</source>
+        <translation>要打开其中可读取的部分（{0} 行）吗？</translation>
     </message>
     <message>
         <source>TorchRig did not close cleanly. Recover the unsaved build “{0}”?</source>
@@ -1028,6 +1034,10 @@
     <message>
         <source>The parts catalog could not be loaded: {0}</source>
         <translation>无法加载配件目录：{0}</translation>
+    </message>
+    <message>
+        <source>Your home folder is unknown (HOME is not set and this user has no passwd entry): TorchRig keeps its settings and files in {0}.</source>
+        <translation>无法确定你的主目录（未设置 HOME，且此用户没有 passwd 条目）：TorchRig 将设置和文件保存在 {0}。</translation>
     </message>
     <message>
         <source>Loading…</source>
@@ -1635,6 +1645,10 @@
     <message>
         <source>Choose a folder</source>
         <translation>选择文件夹</translation>
+    </message>
+    <message>
+        <source>Exchange rate</source>
+        <translation>汇率</translation>
     </message>
     <message>
         <source>Rate date: &apos;{0}&apos; is not a date like 2026-01-31.</source>

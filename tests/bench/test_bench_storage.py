@@ -139,3 +139,42 @@ def test_drive_class_bands():
     assert storage.drive_class(550e6).en == "SATA SSD level"
     assert storage.drive_class(3.4e9).en == "NVMe gen3 level"
     assert storage.drive_class(7e9).en == "NVMe gen4 level"
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_files_a_killed_run_left_behind_are_removed_and_counted(tmp_path: Path):
+    """SIGKILL skips every finally: the test files stayed for ever (545 MB for --quick)."""
+    dead = tmp_path / f"torchrig-bench-{_dead_pid()}-k1ll3d"
+    dead.mkdir()
+    (dead / "sequential.bin").write_bytes(b"\0" * (3 * MiB))
+    live = tmp_path / "torchrig-bench-1-running"  # pid 1 is always alive
+    live.mkdir()
+    (live / "sequential.bin").write_bytes(b"\0" * 1024)
+    unrelated = tmp_path / "torchrig-benchmarks"
+    unrelated.mkdir()
+    result = _run(tmp_path)
+    assert result.ok, result.status
+    assert not dead.exists()
+    assert live.exists() and unrelated.exists()
+    notes = " ".join(n.en for n in result.notes)
+    assert "removed 1 test folder(s)" in notes
+    assert storage.remove_stale_workdirs(tmp_path) == (0, 0)
+
+
+def test_stale_folder_count_and_size(tmp_path: Path):
+    dead = tmp_path / f"torchrig-bench-{_dead_pid()}-x"
+    (dead / "sub").mkdir(parents=True)
+    (dead / "a.bin").write_bytes(b"1" * 1000)
+    (dead / "sub" / "b.bin").write_bytes(b"2" * 24)
+    mine = tmp_path / f"torchrig-bench-{os.getpid()}-mine"
+    mine.mkdir()
+    assert storage.remove_stale_workdirs(tmp_path) == (1, 1024)
+    assert mine.exists()

@@ -173,3 +173,48 @@ def test_unwritable_history_still_writes_json(tmp_path: Path, monkeypatch):
     assert load_report(target).results[0].ok  # the measurements were not lost
     assert "cannot create the reports folder" in err
     assert "Fake a [a]: ok" in out
+
+
+def _no_home(monkeypatch, tmp_path: Path) -> Path:
+    """HOME unset and a uid without a passwd entry: Path.home() raises (as under some batch
+    schedulers and containers)."""
+    import torchrig.paths as paths
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("TORCHRIG_DATA_DIR")
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(paths.Path, "home", classmethod(no_home))
+    monkeypatch.setattr(paths.tempfile, "tempdir", str(tmp_path))
+    paths.fallback_dir.cache_clear()
+    return paths.fallback_dir()
+
+
+def test_without_a_home_folder_the_report_is_kept_in_a_working_folder(monkeypatch,
+                                                                      tmp_path: Path):
+    """bench measured, then crashed in Path.home() and the report was lost."""
+    fallback = _no_home(monkeypatch, tmp_path)
+    code, out, err = _cli("--quick", "--only", "b")
+    assert code == 0, err
+    assert f"TorchRig keeps its files in {fallback}" in err
+    saved = list_reports()
+    assert len(saved) == 1 and saved[0].is_relative_to(fallback)
+    assert f"report saved: {saved[0]}" in err
+
+
+def test_a_report_the_history_cannot_take_is_saved_in_the_working_folder(
+        monkeypatch, tmp_path: Path):
+    import torchrig.bench.cli_bench as cli_bench
+    from torchrig.errors import InputError
+
+    def refuse(report):
+        raise InputError("/nowhere/bench: cannot create the reports folder (Read-only)")
+
+    monkeypatch.setattr(cli_bench, "save_to_history", refuse)
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = _cli("--quick", "--only", "b")
+    assert code == 2
+    kept = tmp_path / "torchrig-bench-report.json"
+    assert f"report saved instead: {kept}" in err
+    assert load_report(kept).results[0].id == "b"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,35 @@ def test_data_dir_per_platform(monkeypatch, tmp_path: Path):
     assert data_dir() == tmp_path / "Roaming" / "TorchRig"
     monkeypatch.setenv("TORCHRIG_DATA_DIR", str(tmp_path / "override"))
     assert data_dir() == tmp_path / "override"
+
+
+def test_reports_saved_in_the_same_second_all_keep_their_own_file(tmp_path: Path,
+                                                                  monkeypatch):
+    """Checking exists() before writing let two saves pick one name (one lost in 9 of 10)."""
+    import threading
+
+    import torchrig.bench.report as report_module
+
+    monkeypatch.setenv("TORCHRIG_DATA_DIR", str(tmp_path / "data"))
+    real_exists = Path.exists
+    start = threading.Barrier(8)
+
+    def slow_exists(self: Path) -> bool:  # widen the race window the old check left open
+        found = real_exists(self)
+        time.sleep(0.01)
+        return found
+
+    monkeypatch.setattr(report_module.Path, "exists", slow_exists)
+
+    def save() -> None:
+        start.wait()
+        save_to_history(_report())
+
+    threads = [threading.Thread(target=save) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    saved = list_reports()
+    assert len(saved) == 8
+    assert all(load_report(p).to_dict() == _report().to_dict() for p in saved)

@@ -184,3 +184,65 @@ def test_tier_samples_match_build_from_tier() -> None:
     cat = load_catalog()
     for tier_id in ("entry", "professional", "enterprise"):
         assert load_build(ROOT / "builds" / f"{tier_id}.json") == build_from_tier(tier_id, cat)
+
+
+# --- issue 13: what is saved always opens again ------------------------------------------
+
+
+@pytest.mark.parametrize(("price", "written"), [(Decimal("1E+3"), "1000"),
+                                                (Decimal("1E-7"), "0.0000001")])
+def test_money_is_written_as_plain_digits_that_load(tmp_path: Path, price: Decimal,
+                                                    written: str) -> None:
+    build = Build(name="b", tax_rate=Decimal("1E-2"), line_items=[
+        LineItem(text="x", category="other", unit_price=price, currency="CNY")])
+    path = tmp_path / "b.json"
+    save_build(build, path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["line_items"][0]["unit_price"] == written and doc["tax_rate"] == "0.01"
+    assert load_build(path) == build
+
+
+@pytest.mark.parametrize(("build", "fragment"), [
+    (Build(name="b", tax_rate=Decimal(1)), "tax_rate"),
+    (Build(name="b", discount=Discount("percent", Decimal(150))), "discount.value"),
+    (Build(name="b", customer="c" * 201), "customer is longer"),
+    (Build(name="b", exchange_rate=ExchangeRate(Decimal("7.1"), "unknown")),
+     "exchange_rate.date"),
+    (Build(name="b", line_items=[LineItem(text="t" * 501, category="other")]), "text"),
+])
+def test_save_refuses_what_load_would_refuse_and_writes_nothing(tmp_path: Path, build: Build,
+                                                                fragment: str) -> None:
+    path = tmp_path / "b.json"
+    with pytest.raises(InputError, match=fragment):
+        save_build(build, path)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("exchange_rate", {"cny_per_usd": "7.1", "date": "2025-06", "rate": "7.2"}),
+    ("discount", {"kind": "percent", "value": "5", "valu": "50"}),
+])
+def test_unknown_keys_inside_exchange_rate_and_discount_are_refused(
+        tmp_path: Path, key: str, value: dict[str, str]) -> None:
+    extra = sorted(set(value) - {"cny_per_usd", "date", "kind", "value"})[0]
+    with pytest.raises(InputError, match=f"{key}.{extra} is not a field of {key}"):
+        load_build(_write(tmp_path, _doc(**{key: value})))
+
+
+def test_the_largest_valid_build_prices_to_the_cent(tmp_path: Path) -> None:
+    """500 lines x 10,000 units x 10,000 nodes x a rate of 1,000 reaches about 1e26: beyond
+    Decimal's default 28 digits (InvalidOperation when rounding, lost cents in sums)."""
+    from torchrig.builds.pricing import price_build
+    from torchrig.report.values import fmt_money
+
+    line = {"text": "x", "category": "other", "quantity": 10_000,
+            "unit_price": "999999999999.99", "currency": "USD"}
+    doc = _doc(line_items=[line] * 500, nodes=10_000, tax_rate="0.99",
+               exchange_rate={"cny_per_usd": "1000", "date": "2025-01-01"})
+    priced = price_build(load_build(_write(tmp_path, doc)), load_catalog())
+    subtotal = Decimal("999999999999990") * 10_000 * 10_000 * 500
+    assert priced.subtotal == subtotal
+    assert priced.total == subtotal + (subtotal * Decimal("0.99")).quantize(Decimal("0.01"))
+    assert priced.to_dict()["total"] == f"{priced.total:f}" and priced.to_dict()[
+        "total"].endswith(".00")
+    assert fmt_money(priced.total).endswith(".00")

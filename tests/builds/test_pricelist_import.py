@@ -96,3 +96,12 @@ def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         load_price_list(tmp_path / "nope.csv", load_catalog())
+
+
+def test_a_source_too_long_for_a_build_file_is_a_bad_row(tmp_path: Path) -> None:
+    """The import writes the source into the build; the build loader allows 2,000 characters,
+    so the import refuses more (before, the build saved and then never opened again)."""
+    path = _csv(tmp_path, "part_id,price,currency,date,source\n"
+                          f"nvidia-rtx-4090,15999.00,CNY,2025-06-01,{'s' * 2001}\n")
+    with pytest.raises(InputError, match="line 2: row.price_source must be text"):
+        load_price_list(path, load_catalog())

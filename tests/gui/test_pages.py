@@ -78,7 +78,7 @@ def test_build_page_prices_edits_and_checks_live(window, dialogs, tmp_path, qtbo
     assert dialogs[-1][0] == "warning" and "Quantity" in dialogs[-1][1]
     assert page.build.line_items[0].quantity == 2
     page.lines.item(0, 4).setText("abc")
-    assert "not a price" in dialogs[-1][1]
+    assert "must be an amount" in dialogs[-1][1]
     # A build without CPU, board or PSU says so.
     codes = {f.code for f in page.findings}
     assert any("cpu" in c for c in codes)

@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
-from torchrig.builds.recovery import load_recovery, recovery_path
+from torchrig.builds.recovery import find_recoveries, new_recovery_path
 from torchrig.gui import crash
 from torchrig.gui.main_window import MainWindow
 from torchrig.gui.qt import QMessageBox
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (what a crashed TorchRig leaves)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _as_if_crashed(path: Path) -> Path:
+    """Rename a recovery file as if the process that wrote it had died."""
+    dead = path.with_name(re.sub(r"build-\d+-", f"build-{_dead_pid()}-", path.name))
+    path.rename(dead)
+    return dead
 
 
 def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
@@ -17,8 +34,8 @@ def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
     qtbot.addWidget(first)
     first.build_page.add_part("nvidia-rtx-4090", quantity=2)
     first.build_page.autosave_now()  # what the timer does a moment after the last edit
-    assert recovery_path().exists()
-    # A crash: the window is gone without saving or discarding.
+    assert first.build_page.recovery_file.exists()
+    left = _as_if_crashed(first.build_page.recovery_file)
     first.build_page.dirty = False
     first.deleteLater()
 
@@ -31,23 +48,101 @@ def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
     assert second.build_page.build.line_items[0].quantity == 2
     assert second.build_page.dirty
     assert second.stack.currentWidget() is second.build_page
+    # Taken over: the copy now lives in the second window's own file.
+    assert not left.exists() and second.build_page.recovery_file.exists()
     second.build_page.dirty = False
+
+
+def test_a_running_windows_copy_is_not_offered_to_another(qtbot, monkeypatch):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.build_page.add_part("nvidia-rtx-4090")
+    first.build_page.autosave_now()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or
+                        QMessageBox.StandardButton.No)
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert not second.build_page.offer_recovery()
+    assert asked == [] and first.build_page.recovery_file.exists()
+    first.build_page.dirty = False
+
+
+def test_each_window_keeps_its_own_recovery_copy(qtbot, tmp_path):
+    """Window B opening or saving a build once deleted window A's (shared) recovery copy."""
+    a, b = MainWindow(), MainWindow()
+    qtbot.addWidget(a)
+    qtbot.addWidget(b)
+    a.build_page.add_part("nvidia-rtx-4090")
+    a.build_page.autosave_now()
+    b.build_page.add_part("nvidia-rtx-3060-12gb")
+    b.build_page.autosave_now()
+    assert a.build_page.recovery_file != b.build_page.recovery_file
+    assert b.build_page._write(tmp_path / "b.json")
+    sample = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))[0]
+    assert b.build_page.open_path(sample)
+    assert a.build_page.recovery_file.exists()
+    assert not b.build_page.recovery_file.exists()
+    a.build_page.dirty = False
 
 
 def test_saving_removes_the_recovery_copy(window, tmp_path):
     window.build_page.add_part("nvidia-rtx-3060-12gb")
     window.build_page.autosave_now()
-    assert load_recovery() is not None
+    assert window.build_page.recovery_file.exists()
     assert window.build_page._write(tmp_path / "b.json")
-    assert not recovery_path().exists()
+    assert not window.build_page.recovery_file.exists()
 
 
-def test_a_damaged_recovery_copy_is_dropped_quietly():
-    path = recovery_path()
+def _damaged_copy() -> Path:
+    path = new_recovery_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    good = {"part_id": "nvidia-rtx-4090", "quantity": 2}
+    bad = {"text": "t" * 600, "category": "other", "quantity": 1}
+    doc = {"format": "torchrig.recovery", "version": 1, "original": None,
+           "build": {"format": "torchrig.build", "version": 1, "name": "Half a quote",
+                     "tax_rate": "1.5", "line_items": [good, bad, good]}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return _as_if_crashed(path)
+
+
+def test_a_damaged_recovery_copy_is_kept_aside_and_what_can_be_read_is_offered(qtbot,
+                                                                               monkeypatch):
+    left = _damaged_copy()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda parent, title, text, *a:
+                        asked.append(text) or QMessageBox.StandardButton.Yes)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.build_page.offer_recovery()
+    kept = left.parent / "unreadable" / left.name
+    assert kept.exists() and not left.exists()  # moved, never deleted
+    assert str(kept) in asked[0] and "tax_rate" in asked[0] and "2 line(s)" in asked[0]
+    build = window.build_page.build
+    assert build.name == "Half a quote" and len(build.line_items) == 2
+    window.build_page.dirty = False
+
+
+def test_an_unreadable_recovery_copy_is_moved_aside_and_the_user_told_where(qtbot,
+                                                                            monkeypatch):
+    path = new_recovery_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"\x00garbage")
-    assert load_recovery() is None
-    assert not path.exists()
+    left = _as_if_crashed(path)
+    older = left.parent / "unreadable" / left.name
+    older.parent.mkdir()
+    older.write_bytes(b"an earlier damaged copy")
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a:
+                        warned.append(text))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert not window.build_page.offer_recovery()
+    kept = older.with_name(f"{older.stem}-2.json")
+    assert kept.read_bytes() == b"\x00garbage"
+    assert older.read_bytes() == b"an earlier damaged copy"
+    assert str(kept) in warned[0]
+    assert find_recoveries() == []  # told once, not at every start
 
 
 def test_exception_hook_logs_and_shows_a_dialog(monkeypatch):
@@ -83,3 +178,22 @@ def test_no_stderr_never_crashes_the_app():
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "2"
+
+
+def test_the_crash_log_is_rotated_and_old_logs_are_capped(monkeypatch):
+    """An error repeating in a slot grew torchrig.log without bound."""
+    monkeypatch.setattr(crash, "MAX_LOG_BYTES", 2_000)
+    entry = "Traceback: boom\n" + "x" * 900
+    for _ in range(40):
+        path = crash.write_log(entry)
+    assert path is not None
+    logs = sorted(p.name for p in path.parent.iterdir())
+    assert logs == ["torchrig.log", "torchrig.log.1", "torchrig.log.2", "torchrig.log.3"]
+    assert all(p.stat().st_size < 2_000 + 1_000 for p in path.parent.iterdir())
+    assert "boom" in path.read_text(encoding="utf-8")
+
+
+def test_one_huge_crash_entry_is_shortened():
+    path = crash.write_log("y" * (crash.MAX_ENTRY_CHARS * 3))
+    assert path is not None
+    assert path.stat().st_size < crash.MAX_ENTRY_CHARS + 1_000

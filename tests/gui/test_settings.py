@@ -236,3 +236,63 @@ def test_recent_files_menu_opens_a_build(window):
     entries[0].trigger()
     assert window.build_page.path == sample
     assert window.current_page() == "build"
+
+
+@pytest.mark.parametrize(("date", "fragment"), [
+    ("", "exchange_rate.date must be a date"),
+    ("2025/06/01", "exchange_rate.date must be a date"),
+    ("20250601", "exchange_rate.date must be a date"),  # fromisoformat took this
+])
+def test_settings_dialog_refuses_a_default_rate_new_builds_could_not_hold(window, qtbot, date,
+                                                                         fragment):
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    dialog.rate_spin.setValue(7.2)
+    dialog.rate_date.setText(date)
+    assert not dialog.apply()
+    assert fragment in dialog.message.text()
+    assert window.settings.exchange_rate == 0.0
+
+
+def test_an_old_default_rate_without_a_date_gives_new_builds_no_rate(window):
+    from torchrig.builds.build import validate_build
+
+    window.settings.exchange_rate = 7.2  # a settings file from before the date was required
+    window.build_page.new_build()
+    build = window.build_page.build
+    assert build.exchange_rate is None
+    validate_build(build)
+
+
+def test_a_second_damaged_file_does_not_overwrite_the_first_backup(tmp_path):
+    path = tmp_path / "settings.json"
+    for damage in (b"{first", b"{second"):
+        path.write_bytes(damage)
+        s = Settings(path)
+        s.language = "en"
+        assert s.sync()
+    assert (tmp_path / "settings.unreadable.json").read_bytes() == b"{first"
+    assert (tmp_path / "settings.unreadable-2.json").read_bytes() == b"{second"
+
+
+def test_without_a_home_folder_the_window_starts_and_says_where_files_go(qtbot, monkeypatch,
+                                                                        tmp_path):
+    import torchrig.paths as paths
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.settings import config_dir
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    for name in ("TORCHRIG_DATA_DIR", "TORCHRIG_CONFIG_DIR"):
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(paths.Path, "home", classmethod(no_home))
+    monkeypatch.setattr(paths.tempfile, "tempdir", str(tmp_path))
+    paths.fallback_dir.cache_clear()
+    assert config_dir() == paths.fallback_dir() / "config"
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert str(paths.fallback_dir()) in window.statusBar().currentMessage()
+    window.settings.language = "en"
+    assert window.settings.sync()
+    assert (paths.fallback_dir() / "config").is_dir()

@@ -41,6 +41,7 @@ from torchrig.bench.collective_report import (
 from torchrig.bench.findings import bench_findings
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, Reference, load_report
 from torchrig.builds.build import Build, load_build
+from torchrig.builds.capabilities import from_build
 from torchrig.builds.check_output import check_json, format_check_text
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricelist import PriceList, load_price_list
@@ -58,8 +59,12 @@ from torchrig.hardware.model import (
 )
 from torchrig.hardware.text import format_profile_text
 from torchrig.i18n import Msg
+from torchrig.planning.analysis import analyze
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import Workload, load_workload
+from torchrig.report.assemble import assemble_sheet
+from torchrig.report.pdf import render_sheet_bytes
+from torchrig.report.sheet import Header, SheetOptions
 
 REPO = Path(__file__).resolve().parents[2]
 RESOURCES = REPO / "resources"
@@ -225,6 +230,21 @@ def encode(doc: Any) -> bytes:
 # --- what each kind of file is loaded with and used for ----------------------------------------
 
 
+def export_pdf(build: Build, **inputs: Any) -> bytes:
+    """What ``torchrig export`` renders for these inputs (issue 13: a loader that accepts what
+    the export then crashes on is found here, not by a user)."""
+    sheet = assemble_sheet(build, catalog(), header=Header(kind="sheet", date="2026-01-01"),
+                           lang="zh", options=SheetOptions(lang="zh", invariant=True),
+                           **inputs)
+    return render_sheet_bytes(sheet)
+
+
+@cache
+def gpu_build() -> Build:
+    """A build with a GPU, so planning gets as far as the throughput estimate."""
+    return Build.from_dict(_doc(REPO / "builds" / "pro-dual-4090.json"))
+
+
 def _use_build(build: Build) -> None:
     cat = catalog()
     priced = price_build(build, cat)
@@ -232,18 +252,25 @@ def _use_build(build: Build) -> None:
     json.dumps(check_json(priced, findings), allow_nan=False)
     format_check_text(priced, findings, lang="zh")
     assert Build.from_dict(json.loads(jsonio.dumps(build.to_dict()))) == build
+    export_pdf(build)
 
 
 def _use_workload(workload: Workload) -> None:
     json.dumps(plan(workload).to_dict(), allow_nan=False)
+    # plan, check and export as the CLI runs them: against a build with a GPU.
+    json.dumps(analyze(workload, from_build(gpu_build(), catalog()), catalog()).requirements
+               .to_dict(), allow_nan=False)
+    export_pdf(gpu_build(), workload=workload)
     assert Workload.from_dict(json.loads(jsonio.dumps(workload.to_dict()))) == workload
 
 
 def _use_bench_report(report: BenchReport) -> None:
-    jsonio.dumps(report.to_dict())
+    text = jsonio.dumps(report.to_dict())
+    assert BenchReport.from_dict(json.loads(text)).to_dict() == report.to_dict()
     bench_findings(report)
     if report.profile is not None:
         format_profile_text(SystemProfile.from_dict(report.profile), lang="zh")
+    export_pdf(gpu_build(), bench_report=report)
 
 
 def _use_collective(report: CollectiveReport) -> None:

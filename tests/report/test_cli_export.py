@@ -122,7 +122,7 @@ def test_unwritable_output_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     folder = tmp_path / "a-folder.pdf"
     folder.mkdir()
     assert run_export_cli(_args(BUILDS[0], folder)) == 2
-    assert "could not be written" in _one_error_line(capsys)
+    assert "is a folder, not a file" in _one_error_line(capsys)
 
 
 def test_output_may_not_overwrite_an_input(tmp_path: Path,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import subprocess
+import sys
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -318,3 +321,72 @@ def test_extract_build_json_refuses_a_bad_attachment(tmp_path: Path, payload: by
         writer.write(handle)
     with pytest.raises(InputError, match=message):
         extract_build_json(path)
+
+
+def test_long_sources_and_notes_are_shortened_in_the_table_and_kept_in_the_file(
+        tmp_path: Path) -> None:
+    """500 rows of 2,000-character sources and notes made thousands of pages (minutes)."""
+    from torchrig.report.pdf import CELL_TEXT_LIMIT
+
+    source = "S" * (CELL_TEXT_LIMIT + 1234)
+    row = replace(bom_rows(1)[0], price_source=source, note="short note")
+    pdf = render_sheet_bytes(full_sheet(bom=(row,)))
+    text = all_text(pdf)
+    assert max(len(run) for run in re.findall(r"S+", text.replace("\n", ""))) == CELL_TEXT_LIMIT
+    assert "1,234 more characters in the build file" in " ".join(text.split())
+    assert "short note" in text
+
+
+def test_a_paragraph_lays_out_once_per_width() -> None:
+    from reportlab.lib.styles import ParagraphStyle
+
+    from torchrig.report.pdf import _Paragraph
+
+    style = ParagraphStyle("s", fontName="Helvetica", fontSize=8, leading=10,
+                           splitLongWords=1)
+    para = _Paragraph("W" * 400 + " tail", style)
+    calls = []
+    real = para.breakLines
+    para.breakLines = lambda widths: calls.append(widths) or real(widths)  # type: ignore
+    first = para.wrap(100, 1000)
+    assert para.wrap(100, 50) == first and len(calls) == 1
+    assert para.wrap(200, 1000) != first and len(calls) == 2
+
+
+_PEAK_RSS = """
+import sys
+from dataclasses import replace
+sys.path.insert(0, sys.argv[2])
+from tests.report.conftest import full_sheet
+from torchrig.report.pdf import render_sheet_bytes
+sheet = full_sheet()
+render_sheet_bytes(replace(sheet, header=replace(sheet.header, logo_path=sys.argv[1])))
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec from the forking (pytest) process.
+status = open("/proc/self/status", encoding="ascii").read()
+print(int(status.split("VmHWM:")[1].split()[0]) // 1024)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory read from /proc")
+def test_a_huge_jpeg_logo_is_decoded_scaled_down(tmp_path: Path) -> None:
+    """A 12,000 x 12,000 logo cost 1.4 GB; decoded at full size, this 8,000 x 8,000 one took
+    over 600 MB. Measured in a fresh process (peak resident memory, not time)."""
+    logo = tmp_path / "huge.jpg"
+    make = ("import sys; from PIL import Image; Image.MAX_IMAGE_PIXELS = None; "
+            "Image.new('RGB', (8000, 8000), (31, 78, 121)).save(sys.argv[1], quality=60)")
+    subprocess.run([sys.executable, "-c", make, str(logo)], check=True)
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root / "app"))
+    result = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(logo), str(root)],
+                            capture_output=True, text=True, env=env, check=True)
+    assert int(result.stdout.split()[-1]) < 250, result.stdout  # MB
+
+
+def test_a_png_logo_too_large_to_decode_is_refused_with_the_reason(tmp_path: Path) -> None:
+    from PIL import Image as PILImage
+
+    logo = tmp_path / "huge.png"
+    PILImage.new("L", (8000, 6000)).save(logo)  # 48 MP, a few kB as a file
+    sheet = full_sheet()
+    with pytest.raises(InputError, match="8000 x 6000 pixels"):
+        render_sheet_bytes(replace(sheet, header=replace(sheet.header, logo_path=str(logo))))

@@ -25,6 +25,9 @@ from torchrig.bench.runner import list_benchmarks
 from torchrig.bench.settings import BenchSettings
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
+from torchrig.jsonio import unused_name
+from torchrig.paths import fallback_notice
+from torchrig.terminal import write_error, write_lines
 from torchrig.units import fmt_gb
 
 if TYPE_CHECKING:
@@ -93,7 +96,7 @@ class _Printer:
     def line(self, text: str) -> None:
         # sys.stderr is None in a Windows GUI-script process; never crash on it.
         if self.stream is not None:
-            print(text, file=self.stream, flush=True)
+            write_error(text, self.stream)
 
     def progress(self, p: Progress) -> None:
         self.line(f"[{p.bench_index + 1}/{p.bench_count}] {p.bench_id} "
@@ -198,7 +201,7 @@ def run_cli(
         raise error
     report: BenchReport = outcome["report"]
     if out is not None:
-        print(summary(report, printer.lang), file=out, flush=True)
+        write_lines(summary(report, printer.lang), out)
     code = EXIT_INTERRUPTED if interrupted or report.cancelled else EXIT_OK
     # Both writes are attempted even if one fails: the measurements must not be lost.
     if json_path is not None:
@@ -208,9 +211,20 @@ def run_cli(
         except InputError as exc:
             printer.line(f"torchrig bench: {exc}")
             code = EXIT_BAD_INPUT
+    notice = fallback_notice()
+    if notice:
+        printer.line(f"note: {notice}")
     try:
         printer.line(f"report saved: {save_to_history(report)}")
     except InputError as exc:
         printer.line(f"torchrig bench: {exc}")
         code = EXIT_BAD_INPUT
+        if json_path is None:
+            # Nowhere was written: keep the finished measurement in the working folder.
+            try:
+                keep = unused_name(Path.cwd().resolve() / "torchrig-bench-report.json")
+                save_report(report, keep)
+                printer.line(f"report saved instead: {keep}")
+            except (InputError, OSError) as again:
+                printer.line(f"torchrig bench: {again}")
     return code

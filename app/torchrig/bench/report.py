@@ -8,7 +8,9 @@ counted. Nothing here imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,6 +24,10 @@ from torchrig.paths import data_dir
 
 REPORT_FORMAT = "torchrig.bench-report"
 REPORT_VERSION = 1
+
+MAX_RATIO = 1e6
+"""Largest measured/reference ratio a report may hold: no benchmark beats its reference a
+million times, and larger ratios overflow to infinity in percents and in JSON."""
 
 UNITS = ("FLOP/s", "B/s", "s", "B", "samples/s", "ratio", "count")
 """SI base units only, so JSON consumers never parse "GB/s" strings."""
@@ -141,7 +147,7 @@ class Measurement:
         details = data.get("details", {})
         if not isinstance(details, dict):
             raise InputError(f"{where}: field 'details' must be an object")
-        return cls(
+        measurement = cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
             label=_msg(jsonio.req(data, "label", where), f"{where}.label"),
             value=jsonio.get_num(data, "value", where, optional=True),
@@ -150,6 +156,12 @@ class Measurement:
             notes=_msgs(data.get("notes", []), f"{where}.notes"),
             details=details,
         )
+        ratio = measurement.ratio
+        if ratio is not None and not abs(ratio) <= MAX_RATIO:
+            # 1e307 against 1.0 overflowed the chart's percent axis and saved as Infinity.
+            raise InputError(f"{where}: value {measurement.value:g} is {ratio:.3g} times its "
+                             f"reference; more than {MAX_RATIO:g} times is not a measurement")
+        return measurement
 
 
 @dataclass
@@ -404,10 +416,23 @@ def save_to_history(report: BenchReport) -> Path:
     base = f"bench-{stamp}-{preset}-{device}"
     path = folder / f"{base}.json"
     n = 1
-    while path.exists():
-        n += 1
-        path = folder / f"{base}-{n}.json"
-    save_report(report, path)
+    while True:
+        # Claim the name atomically: checking exists() first let two reports saved in the
+        # same second (two windows, two CLI runs) pick the same name, and one was lost.
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            break
+        except FileExistsError:
+            n += 1
+            path = folder / f"{base}-{n}.json"
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write ({exc.strerror})") from None
+    try:
+        save_report(report, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()  # the empty claim, not a report
+        raise
     return path
 
 

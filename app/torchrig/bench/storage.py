@@ -14,9 +14,11 @@ user how much will be written before anything starts.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
+import re
 import shutil
 import tempfile
 import time
@@ -70,6 +72,57 @@ _CLASS_REFS: dict[str, Reference] = {
                                                   "12.4 GB/s"),
                       source="hardware reference sec. 3", low=3.5 * GB, high=12.4 * GB),
 }
+
+
+WORKDIR_PREFIX = "torchrig-bench-"
+"""Test folders are ``torchrig-bench-<pid>-<random>``: the pid tells a later run whether the
+run that made one is still going."""
+STALE_WORKDIR_AGE_S = 24 * 3600
+"""A test folder without a pid in its name (older TorchRig) counts as left behind after this
+long: no storage benchmark runs for a day."""
+_WORKDIR = re.compile(re.escape(WORKDIR_PREFIX) + r"(?:(\d+)-)?[A-Za-z0-9_]+")
+
+
+def remove_stale_workdirs(folder: Path) -> tuple[int, int]:
+    """Delete test folders that killed runs (SIGKILL, power loss) left in ``folder``; returns
+    (folders removed, bytes freed). A folder is stale when the process named in it is gone;
+    live runs' folders are kept. Problems are ignored: tidying up never stops a benchmark."""
+    import psutil
+
+    removed = freed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0, 0
+    now = time.time()
+    for entry in entries:
+        match = _WORKDIR.fullmatch(entry.name)
+        try:
+            if match is None or not entry.is_dir(follow_symlinks=False):
+                continue
+            pid = match.group(1)
+            if pid is not None:
+                stale = int(pid) != os.getpid() and not psutil.pid_exists(int(pid))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_WORKDIR_AGE_S
+            if not stale:
+                continue
+            size = _tree_bytes(Path(entry.path))
+            shutil.rmtree(entry.path)
+        except (OSError, ValueError, psutil.Error):
+            continue
+        removed += 1
+        freed += size
+    return removed, freed
+
+
+def _tree_bytes(folder: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
 
 
 def storage_folder(settings: BenchSettings) -> Path:
@@ -205,9 +258,15 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             f"{fmt_gb(SPACE_MARGIN)} to spare",
             f"磁盘空间不足：{folder} 剩余 {fmt_gb(free)}，测试需要 {fmt_gb(need)} 另加 "
             f"{fmt_gb(SPACE_MARGIN)} 余量"))
+    removed, freed = remove_stale_workdirs(folder)
+    if removed:
+        ctx.note(Msg(f"removed {removed} test folder(s) ({fmt_gb(freed)}) that earlier, killed "
+                     f"runs left in {folder}",
+                     f"已删除先前被终止的运行在 {folder} 中遗留的 {removed} 个测试文件夹"
+                     f"（{fmt_gb(freed)}）"))
     mountpoint, fstype = _mount_of(folder)
     try:
-        workdir = Path(tempfile.mkdtemp(prefix="torchrig-bench-", dir=folder))
+        workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=folder))
     except OSError as exc:
         raise _write_error(folder, exc, need) from None
     cache_ok = True

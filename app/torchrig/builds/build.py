@@ -36,6 +36,11 @@ CUSTOM_CATEGORIES: tuple[str, ...] = (
 MAX_LINES = 500
 MAX_QUANTITY = 10_000
 MAX_NODES = 10_000
+MAX_HEADER_TEXT = 200
+"""Longest name, customer or project."""
+MAX_LINE_TEXT = 500
+MAX_SOURCE = 2000
+"""Longest price source or note."""
 
 Scope = Literal["node", "cluster"]
 
@@ -49,7 +54,8 @@ class ExchangeRate:
     source: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        return {"cny_per_usd": str(self.cny_per_usd), "date": self.date, "source": self.source}
+        return {"cny_per_usd": plain_decimal(self.cny_per_usd), "date": self.date,
+                "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ class Discount:
     value: Decimal
 
     def to_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "value": str(self.value)}
+        return {"kind": self.kind, "value": plain_decimal(self.value)}
 
 
 @dataclass(frozen=True)
@@ -97,7 +103,7 @@ class LineItem:
             out["category"] = self.category
         out["quantity"] = self.quantity
         if self.unit_price is not None:
-            out["unit_price"] = str(self.unit_price)
+            out["unit_price"] = plain_decimal(self.unit_price)
             out["currency"] = self.currency
             if self.price_source:
                 out["price_source"] = self.price_source
@@ -136,7 +142,7 @@ class Build:
             "tier": self.tier,
             "currency": self.currency,
             "exchange_rate": self.exchange_rate.to_dict() if self.exchange_rate else None,
-            "tax_rate": str(self.tax_rate),
+            "tax_rate": plain_decimal(self.tax_rate),
             "discount": self.discount.to_dict() if self.discount else None,
             "nodes": self.nodes,
             "line_items": [item.to_dict() for item in self.line_items],
@@ -151,7 +157,7 @@ class Build:
         if unknown:
             # A misspelt field ("tax_rat") would otherwise be dropped without a word.
             raise InputError(f"{where}: {_shown(unknown[0])} is not a build field")
-        name = _str(doc, "name", where, required=True, max_len=200)
+        name = _str(doc, "name", where, required=True, max_len=MAX_HEADER_TEXT)
         currency = doc.get("currency", "CNY")
         if currency not in CURRENCIES:
             raise InputError(f"{where}: currency must be CNY or USD, got {currency!r}")
@@ -173,8 +179,8 @@ class Build:
             raise InputError(f"{where}: tier must be a tier id or null")
         return cls(
             name=name, currency=currency,
-            customer=_str(doc, "customer", where, max_len=200),
-            project=_str(doc, "project", where, max_len=200),
+            customer=_str(doc, "customer", where, max_len=MAX_HEADER_TEXT),
+            project=_str(doc, "project", where, max_len=MAX_HEADER_TEXT),
             exchange_rate=rate, tax_rate=tax,
             discount=_discount(doc.get("discount"), where),
             nodes=nodes, line_items=lines,
@@ -210,8 +216,32 @@ def load_build(path: str | Path, catalog: Catalog | None = None) -> Build:
     return build
 
 
+def validate_build(build: Build, where: str = "build") -> Build:
+    """The build as :func:`load_build` would read it back, or the loader's InputError.
+
+    Editors call this before they accept an edit and :func:`save_build` before it writes, so
+    the one validation of the file format decides both directions: nothing is saved that would
+    not open again.
+    """
+    return Build.from_dict(build.to_dict(), where=where)
+
+
+def validate_line(item: LineItem, where: str) -> LineItem:
+    """One line as the loader would read it back, or the loader's InputError (for importers
+    that make lines, such as price lists)."""
+    return _line(item.to_dict(), where)
+
+
+def plain_decimal(value: Decimal) -> str:
+    """``1000`` and ``0.0000001``, never ``1E+3``/``1E-7``: the loader reads money as plain
+    digits (no exponent), so that is how it is written."""
+    return format(value, "f")
+
+
 def save_build(build: Build, path: str | Path) -> None:
-    """Write atomically (temp file + fsync + rename): a crash leaves the old file intact."""
+    """Validate, then write atomically (temp file + fsync + rename): a crash leaves the old
+    file intact, and a build the loader would refuse is refused here instead."""
+    validate_build(build, where=str(path))
     atomic_write_json(Path(path), build.to_dict())
 
 
@@ -280,14 +310,16 @@ def _exchange_rate(raw: Any, where: str) -> ExchangeRate | None:
         return None
     if not isinstance(raw, dict):
         raise InputError(f"{where}: exchange_rate must be an object with cny_per_usd and date")
+    _no_other_keys(raw, {"cny_per_usd", "date", "source"}, f"{where}: exchange_rate")
     rate = _decimal(raw.get("cny_per_usd"), f"{where}: exchange_rate.cny_per_usd")
     if not Decimal("0.01") <= rate <= Decimal("1000"):
         raise InputError(f"{where}: exchange_rate.cny_per_usd must be a positive rate "
                          f"(CNY per USD), got {raw.get('cny_per_usd')!r}")
     date = check_date(raw.get("date"), f"{where}: exchange_rate.date")
     source = raw.get("source", "")
-    if not isinstance(source, str):
-        raise InputError(f"{where}: exchange_rate.source must be text")
+    if not isinstance(source, str) or len(source) > MAX_SOURCE:
+        raise InputError(f"{where}: exchange_rate.source must be text (at most {MAX_SOURCE} "
+                         "characters)")
     return ExchangeRate(cny_per_usd=rate, date=date, source=source)
 
 
@@ -296,12 +328,19 @@ def _discount(raw: Any, where: str) -> Discount | None:
         return None
     if not isinstance(raw, dict) or raw.get("kind") not in ("amount", "percent"):
         raise InputError(f"{where}: discount.kind must be 'amount' or 'percent'")
+    _no_other_keys(raw, {"kind", "value"}, f"{where}: discount")
     value = _decimal(raw.get("value"), f"{where}: discount.value")
     if value < 0:
         raise InputError(f"{where}: discount.value must not be negative")
     if raw["kind"] == "percent" and value > 100:
         raise InputError(f"{where}: discount.value must be at most 100 (percent)")
     return Discount(kind=raw["kind"], value=value)
+
+
+def _no_other_keys(raw: dict[str, Any], allowed: set[str], where: str) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise InputError(f"{where}.{_shown(unknown[0])} is not a field of {where.split(': ')[-1]}")
 
 
 _LINE_KEYS = {"part_id", "quantity", "unit_price", "currency", "price_source", "price_date",
@@ -327,8 +366,8 @@ def _line(raw: Any, where: str) -> LineItem:
     else:
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{where}: needs part_id (catalog part) or text (custom line)")
-        if len(text) > 500:
-            raise InputError(f"{where}.text is longer than 500 characters")
+        if len(text) > MAX_LINE_TEXT:
+            raise InputError(f"{where}.text is longer than {MAX_LINE_TEXT} characters")
         if category not in CUSTOM_CATEGORIES:
             raise InputError(f"{where}.category must be one of {', '.join(CUSTOM_CATEGORIES)}, "
                              f"got {category!r}")
@@ -350,8 +389,8 @@ def _line(raw: Any, where: str) -> LineItem:
     price_source = raw.get("price_source", "")
     note = raw.get("note", "")
     for key, val in (("price_source", price_source), ("note", note)):
-        if not isinstance(val, str) or len(val) > 2000:
-            raise InputError(f"{where}.{key} must be text (at most 2000 characters)")
+        if not isinstance(val, str) or len(val) > MAX_SOURCE:
+            raise InputError(f"{where}.{key} must be text (at most {MAX_SOURCE} characters)")
     scope = raw.get("scope", "node")
     if scope not in ("node", "cluster"):
         raise InputError(f"{where}.scope must be 'node' or 'cluster', got {scope!r}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 
-from torchrig.builds.build import Build
+from torchrig.builds.build import Build, LineItem, validate_line
 from torchrig.catalog.loader import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
 from torchrig.errors import InputError
@@ -101,6 +101,10 @@ def parse_price_list(text: str, catalog: Catalog, where: str = "price list") -> 
                 raise InputError(f"line {number}: currency must be CNY or USD, got "
                                  f"{cell['currency']!r}")
             date = check_date(cell["date"], f"line {number}: date")
+            # The build's own line check: what the import writes into a build must load again.
+            validate_line(LineItem(part_id=cell["part_id"] or "?", unit_price=price,
+                                   currency=currency, price_source=cell.get("source", ""),
+                                   price_date=date), f"line {number}: row")
         except InputError as exc:
             errors.append(str(exc))
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import Any, Literal
 
 from torchrig.builds.build import Build, LineItem
@@ -23,6 +23,12 @@ from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
 
 CENT = Decimal("0.01")
+
+MONEY_CONTEXT = Context(prec=60)
+"""Decimal's default 28 digits cannot hold the largest valid build to the cent (500 lines of
+just under 1e12 x 10,000 units x 10,000 nodes x a rate of 1,000 is about 5e25 plus tax): with
+them sums silently lose cents and rounding to cents raises InvalidOperation. 60 digits hold
+every amount a valid build can reach exactly."""
 
 ROUNDING_NOTE = Msg(
     "Unit prices are converted to the build currency and rounded half-up to cents per line; "
@@ -35,7 +41,7 @@ LineStatus = Literal["ok", "price needed", "exchange rate needed"]
 OriginKind = Literal["override", "catalog", "missing"]
 
 def round_cents(amount: Decimal) -> Decimal:
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP, context=MONEY_CONTEXT)
 
 
 @dataclass(frozen=True)
@@ -204,7 +210,11 @@ def price_build(build: Build, catalog: Catalog,
                 today: datetime.date | None = None) -> PricedBuild:
     """Price every line of ``build`` (see module doc for the rounding rule). Each line carries
     the alerts for its price (older than six months, part out of production) as of ``today``."""
-    today = today or datetime.date.today()
+    with localcontext(MONEY_CONTEXT):
+        return _price_build(build, catalog, today or datetime.date.today())
+
+
+def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> PricedBuild:
     lines = tuple(_price_line(i, item, build, catalog, today)
                   for i, item in enumerate(build.line_items))
     category_totals: dict[str, Decimal] = {}

@@ -24,12 +24,38 @@ def log_dir() -> Path:
     return data_dir() / "logs"
 
 
+MAX_LOG_BYTES = 1_000_000
+"""The log is rotated past this size: an error repeating in a slot once grew it without bound."""
+KEEP_LOGS = 3
+"""Rotated logs kept besides the current one (``torchrig.log.1`` is the newest)."""
+MAX_ENTRY_CHARS = 50_000
+
+
+def _rotate(path: Path) -> None:
+    """``torchrig.log`` -> ``.1`` -> ``.2`` ... when it is over :data:`MAX_LOG_BYTES`; the
+    oldest beyond :data:`KEEP_LOGS` is dropped."""
+    try:
+        if path.stat().st_size < MAX_LOG_BYTES:
+            return
+    except FileNotFoundError:
+        return
+    for n in range(KEEP_LOGS - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{n}")
+        if older.exists():
+            older.replace(path.with_name(f"{path.name}.{n + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+
+
 def write_log(text: str) -> Path | None:
-    """Append to the log; returns its path, or None when it cannot be written."""
+    """Append to the log (rotated by size); returns its path, or None when it cannot be
+    written."""
     try:
         folder = log_dir()
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "torchrig.log"
+        _rotate(path)
+        if len(text) > MAX_ENTRY_CHARS:
+            text = text[:MAX_ENTRY_CHARS] + f"\n... ({len(text) - MAX_ENTRY_CHARS} more characters)"
         stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"--- {stamp} torchrig {__version__}\n{text}\n")

@@ -39,6 +39,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.hardware.model import SystemProfile
 from torchrig.i18n import Lang
+from torchrig.paths import fallback_dir, fallback_notice
 
 Key = QKeySequence.StandardKey
 RESTORE_ORDER = ("machine", "targets", "build", "bench", "wizard", "report")
@@ -94,6 +95,10 @@ class MainWindow(QMainWindow):
         if self.settings.load_error:
             self.statusBar().showMessage(self.tr("Settings could not be read, defaults are "
                                                  "used: {0}").format(self.settings.load_error))
+        if fallback_notice():
+            self.statusBar().showMessage(self.tr(
+                "Your home folder is unknown (HOME is not set and this user has no passwd "
+                "entry): TorchRig keeps its settings and files in {0}.").format(fallback_dir()))
 
     # --- construction -------------------------------------------------------------------------
 

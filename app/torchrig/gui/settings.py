@@ -15,16 +15,19 @@ and the Settings dialog on every change), so a burst of edits is one write.
 from __future__ import annotations
 
 import base64
-import datetime as _dt
 import math
 import os
 import sys
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from torchrig.builds.build import Build, ExchangeRate, validate_build
+from torchrig.catalog.loader import check_date
 from torchrig.errors import InputError
-from torchrig.jsonio import atomic_write_json, load_versioned
+from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
+from torchrig.paths import fallback_dir, home_dir
 
 T = TypeVar("T")
 
@@ -48,7 +51,9 @@ def config_dir() -> Path:
     override = os.environ.get(CONFIG_DIR_ENV)
     if override:
         return Path(override).expanduser()
-    home = Path.home()
+    home = home_dir()
+    if home is None:
+        return fallback_dir() / "config"
     if sys.platform.startswith("win"):
         appdata = os.environ.get("APPDATA")
         return (Path(appdata) if appdata else home / "AppData" / "Roaming") / "TorchRig"
@@ -68,14 +73,28 @@ def _short_text(value: Any) -> bool:
     return len(value) <= MAX_TEXT
 
 
-def _iso_date_or_empty(value: Any) -> bool:
+def _date_or_empty(value: Any) -> bool:
+    """A date as build files hold it (the catalog's check_date), or "" for none."""
     if value == "":
         return True
     try:
-        _dt.date.fromisoformat(value)
-    except ValueError:
+        check_date(value, "date")
+    except InputError:
         return False
     return True
+
+
+def exchange_rate_error(rate: float, date: str, where: str) -> str:
+    """Why a default exchange rate (0 = none) cannot go into a new build, in the build
+    loader's words ("" when it can): new builds take it as is, so each must open again."""
+    if rate == 0:
+        return ""
+    try:
+        validate_build(Build(name="-", exchange_rate=ExchangeRate(
+            Decimal(str(round(rate, 4))), date)), where=where)
+    except InputError as exc:
+        return str(exc)
+    return ""
 
 
 def _rate(value: Any) -> bool:
@@ -147,7 +166,7 @@ class Settings:
     geometry = Option("")  # QMainWindow.saveGeometry(), base64 (see window_geometry)
     currency = Option("CNY", _one_of(*CURRENCIES))  # for new builds
     exchange_rate = Option(0.0, _rate)  # CNY per USD; 0 = not set: the user must enter one
-    exchange_rate_date = Option("", _iso_date_or_empty)
+    exchange_rate_date = Option("", _date_or_empty)
     shop_name = Option("")
     shop_contact = Option("")
     logo_path = Option("")
@@ -215,7 +234,9 @@ class Settings:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self.load_error and self.path.exists():
                 # Never overwrite a file we could not read: keep it for the user to look at.
-                self.path.replace(self.path.with_name(self.path.stem + ".unreadable.json"))
+                # Each damaged file gets a name of its own: a second one never replaces the first.
+                self.path.replace(unused_name(self.path.with_name(
+                    self.path.stem + ".unreadable.json")))
                 self.load_error = ""
             atomic_write_json(self.path, {"format": FORMAT, "version": VERSION,
                                           "values": self._values})

@@ -7,7 +7,6 @@ to the pages. Nothing needs a restart.
 
 from __future__ import annotations
 
-import datetime as _dt
 from typing import Any
 
 from torchrig.gui.qt import (
@@ -26,7 +25,7 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
-from torchrig.gui.settings import Settings
+from torchrig.gui.settings import Settings, exchange_rate_error
 from torchrig.gui.style import colour
 
 
@@ -194,12 +193,13 @@ class SettingsDialog(QDialog):
 
     def _check(self, v: dict[str, Any]) -> str:
         """A message for the first unacceptable field, or ""."""
-        if v["exchange_rate_date"]:
-            try:
-                _dt.date.fromisoformat(v["exchange_rate_date"])
-            except ValueError:
-                return self.tr("Rate date: '{0}' is not a date like 2026-01-31.").format(
-                    v["exchange_rate_date"])
+        problem = exchange_rate_error(v["exchange_rate"], v["exchange_rate_date"],
+                                      self.tr("Exchange rate"))
+        if problem:
+            return problem
+        if not Settings.options()["exchange_rate_date"].valid(v["exchange_rate_date"]):
+            return self.tr("Rate date: '{0}' is not a date like 2026-01-31.").format(
+                v["exchange_rate_date"])
         for key, name in (("shop_name", self.tr("Shop / lab name")),
                           ("shop_contact", self.tr("Contact")), ("logo_path", self.tr("Logo")),
                           ("build_folder", self.tr("Build files")),

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from torchrig.hardware import detect, format_profile_text
+from torchrig.terminal import write_json, write_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,10 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     profile = detect(use_torch=args.torch, nvml=not args.no_nvml)
     if args.text:
-        print(format_profile_text(profile, lang=args.lang))
+        write_lines(format_profile_text(profile, lang=args.lang))
     else:
-        json.dump(profile.to_dict(), sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        write_json(json.dumps(profile.to_dict(), indent=2, ensure_ascii=False))
     return 0
 
 

@@ -73,7 +73,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "env_steps_per_s_per_core": (0.001, 1e9),
     "lora_rank": (1, 65_536),
     "activation_bytes_per_sample": (0, 1e13),
-    "forward_flops_per_sample": (0, 1e18),
+    "forward_flops_per_sample": (1, 1e18),  # a divisor in the throughput estimate
     "gpus_per_node": (1, 256),
     "nodes": (1, 100_000),
     "tp_size": (1, 4_096),

@@ -26,6 +26,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.report.open_build import load_build_or_sheet
+from torchrig.terminal import write_error, write_lines
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -42,7 +43,7 @@ def run_export_cli(args: argparse.Namespace) -> int:
         _err(f"torchrig export: {exc}")
         return EXIT_BAD_INPUT
     if sys.stdout is not None:
-        print(f"wrote {out} ({size / 1000:.0f} kB)")
+        write_lines(f"wrote {out} ({size / 1000:.0f} kB)")
     from torchrig.report.fonts import MISSING_CJK_FONT, find_cjk_font
 
     if find_cjk_font() is None:
@@ -89,7 +90,7 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
         raise InputError(f"{args.output}: the output would overwrite the build; choose another "
                          "name")
-    content = share_text(price_build(_load_build(build_path, catalog), catalog), fmt, lang)
+    content = share_text(price_build(load_build_or_sheet(build_path, catalog), catalog), fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
             sys.stdout.write(content)
@@ -99,7 +100,7 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     payload = content.encode("utf-8-sig" if fmt == "csv" else "utf-8")
     jsonio.atomic_write_bytes(out, payload)
     if sys.stdout is not None:
-        print(f"wrote {out} ({fmt}, {len(payload) / 1000:.1f} kB)")
+        write_lines(f"wrote {out} ({fmt}, {len(payload) / 1000:.1f} kB)")
     return EXIT_OK
 
 
@@ -179,6 +180,4 @@ def _bench_profile(bench: Any) -> Any:
 
 
 def _err(line: str) -> None:
-    # sys.stderr is None in a Windows GUI launch; never crash on reporting an error.
-    if sys.stderr is not None:
-        print(line.replace("\n", " "), file=sys.stderr)
+    write_error(line)

@@ -13,6 +13,7 @@ document-level file attachments, so the finished PDF is passed once through pypd
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -22,13 +23,13 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     CondPageBreak,
     Flowable,
     Image,
     KeepTogether,
+    LongTable,
     Paragraph,
     SimpleDocTemplate,
     Spacer,
@@ -87,7 +88,15 @@ NEUTRAL_STATUS = "#7F8C8D"
 """Grey for a status without a colour of its own (unknown, no target)."""
 
 MAX_LOGO_BYTES = 8 * 1024 * 1024
+LOGO_BOX = (45 * mm, 16 * mm)
+"""Largest size a logo is drawn at (points)."""
+LOGO_DPI = 600
+"""Pixels per inch a logo is kept at: sharp in print, a few hundred kB at most."""
+MAX_LOGO_PIXELS = 40_000_000
+"""A PNG (or other non-JPEG) logo is decoded whole; 40 MP is at most 160 MB as RGBA."""
 MAX_PDF_BYTES = 64 * 1024 * 1024
+CELL_TEXT_LIMIT = 200
+"""Characters of a line's price source or note shown in the parts table."""
 
 
 def render_sheet(sheet: Sheet, out: str | Path | IO[bytes]) -> None:
@@ -107,6 +116,60 @@ def render_sheet_bytes(sheet: Sheet) -> bytes:
     return pdf
 
 
+def _small_logo(path: Path, data: bytes) -> tuple[bytes, int, int]:
+    """The logo as a PNG no larger than it is drawn (at :data:`LOGO_DPI`), with its size.
+
+    A 12,000 x 12,000 logo, a few hundred kB as a file, cost 1.4 GB decoded at full size. JPEGs
+    are decoded already scaled down (``draft``: 1/2 to 1/8 in the decoder); other formats
+    cannot be, so over :data:`MAX_LOGO_PIXELS` they are refused with the reason.
+    """
+    from PIL import Image as PILImage
+
+    with warnings.catch_warnings():
+        # PIL warns of "decompression bombs" by pixel count; this function decodes big
+        # images scaled down or refuses them, which is the point.
+        warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+        im = PILImage.open(io.BytesIO(data))
+    with im:
+        width, height = im.size
+        if width <= 0 or height <= 0:
+            raise InputError(f"{path}: logo image is empty")
+        target = tuple(max(1, round(side / 72 * LOGO_DPI)) for side in LOGO_BOX)
+        if im.format == "JPEG":
+            im.draft("RGB", target)  # type: ignore[arg-type]
+        elif width * height > MAX_LOGO_PIXELS:
+            raise InputError(f"{path}: logo is {width} x {height} pixels, more than this "
+                             f"sheet decodes ({MAX_LOGO_PIXELS // 10**6} megapixels): use a "
+                             "smaller image or a JPEG")
+        im.thumbnail(target)  # type: ignore[arg-type]
+        small = im if im.mode in ("RGB", "RGBA", "L", "LA", "P") else im.convert("RGB")
+        out = io.BytesIO()
+        small.save(out, "PNG")
+    return out.getvalue(), width, height
+
+
+class _Paragraph(Paragraph):
+    """A Paragraph that lays its lines out once per width.
+
+    A table measures every cell, then measures again for each page it is split over and
+    once more to draw: seven line breaks of the same text at the same width per cell, which
+    made the largest valid build (500 lines of long unbroken words) take minutes to export.
+    The lines depend only on the width and the style, so the first result is kept.
+    """
+
+    _memo: tuple[float, Any, float] | None = None
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        memo = self._memo
+        if memo is not None and memo[0] == availWidth:
+            self.width, self.blPara, self.height = memo
+            return self.width, self.height
+        size = super().wrap(availWidth, availHeight)
+        if availWidth >= 1:  # reportlab answers "cannot fit" without laying anything out
+            self._memo = (availWidth, self.blPara, self.height)
+        return size
+
+
 def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
     """The build attached to a TorchRig sheet, as the JSON object it was saved as.
 
@@ -117,16 +180,10 @@ def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
     from pypdf.errors import PyPdfError
 
     path = Path(pdf_path)
+    # The JSON loaders' reader: a FIFO hung here and /dev/zero was read until memory ran out.
+    pdf = jsonio.read_file_bytes(path, MAX_PDF_BYTES)
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if size > MAX_PDF_BYTES:
-        raise InputError(f"{path}: file is {size / 1e6:.0f} MB, too large for a build sheet")
-    try:
-        reader = pypdf.PdfReader(path)
+        reader = pypdf.PdfReader(io.BytesIO(pdf))
         attachments = reader.attachments
         contents = attachments.get(ATTACHMENT_NAME)
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
@@ -238,7 +295,7 @@ class _Renderer:
                                          leading=11.5)
 
     def p(self, markup: str, style: ParagraphStyle | None = None) -> Paragraph:
-        return Paragraph(markup, style or self.cell)
+        return _Paragraph(markup, style or self.cell)
 
     # --- document -------------------------------------------------------------------------
 
@@ -346,9 +403,9 @@ class _Renderer:
                 ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, ZEBRA]),
             ]
         style += extra or []
-        return Table(rows, colWidths=widths, repeatRows=1 if header else 0,
-                     style=TableStyle(style), splitInRow=_row_split(rows, widths),
-                     hAlign="LEFT")
+        return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
+                         style=TableStyle(style), splitInRow=_row_split(rows, widths),
+                         hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
 
@@ -360,17 +417,14 @@ class _Renderer:
         try:
             if path.stat().st_size > MAX_LOGO_BYTES:
                 raise InputError(f"{path}: logo is larger than {MAX_LOGO_BYTES // 2**20} MB")
-            data = path.read_bytes()
-            width, height = ImageReader(io.BytesIO(data)).getSize()
+            data, width, height = _small_logo(path, jsonio.read_file_bytes(path, MAX_LOGO_BYTES))
         except InputError:
             raise
         except FileNotFoundError:
             raise InputError(f"{path}: logo image not found") from None
         except Exception:  # PIL raises many error types for a broken image
             raise InputError(f"{path}: cannot read the logo (use a PNG or JPEG image)") from None
-        if width <= 0 or height <= 0:
-            raise InputError(f"{path}: logo image is empty")
-        scale = min(45 * mm / width, 16 * mm / height)
+        scale = min(LOGO_BOX[0] / width, LOGO_BOX[1] / height)
         image = Image(io.BytesIO(data), width=width * scale, height=height * scale)
         image.hAlign = "RIGHT"
         return image
@@ -439,8 +493,18 @@ class _Renderer:
         if row.price_date:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
-        lines = [x for x in (first, self.u(row.price_source), self.u(row.note)) if x]
+        lines = [x for x in (first, self._clipped(row.price_source),
+                             self._clipped(row.note)) if x]
         return "<br/>".join(lines)
+
+    def _clipped(self, value: str) -> str:
+        """A price source or note for a table cell, shortened past :data:`CELL_TEXT_LIMIT`:
+        the build file allows 2,000 characters each, and 500 rows of those in a 30 mm column
+        made thousands of pages that took minutes to lay out; the file keeps every character."""
+        if len(value) <= CELL_TEXT_LIMIT:
+            return self.u(value)
+        return (self.u(value[:CELL_TEXT_LIMIT])
+                + self.t("bom.clipped", n=f"{len(value) - CELL_TEXT_LIMIT:,}"))
 
     def _bom(self) -> list[Flowable]:
         sheet = self.sheet
@@ -458,6 +522,8 @@ class _Renderer:
             self.p(self.t("bom.price_source"), self.head),
         ]
         no_price = text("bom.no_price", self.lang)
+        widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
+        widths.append(CONTENT_W - sum(widths))
         rows = [head]
         for row in sheet.bom:
             rows.append([
@@ -469,8 +535,6 @@ class _Renderer:
                 self.p(escape_text(fmt_money(row.line_total, no_price)), self.cell_right),
                 self.p(self._price_source(row), self.cell_small),
             ])
-        widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
-        widths.append(CONTENT_W - sum(widths))
         out: list[Flowable] = [self._table(rows, widths)]
         if any("*" in row.key_spec for row in sheet.bom):
             out += [Spacer(1, 2), self.p(self.t("bom.derived_note"), self.small)]

@@ -40,6 +40,8 @@ STRINGS: dict[str, Msg] = {
     "bom.line_total": Msg("Line total", "小计"),
     "bom.price_source": Msg("Price source", "价格来源"),
     "bom.no_price": Msg("no price", "无价格"),
+    "bom.clipped": Msg("… ({n} more characters in the build file)",
+                       "…（配置文件中还有 {n} 个字符）"),
     "bom.empty": Msg("The build has no parts.", "该配置没有部件。"),
     "bom.per_node": Msg("{qty} per node × {nodes} nodes", "{qty}/节点 × {nodes} 节点"),
     "bom.converted": Msg("converted from {amount}", "由 {amount} 换算"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-CENT = Decimal("0.01")
+from torchrig.builds.pricing import CENT, MONEY_CONTEXT
 
 
 def fmt_money(amount: Decimal | None, unknown: str = "unknown") -> str:
@@ -16,8 +16,9 @@ def fmt_money(amount: Decimal | None, unknown: str = "unknown") -> str:
     digit otherwise - the sheet shows what pricing computed and never rounds it."""
     if amount is None:
         return unknown
-    if amount == amount.quantize(CENT):
-        return f"{amount.quantize(CENT):,.2f}"
+    cents = amount.quantize(CENT, context=MONEY_CONTEXT)
+    if amount == cents:
+        return f"{cents:,.2f}"
     return f"{amount:,f}"
 
 

@@ -10,7 +10,7 @@ edit on a QUndoStack and nothing else.
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,18 @@ from torchrig.builds.build import (
     LineItem,
     build_from_tier,
     save_build,
+    validate_build,
 )
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricelist import load_price_list
 from torchrig.builds.pricing import PricedBuild, price_build
-from torchrig.builds.recovery import clear_recovery, load_recovery, save_recovery
+from torchrig.builds.recovery import (
+    clear_recovery,
+    find_recoveries,
+    new_recovery_path,
+    save_recovery,
+)
+from torchrig.catalog.loader import parse_money
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
@@ -178,7 +185,8 @@ class BuildPage(QWidget):
         # started from a tier or recovered after a crash was never saved, so it stays dirty.
         self._clean_state_is_saved = True
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
-        # Unsaved edits are copied to the recovery file a moment after they stop.
+        # Unsaved edits are copied to this page's own recovery file a moment after they stop.
+        self.recovery_file = new_recovery_path()
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(1500)
@@ -290,6 +298,13 @@ class BuildPage(QWidget):
         right.addRow(self.tr("Tax"), self.tax_spin)
         right.addRow(self.tr("Discount"), discount_row)
         layout.addWidget(header)
+        # A header edit the build file could not hold is not applied; why is shown here, in
+        # the loader's own words, with the field marked (see _header_edited).
+        self.header_error = QLabel()
+        self.header_error.setWordWrap(True)
+        self.header_error.setStyleSheet(f"color: {colour('error')};")
+        self.header_error.hide()
+        layout.addWidget(self.header_error)
         for widget in (self.name_edit, self.customer_edit, self.project_edit, self.rate_date):
             widget.editingFinished.connect(self._header_edited)
         for spin in (self.nodes_spin, self.rate_spin, self.tax_spin, self.discount_spin):
@@ -367,8 +382,8 @@ class BuildPage(QWidget):
                         unit_price=price if isinstance(price, Decimal) else None,
                         currency=self.build.currency if isinstance(price, Decimal) else None,
                         scope=dialog.scope.currentData())
-        self._edit(replace(self.build, line_items=[*self.build.line_items, item]),
-                   self.tr("Add custom line"))
+        self._set_checked(replace(self.build, line_items=[*self.build.line_items, item]),
+                          self.tr("Add custom line"))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.lines and event.type() == QEvent.Type.KeyPress:
@@ -414,15 +429,11 @@ class BuildPage(QWidget):
         if not text:
             return None
         try:
-            value = Decimal(text)
-        except InvalidOperation:
-            self._warn(self.tr("'{0}' is not a price: type a number such as 12999.00")
-                       .format(text))
+            # The loader's parser: a price the editor takes is one the file can hold.
+            return parse_money(text, self.tr("Unit price"))
+        except InputError as exc:
+            self._warn(str(exc))
             return False
-        if not value.is_finite() or value < 0 or value > Decimal("1e9"):
-            self._warn(self.tr("A price must be between 0 and 1,000,000,000."))
-            return False
-        return value
 
     def _cell_edited(self, item: QTableWidgetItem) -> None:
         if self._updating:
@@ -454,8 +465,8 @@ class BuildPage(QWidget):
             return
         lines = list(self.build.line_items)
         lines[row] = new
-        self._edit(replace(self.build, line_items=lines),
-                   self.tr("Edit quantity") if col == QTY_COL else self.tr("Edit price"))
+        self._set_checked(replace(self.build, line_items=lines),
+                          self.tr("Edit quantity") if col == QTY_COL else self.tr("Edit price"))
 
     def _header_edited(self) -> None:
         if self._updating:
@@ -463,22 +474,54 @@ class BuildPage(QWidget):
         rate = None
         if self.rate_spin.value() > 0:
             rate = ExchangeRate(Decimal(str(round(self.rate_spin.value(), 4))),
-                                self.rate_date.text().strip() or "unknown")
+                                self.rate_date.text().strip())
         discount = None
         if self.discount_spin.value() > 0:
             discount = Discount(self.discount_kind.currentData(),
                                 Decimal(str(round(self.discount_spin.value(), 2))))
-        self._edit(replace(
-            self.build,
-            name=self.name_edit.text().strip() or self.tr("Untitled build"),
-            customer=self.customer_edit.text(),
-            project=self.project_edit.text(),
-            nodes=self.nodes_spin.value(),
-            currency=self.currency_box.currentText(),
-            exchange_rate=rate,
-            tax_rate=Decimal(str(round(self.tax_spin.value(), 4))) / 100,
-            discount=discount,
-        ), self.tr("Edit quote details"))
+        fields: list[tuple[QWidget, dict[str, Any]]] = [
+            (self.name_edit, {"name": self.name_edit.text().strip() or self.tr("Untitled build")}),
+            (self.customer_edit, {"customer": self.customer_edit.text()}),
+            (self.project_edit, {"project": self.project_edit.text()}),
+            (self.nodes_spin, {"nodes": self.nodes_spin.value()}),
+            (self.currency_box, {"currency": self.currency_box.currentText()}),
+            (self.rate_spin, {"exchange_rate": rate}),
+            (self.tax_spin, {"tax_rate": Decimal(str(round(self.tax_spin.value(), 4))) / 100}),
+            (self.discount_spin, {"discount": discount}),
+        ]
+        # Each field is checked alone against the loader first, so the message sits next to
+        # the field that caused it; nothing is applied while any field is refused.
+        for widget, change in fields:
+            try:
+                validate_build(replace(self.build, **change))
+            except InputError as exc:
+                if "exchange_rate.date" in str(exc):
+                    widget = self.rate_date
+                self._show_header_error(widget, str(exc))
+                return
+        self._show_header_error(None, "")
+        changes = {key: value for _widget, change in fields for key, value in change.items()}
+        self._edit(replace(self.build, **changes), self.tr("Edit quote details"))
+
+    def _show_header_error(self, widget: QWidget | None, text: str) -> None:
+        for field in (self.name_edit, self.customer_edit, self.project_edit, self.nodes_spin,
+                      self.currency_box, self.rate_spin, self.rate_date, self.tax_spin,
+                      self.discount_spin):
+            field.setStyleSheet(f"border: 1px solid {colour('error')};" if field is widget
+                                else "")
+        self.header_error.setText(text)
+        self.header_error.setVisible(bool(text))
+
+    def _set_checked(self, build: Build, text: str) -> None:
+        """Apply an edit of the lines (undoably) if the build file can hold it; else say why
+        (the loader's message) and keep the build as it was."""
+        try:
+            validate_build(build)
+        except InputError as exc:
+            self._warn(str(exc))
+            self._refresh_all()
+            return
+        self._edit(build, text)
 
     def _edit(self, build: Build, text: str) -> None:
         """Apply a user's edit, undoably. Edits that change nothing are not recorded."""
@@ -496,7 +539,7 @@ class BuildPage(QWidget):
         if clean and self._clean_state_is_saved and self.dirty:
             self.dirty = False
             self._autosave.stop()
-            clear_recovery()
+            clear_recovery(self.recovery_file)
             self._refresh_title()
 
     def _set_build(self, build: Build, *, dirty: bool = True) -> None:
@@ -507,30 +550,47 @@ class BuildPage(QWidget):
             self._autosave.start()
         else:
             self._autosave.stop()
-            clear_recovery()
+            clear_recovery(self.recovery_file)
         self.build_changed.emit(build)
 
     def autosave_now(self) -> None:
         if self.dirty:
-            save_recovery(self.build, self.path)
+            save_recovery(self.recovery_file, self.build, self.path)
 
     def offer_recovery(self) -> bool:
         """At start-up: give back the unsaved build a crash left behind, if the user wants it."""
-        found = load_recovery()
-        if found is None:
-            return False
-        build, original = found
-        answer = QMessageBox.question(
-            self, self.tr("Recover unsaved build"),
-            self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
-            .format(build.name),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            clear_recovery()
-            return False
-        self.path = original
-        self._load_document(build, saved=False)
-        return True
+        for found in find_recoveries():
+            yes = QMessageBox.StandardButton.Yes
+            if found.damaged:
+                # Kept where it was moved, whatever the answer: it is the user's data.
+                text = self.tr("TorchRig did not close cleanly, and the copy of the unsaved "
+                               "build could not be read:\n{0}\n\nIt was kept as {1}.") \
+                    .format(found.problem, found.moved_to)
+                if found.build is None:
+                    QMessageBox.warning(self, self.tr("Recover unsaved build"), text)
+                    continue
+                text += "\n\n" + self.tr("Open what could be read ({0} line(s))?").format(
+                    len(found.build.line_items))
+                if QMessageBox.question(self, self.tr("Recover unsaved build"), text,
+                                        yes | QMessageBox.StandardButton.No) != yes:
+                    continue
+            else:
+                answer = QMessageBox.question(
+                    self, self.tr("Recover unsaved build"),
+                    self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
+                    .format(found.build.name if found.build else ""),
+                    yes | QMessageBox.StandardButton.No)
+                if answer != yes:
+                    clear_recovery(found.path)  # the user declined it
+                    continue
+            assert found.build is not None
+            self.path = found.original
+            self._load_document(found.build, saved=False)
+            self.autosave_now()  # now this page's own copy; only then drop the old one
+            if not found.damaged:
+                clear_recovery(found.path)
+            return True
+        return False
 
     # --- display ------------------------------------------------------------------------------
 
@@ -555,6 +615,7 @@ class BuildPage(QWidget):
 
     def _show_header(self) -> None:
         b = self.build
+        self._show_header_error(None, "")
         self.name_edit.setText(b.name)
         self.customer_edit.setText(b.customer)
         self.project_edit.setText(b.project)
@@ -664,7 +725,7 @@ class BuildPage(QWidget):
             return self.save()
         if answer == QMessageBox.StandardButton.Discard:
             self._autosave.stop()
-            clear_recovery()
+            clear_recovery(self.recovery_file)
             return True
         return False
 
@@ -673,9 +734,16 @@ class BuildPage(QWidget):
         rate = None
         if self.settings.exchange_rate > 0:
             rate = ExchangeRate(Decimal(str(round(self.settings.exchange_rate, 4))),
-                                self.settings.exchange_rate_date or "unknown")
-        return Build(name=self.tr("New build"), currency=self.settings.currency,
-                     exchange_rate=rate)
+                                self.settings.exchange_rate_date)
+        build = Build(name=self.tr("New build"), currency=self.settings.currency,
+                      exchange_rate=rate)
+        try:
+            return validate_build(build)
+        except InputError:
+            # A default rate a build file cannot hold (settings from before the Settings
+            # dialog required a date): start without it rather than with a file that won't
+            # open again.
+            return replace(build, exchange_rate=None)
 
     def new_build(self) -> None:
         if self.maybe_save():
@@ -762,7 +830,7 @@ class BuildPage(QWidget):
         self._clean_state_is_saved = True
         self.undo_stack.setClean()
         self._autosave.stop()
-        clear_recovery()
+        clear_recovery(self.recovery_file)
         self.settings.add_recent(str(path))
         self._fill_recent()
         self._refresh_all()
