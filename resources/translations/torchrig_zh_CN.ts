@@ -505,8 +505,24 @@
         <translation>可在表格中编辑数量和单价；清空价格即使用目录价格。</translation>
     </message>
     <message>
+        <source>Add part</source>
+        <translation>添加配件</translation>
+    </message>
+    <message>
         <source>A custom line needs a description.</source>
         <translation>自定义行需要填写说明。</translation>
+    </message>
+    <message>
+        <source>Add custom line</source>
+        <translation>添加自定义行</translation>
+    </message>
+    <message>
+        <source>Copied {0} line(s).</source>
+        <translation>已复制 {0} 行。</translation>
+    </message>
+    <message>
+        <source>Remove lines</source>
+        <translation>删除行</translation>
     </message>
     <message>
         <source>Quantity must be a whole number from 1 to 10,000.</source>
@@ -517,8 +533,20 @@
         <translation>在 TorchRig 中修改</translation>
     </message>
     <message>
+        <source>Edit quantity</source>
+        <translation>修改数量</translation>
+    </message>
+    <message>
+        <source>Edit price</source>
+        <translation>修改价格</translation>
+    </message>
+    <message>
         <source>Untitled build</source>
         <translation>未命名配置单</translation>
+    </message>
+    <message>
+        <source>Edit quote details</source>
+        <translation>修改报价信息</translation>
     </message>
     <message>
         <source>TorchRig did not close cleanly, and the copy of the unsaved build could not be read:
@@ -619,6 +647,14 @@ It was kept as {1}.</source>
         <translation>TorchRig 配置单 (*.json)</translation>
     </message>
     <message>
+        <source>TorchRig build or PDF sheet (*.json *.pdf)</source>
+        <translation>TorchRig 配置单或 PDF 配置表 (*.json *.pdf)</translation>
+    </message>
+    <message>
+        <source>TorchRig PDF sheet (*.pdf)</source>
+        <translation>TorchRig PDF 配置表 (*.pdf)</translation>
+    </message>
+    <message>
         <source>Cannot save build</source>
         <translation>无法保存配置单</translation>
     </message>
@@ -637,6 +673,10 @@ It was kept as {1}.</source>
     <message>
         <source>Cannot import price list</source>
         <translation>无法导入价格表</translation>
+    </message>
+    <message>
+        <source>Import prices</source>
+        <translation>导入价格</translation>
     </message>
     <message>
         <source>Applied {0} price(s) from {1}.</source>
@@ -825,8 +865,8 @@ It was kept as {1}.</source>
         <translation>添加配置单</translation>
     </message>
     <message>
-        <source>TorchRig build (*.json)</source>
-        <translation>TorchRig 配置单 (*.json)</translation>
+        <source>TorchRig build or PDF sheet (*.json *.pdf)</source>
+        <translation>TorchRig 配置单或 PDF 配置表 (*.json *.pdf)</translation>
     </message>
     <message>
         <source>Compare</source>
@@ -1052,8 +1092,8 @@ It was kept as {1}.</source>
         <translation>新建配置单(&amp;N)</translation>
     </message>
     <message>
-        <source>&amp;Open build…</source>
-        <translation>打开配置单(&amp;O)…</translation>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
     </message>
     <message>
         <source>&amp;Save build</source>
@@ -1070,6 +1110,18 @@ It was kept as {1}.</source>
     <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo build edit</source>
+        <translation>撤销配置单修改(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo build edit</source>
+        <translation>重做配置单修改(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Settings</source>
@@ -1114,6 +1166,30 @@ It was kept as {1}.</source>
     <message>
         <source>(no recent files)</source>
         <translation>（没有最近的文件）</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>TorchRig files (*.json *.pdf)</source>
+        <translation>TorchRig 文件 (*.json *.pdf)</translation>
+    </message>
+    <message>
+        <source>Build, workload or benchmark report (*.json)</source>
+        <translation>配置单、工作负载或性能测试报告 (*.json)</translation>
+    </message>
+    <message>
+        <source>TorchRig PDF sheet (*.pdf)</source>
+        <translation>TorchRig PDF 配置表 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Cannot open file</source>
+        <translation>无法打开文件</translation>
+    </message>
+    <message>
+        <source>Cannot open benchmark report</source>
+        <translation>无法打开性能测试报告</translation>
     </message>
     <message>
         <source>The new language or theme applies when the running task finishes.</source>
