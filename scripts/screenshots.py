@@ -2,11 +2,11 @@
 (README images, and a visual check of translations and themes).
 
 Runs the real app on an X server: under Xvfb when no display is set
-(``xvfb-run -a -s "-screen 0 1400x900x24" python scripts/screenshots.py``; ``./dev screenshots``
+(``xvfb-run -a -s "-screen 0 1920x1200x24" python scripts/screenshots.py``; ``./dev screenshots``
 does this). Pictures land in docs/screenshots/ (or the folder given as the first argument).
 
 Options: ``--lang zh|en`` (default en), ``--theme light|dark|system`` (default system),
-``--no-bench`` (skip the real benchmark run). The window uses a temporary settings folder, so
+``--no-bench`` (skip the real benchmark run), ``--size WxH`` (default 1360x860). The window uses a temporary settings folder, so
 your own settings are neither used nor changed.
 """
 
@@ -31,7 +31,7 @@ def _reexec_under_xvfb() -> None:
     if xvfb is None:
         sys.exit("no DISPLAY and no xvfb-run: install xvfb (Debian: apt-get install xvfb)")
     env = dict(os.environ, TORCHRIG_SCREENSHOT_CHILD="1")
-    cmd = [xvfb, "-a", "-s", "-screen 0 1400x900x24", sys.executable, *sys.argv]
+    cmd = [xvfb, "-a", "-s", "-screen 0 1920x1200x24", sys.executable, *sys.argv]
     sys.exit(subprocess.call(cmd, env=env))
 
 
@@ -76,6 +76,8 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--theme", choices=("system", "light", "dark"), default="system")
     parser.add_argument("--no-bench", action="store_true", help="skip the real benchmark run")
+    parser.add_argument("--size", default="1360x860", metavar="WxH",
+                        help="window size (check small screens: 1280x720, 1024x700)")
     return parser.parse_args()
 
 
@@ -109,7 +111,8 @@ def _shoot(args: argparse.Namespace, out: Path) -> int:
     apply_language(args.lang)
     apply_theme(args.theme)
     window = MainWindow(lang=args.lang)
-    window.resize(1360, 860)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    window.resize(width, height)
     window.show()
     window.start()
     _wait(app, lambda: window.machine_page.profile is not None, 20)

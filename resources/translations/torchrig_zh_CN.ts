@@ -290,6 +290,10 @@
         <translation>{0} 核</translation>
     </message>
     <message>
+        <source>1 core</source>
+        <translation>1 核</translation>
+    </message>
+    <message>
         <source>No plan yet</source>
         <translation>尚无规划</translation>
     </message>
@@ -2295,6 +2299,10 @@ It was kept as {1}.</source>
         <translation>本机（检测中…）</translation>
     </message>
     <message>
+        <source>Out of date: these results are for the last valid input. Correct the field marked in red to plan again.</source>
+        <translation>已过期：以下结果对应上一次有效的输入。请改正标红的字段后重新规划。</translation>
+    </message>
+    <message>
         <source>no GPU on {0}</source>
         <translation>{0} 没有 GPU</translation>
     </message>
@@ -2317,6 +2325,14 @@ It was kept as {1}.</source>
     <message>
         <source>VRAM per GPU:</source>
         <translation>每 GPU 显存：</translation>
+    </message>
+    <message>
+        <source>Not ready: 1 blocker ({0})</source>
+        <translation>尚不可行：1 个阻断问题（{0}）</translation>
+    </message>
+    <message>
+        <source>Not ready: {0} blockers, first: {1}</source>
+        <translation>尚不可行：{0} 个阻断问题，第一个：{1}</translation>
     </message>
     <message>
         <source>Estimated throughput:</source>

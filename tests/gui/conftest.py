@@ -3,6 +3,8 @@ outliving its test can segfault a later one)."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from torchrig.gui.workers import TaskRunner
@@ -10,8 +12,13 @@ from torchrig.gui.workers import TaskRunner
 
 @pytest.fixture(autouse=True)
 def _no_running_qthreads(qtbot):
+    # Garbage is collected on the GUI thread only, as the app does (gui/gc_thread.py): a
+    # collection on a worker thread can delete a widget from the wrong thread and segfault.
+    gc.disable()
     yield
     qtbot.waitUntil(lambda: TaskRunner.running_threads() == 0, timeout=10_000)
+    gc.collect()  # with the test's widgets closed and its threads done
+    gc.enable()
 
 
 @pytest.fixture

@@ -110,10 +110,11 @@ def _edit(page: Any, qtbot: Any, monkeypatch: Any, kind: str, value: Any) -> Non
         monkeypatch.setattr(build_page_module._CustomLineDialog, "exec", fill)
         qtbot.mouseClick(page.custom_button, Qt.MouseButton.LeftButton)
     elif kind == "part":
-        page.category_box.setCurrentIndex(value % page.category_box.count())
-        if page.parts_table.rowCount():
-            page.parts_table.setCurrentCell(0, 0)
-            qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+        picker = page.picker
+        picker.category_box.setCurrentIndex(value % picker.category_box.count())
+        if picker.parts_table.rowCount():
+            picker.parts_table.setCurrentCell(0, 0)
+            qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)
     validate_build(page.build)  # what the editor holds is always a loadable build
 
 

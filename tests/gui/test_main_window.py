@@ -86,7 +86,7 @@ def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
     win.start_after_first_paint()
     win.show()
     qtbot.waitUntil(lambda: not isinstance(win.pages["build"], PlaceholderPage), timeout=10_000)
-    assert win.stack.widget(list(win.pages).index("build")) is win.build_page
+    assert win.page_host("build").widget() is win.build_page
     qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=15_000)
     qtbot.waitUntil(lambda: win.targets_page.table.rowCount() == 7, timeout=5_000)
     win.close()

@@ -52,7 +52,7 @@ def test_start_a_build_from_a_tier(window, dialogs):
         window.targets_page.tier_box.findData("professional"))
     window.targets_page.start_button.click()
     page = window.build_page
-    assert window.stack.currentWidget() is page
+    assert window.current_page() == "build"
     assert page.build.tier == "professional"
     assert page.lines.rowCount() == len(page.build.line_items) > 3
     assert page.dirty

@@ -47,7 +47,7 @@ def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
     assert second.build_page.build.line_items[0].part_id == "nvidia-rtx-4090"
     assert second.build_page.build.line_items[0].quantity == 2
     assert second.build_page.dirty
-    assert second.stack.currentWidget() is second.build_page
+    assert second.current_page() == "build"
     # Taken over: the copy now lives in the second window's own file.
     assert not left.exists() and second.build_page.recovery_file.exists()
     second.build_page.dirty = False

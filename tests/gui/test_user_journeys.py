@@ -23,7 +23,8 @@ from torchrig.gui.qt import (
     QFileDialog,
     QMessageBox,
     QMimeData,
-    QPoint,
+    QKeySequence,
+    QPointF,
     Qt,
     QTimer,
     QUrl,
@@ -32,6 +33,14 @@ from torchrig.planning.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 LEFT = Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def window(window, qtbot):
+    """The main window on screen: hidden widgets take no clicks or keys."""
+    window.show()
+    qtbot.waitExposed(window)
+    return window
 
 
 @pytest.fixture
@@ -82,10 +91,11 @@ def click(qtbot, widget) -> None:
 
 
 def menu_action(window, *path: str):
-    """The action at a menu path, matched on the visible text without '&'."""
+    """The action at a menu path, matched on the start of its visible text without '&' (the
+    undo actions add what they undo: "Undo build edit Edit price")."""
     actions = window.menuBar().actions()
     for name in path:
-        found = [a for a in actions if a.text().replace("&", "") == name]
+        found = [a for a in actions if a.text().replace("&", "").startswith(name)]
         assert found, f"no menu entry {name!r} in {[a.text() for a in actions]}"
         action = found[0]
         actions = action.menu().actions() if action.menu() else []
@@ -106,14 +116,18 @@ def type_into_cell(qtbot, table, row: int, col: int, text: str) -> None:
     from torchrig.gui.qt import QLineEdit
 
     table.scrollToItem(table.item(row, col))
-    click_cell(qtbot, table, row, col, double=True)
+    click_cell(qtbot, table, row, col)
+    qtbot.keyClick(table, Qt.Key.Key_F2)  # the edit key (a double-click does the same)
     # The editor is a line edit on the table's viewport (focusWidget() is None offscreen
     # while the window is not the active one).
-    editor = table.viewport().findChild(QLineEdit)
-    assert editor is not None and editor.isVisible(), "no cell editor opened"
+    editors = [e for e in table.viewport().findChildren(QLineEdit) if e.isVisible()]
+    assert len(editors) == 1, "no cell editor opened"
+    editor = editors[0]
     editor.selectAll()
     qtbot.keyClicks(editor, text)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
+    # The delegate commits on Return through a queued call.
+    qtbot.waitUntil(lambda: table.state() != table.State.EditingState, timeout=5000)
 
 
 # --- Build: a PC shop quoting a build ------------------------------------------------------------
@@ -127,15 +141,18 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
     click(qtbot, targets.start_button)
     page = window.build_page
-    assert window.stack.currentWidget() is page and page.build.tier == "professional"
+    assert window.current_page() == "build" and page.build.tier == "professional"
     lines_before = len(page.build.line_items)
 
     # Pick a GPU in the catalog list: search, select, Add.
-    page.category_box.setCurrentIndex(page.category_box.findData("gpu"))
-    qtbot.keyClicks(page.search_edit, "A100")
-    assert page.parts_table.rowCount() >= 1
-    click_cell(qtbot, page.parts_table, 0, 0)
-    click(qtbot, page.add_button)
+    picker = page.picker
+    picker.category_box.setCurrentIndex(picker.category_box.findData("gpu"))
+    if picker.compatible_box.isChecked():
+        click(qtbot, picker.compatible_box)  # an A100 is not "compatible" with a 4090 build
+    qtbot.keyClicks(picker.search_edit, "A100")
+    assert picker.parts_table.rowCount() >= 1
+    click_cell(qtbot, picker.parts_table, 0, 0)
+    click(qtbot, picker.add_button)
     assert len(page.build.line_items) == lines_before + 1
     added = page.build.line_items[-1]
     assert added.part_id is not None and "a100" in added.part_id
@@ -149,7 +166,9 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     assert page.priced.lines[-1].total == page.build.line_items[-1].unit_price * 2
 
     # Undo the price with Ctrl+Z, redo it with Ctrl+Shift+Z (through the Edit menu's actions).
-    menu_action(window, "Edit", "Undo build edit").trigger()
+    undo = menu_action(window, "Edit", "Undo build edit")
+    assert undo.text().endswith("Edit price")
+    undo.trigger()
     assert page.build.line_items[-1].unit_price is None
     menu_action(window, "Edit", "Redo build edit").trigger()
     assert str(page.build.line_items[-1].unit_price) == "65000"
@@ -302,7 +321,10 @@ def test_file_open_routes_a_workload_to_the_wizard(window, qtbot, file_dialogs):
     answers, _ = file_dialogs
     path = next(iter(sorted((ROOT / "workloads").glob("*.json"))))
     answers.append(str(path))
-    qtbot.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    action = menu_action(window, "File", "Open…")
+    assert action.shortcut().matches(QKeySequence(QKeySequence.StandardKey.Open)) \
+        == QKeySequence.SequenceMatch.ExactMatch
+    action.trigger()
     assert window.current_page() == "wizard"
     assert window.wizard_page.workload == load_workload(path)
 
@@ -322,12 +344,12 @@ def _drop(window, paths: list[Path]) -> None:
 
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    pos = QPoint(50, 50)
+    pos = QPointF(50, 50)
     action = Qt.DropAction.CopyAction
     enter = QDragEnterEvent(pos, action, mime, LEFT, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
-    drop = QDropEvent(pos.toPointF(), action, mime, LEFT, Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(pos, action, mime, LEFT, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, drop)
 
 
@@ -381,15 +403,22 @@ def test_wizard_next_and_back_through_every_step_and_check_against(window, qtbot
 
 def test_wizard_fields_take_typed_values(window, qtbot):
     page = window.wizard_page
-    edits = [(k, w) for k, w in page.widgets.items()
-             if type(w).__name__ == "QSpinBox" and w.isEnabled()]
-    assert edits, "the wizard has number fields"
-    key, spin = edits[0]
-    before = page.workload
-    spin.lineEdit().selectAll()
-    qtbot.keyClicks(spin.lineEdit(), str(spin.minimum() + 1))
-    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Tab)
-    qtbot.waitUntil(lambda: page.workload != before, timeout=5000)
+    window.show_page("wizard")
+    field = page.widgets["batch_size"]
+    page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
+                                   if page.tabs.widget(i).isAncestorOf(field)))
+    field.selectAll()
+    qtbot.keyClicks(field, "7")
+    qtbot.waitUntil(lambda: page.workload.batch_size == 7, timeout=5000)
+    # Nonsense: the field says why, and the old results are marked out of date.
+    field.selectAll()
+    qtbot.keyClicks(field, "-3")
+    qtbot.waitUntil(lambda: page.stale, timeout=5000)
+    assert "Out of date" in page.headline.text()
+    assert page.workload.batch_size == 7
+    field.selectAll()
+    qtbot.keyClicks(field, "8")
+    qtbot.waitUntil(lambda: not page.stale and page.workload.batch_size == 8, timeout=5000)
 
 
 # --- Report, Settings, About, language ----------------------------------------------------------
@@ -437,7 +466,7 @@ def test_settings_ok_applies_and_cancel_discards(window, qtbot):
 def test_about_dialog_opens_and_closes_with_its_button(window, qtbot):
     def close(dialog):
         box = dialog.findChild(QDialogButtonBox)
-        qtbot.mouseClick(box.buttons()[-1], LEFT)
+        qtbot.mouseClick(box.button(QDialogButtonBox.StandardButton.Close), LEFT)
 
     seen = answer_modal(qtbot, close)
     menu_action(window, "Help", "About TorchRig").trigger()

@@ -15,6 +15,9 @@ def create_app(argv: Sequence[str]) -> object:
     from torchrig.gui.qt import QApplication, QGuiApplication, QIcon
 
     app = QApplication.instance() or QApplication(list(argv))
+    from torchrig.gui.gc_thread import collect_on_gui_thread
+
+    collect_on_gui_thread(app)
     # Names used by QStandardPaths and the platform (window grouping, the .desktop file).
     QApplication.setOrganizationName("TorchRig")
     QApplication.setApplicationName("TorchRig")

@@ -3,6 +3,7 @@ core (``planning.breakdown``), so the PDF draws the same numbers with reportlab.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from torchrig.gui.qt import QColor, QFont, QPainter, QPen, QSize, Qt, QtCore, QWidget
@@ -37,7 +38,9 @@ class BreakdownChart(QWidget):
 
     def _amount(self, value: float, bar: Bar) -> str:
         if bar.unit == "cores":
-            return self.tr("{0} cores").format(f"{value:.0f}")
+            # Whole cores, rounded up as the analysis's finding counts them (73.4 needs 74).
+            cores = math.ceil(value - 1e-9)
+            return self.tr("1 core") if cores == 1 else self.tr("{0} cores").format(cores)
         return fmt_gb(value) if bar.group == "storage" else fmt_gib(value)
 
     def paintEvent(self, event: object) -> None:

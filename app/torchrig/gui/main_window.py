@@ -25,12 +25,14 @@ from torchrig.gui.qt import (
     QDragEnterEvent,
     QDropEvent,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QKeySequence,
     QListWidget,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QScrollArea,
     QStackedWidget,
     QTimer,
     QUrl,
@@ -65,6 +67,18 @@ def readme_path() -> Path | None:
     except InputError:
         return None
     return path if path.is_file() else None
+
+
+def _scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a scroll area: a page gets all the room there is, and scroll bars only
+    when the window is smaller than the page's minimum, so no page sets the window's minimum
+    size (the Build page alone made it 1,266 px wide: too wide for a 1280 px laptop screen
+    with a dock, and for 1024 px)."""
+    host = QScrollArea()
+    host.setWidgetResizable(True)
+    host.setFrameShape(QFrame.Shape.NoFrame)
+    host.setWidget(page)
+    return host
 
 
 class MainWindow(QMainWindow):
@@ -162,7 +176,7 @@ class MainWindow(QMainWindow):
             if old is not None:
                 self.stack.removeWidget(old)
                 old.deleteLater()
-            self.stack.insertWidget(index, page)
+            self.stack.insertWidget(index, _scrolling(page))
             self.pages[key] = page
         self.stack.setCurrentIndex(max(0, self.nav.currentRow()))
         self.targets_page.start_build.connect(self._start_build_from_tier)
@@ -199,7 +213,11 @@ class MainWindow(QMainWindow):
     def _add(self, key: str, title: str, page: QWidget) -> None:
         self.pages[key] = page
         self.nav.addItem(title)
-        self.stack.addWidget(page)
+        self.stack.addWidget(_scrolling(page))
+
+    def page_host(self, key: str) -> QWidget | None:
+        """The stack's widget for a page (a scroll area holding it)."""
+        return self.stack.widget(list(self.pages).index(key))
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -194,7 +194,10 @@ class BuildPage(QWidget):
 
         outer = QVBoxLayout(self)
         outer.addLayout(self._toolbar())
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
+        # Side by side the two halves need ~1,050 px; on a narrower window the catalog goes
+        # below the build (resizeEvent), so the page's minimum width is the toolbar's.
+        splitter.setMinimumWidth(600)
         splitter.addWidget(self._left_side())
         self.picker = PartPicker(catalog, settings, lang)
         self.picker.add_requested.connect(self.add_part)
@@ -205,6 +208,16 @@ class BuildPage(QWidget):
         self._refresh_all()
 
     # --- layout -------------------------------------------------------------------------------
+
+    SIDE_BY_SIDE_WIDTH = 1080
+    """Below this page width the catalog picker moves under the build."""
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        want = (Qt.Orientation.Horizontal if self.width() >= self.SIDE_BY_SIDE_WIDTH
+                else Qt.Orientation.Vertical)
+        if self.splitter.orientation() != want:
+            self.splitter.setOrientation(want)
 
     def _toolbar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -324,6 +337,8 @@ class BuildPage(QWidget):
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.lines.itemChanged.connect(self._cell_edited)
+        # Enough for three or four lines when the page is short and scrolls (1024x700).
+        self.lines.setMinimumHeight(170)
         # Delete and Ctrl+C act on the selected lines; a cell being edited keeps its own keys
         # (its editor has the focus, so these never reach the table then).
         self.lines.installEventFilter(self)

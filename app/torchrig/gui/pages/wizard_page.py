@@ -16,6 +16,7 @@ from typing import Any
 from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
+from torchrig.findings import Severity
 from torchrig.gui.charts import BreakdownChart, ScalingChart
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
@@ -244,6 +245,7 @@ class WizardPage(QWidget):
         self.analysis: Analysis | None = None
         self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
         self.last_plan_ms = 0.0
+        self.stale = False  # a field is invalid: the results shown are the last valid plan
         self._recommended: tuple[Workload, Any] | None = None
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
@@ -542,6 +544,7 @@ class WizardPage(QWidget):
         doc, errors = self.document()
         if errors:
             self._show_errors(errors)
+            self._mark_stale(True)
             return
         try:
             workload = Workload.from_dict(doc, where="workload")
@@ -550,8 +553,10 @@ class WizardPage(QWidget):
             key = next((k for k in FIELDS if f"'{k}'" in message
                         or f"'{k.split('.')[-1]}'" in message), None)
             self._show_errors({key: message} if key else {}, "" if key else message)
+            self._mark_stale(True)
             return
         self._show_errors({})
+        self._mark_stale(False)
         self.workload = workload
         self.verify_panel.set_workload(workload)
         started = time.perf_counter()
@@ -567,6 +572,19 @@ class WizardPage(QWidget):
         self.last_plan_ms = (time.perf_counter() - started) * 1000
         self._show(self.analysis, rec)
         self.workload_changed.emit(workload)
+
+    def _mark_stale(self, stale: bool) -> None:
+        """While a field is invalid the results are the last valid plan's: greyed out, and the
+        headline says so, so nobody reads them as the answer for what is typed now."""
+        self.stale = stale
+        for widget in (self.chart, self.findings_view, self.recommendation):
+            widget.setEnabled(not stale)
+        if stale and not self.headline.text().startswith("<p><b>"):
+            note = self.tr("Out of date: these results are for the last valid input. Correct the "
+                           "field marked in red to plan again.")
+            self.headline.setText(f"<p><b>{escape(note)}</b></p>"
+                                  f"<span style='color:{colour('muted')}'>"
+                                  f"{self.headline.text()}</span>")
 
     def _show(self, analysis: Analysis, rec: Any) -> None:
         req = analysis.requirements
@@ -590,6 +608,14 @@ class WizardPage(QWidget):
         epoch = t.get("time_per_epoch_s")
         util = t.get("utilisation")
         parts = [_bold(self.tr("VRAM per GPU:")) + f" {fmt_gib(req.vram_total)} — {verdict}"]
+        # The VRAM verdict alone read "fits" in green beside a Blocker: say what blocks.
+        blockers = [f for f in analysis.findings if f.severity == Severity.BLOCKER]
+        if blockers:
+            first = blockers[0].title.get(self.lang)
+            text = (self.tr("Not ready: 1 blocker ({0})").format(first) if len(blockers) == 1
+                    else self.tr("Not ready: {0} blockers, first: {1}").format(len(blockers),
+                                                                              first))
+            parts.insert(0, _coloured(text, colour("error")))
         throughput = _bold(self.tr("Estimated throughput:"))
         if speed is not None and speed.value:
             text = self.tr("{0} samples/s; time per epoch {1}").format(
