@@ -104,7 +104,7 @@ def transformer_shape_bytes(style: str, s: Shape, impl: str, precision: str, seq
                             head: str = "lm") -> TransformerBytes:
     """Measure one middle layer and everything outside the layers for ``seq`` tokens."""
     torch.manual_seed(0)
-    model = prepare(TransformerModel(style, s, impl, head), precision)
+    model = prepare(TransformerModel(style, s, impl, head, grouped_kv=False), precision)
     units = [(f"layer{i}", b) for i, b in enumerate(model.blocks)]
     middle = f"layer{s.layers // 2}"
     counts = []
@@ -229,7 +229,7 @@ def fit_transformer(style: str, impl: str, precision: str, head: str = "lm") -> 
 
 
 def _matmul_weights(style: str, s: Shape, head: str) -> int:
-    model = TransformerModel(style, s, "sdpa", head)
+    model = TransformerModel(style, s, "sdpa", head, grouped_kv=False)
     total = sum(m.weight.numel() for m in model.modules() if isinstance(m, nn.Linear))
     return total + (s.vocab * s.hidden if head == "lm" and style != "llama" else 0)
 

@@ -51,6 +51,7 @@ STRATEGIES: dict[str, Msg] = {
     "zero1": Msg("ZeRO-1", "ZeRO-1"),
     "zero2": Msg("ZeRO-2", "ZeRO-2"),
     "zero3": Msg("ZeRO-3 / FSDP", "ZeRO-3 / FSDP"),
+    "expert_parallel": Msg("expert parallel (MoE)", "专家并行（MoE）"),
     "tensor_parallel": Msg("tensor parallel", "张量并行"),
     "pipeline_parallel": Msg("pipeline parallel", "流水线并行"),
 }

@@ -505,6 +505,30 @@
         <translation>添加自定义行…</translation>
     </message>
     <message>
+        <source>Copy as</source>
+        <translation>复制为</translation>
+    </message>
+    <message>
+        <source>Copy the priced parts list for a forum post, a chat or a spreadsheet</source>
+        <translation>复制带价格的配件清单，用于论坛帖子、聊天或电子表格</translation>
+    </message>
+    <message>
+        <source>Markdown (forums, GitHub)</source>
+        <translation>Markdown（论坛、GitHub）</translation>
+    </message>
+    <message>
+        <source>BBCode (forums)</source>
+        <translation>BBCode（论坛）</translation>
+    </message>
+    <message>
+        <source>Plain text (chats)</source>
+        <translation>纯文本（聊天）</translation>
+    </message>
+    <message>
+        <source>CSV (spreadsheets)</source>
+        <translation>CSV（电子表格）</translation>
+    </message>
+    <message>
         <source>Edit Qty and Unit price in the table; clear a price to use the catalog&apos;s.</source>
         <translation>可在表格中编辑数量和单价；清空价格即使用目录价格。</translation>
     </message>
@@ -523,6 +547,10 @@
     <message>
         <source>Copied {0} line(s).</source>
         <translation>已复制 {0} 行。</translation>
+    </message>
+    <message>
+        <source>Copied the parts list ({0}).</source>
+        <translation>已复制配件清单（{0}）。</translation>
     </message>
     <message>
         <source>Remove lines</source>
@@ -1417,6 +1445,14 @@ It was kept as {1}.</source>
         <translation>打开导出的文件</translation>
     </message>
     <message>
+        <source>Print…</source>
+        <translation>打印…</translation>
+    </message>
+    <message>
+        <source>Print the sheet exactly as previewed</source>
+        <translation>按预览原样打印配置表</translation>
+    </message>
+    <message>
         <source>Header (remembered)</source>
         <translation>页眉（会被记住）</translation>
     </message>
@@ -1583,6 +1619,18 @@ It was kept as {1}.</source>
     <message>
         <source>Exported {0} ({1} kB)</source>
         <translation>已导出 {0}（{1} kB）</translation>
+    </message>
+    <message>
+        <source>Cannot print</source>
+        <translation>无法打印</translation>
+    </message>
+    <message>
+        <source>This Qt installation has no print support (QtPrintSupport); export the PDF and print it from a PDF reader.</source>
+        <translation>当前 Qt 安装不支持打印（缺少 QtPrintSupport）；请导出 PDF 后用 PDF 阅读器打印。</translation>
+    </message>
+    <message>
+        <source>Sent {0} page(s) to the printer.</source>
+        <translation>已将 {0} 页发送到打印机。</translation>
     </message>
 </context>
 <context>

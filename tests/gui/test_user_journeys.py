@@ -21,9 +21,9 @@ from torchrig.gui.qt import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QKeySequence,
     QMessageBox,
     QMimeData,
-    QKeySequence,
     QPointF,
     Qt,
     QTimer,
@@ -186,6 +186,12 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     qtbot.keyClick(page.lines, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     copied = QApplication.clipboard().text().splitlines()
     assert copied[0].split("\t")[0] == "Category" and len(copied) == 2
+
+    # "Copy as" Markdown: the whole priced list, with the total the page shows.
+    copy_md = next(a for a in page.copy_button.menu().actions() if a.data() == "md")
+    copy_md.trigger()
+    markdown = QApplication.clipboard().text()
+    assert markdown.count("|") > 10 and f"{page.priced.total:,.2f}" in markdown
 
     # Save as: the suggestion is a safe name in the builds folder; the file opens again.
     window.settings.build_folder = str(tmp_path)
@@ -482,3 +488,31 @@ def test_language_switch_from_the_menu_keeps_unsaved_work(window, qtbot, zh):
     assert window.lang == "zh"
     assert window.build_page.build.name == "Unsaved quote" and window.build_page.dirty
     assert window.menuBar().actions()[0].text().replace("&", "").startswith("文件")
+
+
+def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, monkeypatch):
+    """The print dialog is answered OK with the printer set to write a PDF file, as a user
+    choosing "Print to file" does; the printout has the sheet's pages."""
+    import io
+
+    import pypdf
+
+    from torchrig.gui.qt import QPrintDialog, QPrinter
+
+    if QPrinter is None:
+        pytest.skip("this Qt has no QtPrintSupport")
+    out = tmp_path / "printed.pdf"
+
+    def accept(dialog):
+        printer = dialog.printer()
+        printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+        printer.setOutputFileName(str(out))
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(QPrintDialog, "exec", accept)
+    report = window.report_page
+    window.show_page("report")
+    click(qtbot, report.print_button)
+    qtbot.waitUntil(lambda: "page" in report.status.text() and out.is_file(), timeout=30_000)
+    sheet_pages = len(pypdf.PdfReader(io.BytesIO(report.pdf_bytes)).pages)
+    assert len(pypdf.PdfReader(out).pages) == sheet_pages >= 1

@@ -436,11 +436,20 @@ def eager_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: b
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, impl: str, causal: bool,
-              dropout: float, training: bool) -> torch.Tensor:
+              dropout: float, training: bool, grouped_kv: bool = True) -> torch.Tensor:
+    """Grouped K/V (fewer K/V heads than query heads) are repeated to every head for "eager",
+    as Hugging Face's eager code does; sdpa takes them at their own width (``enable_gqa``),
+    so only the K/V width is saved for backward - what the planner counts. ``grouped_kv=False``
+    repeats them for sdpa too: the calibration model was fitted that way, and the planner
+    corrects its figure for the KV width (requirements.layer_bytes_per_token)."""
+    rep = q.shape[1] // k.shape[1]
+    if rep > 1 and (impl == "eager" or not grouped_kv):
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+        rep = 1
     if impl == "eager":
         return eager_attention(q, k, v, causal, dropout, training)
     # dropout_p=0: see the module docstring (fused CUDA kernels do not save dropout masks).
-    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=rep > 1)
 
 
 class GptBlock(nn.Module):
@@ -546,13 +555,13 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
 
 
 class LlamaBlock(nn.Module):
-    """Llama block: RMSNorm, Q/K/V without bias (grouped K/V), rotary embeddings, K/V repeated
-    to all heads before attention, SwiGLU MLP, no dropout."""
+    """Llama block: RMSNorm, Q/K/V without bias (grouped K/V), rotary embeddings, attention
+    with grouped K/V (see :func:`attention`), SwiGLU MLP, no dropout."""
 
-    def __init__(self, s: Shape, impl: str) -> None:
+    def __init__(self, s: Shape, impl: str, grouped_kv: bool = True) -> None:
         super().__init__()
         h, kv = s.hidden, s.kv_heads * s.head_dim
-        self.shape, self.impl = s, impl
+        self.shape, self.impl, self.grouped_kv = s, impl, grouped_kv
         self.norm1 = RmsNorm(h)
         self.q = nn.Linear(h, h, False)
         self.k, self.v = nn.Linear(h, kv, False), nn.Linear(h, kv, False)
@@ -571,11 +580,7 @@ class LlamaBlock(nn.Module):
         v = self.v(y).view(b, t, s.kv_heads, s.head_dim).transpose(1, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        rep = s.heads // s.kv_heads
-        if rep > 1:
-            k = k[:, :, None].expand(b, s.kv_heads, rep, t, s.head_dim).reshape(b, s.heads, t, -1)
-            v = v[:, :, None].expand(b, s.kv_heads, rep, t, s.head_dim).reshape(b, s.heads, t, -1)
-        a = attention(q, k, v, self.impl, True, 0.0, self.training)
+        a = attention(q, k, v, self.impl, True, 0.0, self.training, self.grouped_kv)
         x = x + self.o(a.transpose(1, 2).reshape(b, t, h))
         y = self.norm2(x)
         return x + self.down(F.silu(self.gate(y)) * self.up(y))
@@ -587,10 +592,12 @@ class TransformerModel(nn.Module):
     head="lm": logits over the vocabulary and a cross-entropy loss computed in float32, as the
     Hugging Face causal-LM / masked-LM losses do (logits are upcast before the loss).
     head="cls": a pooled two-class classifier (fine-tuning BERT for a sentence task).
+    grouped_kv=False: Llama's grouped K/V repeated to every head under sdpa too, as the
+    calibration model was fitted (see :func:`attention`).
     """
 
     def __init__(self, style: str, s: Shape, impl: str = "sdpa", head: str = "lm",
-                 checkpointing: bool = False) -> None:
+                 checkpointing: bool = False, grouped_kv: bool = True) -> None:
         super().__init__()
         self.style, self.shape, self.head_kind = style, s, head
         self.checkpointing = checkpointing
@@ -608,7 +615,8 @@ class TransformerModel(nn.Module):
             self.final_norm = nn.Identity()
             self.pooler = nn.Linear(h, h)
         else:
-            self.blocks = nn.ModuleList(LlamaBlock(s, impl) for _ in range(s.layers))
+            self.blocks = nn.ModuleList(LlamaBlock(s, impl, grouped_kv)
+                                        for _ in range(s.layers))
             self.final_norm = RmsNorm(h)
             inv = 1.0 / (10000.0 ** (torch.arange(0, s.head_dim, 2).float() / s.head_dim))
             self.register_buffer("inv_freq", inv, persistent=False)

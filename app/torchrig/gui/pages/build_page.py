@@ -58,6 +58,7 @@ from torchrig.gui.qt import (
     QKeySequence,
     QLabel,
     QLineEdit,
+    QMenu,
     QMessageBox,
     QObject,
     QPushButton,
@@ -349,11 +350,25 @@ class BuildPage(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.custom_button = QPushButton(self.tr("Add custom line…"))
         self.custom_button.clicked.connect(self.add_custom_dialog)
+        self.copy_button = QPushButton(self.tr("Copy as"))
+        self.copy_button.setToolTip(self.tr("Copy the priced parts list for a forum post, a "
+                                            "chat or a spreadsheet"))
+        copy_menu = QMenu(self.copy_button)
+        for fmt, text in (("md", self.tr("Markdown (forums, GitHub)")),
+                          ("bbcode", self.tr("BBCode (forums)")),
+                          ("text", self.tr("Plain text (chats)")),
+                          ("csv", self.tr("CSV (spreadsheets)"))):
+            action = copy_menu.addAction(text)
+            action.setData(fmt)
+            action.triggered.connect(lambda _checked=False, f=fmt: self.copy_as(f))
+        self.copy_button.setMenu(copy_menu)
         row.addWidget(self.remove_button)
         row.addWidget(self.custom_button)
+        row.addWidget(self.copy_button)
         row.addStretch(1)
         hint = QLabel(self.tr("Edit Qty and Unit price in the table; clear a price to use the "
                               "catalog's."))
+        hint.setWordWrap(True)
         hint.setStyleSheet(f"color: {colour('muted')};")
         row.addWidget(hint)
         layout.addLayout(row)
@@ -424,6 +439,15 @@ class BuildPage(QWidget):
         text = "\n".join("\t".join(row) for row in [header, *rows.values()])
         QApplication.clipboard().setText(text)
         self.status.emit(self.tr("Copied {0} line(s).").format(len(rows)))
+
+    def copy_as(self, fmt: str) -> None:
+        """The whole priced build on the clipboard as Markdown, BBCode, text or CSV, with the
+        same totals as the PDF (report/share_text.py)."""
+        from torchrig.report.share_text import share_text
+
+        assert self.priced is not None
+        QApplication.clipboard().setText(share_text(self.priced, fmt, self.lang))
+        self.status.emit(self.tr("Copied the parts list ({0}).").format(fmt.upper()))
 
     def remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)

@@ -22,6 +22,7 @@ from torchrig.gui.qt import (
     QCheckBox,
     QComboBox,
     QDesktopServices,
+    QDialog,
     QFileDialog,
     QFormLayout,
     QGridLayout,
@@ -107,7 +108,10 @@ class ReportPage(QWidget):
         self.export_button = QPushButton(self.tr("Export PDF…"))
         self.open_button = QPushButton(self.tr("Open exported file"))
         self.open_button.setEnabled(False)
-        for button in (self.preview_button, self.export_button, self.open_button):
+        self.print_button = QPushButton(self.tr("Print…"))
+        self.print_button.setToolTip(self.tr("Print the sheet exactly as previewed"))
+        for button in (self.preview_button, self.export_button, self.print_button,
+                       self.open_button):
             bar.addWidget(button)
         outer.addLayout(bar)
 
@@ -212,6 +216,7 @@ class ReportPage(QWidget):
         self.preview_button.clicked.connect(lambda: self.start_render())
         self.export_button.clicked.connect(self.export_dialog)
         self.open_button.clicked.connect(self.open_exported)
+        self.print_button.clicked.connect(lambda: self.start_render(self._print))
         self._update_context()
 
     # --- inputs from the other pages --------------------------------------------------------
@@ -446,6 +451,26 @@ class ReportPage(QWidget):
         self.open_button.setEnabled(True)
         self.status.setText(self.tr("Exported {0} ({1} kB)").format(path, len(pdf) // 1024))
         return True
+
+    def _print(self, pdf: bytes) -> None:
+        from torchrig.gui.printing import print_pdf
+        from torchrig.gui.qt import QPrintDialog, QPrinter
+
+        if QPrinter is None or QPrintDialog is None:
+            QMessageBox.warning(self, self.tr("Cannot print"), self.tr(
+                "This Qt installation has no print support (QtPrintSupport); export the PDF "
+                "and print it from a PDF reader."))
+            return
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintDialog(printer, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        try:
+            pages = print_pdf(pdf, printer)
+        except RuntimeError as exc:
+            QMessageBox.warning(self, self.tr("Cannot print"), str(exc))
+            return
+        self.status.setText(self.tr("Sent {0} page(s) to the printer.").format(pages))
 
     def open_exported(self) -> None:
         if self.last_export is not None:
