@@ -1373,6 +1373,10 @@ It was kept as {1}.</source>
         <translation>工作负载需求</translation>
     </message>
     <message>
+        <source>Measured vs planned</source>
+        <translation>实测与规划对比</translation>
+    </message>
+    <message>
         <source>Benchmark results</source>
         <translation>性能测试结果</translation>
     </message>
@@ -1407,6 +1411,10 @@ It was kept as {1}.</source>
     <message>
         <source>What the Wizard&apos;s workload needs (VRAM, RAM, disk, throughput)</source>
         <translation>需求向导中工作负载的需求（显存、内存、磁盘、吞吐量）</translation>
+    </message>
+    <message>
+        <source>The Wizard&apos;s &quot;Measure on this machine&quot; run beside the plan, item by item (when one was made)</source>
+        <translation>需求向导“本机实测”的结果与规划逐项对比（如已运行）</translation>
     </message>
     <message>
         <source>The last benchmark&apos;s measurements against spec peaks</source>

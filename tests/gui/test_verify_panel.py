@@ -39,6 +39,20 @@ def test_a_click_measures_the_wizards_workload_and_fills_the_table(window, qtbot
     assert panel.measure_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert panel.apply_button.isHidden()  # the planner sizes this model itself
 
+    # The Report page's sheet carries the comparison while this is its workload.
+    report = window.report_page
+    window.show_page("report")
+    qtbot.mouseClick(report.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not report.runner.running and bool(report.pdf_bytes),
+                    timeout=60_000)
+    import io
+
+    import pypdf
+
+    text = "".join(page.extract_text() for page in
+                   pypdf.PdfReader(io.BytesIO(report.pdf_bytes)).pages)
+    assert "本机实测与规划对比" in text  # the sheet defaults to Chinese
+
 
 def test_cancel_stops_within_a_second(window, qtbot, monkeypatch):
     import torchrig.gui.verify_panel as vp

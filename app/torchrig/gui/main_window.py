@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
         self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.build_page.build_changed.connect(self._on_build_changed)
         self.wizard_page.workload_changed.connect(self.report_page.set_workload)
+        self.wizard_page.verify_panel.result_ready.connect(self.report_page.set_verify_result)
         self.bench_page.report_ready.connect(self.report_page.set_bench_report)
         self.bench_page.cluster.report_changed.connect(self.wizard_page.set_collective_report)
         self.bench_page.cluster.report_changed.connect(self.report_page.set_collective_report)

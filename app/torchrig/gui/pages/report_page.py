@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ SECTION_LABELS = {
     "totals": QT_TRANSLATE_NOOP("ReportPage", "Totals"),
     "comparison": QT_TRANSLATE_NOOP("ReportPage", "Tier comparison"),
     "requirements": QT_TRANSLATE_NOOP("ReportPage", "Workload requirements"),
+    "verify": QT_TRANSLATE_NOOP("ReportPage", "Measured vs planned"),
     "bench": QT_TRANSLATE_NOOP("ReportPage", "Benchmark results"),
     "claims": QT_TRANSLATE_NOOP("ReportPage", "Seed claims vs measured"),
     "scaling": QT_TRANSLATE_NOOP("ReportPage", "Scaling model"),
@@ -65,6 +67,8 @@ SECTION_HELP = {
                                     "dimension by dimension"),
     "requirements": QT_TRANSLATE_NOOP("ReportPage", "What the Wizard's workload needs (VRAM, "
                                       "RAM, disk, throughput)"),
+    "verify": QT_TRANSLATE_NOOP("ReportPage", "The Wizard's \"Measure on this machine\" run "
+                                "beside the plan, item by item (when one was made)"),
     "bench": QT_TRANSLATE_NOOP("ReportPage", "The last benchmark's measurements against spec "
                                "peaks"),
     "claims": QT_TRANSLATE_NOOP("ReportPage", "The seed document's claims next to what was "
@@ -93,6 +97,7 @@ class ReportPage(QWidget):
         self.build: Any = None
         self.workload: Any = None
         self.bench_report: Any = None
+        self.verify_result: Any = None  # the Wizard's "Measure on this machine" result
         self.profile: Any = None
         self.collective_report: Any = None
         self.pdf_bytes: bytes = b""
@@ -233,6 +238,10 @@ class ReportPage(QWidget):
         self.bench_report = report
         self._update_context()
 
+    def set_verify_result(self, result: Any) -> None:
+        """A measurement of the workload's model (shown while it is the sheet's workload)."""
+        self.verify_result = result
+
     def set_profile(self, profile: Any) -> None:
         self.profile = profile
 
@@ -290,6 +299,10 @@ class ReportPage(QWidget):
         build, catalog, workload = self.build, self.catalog, self.workload
         bench, profile, collective = self.bench_report, self.profile, self.collective_report
         tier = self.tier_box.currentData()
+        # A measurement belongs in the sheet only while it is of the sheet's workload.
+        verify = self.verify_result if (
+            self.verify_result is not None and workload is not None
+            and self.verify_result.workload == workload) else None
 
         def job() -> bytes:
             # reportlab is imported here, on the worker, not on the GUI thread (~200 ms).
@@ -302,6 +315,10 @@ class ReportPage(QWidget):
                 bench_report=bench, profile=profile, collective_report=collective,
                 tier_id=tier, options=SheetOptions(lang=lang, sections=sections,
                                                    internal=internal))
+            if verify is not None:
+                from torchrig.report.verify_section import verify_section
+
+                sheet = replace(sheet, verify=verify_section(verify, lang))
             return render_sheet_bytes(sheet)
 
         return job
