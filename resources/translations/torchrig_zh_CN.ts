@@ -2395,6 +2395,10 @@ It was kept as {1}.</source>
         <translation>估算吞吐量：</translation>
     </message>
     <message>
+        <source>1 sample/s; time per epoch {0}</source>
+        <translation>每秒 1 个样本；每轮用时 {0}</translation>
+    </message>
+    <message>
         <source>{0} samples/s; time per epoch {1}</source>
         <translation>每秒 {0} 个样本；每轮用时 {1}</translation>
     </message>

@@ -618,8 +618,10 @@ class WizardPage(QWidget):
             parts.insert(0, _coloured(text, colour("error")))
         throughput = _bold(self.tr("Estimated throughput:"))
         if speed is not None and speed.value:
-            text = self.tr("{0} samples/s; time per epoch {1}").format(
-                f"{speed.value:,.0f}", fmt_seconds(epoch.value if epoch else None))
+            rate = f"{speed.value:,.0f}"
+            text = (self.tr("1 sample/s; time per epoch {0}") if rate == "1"
+                    else self.tr("{0} samples/s; time per epoch {1}").format(rate, "{0}"))
+            text = text.format(fmt_seconds(epoch.value if epoch else None))
             if util is not None and util.value:
                 text += " " + self.tr("(assumes {0} of {1})").format(
                     f"{util.value:.0%}", fmt_flops(t["peak_flops"].value))
