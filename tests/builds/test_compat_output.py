@@ -24,8 +24,10 @@ def _wrong() -> tuple:
 def test_text_lists_lines_totals_and_findings_in_english() -> None:
     priced, findings = _wrong()
     text = format_check_text(priced, findings, "en")
-    assert "NVIDIA GeForce RTX 4090 (gpu) qty 4: USD 1,599.00 -> USD 6,396.00" in text
-    assert "INCOMPLETE: 4 line(s)" in text
+    # Category names, not codes; a plural that agrees with its number.
+    assert "NVIDIA GeForce RTX 4090 (GPU) qty 4: USD 1,599.00 -> USD 6,396.00" in text
+    assert "Power supply" in text and "(psu)" not in text
+    assert "INCOMPLETE: 4 lines have" in text
     assert "[Blocker] CPU does not fit the motherboard socket" in text
     assert text.index("[Blocker]") < text.index("[Advice]")
     assert "half-up" in text
@@ -35,6 +37,7 @@ def test_text_in_chinese() -> None:
     priced, findings = _wrong()
     text = format_check_text(priced, findings, "zh")
     assert "[阻断] CPU 与主板插槽不匹配" in text
+    assert "(显卡)" in text and "(gpu)" not in text
     assert "不完整" in text and "总计" in text
 
 

@@ -20,6 +20,7 @@ from torchrig.findings import (
     sort_findings,
 )
 from torchrig.i18n import pick
+from torchrig.labels import CATEGORIES, label
 
 CHECK_FORMAT = "torchrig.check"
 CHECK_VERSION = 1
@@ -38,7 +39,10 @@ _T = {
     "discount": ("Discount", "折扣"),
     "tax": ("Tax", "税"),
     "total": ("Total", "总计"),
-    "incomplete": ("INCOMPLETE: {n} line(s) have no usable price (lines {ids}); totals cover "
+    "incomplete_one": ("INCOMPLETE: 1 line has no usable price (line {ids}); totals cover the "
+                       "priced lines only.",
+                       "不完整：1 行缺少可用价格（第 {ids} 行）；合计仅包含已定价的行。"),
+    "incomplete": ("INCOMPLETE: {n} lines have no usable price (lines {ids}); totals cover "
                    "the priced lines only.",
                    "不完整：{n} 行缺少可用价格（第 {ids} 行）；合计仅包含已定价的行。"),
     "rate": ("Exchange rate: {r} CNY per USD ({d})", "汇率：1 USD = {r} CNY（{d}）"),
@@ -69,13 +73,15 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
         else:
             price = _t(line.status, lang)
         mark = " [estimate]" if line.is_estimate else ""
-        out.append(f"  [{line.index}] {line.label} ({line.category}) {_t('qty', lang)} {qty}: "
+        category = label(CATEGORIES, line.category, lang)
+        out.append(f"  [{line.index}] {line.label} ({category}) {_t('qty', lang)} {qty}: "
                    f"{price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin}")
         out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]
     if priced.category_totals:
-        cats = ", ".join(f"{k} {_money(v, cur)}" for k, v in priced.category_totals.items())
+        cats = ", ".join(f"{label(CATEGORIES, k, lang)} {_money(v, cur)}"
+                         for k, v in priced.category_totals.items())
         out += ["", f"{_t('by_cat', lang)}: {cats}"]
     out.append(f"{_t('subtotal', lang)}: {_money(priced.subtotal, cur)}")
     if priced.discount:
@@ -87,7 +93,9 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
         out.append(_t("rate", lang).format(r=priced.exchange_rate, d=priced.exchange_rate_date))
     if priced.incomplete:
         ids = ", ".join(str(i) for i in priced.missing_price_lines)
-        out.append(_t("incomplete", lang).format(n=len(priced.missing_price_lines), ids=ids))
+        missing = len(priced.missing_price_lines)
+        key = "incomplete_one" if missing == 1 else "incomplete"
+        out.append(_t(key, lang).format(n=missing, ids=ids))
     for warning in priced.warnings:
         out.append(warning.get(lang))
     out.append(ROUNDING_NOTE.get(lang))
