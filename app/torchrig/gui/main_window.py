@@ -299,9 +299,8 @@ class MainWindow(QMainWindow):
     # --- opening any TorchRig file (File → Open, drag and drop) --------------------------------
 
     def open_dialog(self) -> None:
-        start = self.settings.build_folder or str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Open"), start, ";;".join((
+            self, self.tr("Open"), str(self.settings.builds_folder()), ";;".join((
                 self.tr("TorchRig files (*.json *.pdf)"),
                 self.tr("Build, workload or benchmark report (*.json)"),
                 self.tr("TorchRig PDF sheet (*.pdf)"))))
@@ -334,14 +333,11 @@ class MainWindow(QMainWindow):
         return opened
 
     def _open_bench_report(self, path: Path) -> bool:
-        from torchrig.bench.report import load_report
-
         try:
-            report = load_report(path)
+            report = self.bench_page.show_file(path)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot open benchmark report"), str(exc))
             return False
-        self.bench_page.show_report(report)
         self.report_page.set_bench_report(report)
         return True
 

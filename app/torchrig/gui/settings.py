@@ -216,6 +216,11 @@ class Settings:
     def window_geometry(self, value: bytes) -> None:
         self.geometry = base64.b64encode(value).decode("ascii")
 
+    def builds_folder(self) -> Path:
+        """Where Open, Save as and Export start: the folder set in Settings (or last used),
+        else the home folder (never the process's current directory)."""
+        return Path(self.build_folder) if self.build_folder else Path.home()
+
     def add_recent(self, path: str) -> None:
         files = [p for p in self.recent_files if p != path]
         self.recent_files = [path, *files][: self.MAX_RECENT]

@@ -430,12 +430,19 @@ class BenchPage(QWidget):
             self.history_box.addItem(path.stem, str(path))
 
     def _open_history(self, index: int) -> None:
-        from torchrig.bench.report import load_report
-
         path = self.history_box.itemData(index)
         if not path:
             return
         try:
-            self.show_report(load_report(Path(path)))
+            self.show_file(Path(path))
         except InputError as exc:
             self.step_label.setText(str(exc))
+
+    def show_file(self, path: Path) -> Any:
+        """Load a benchmark report file and show it; returns the report (InputError when the
+        file is not one)."""
+        from torchrig.bench.report import load_report
+
+        report = load_report(path)
+        self.show_report(report)
+        return report

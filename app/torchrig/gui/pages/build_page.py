@@ -841,8 +841,7 @@ class BuildPage(QWidget):
         return self._write(self.path)
 
     def save_as(self) -> bool:
-        folder = Path(self.settings.build_folder) if self.settings.build_folder else Path.home()
-        start = str(folder / suggested_file_name(self.build.name, ".json"))
+        start = str(self.settings.builds_folder() / suggested_file_name(self.build.name, ".json"))
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start,
                                               self._filter())
         if not path:

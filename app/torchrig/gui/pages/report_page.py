@@ -441,8 +441,7 @@ class ReportPage(QWidget):
             self._buffer = buffer
 
     def export_dialog(self) -> None:
-        folder = Path(self.settings.build_folder) if self.settings.build_folder else Path.home()
-        default = folder / suggested_file_name(self.build.name, ".pdf")
+        default = self.settings.builds_folder() / suggested_file_name(self.build.name, ".pdf")
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
                                               self.tr("PDF document (*.pdf)"))
         if path:
