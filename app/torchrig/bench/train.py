@@ -110,12 +110,11 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         ab = run_ab(ctx, model, x, y, Variant(amp=False), Variant(amp=True), slice_s=slice_s,
                     batch=batch)
         del model, x, y
-        method = Msg(f"median of {ab.a.repeats} steps (AdamW), interleaved with the other "
-                     "precision step by step",
-                     f"{ab.a.repeats} 步的中位数（AdamW），与另一精度逐步交替")
         for prec, r in (("fp32", ab.a), ("amp", ab.b)):
             label = "AMP" if prec == "amp" else "FP32"
-            notes = [method]
+            notes = [Msg(f"median of {r.repeats} steps (AdamW) timed back to back on their own, "
+                         "after the interleaved pairs that give the speed-up",
+                         f"单独连续计时 {r.repeats} 步的中位数（AdamW），在测加速比的交替步之后")]
             if prec == "amp":
                 notes.append(amp_note(ctx.kind))
             elif ctx.kind == "cuda":

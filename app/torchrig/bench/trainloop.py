@@ -3,7 +3,10 @@ AMP) and checkpointing (off vs on).
 
 A step is what a real loop does: zero grads, forward (under autocast for AMP), loss, backward
 (through GradScaler for fp16 on CUDA), optimizer step. Ratios come from adjacent A/B pairs
-(:func:`run_ab`), so load that changes during the run cannot fake a speed-up. Memory is
+(:func:`run_ab`), so load that changes during the run cannot fake a speed-up; each side's
+throughput is then timed on its own, steps back to back, because a step that follows the other
+precision's step runs slower (measured on the CPU: FP32 at 0.82x of its steady rate when
+interleaved with bf16 steps - caches and oneDNN's kernels are switched every step). Memory is
 measured two ways: the bytes autograd saves for backward (saved_tensors_hooks, exact on every
 device) and, on CUDA, the allocator's peak during a step (what decides whether a batch fits).
 """
@@ -123,7 +126,8 @@ class _Stepper:
         # of an fp16 step does not depend on it, so MPS runs without one.
         self.scaler = torch.amp.GradScaler("cuda") if variant.amp and ctx.kind == "cuda" \
             else None
-        self.times: list[float] = []
+        self.times: list[float] = []  # steps interleaved with the other side (for ratios)
+        self.alone: list[float] = []  # steps back to back on their own (for throughput)
         self.peak: int | None = None
         self.saved_bytes = 0
 
@@ -156,7 +160,9 @@ class _Stepper:
         self.saved_bytes = meter.bytes
         return time.perf_counter() - t0
 
-    def timed(self) -> None:
+    def timed(self, into: list[float] | None = None) -> None:
+        """One timed step, its seconds appended to ``into`` (the interleaved times by
+        default)."""
         import torch
 
         on_cuda = self.ctx.kind == "cuda"
@@ -166,25 +172,43 @@ class _Stepper:
         t0 = time.perf_counter()
         self.step()
         synchronize(self.ctx.device)
-        self.times.append(time.perf_counter() - t0)
+        (self.times if into is None else into).append(time.perf_counter() - t0)
         if on_cuda:
             peak = int(torch.cuda.max_memory_allocated(self.ctx.device))
             self.peak = max(self.peak or 0, peak)
 
+    def time_alone(self, ctx: BenchContext, budget_s: float, min_steps: int = 3) -> None:
+        """Steps back to back until their times settle or ``budget_s`` is spent; at least
+        ``min_steps`` so a median exists even on a slow device."""
+        started = time.perf_counter()
+        while True:
+            self.timed(into=self.alone)
+            ctx.check()
+            spent = time.perf_counter() - started
+            if len(self.alone) >= min_steps and (
+                    settled(self.alone) or spent + self.alone[-1] > budget_s):
+                return
+
     def result(self, batch: int) -> PhaseResult:
-        t = median(self.times)
-        return PhaseResult(step_s=t, samples_per_s=batch / t, repeats=len(self.times),
+        """Throughput from the steps timed alone where there are any, else from the
+        interleaved ones."""
+        times = self.alone or self.times
+        t = median(times)
+        return PhaseResult(step_s=t, samples_per_s=batch / t, repeats=len(times),
                            saved_bytes=self.saved_bytes, peak_bytes=self.peak,
-                           amp_dtype=self.dtype_name, spread=spread(self.times, batch))
+                           amp_dtype=self.dtype_name, spread=spread(times, batch))
 
 
 MAX_PAIRS = 200
 
 
 def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant, b: Variant,
-           *, slice_s: float, batch: int) -> ABResult:
+           *, slice_s: float, batch: int, alone_share: float = 0.5) -> ABResult:
     """Time A and B step by step in alternation (A B, B A, A B, ...) until their ratio has
-    settled or ``slice_s`` is spent, after one untimed step of each; at least one pair.
+    settled or ``slice_s * (1 - alone_share)`` is spent, after one untimed step of each; at
+    least one pair. Then each side's throughput is timed on its own, with ``alone_share`` of
+    the slice (or what the pairs left of it) split between the two, at least three steps
+    each; ``alone_share=0`` reports throughput from the interleaved steps.
 
     Timing one side after the other lets any change in load between the phases land in the
     ratio (measured: 0.07x to 2.16x for AMP under load); adjacent pairs share the load, and
@@ -201,6 +225,7 @@ def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant,
         side.first()
     ctx.check()
     ratios: list[float] = []
+    pairs_s = slice_s * (1 - alone_share)
     while len(ratios) < MAX_PAIRS:
         order = sides if len(ratios) % 2 == 0 else sides[::-1]
         for side in order:
@@ -208,6 +233,11 @@ def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant,
             ctx.check()
         ratios.append(sides[1].times[-1] / sides[0].times[-1])
         pair_s = sides[0].times[-1] + sides[1].times[-1]
-        if settled(ratios) or time.perf_counter() - started + pair_s > slice_s:
+        if settled(ratios) or time.perf_counter() - started + pair_s > pairs_s:
             break
+    if alone_share > 0:
+        # What the pairs left (all of it when they settled early), half to each side.
+        remaining = max(0.0, slice_s - (time.perf_counter() - started))
+        for side in sides:
+            side.time_alone(ctx, remaining / 2)
     return ABResult(a=sides[0].result(batch), b=sides[1].result(batch), ratios=tuple(ratios))
