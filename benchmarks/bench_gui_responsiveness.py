@@ -4,7 +4,8 @@ A 5 ms QTimer records the longest gap between its ticks while, in turn: detectio
 Wizard re-plans on typed edits, the Report page renders the PDF preview, and the real quick
 benchmark suite runs from a click on the Benchmark page's Run button to the end of the run
 (the suite runs in a child process; the GUI only follows its JSON lines). Goal: no stall
-over ~50 ms. Also prints the slowest single Wizard keystroke.
+over ~50 ms. Also prints the slowest single Wizard keystroke on the GUI thread and how long the
+last plan took on the Wizard's worker thread.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_responsiveness.py [--no-bench]
 """
@@ -85,7 +86,10 @@ def main() -> int:
         keystrokes.append(time.perf_counter() - began)
         type_next()
 
-    results["wizard (6 edits)"] = meter.measure(type_next, lambda: state["done"])
+    # Plans run on a worker thread: the measurement lasts until the last edit is planned.
+    results["wizard (6 edits)"] = meter.measure(
+        type_next, lambda: state["done"] and not wizard.planning)
+    plan_ms = wizard.last_plan_ms
 
     build_page = window.pages["build"]
     build_page.open_path(ROOT / "builds" / "professional.json")
@@ -109,7 +113,8 @@ def main() -> int:
     window.close()
     for name, worst in results.items():
         print(f"{name:20s} worst stall {worst * 1000:6.1f} ms")
-    print(f"slowest wizard keystroke (re-plan) {max(keystrokes) * 1000:6.1f} ms")
+    print(f"slowest wizard keystroke (GUI thread) {max(keystrokes) * 1000:6.1f} ms; "
+          f"last plan on the worker thread {plan_ms:6.1f} ms")
     return 0
 
 

@@ -124,6 +124,7 @@ def _shoot(args: argparse.Namespace, out: Path) -> int:
     if hasattr(wizard, "open_path"):
         wizard.open_path(ROOT / "workloads" / "bert-base-finetune-sst2.json")
         wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("build"))
+        _wait(app, lambda: not wizard.planning, 20)  # plans run on a worker thread
     for key in window.pages:
         window.show_page(key)
         if key == "bench" and not args.no_bench:
@@ -143,6 +144,7 @@ def _shoot(args: argparse.Namespace, out: Path) -> int:
         window.show_page("wizard")
         wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("tier:professional"))
         wizard.open_path(ROOT / "workloads" / "llama2-7b-lora.json")
+        _wait(app, lambda: not wizard.planning, 20)
         _wait(app, lambda: True, 0.5)
         window.grab().save(str(out / "wizard-solver.png"))
         print(out / "wizard-solver.png")

@@ -2435,6 +2435,10 @@ It was kept as {1}.</source>
         <translation>未发现瓶颈。</translation>
     </message>
     <message>
+        <source>Planning failed: {0}</source>
+        <translation>规划失败：{0}</translation>
+    </message>
+    <message>
         <source>Changes that make it fit (re-planned):</source>
         <translation>可使其装下的改动（已重新估算）：</translation>
     </message>

@@ -35,6 +35,7 @@ def test_measuring_here_attaches_a_report_to_wizard_and_report(window, qtbot):
     wizard = window.wizard_page
     wizard.load_workload(load_workload(ROOT / "workloads" / "bert-large-pretrain-8gpu.json"))
     wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("tier:professional"))
+    qtbot.waitUntil(lambda: not wizard.planning, timeout=20_000)
     kinds = {s.kind for s in wizard.scaling_chart.series}
     assert "measured" in kinds and "candidate" in kinds
 

@@ -231,7 +231,7 @@ def english_leaks(texts: list[tuple[str, str]]) -> list[str]:
     return sorted(set(leaks))
 
 
-def _fill_every_page(window) -> None:
+def _fill_every_page(window, qtbot) -> None:
     """Put each page in a state with its dynamic text showing (a build, a profile, a plan)."""
     from torchrig.hardware.model import CpuInfo, GpuInfo, MemoryInfo, SystemProfile
     from torchrig.planning.workload import load_workload
@@ -245,6 +245,7 @@ def _fill_every_page(window) -> None:
     window.wizard_page.load_workload(load_workload(ROOT / "workloads" /
                                                    "bert-base-finetune-sst2.json"))
     window.report_page.render_preview()
+    qtbot.waitUntil(lambda: not window.wizard_page.planning, timeout=20_000)
 
 
 def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
@@ -256,7 +257,7 @@ def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
 
     window = MainWindow(lang="zh")
     qtbot.addWidget(window)
-    _fill_every_page(window)
+    _fill_every_page(window, qtbot)
     assert window.nav.item(0).text() == "本机"
     texts = visible_texts(window)
     dialogs = [SettingsDialog(window.settings, window),

@@ -133,16 +133,19 @@ def test_wizard_plans_live_and_flags_bad_input_next_to_the_field(window, qtbot):
     page.replan()
     assert page.errors["batch_size"].isHidden()
     assert page.workload.batch_size == 64
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    assert page.analysis.requirements.workload.batch_size == 64
     assert page.chart.bars and page.chart.bars[0].group == "vram"
 
 
-def test_wizard_task_change_loads_that_tasks_defaults(window):
+def test_wizard_task_change_loads_that_tasks_defaults(window, qtbot):
     page = window.wizard_page
     combo = page.widgets["task"]
     combo.setCurrentIndex(combo.findData("llm_finetune_lora"))
     assert page.workload.task == "llm_finetune_lora"
     assert page.widgets["model"].currentData() == page.workload.model
     page.subject_box.setCurrentIndex(page.subject_box.findData("tier:enterprise"))
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.subject.kind == "tier"
 
 
@@ -180,6 +183,7 @@ def test_wizard_shows_the_solvers_changes_and_apply_updates_the_workload(window,
     page = window.wizard_page
     page.subject_box.setCurrentIndex(page.subject_box.findData("tier:professional"))
     assert page.open_path(ROOT / "workloads" / "llama2-7b-lora.json")
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.requirements.vram_verdict == "tight"
     assert "tight" in page.headline.text()
     assert page.solver_box.isVisibleTo(page) and page.apply_buttons
@@ -188,6 +192,7 @@ def test_wizard_shows_the_solvers_changes_and_apply_updates_the_workload(window,
     qtbot.mouseClick(page.apply_buttons[0], Qt.MouseButton.LeftButton)
     assert (page.workload.batch_size, page.workload.grad_accumulation) == (3, 2)
     assert page.widgets["batch_size"].text() == "3"
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.requirements.vram_verdict == "fits"
     assert not page.solver_box.isVisibleTo(page)
 

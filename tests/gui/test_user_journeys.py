@@ -427,6 +427,45 @@ def test_wizard_fields_take_typed_values(window, qtbot):
     qtbot.waitUntil(lambda: not page.stale and page.workload.batch_size == 8, timeout=5000)
 
 
+def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monkeypatch):
+    import threading
+
+    from torchrig.gui.pages import wizard_page
+
+    planned: list[tuple[int, bool]] = []
+    real = wizard_page.analyze
+
+    def recording(workload, caps, catalog=None):
+        planned.append((workload.batch_size,
+                        threading.current_thread() is threading.main_thread()))
+        return real(workload, caps, catalog)
+
+    monkeypatch.setattr(wizard_page, "analyze", recording)
+    page = window.wizard_page
+    window.show_page("wizard")
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    planned.clear()
+    field = page.widgets["batch_size"]
+    page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
+                                   if page.tabs.widget(i).isAncestorOf(field)))
+    field.selectAll()
+    qtbot.keyClicks(field, "123")
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    assert page.analysis.requirements.workload.batch_size == 123
+    assert "Recommended:" in page.recommendation.text()
+    # Never on the GUI thread; the last value typed is the one shown; at most one plan per
+    # keystroke (fewer when keys arrive while a plan runs).
+    assert planned and not any(on_gui for _, on_gui in planned)
+    assert planned[-1][0] == 123 and len(planned) <= 3
+    # A plan that ends after a newer edit is not shown: the newer one is.
+    field.selectAll()
+    qtbot.keyClicks(field, "9")
+    field.selectAll()
+    qtbot.keyClicks(field, "8")
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    assert page.analysis.requirements.workload.batch_size == 8
+
+
 # --- Report, Settings, About, language ----------------------------------------------------------
 
 

@@ -106,6 +106,7 @@ def test_measured_figures_of_a_custom_model_go_back_into_the_workload(window, qt
     page.load_workload(workload_from_options(
         task="image_classification", model="custom", params=11_689_512, layers=18,
         image_size=64, batch=4, precision="fp32"))
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.requirements.vram_per_gpu["activations"].value is None
     with qtbot.waitSignal(panel.result_ready, timeout=10_000):
         qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
@@ -114,4 +115,5 @@ def test_measured_figures_of_a_custom_model_go_back_into_the_workload(window, qt
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     assert page.workload.activation_bytes_per_sample == 2e6
     assert "Test CPU" in page.workload.figures_source
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.requirements.vram_per_gpu["activations"].value == 8e6

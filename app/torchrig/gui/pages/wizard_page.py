@@ -41,8 +41,9 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.style import colour
 from torchrig.gui.verify_panel import VerifyPanel
+from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
-from torchrig.planning.analysis import Analysis, analyze, recommend
+from torchrig.planning.analysis import Analysis, Recommendation, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_presets
@@ -246,7 +247,19 @@ class WizardPage(QWidget):
         self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
         self.last_plan_ms = 0.0
         self.stale = False  # a field is invalid: the results shown are the last valid plan
-        self._recommended: tuple[Workload, Any] | None = None
+        # Planning re-plans the workload on every catalog GPU (the overkill rule, the
+        # recommendation: ~25-40 plans, 40-60 ms on a busy machine), so it runs on a worker
+        # thread and typing never waits for it. Each edit takes a new generation number; a
+        # plan is shown only if no newer edit came meanwhile, and an edit made while a plan
+        # runs is planned when it ends - so a burst of keystrokes costs at most two plans.
+        self.recommendation_shown: Recommendation | None = None
+        self._generation = 0
+        self._wanted: tuple[int, Workload, Capabilities] | None = None
+        self._shut_down = False
+        self.plan_runner = TaskRunner(self)
+        self.plan_runner.succeeded.connect(self._on_planned)
+        self.plan_runner.failed.connect(self._on_plan_failed)
+        self.plan_runner.finished.connect(self._plan_next)
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
@@ -559,19 +572,50 @@ class WizardPage(QWidget):
         self._mark_stale(False)
         self.workload = workload
         self.verify_panel.set_workload(workload)
-        started = time.perf_counter()
         caps = self.subject()
         if caps is None:
             caps = Capabilities(label=self.tr("This machine (detecting…)"), kind="machine")
-        self.analysis = analyze(workload, caps, self.catalog)
-        # The recommendation depends on the workload only: switching the subject or a new
-        # profile reuses it.
-        if self._recommended is None or self._recommended[0] != workload:
-            self._recommended = (workload, recommend(workload, self.catalog))
-        rec = self._recommended[1]
-        self.last_plan_ms = (time.perf_counter() - started) * 1000
-        self._show(self.analysis, rec)
+        self._generation += 1
+        self._wanted = (self._generation, workload, caps)
+        self._plan_next()
         self.workload_changed.emit(workload)
+
+    @property
+    def planning(self) -> bool:
+        """A re-plan is due, waiting or running: what is shown is not yet for the input."""
+        return self._timer.isActive() or self._wanted is not None or self.plan_runner.running
+
+    def _plan_next(self) -> None:
+        """Plan the newest edit on the worker thread, unless a plan is running (its end calls
+        this again)."""
+        if self._wanted is None or self.plan_runner.running or self._shut_down:
+            return
+        generation, workload, caps = self._wanted
+        self._wanted = None
+        catalog = self.catalog
+
+        def task(_cancel: Any, _progress: Any) -> tuple[int, Analysis, Recommendation, float]:
+            started = time.perf_counter()
+            analysis = analyze(workload, caps, catalog)
+            # Depends on the workload only; gpu_options' cache makes a repeat cheap.
+            rec = recommend(workload, catalog)
+            return generation, analysis, rec, (time.perf_counter() - started) * 1000
+
+        self.plan_runner.start(task)
+
+    def _on_planned(self, result: tuple[int, Analysis, Recommendation, float]) -> None:
+        generation, analysis, rec, ms = result
+        if generation != self._generation:
+            return  # a newer edit is on its way
+        self.analysis, self.last_plan_ms = analysis, ms
+        self._show(analysis)
+        self._show_recommendation(rec)
+
+    def _on_plan_failed(self, message: str, details: str) -> None:
+        # A planner bug must not look like an answer: say so where the verdict goes.
+        self.headline.setText(_coloured(self.tr("Planning failed: {0}").format(message),
+                                        colour("error")))
+        self.headline.setToolTip(details)
 
     def _mark_stale(self, stale: bool) -> None:
         """While a field is invalid the results are the last valid plan's: greyed out, and the
@@ -586,7 +630,8 @@ class WizardPage(QWidget):
                                   f"<span style='color:{colour('muted')}'>"
                                   f"{self.headline.text()}</span>")
 
-    def _show(self, analysis: Analysis, rec: Any) -> None:
+    def _show(self, analysis: Analysis) -> None:
+        self.headline.setToolTip("")
         req = analysis.requirements
         caps = analysis.subject
         self.chart.set_bars(requirement_bars(req, caps))
@@ -631,6 +676,15 @@ class WizardPage(QWidget):
         parts.append(_coloured(self.tr("planned in {0} ms").format(f"{self.last_plan_ms:.1f}"),
                                colour("muted")))
         self.headline.setText("<br/>".join(p for p in parts if p))
+        self.findings_view.set_findings(analysis.findings,
+                                        empty=self.tr("No bottlenecks found."))
+        self._show_solver(analysis.solver)
+
+    def _show_recommendation(self, rec: Recommendation) -> None:
+        """The lowest tier and the best-value GPU, and the scaling chart that may be modelled
+        with that GPU."""
+        assert self.analysis is not None
+        self.recommendation_shown = rec
         if rec.tier:
             tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
                 self.tr("(seed {0})").format(rec.tier.section))
@@ -642,10 +696,7 @@ class WizardPage(QWidget):
             _bold(self.tr("Recommended:")) + " "
             + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per unit "
                       "of work): {1}").format(tier, gpu))
-        self.findings_view.set_findings(analysis.findings,
-                                        empty=self.tr("No bottlenecks found."))
-        self._show_solver(analysis.solver)
-        self._show_scaling(analysis, rec)
+        self._show_scaling(self.analysis, rec)
 
     def _show_solver(self, answer: SolverAnswer | None) -> None:
         """The sizing solver's changes, settings first, each with an Apply button."""
@@ -689,7 +740,7 @@ class WizardPage(QWidget):
             return
         self.load_workload(workload)
 
-    def _show_scaling(self, analysis: Analysis, rec: Any) -> None:
+    def _show_scaling(self, analysis: Analysis, rec: Recommendation) -> None:
         """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
         with the recommended catalog GPU when the subject has none."""
         from torchrig.planning.analysis import device_spec
@@ -700,14 +751,20 @@ class WizardPage(QWidget):
         note = ""
         step = req.throughput.get("step_time_s")
         if (step is None or not step.value) and rec.gpu is not None:
-            req = plan(self.workload, device_spec(rec.gpu))
+            req = plan(req.workload, device_spec(rec.gpu))
             note = self.tr("modelled with {0}").format(rec.gpu.name)
-        series = scaling_series(self.workload, req, analysis.subject, self.collective_report)
+        series = scaling_series(req.workload, req, analysis.subject, self.collective_report)
         self.scaling_chart.set_series(series, note if series else self.tr(
             "No scaling curve: inference, or no GPU throughput to model with."))
 
     def shutdown(self) -> bool:
-        return self.verify_panel.shutdown()
+        # The page is closing or being rebuilt: nothing may start a plan after this (a
+        # pending re-plan timer or a late profile), or the thread would outlive the page.
+        self._shut_down = True
+        self._timer.stop()
+        self._wanted = None
+        planner_stopped = self.plan_runner.shutdown()
+        return self.verify_panel.shutdown() and planner_stopped
 
     def set_profile(self, profile: SystemProfile) -> None:
         self.profile = profile
