@@ -204,6 +204,24 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     assert not warnings_shown
 
 
+def test_a_tier_build_marks_old_prices_and_parts_out_of_production(window, qtbot):
+    window.show()
+    targets = window.targets_page
+    targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
+    click(qtbot, targets.start_button)
+    page = window.build_page
+    row = next(i for i, item in enumerate(page.build.line_items)
+               if item.part_id == "nvidia-rtx-4090")
+    origin = page.lines.item(row, page.lines.columnCount() - 1)
+    assert origin.text().startswith("⚠")
+    assert "out of production since 2024-10" in origin.toolTip()
+    assert "months old" in origin.toolTip()
+    # A line whose price is the user's own, dated today, is not marked.
+    unpriced = next(i for i, line in enumerate(page.priced.lines) if line.status != "ok")
+    type_into_cell(qtbot, page.lines, unpriced, 4, "100")
+    assert not page.lines.item(unpriced, page.lines.columnCount() - 1).text().startswith("⚠")
+
+
 def test_save_as_suggests_a_safe_name_in_the_builds_folder(window, qtbot, tmp_path, monkeypatch):
     window.settings.build_folder = str(tmp_path)
     window.targets_page.tier_box.setCurrentIndex(

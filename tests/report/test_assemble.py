@@ -254,3 +254,24 @@ def test_given_requirements_and_scaling_are_used_as_given(catalog: Catalog) -> N
     assert sheet.requirements
     assert sheet.scaling[0].label == "measured here"
     assert sheet.scaling[0].points == ((1, 1.0), (2, 0.9))
+
+
+def test_old_prices_and_parts_out_of_production_are_flagged_on_the_quote(catalog: Catalog):
+    """The RTX 4090 left production in October 2024 and its catalog price is its 2022 launch
+    price: the quote says both, judged on the sheet's date, in the sheet's language."""
+    build = Build(name="flags", currency="USD",
+                  line_items=[LineItem(part_id="nvidia-rtx-4090", quantity=1)])
+    for lang, old, eol in (("en", "months old", "out of production"),
+                           ("zh", "个月", "停产")):
+        sheet = assemble_sheet(build, catalog, header=Header(date="2026-12-01"), lang=lang,
+                               options=SheetOptions(invariant=True))
+        note = sheet.bom[0].note
+        assert old in note and eol in note
+        assert old in _text(render_sheet_bytes(sheet))
+    # A price from the month before the sheet's date is not old.
+    fresh = replace(build, line_items=[LineItem(
+        part_id="nvidia-rtx-4090", quantity=1, unit_price=Decimal("1999"), currency="USD",
+        price_source="shop", price_date="2026-11-15")])
+    sheet = assemble_sheet(fresh, catalog, header=Header(date="2026-12-01"), lang="en",
+                           options=SheetOptions(invariant=True))
+    assert "months old" not in sheet.bom[0].note

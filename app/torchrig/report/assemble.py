@@ -9,6 +9,8 @@ from :func:`~torchrig.builds.compat.check_build`, the target table from
 
 from __future__ import annotations
 
+import datetime as _dt
+
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -81,7 +83,9 @@ def assemble_sheet(
     benchmark and seed-claim tables and the benchmark findings. ``findings`` adds any further
     findings; each appears once.
     """
-    priced = price_build(build, catalog)
+    # Price alerts (a price over six months old) are judged on the sheet's date, so a sheet
+    # made again from the same inputs says the same.
+    priced = price_build(build, catalog, today=_sheet_day(header.date))
     tier = catalog.tier(tier_id) if tier_id else (
         catalog.tier(build.tier) if build.tier else None)
     caps = from_build(build, catalog)
@@ -147,6 +151,13 @@ def _merge_findings(found: Iterable[Finding]) -> list[Finding]:
     return out
 
 
+def _sheet_day(date: str) -> _dt.date | None:
+    try:
+        return _dt.date.fromisoformat(date)
+    except ValueError:
+        return None
+
+
 # --- bill of materials and totals --------------------------------------------------------------
 
 
@@ -182,6 +193,8 @@ def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str) -> st
         notes.append(text("bom.price_needed", lang))
     if item.note:
         notes.append(item.note)
+    # A stale price or a part out of production: the customer sees why the price may move.
+    notes += [alert.text.get(lang) for alert in line.alerts]
     return "\n".join(notes)
 
 

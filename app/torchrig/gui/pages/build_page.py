@@ -702,6 +702,13 @@ class BuildPage(QWidget):
                                           | Qt.AlignmentFlag.AlignVCenter)
                 if c == len(cells) - 1:
                     cell.setToolTip(priced.origin)
+                    if priced.alerts:
+                        # Old price or part out of production (catalog.alerts): marked here
+                        # and explained in the tooltip, as in the picker and on the quote.
+                        cell.setText(f"⚠ {text}")
+                        cell.setForeground(qcolour("warn"))
+                        cell.setToolTip("\n".join([priced.origin] + [
+                            alert.text.get(self.lang) for alert in priced.alerts]))
                 if priced.status != "ok" and c in (PRICE_COL, TOTAL_COL):
                     cell.setForeground(qcolour("error"))
                     cell.setToolTip(self.tr("Enter a unit price for this line"))
