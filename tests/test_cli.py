@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import psutil
@@ -43,6 +44,31 @@ def test_check_sample_build_prices_and_passes(capsys):
     code, out, _ = run(capsys, "check", str(ROOT / "builds" / "pro-dual-4090.json"))
     assert code == 0
     assert "Total" in out
+
+
+def test_a_default_rate_prices_a_build_that_has_none(capsys, tmp_path):
+    """professional.json is in CNY with no rate of its own; the i9-13900K's catalog price is
+    in USD. --cny-per-usd prices it, dated; a build's own rate is never replaced."""
+    build = str(ROOT / "builds" / "professional.json")
+    _, before, _ = run(capsys, "check", build, "--json")
+    line = json.loads(before)["build"]["lines"][0]
+    assert line["status"] == "exchange rate needed"
+    _, after, _ = run(capsys, "check", build, "--json", "--cny-per-usd", "7.1",
+                      "--rate-date", "2026-11-30")
+    priced = json.loads(after)["build"]["lines"][0]
+    assert priced["status"] == "ok"
+    assert Decimal(priced["unit_price"]) == Decimal(line["source_amount"]) * Decimal("7.1")
+    code, text, _ = run(capsys, "export", build, "-o", "-", "--format", "text",
+                        "--cny-per-usd", "7.1", "--rate-date", "2026-11-30")
+    assert code == 0 and "exchange rate needed" not in text
+    own = tmp_path / "own-rate.json"
+    doc = json.loads((ROOT / "builds" / "professional.json").read_text(encoding="utf-8"))
+    doc["exchange_rate"] = {"cny_per_usd": "7.3", "date": "2026-10-01", "source": ""}
+    own.write_text(json.dumps(doc), encoding="utf-8")
+    _, kept, _ = run(capsys, "check", str(own), "--json", "--cny-per-usd", "7.1",
+                     "--rate-date", "2026-11-30")
+    kept_line = json.loads(kept)["build"]["lines"][0]
+    assert Decimal(kept_line["unit_price"]) == Decimal(line["source_amount"]) * Decimal("7.3")
 
 
 def test_check_wrong_build_exits_1_with_its_blockers(capsys):
@@ -93,6 +119,12 @@ def test_plan_flags_override_a_workload_file(capsys):
     ["check", "missing.json"],
     ["check", "builds/entry.json", "--workload", "missing.json"],
     ["detect", "--bogus"],
+    ["check", "builds/professional.json", "--cny-per-usd", "7.1"],
+    ["check", "builds/professional.json", "--rate-date", "2026-11-30"],
+    ["check", "builds/professional.json", "--cny-per-usd", "abc", "--rate-date", "2026-11-30"],
+    ["check", "builds/professional.json", "--cny-per-usd", "1e400", "--rate-date", "2026-11-30"],
+    ["export", "builds/professional.json", "-o", "-", "--cny-per-usd", "0",
+     "--rate-date", "2026-11-30"],
 ])
 def test_bad_input_is_one_line_on_stderr_and_exit_2(argv):
     out = subprocess.run([sys.executable, "-m", "torchrig", *argv], capture_output=True,

@@ -186,7 +186,18 @@ def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catal
                   hourly_prices=hourly, time_target_s=target)
 
 
+def _default_rate_arguments(p: argparse.ArgumentParser) -> None:
+    """The exchange rate for a build that has none, as the GUI's Settings give new builds."""
+    rate = p.add_argument_group("default exchange rate (used when the build has none)")
+    rate.add_argument("--cny-per-usd", dest="cny_per_usd", metavar="RATE",
+                      help="CNY per USD, to price catalog parts in the build's other currency")
+    rate.add_argument("--rate-date", dest="rate_date", metavar="YYYY-MM-DD",
+                      help="the day that rate was taken (required with --cny-per-usd; printed "
+                           "on the quote)")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    from torchrig.builds.build import with_default_rate
     from torchrig.builds.check_output import check_json, format_check_text
     from torchrig.builds.compat import check_build
     from torchrig.builds.pricing import price_build
@@ -195,6 +206,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     catalog = load_catalog()
     caps, build = _subject(args.build, catalog)
+    if build is not None:
+        build = with_default_rate(build, args.cny_per_usd, args.rate_date)
     findings = check_build(build, catalog) if build is not None else []
     analysis = None
     if args.workload:
@@ -376,6 +389,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="FILE", help="a workload file: add bottleneck findings")
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    _default_rate_arguments(p)
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
@@ -395,6 +409,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         "the tier comparison (left out of a customer quote)")
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
+    _default_rate_arguments(p)
     p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("verify", help="run a workload's own model here for a few steps and "

@@ -226,6 +226,26 @@ def validate_build(build: Build, where: str = "build") -> Build:
     return Build.from_dict(build.to_dict(), where=where)
 
 
+def with_default_rate(build: Build, cny_per_usd: str | None, date: str | None,
+                      where: str = "--cny-per-usd") -> Build:
+    """``build`` with a default CNY-per-USD rate where it has none of its own (a build's own
+    rate, set for its quote, always wins). The rate needs the day it was taken, as in a build
+    file; both are checked by the build's own validation."""
+    if cny_per_usd is None:
+        if date:
+            raise InputError(f"{where}: a rate date was given without a rate")
+        return build
+    if not date:
+        raise InputError(f"{where}: give the day the rate was taken (YYYY-MM-DD) with it")
+    if build.exchange_rate is not None:
+        return build
+    try:
+        rate = Decimal(cny_per_usd)
+    except ArithmeticError:
+        raise InputError(f"{where}: {cny_per_usd!r} is not a number") from None
+    return validate_build(replace(build, exchange_rate=ExchangeRate(rate, date)), where=where)
+
+
 def validate_line(item: LineItem, where: str) -> LineItem:
     """One line as the loader would read it back, or the loader's InputError (for importers
     that make lines, such as price lists)."""

@@ -381,7 +381,8 @@ def parse_money(value: Any, where: str) -> Decimal:
     if not amount.is_finite():
         raise InputError(f"{where} must be a finite amount, got {value!r}")
     if abs(amount) >= Decimal("1e12"):
-        raise InputError(f"{where} is implausibly large: {value!r}")
+        # A thousand-digit number would fill the terminal: its size says enough.
+        raise InputError(f"{where} is implausibly large: {amount:.3e} (at most 1e12)")
     return amount
 
 

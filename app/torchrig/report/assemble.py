@@ -10,7 +10,6 @@ from :func:`~torchrig.builds.compat.check_build`, the target table from
 from __future__ import annotations
 
 import datetime as _dt
-
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any

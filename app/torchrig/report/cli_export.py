@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
 from torchrig.report.open_build import load_build_or_sheet
 from torchrig.terminal import write_error, write_lines
@@ -90,7 +91,9 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
         raise InputError(f"{args.output}: the output would overwrite the build; choose another "
                          "name")
-    content = share_text(price_build(load_build_or_sheet(build_path, catalog), catalog), fmt, lang)
+    build = with_default_rate(load_build_or_sheet(build_path, catalog),
+                              getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
+    content = share_text(price_build(build, catalog), fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
             sys.stdout.write(content)
@@ -120,7 +123,8 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
     if any(_same_file(out, p) for p in inputs):
         raise InputError(f"{out}: the output would overwrite an input file; choose another name")
     catalog = load_catalog()
-    build = load_build_or_sheet(build_path, catalog)
+    build = with_default_rate(load_build_or_sheet(build_path, catalog),
+                              getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
     workload = _load_workload(Path(args.workload).expanduser()) if args.workload else None
     bench = _load_bench(Path(args.bench).expanduser()) if args.bench else None
     profile = _bench_profile(bench)
