@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.bench.child_io import BenchProcessError, describe_exit
 from torchrig.bench.isolated import (
-    BenchProcessError,
-    describe_exit,
     run_isolated,
     settings_from_dict,
     settings_to_dict,

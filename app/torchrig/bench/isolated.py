@@ -8,46 +8,39 @@ So both faces run the suite with :func:`run_isolated`, which starts
 
 * forwards progress, measurements and results to the caller's callbacks as they arrive;
 * on cancel, asks the child to stop and, if it has not ended within
-  :data:`CANCEL_GRACE_S`, kills it and everything it started - Cancel always takes effect
-  within a second;
+  :data:`~torchrig.bench.child_io.CANCEL_GRACE_S`, kills it and everything it started -
+  Cancel always takes effect within a second;
 * when the child dies without its final report, builds the report from what had arrived:
   finished benchmarks as they were, the one running marked with what ended it, the rest
   "not run" - and says so in ``report.interrupted``.
 
-The parent never imports torch. Nothing here knows about Qt.
+The process plumbing (starting, cancelling, killing, reading lines) is
+:mod:`torchrig.bench.child_io`'s, shared with the plan check's child. The parent never imports
+torch. Nothing here knows about Qt.
 """
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import json
-import os
-import queue
-import signal
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from torchrig.bench.base import Progress
+from torchrig.bench.child_io import (
+    BenchProcessError,
+    describe_exit,
+    parse_line,
+    run_child,
+)
 from torchrig.bench.report import BenchReport, BenchResult, Measurement
 from torchrig.bench.settings import BenchSettings
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
 CHILD_MODULE = "torchrig.bench.child"
-CANCEL_LINE = "cancel"
-CANCEL_GRACE_S = 0.6
-"""After asking the child to stop, how long to wait before killing it: a benchmark checks
-cancel at least every ~0.2 s, and the child still has to write its report."""
-EXIT_WAIT_S = 3.0
-"""How long a child that sent its report may take to exit before it is killed."""
-_STDERR_LINES = 200
 
 
 # --- protocol helpers (shared with the child) ------------------------------------------------
@@ -95,45 +88,6 @@ def read_request(line: str) -> dict[str, Any]:
 # --- the parent --------------------------------------------------------------------------------
 
 
-class BenchProcessError(InputError):
-    """The child ended before it had told anything (it could not start, or crashed while
-    importing); ``details`` holds the end of its stderr."""
-
-    def __init__(self, message: str, details: str = "") -> None:
-        super().__init__(message)
-        self.details = details
-
-
-def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This environment, with this copy of torchrig first on the child's path."""
-    env = dict(os.environ)
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra or {})
-    return env
-
-
-def describe_exit(returncode: int | None) -> Msg:
-    """How the child ended, for people: a signal by name, else the exit code."""
-    if returncode is not None and returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        hint_en = hint_zh = ""
-        if -returncode == getattr(signal, "SIGKILL", 9):
-            hint_en = " (killed: the system's out-of-memory killer, or another program)"
-            hint_zh = "（被强制结束：系统内存不足时的 OOM killer 或其他程序）"
-        elif -returncode in (getattr(signal, "SIGSEGV", 11), getattr(signal, "SIGBUS", 7)):
-            hint_en = " (a crash in native code: a kernel, a driver or a library)"
-            hint_zh = "（本地代码崩溃：内核函数、驱动或库）"
-        return Msg(f"the benchmark process was ended by {name}{hint_en}",
-                   f"基准测试进程被 {name} 结束{hint_zh}")
-    return Msg(f"the benchmark process exited with code {returncode}",
-               f"基准测试进程以退出码 {returncode} 结束")
-
-
 class _Follower:
     """What has arrived from the child so far, enough to rebuild the report after a crash."""
 
@@ -152,11 +106,10 @@ class _Follower:
         self.input_error: str | None = None
 
     def handle(self, line: str) -> None:
-        try:
-            message = json.loads(line)
-            kind = message["type"]
-        except (ValueError, KeyError, TypeError):
-            return  # not a protocol line (the child's stdout is private; this is defensive)
+        message = parse_line(line)
+        if message is None:
+            return
+        kind = message["type"]
         if kind == "start":
             self.header = BenchReport.from_dict(message["report"], "benchmark child")
             self.selected = [(s["id"], Msg(s["title"]["en"], s["title"]["zh"]))
@@ -227,37 +180,6 @@ class _Follower:
         return None
 
 
-def _read_lines(stream: IO[bytes], sink: queue.Queue[str | None]) -> None:
-    for raw in stream:
-        sink.put(raw.decode("utf-8", "replace"))
-    sink.put(None)
-
-
-def _keep_tail(stream: IO[bytes], tail: collections.deque[str]) -> None:
-    for raw in stream:
-        tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
-
-
-def kill_child(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child and everything it started (DataLoader workers, helpers): the child
-    leads its own process group; descendants that left it are found through psutil."""
-    try:
-        import psutil
-
-        family = psutil.Process(proc.pid).children(recursive=True)
-    except Exception:  # noqa: BLE001 - already gone, or no psutil: the group kill still runs
-        family = []
-    if os.name == "posix":
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
-    for child in family:
-        with contextlib.suppress(Exception):
-            child.kill()
-    proc.wait()
-
-
 def run_isolated(
     settings: BenchSettings,
     *,
@@ -292,79 +214,24 @@ def run_isolated(
     """
     request = {"settings": settings_to_dict(settings), "profile": profile, "detect": detect,
                "catalog_peaks": catalog_peaks, "registry": registry}
-    try:
-        proc = subprocess.Popen(
-            [python or sys.executable, "-m", CHILD_MODULE], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(env),
-            start_new_session=os.name == "posix")
-    except OSError as exc:
-        raise BenchProcessError(f"could not start the benchmark process ({exc})") from None
-    lines: queue.Queue[str | None] = queue.Queue()
-    tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
-    readers = [threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True,
-                                name="torchrig-bench-stdout"),
-               threading.Thread(target=_keep_tail, args=(proc.stderr, tail), daemon=True,
-                                name="torchrig-bench-stderr")]
-    for reader in readers:
-        reader.start()
     follower = _Follower(on_progress, on_measurement, on_result)
-    asked_at: float | None = None
-    killed_for_cancel = False
-    assert proc.stdin is not None
-    try:
-        try:
-            proc.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
-            proc.stdin.flush()
-        except OSError:
-            pass  # it died at once: reported below from its exit status and stderr
-        reported_at: float | None = None
-        while True:
-            if cancel.is_set() and asked_at is None:
-                asked_at = time.monotonic()
-                with contextlib.suppress(OSError):
-                    proc.stdin.write(f"{CANCEL_LINE}\n".encode())
-                    proc.stdin.flush()
-            now = time.monotonic()
-            if asked_at is not None and follower.report is None and \
-                    now - asked_at > CANCEL_GRACE_S and proc.poll() is None:
-                kill_child(proc)
-                killed_for_cancel = True
-            if reported_at is not None and now - reported_at > EXIT_WAIT_S and \
-                    proc.poll() is None:
-                kill_child(proc)
-            try:
-                line = lines.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            follower.handle(line)
-            if follower.report is not None and reported_at is None:
-                reported_at = time.monotonic()
-    finally:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        if proc.poll() is None:
-            try:
-                proc.wait(timeout=EXIT_WAIT_S)
-            except subprocess.TimeoutExpired:
-                kill_child(proc)
-        for reader in readers:
-            reader.join(timeout=2)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+
+    def on_line(line: str) -> bool:
+        follower.handle(line)
+        return follower.report is not None or follower.input_error is not None
+
+    end = run_child(CHILD_MODULE, request, cancel=cancel, on_line=on_line, env=env,
+                    python=python)
     if follower.input_error is not None:
         raise InputError(follower.input_error)
     if follower.report is not None:
         return follower.report
-    details = "\n".join(tail)
-    ended = describe_exit(proc.returncode)
+    ended = describe_exit(end.returncode)
     if follower.header is None:
-        last = next((t for t in reversed(tail) if t.strip()), "")
+        last = end.last_words()
         raise BenchProcessError(f"{ended.en} before measuring anything"
-                                + (f": {last.strip()[:300]}" if last else ""), details)
-    return follower.rebuild(ended, cancelled=killed_for_cancel or cancel.is_set())
+                                + (f": {last[:300]}" if last else ""), "\n".join(end.stderr_tail))
+    return follower.rebuild(ended, cancelled=end.killed_for_cancel or cancel.is_set())
 
 
 def registry_ids(registry: str | None) -> Sequence[str]:

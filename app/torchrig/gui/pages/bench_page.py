@@ -267,7 +267,8 @@ class BenchPage(QWidget):
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             if work is not None:
                 return work(cancel, emit)
-            from torchrig.bench.isolated import BenchProcessError, run_isolated
+            from torchrig.bench.child_io import BenchProcessError
+            from torchrig.bench.isolated import run_isolated
             from torchrig.bench.report import save_to_history
 
             try:
