@@ -167,6 +167,24 @@ def check_verify(device: str, check: Any) -> list[dict[str, Any]]:
             check(f"verify {name}: fp16 autocast with GradScaler",
                   "GradScaler" in result.precision_note, result.precision_note)
         results.append(result.to_dict())
+    # The Wizard's Measure button runs the same in a child process (bench/verify_child.py):
+    # the GPU result must come back through the pipe whole.
+    import threading as _threading
+
+    from torchrig.bench.verify_child import run_verify_isolated
+
+    workload = load_workload(folder / VERIFY_WORKLOADS[0])
+    try:
+        isolated = run_verify_isolated(workload, cancel=_threading.Event(), device=device)
+    except Exception as exc:  # noqa: BLE001 - reported like every other check
+        check("verify in a child process (the Wizard's path)", False,
+              f"{type(exc).__name__}: {exc}")
+    else:
+        check("verify in a child process (the Wizard's path)",
+              isolated is not None and isolated.device_kind == "cuda"
+              and [p.name for p in isolated.measured.phases]
+              == ["forward", "backward", "optimizer"],
+              f"{isolated.device_name if isolated else None}")
     return results
 
 

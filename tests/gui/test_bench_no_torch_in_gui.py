@@ -1,4 +1,5 @@
-"""torch is loaded only in the benchmark's child process, never in the window's."""
+"""torch is loaded only in child processes (the benchmark, the plan check), never in the
+window's."""
 
 from __future__ import annotations
 
@@ -43,4 +44,45 @@ def test_a_whole_run_from_the_run_button_never_loads_torch_in_the_window(tmp_pat
     line = out.stdout.strip().splitlines()[-1]
     measured, loaded = (part.split("=")[1] for part in line.split())
     assert int(measured) > 0
+    assert loaded == "False"
+
+
+MEASURE_SCRIPT = textwrap.dedent("""
+    import sys, time
+    from torchrig.gui.app import create_app
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.qt import Qt
+    from torchrig.planning.workload import workload_from_options
+    from PySide6.QtTest import QTest
+
+    app = create_app(sys.argv[:1])
+    window = MainWindow()
+    wizard = window.wizard_page
+    wizard.load_workload(workload_from_options(
+        task="nlp_transformer", mode="train", model="custom", style="gpt", layers=2,
+        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"))
+    panel = wizard.verify_panel
+    done = []
+    panel.result_ready.connect(done.append)
+    QTest.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
+    deadline = time.monotonic() + 240
+    while not (done and not panel.runner.running) and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    window.build_page.dirty = False
+    window.close()
+    rows = len(done[0].rows) if done else 0
+    print(f"rows={rows} torch_loaded={'torch' in sys.modules}")
+""")
+
+
+@pytest.mark.slow
+def test_measuring_the_plan_from_the_wizard_never_loads_torch_in_the_window(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TORCHRIG_DATA_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", MEASURE_SCRIPT], capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    line = out.stdout.strip().splitlines()[-1]
+    rows, loaded = (part.split("=")[1] for part in line.split())
+    assert int(rows) > 0
     assert loaded == "False"

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.requirements import Requirements
 from torchrig.planning.workload import Workload
@@ -38,6 +39,16 @@ FLAG_PERCENT = 25.0
 FLAG_MIN_BYTES = 16 * MiB
 """A memory difference is flagged only when it is also this large: a few MiB either way on a
 small item changes no purchase."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """CUDA allocator statistics of one phase of the memory step (bytes)."""
+
+    name: str  # forward | backward | optimizer
+    allocated_after: int
+    peak_allocated: int
+    peak_reserved: int
 
 
 @dataclass(frozen=True)
@@ -55,7 +66,7 @@ class Measured:
     forward_flops: float  # one forward pass of the batch
     saved_bytes: float
     batch: int
-    phases: tuple[Any, ...] = ()
+    phases: tuple[Phase, ...] = ()
     phases_size: tuple[int | None, int] = (None, 0)
 
     @property
@@ -140,7 +151,93 @@ class VerifyResult:
                             "batch": self.measured.phases_size[1]},
             "saved_for_backward_bytes": self.measured.saved_bytes,
             "feedback": self.feedback,
+            # What ran (the workload as reduced to one GPU) and every measured figure, so the
+            # document opens again as the same result (from_dict).
+            "verified": self.verified.to_dict(),
+            "measured": {key: getattr(self.measured, key) for key in _MEASURED_NUMBERS},
         }
+
+    @classmethod
+    def from_dict(cls, doc: Any, where: str = "verify result") -> VerifyResult:
+        """The result a :meth:`to_dict` document describes; InputError names what is wrong
+        (the plan check's child process sends its result this way)."""
+        from torchrig.bench.report import msg_field, msg_list
+        from torchrig.jsonio import get_num, get_str, req
+
+        if not isinstance(doc, dict) or doc.get("format") != VERIFY_FORMAT:
+            raise InputError(f"{where}: not a TorchRig verify result")
+        if doc.get("version") != VERIFY_VERSION:
+            raise InputError(f"{where}: version {doc.get('version')!r} is not "
+                             f"{VERIFY_VERSION}")
+        workload = Workload.from_dict(req(doc, "workload", where), where=f"{where}.workload")
+        verified = Workload.from_dict(req(doc, "verified", where), where=f"{where}.verified")
+        numbers = _dict(req(doc, "measured", where), f"{where}.measured")
+        phases_size = _dict(req(doc, "phases_size", where), f"{where}.phases_size")
+        measured = Measured(
+            **{key: get_num(numbers, key, f"{where}.measured",
+                            optional=key in _OPTIONAL_MEASURED, integer=key == "batch")
+               for key in _MEASURED_NUMBERS},
+            phases=tuple(Phase(get_str(p, "phase", f"{where}.phases"),
+                               *(get_num(p, k, f"{where}.phases", integer=True)
+                                 for k in ("allocated_after", "peak_allocated",
+                                           "peak_reserved")))
+                         for p in _list(req(doc, "phases", where), f"{where}.phases")),
+            phases_size=(get_num(phases_size, "layers", f"{where}.phases_size",
+                                 optional=True, integer=True),
+                         get_num(phases_size, "batch", f"{where}.phases_size", integer=True)))
+        rows = []
+        for i, r in enumerate(_list(req(doc, "rows", where), f"{where}.rows")):
+            at = f"{where}.rows[{i}]"
+            r = _dict(r, at)
+            rows.append(Row(
+                key=get_str(r, "key", at, max_len=100), label=msg_field(req(r, "label", at), at),
+                unit=get_str(r, "unit", at, max_len=20),
+                predicted=get_num(r, "predicted", at, optional=True),
+                measured=get_num(r, "measured", at, optional=True),
+                note=msg_field(req(r, "note", at), at),
+                cause=None if r.get("cause") is None else msg_field(r["cause"], at)))
+        sizes = [(get_num(s, "layers", f"{where}.sizes_measured", optional=True, integer=True),
+                  get_num(s, "batch", f"{where}.sizes_measured", integer=True),
+                  get_num(s, "seq_len", f"{where}.sizes_measured", optional=True,
+                          integer=True))
+                 for s in _list(req(doc, "sizes_measured", where), f"{where}.sizes_measured")]
+        feedback = doc.get("feedback")
+        if feedback is not None:
+            # Feedback is merged into the workload: it must make a valid one.
+            Workload.from_dict({**workload.to_dict(), **_dict(feedback, f"{where}.feedback")},
+                               where=f"{where}.feedback")
+        return cls(
+            workload=workload, verified=verified,
+            device=get_str(doc, "device", where, max_len=100),
+            device_kind=get_str(doc, "device_kind", where, max_len=20),
+            device_name=get_str(doc, "device_name", where, max_len=500),
+            torch_version=get_str(doc, "torch_version", where, max_len=100),
+            steps=get_num(doc, "steps", where, minimum=1, integer=True), sizes=sizes,
+            reduction=None if doc.get("reduction") is None else msg_field(doc["reduction"], where),
+            model=msg_field(req(doc, "model", where), where),
+            precision_note=get_str(doc, "precision", where, max_len=1000),
+            notes=list(msg_list(req(doc, "notes", where), f"{where}.notes")), rows=rows,
+            measured=measured, feedback=feedback,
+            wall_s=get_num(doc, "wall_s", where, minimum=0),
+            date=get_str(doc, "date", where, max_len=40))
+
+
+_MEASURED_NUMBERS = ("weights", "gradients", "optimizer_states", "activations", "step_peak",
+                     "reserved_peak", "outside_allocator", "step_s", "forward_flops",
+                     "saved_bytes", "batch")
+_OPTIONAL_MEASURED = {"step_peak", "reserved_peak", "outside_allocator"}
+
+
+def _dict(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: expected an object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InputError(f"{where}: expected a list")
+    return value
 
 
 LABELS: dict[str, Msg] = {

@@ -35,6 +35,7 @@ from torch import nn
 from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 
 from torchrig.bench.base import Cancelled
+from torchrig.bench.verify_compare import Phase
 from torchrig.bench.verify_models import (
     CudaEmulation,
     FastCudaEmulation,
@@ -51,16 +52,6 @@ class Size:
     layers: int | None
     batch: int
     seq: int | None = None  # tokens per sequence (transformers)
-
-
-@dataclass(frozen=True)
-class Phase:
-    """CUDA allocator statistics of one phase of the memory step (bytes)."""
-
-    name: str  # forward | backward | optimizer
-    allocated_after: int
-    peak_allocated: int
-    peak_reserved: int
 
 
 @dataclass(frozen=True)

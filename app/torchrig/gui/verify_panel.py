@@ -35,13 +35,11 @@ VerifyFn = Callable[[Workload, threading.Event, Callable[[Any], None]], Any]
 
 def _measure_here(workload: Workload, cancel: threading.Event,
                   emit: Callable[[Any], None]) -> Any:
-    """The real measurement: the first GPU torch can use, else the CPU."""
-    from torchrig.bench.settings import resolve_device
-    from torchrig.bench.verify import device_for_plan, verify
+    """The real measurement, on the first GPU torch can use (else the CPU), in a child
+    process: torch is never imported into the window, and a crash ends the child only."""
+    from torchrig.bench.verify_child import run_verify_isolated
 
-    device = resolve_device("auto")
-    return verify(workload, device, cancel=cancel, progress=emit,
-                  gpu=device_for_plan(device))
+    return run_verify_isolated(workload, cancel=cancel, progress=emit)
 
 
 class VerifyPanel(QWidget):
@@ -117,14 +115,11 @@ class VerifyPanel(QWidget):
         workload, measure, lang = self.workload, self._measure or _measure_here, self.lang
 
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
-            from torchrig.bench.base import Cancelled
-            from torchrig.bench.verify import VerifyError
+            from torchrig.bench.verify_child import MeasureFailed
 
             try:
                 return measure(workload, cancel, emit)
-            except Cancelled:
-                return None
-            except VerifyError as exc:
+            except MeasureFailed as exc:
                 raise InputError(exc.msg.get(lang)) from None
 
         self.result = None
