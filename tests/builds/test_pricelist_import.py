@@ -36,7 +36,7 @@ def test_apply_sets_overrides_on_matching_lines(tmp_path: Path) -> None:
     path = _csv(tmp_path, "part_id,price,currency,date\nnvidia-rtx-4090,15999,CNY,2025-06-01\n")
     cat = load_catalog()
     build = Build(name="t", line_items=[LineItem(part_id="nvidia-rtx-4090"),
-                                        LineItem(part_id="nvidia-gtx-1660-super")])
+                                        LineItem(part_id="nvidia-l4")])  # unpriced
     updated, changed = load_price_list(path, cat).apply(build)
     assert changed == 1
     assert build.line_items[0].unit_price is None  # the original build is untouched

@@ -88,7 +88,7 @@ def test_catalog_price_prefers_the_build_currency() -> None:
 
 def test_missing_prices_and_rates_are_flagged_not_guessed() -> None:
     build = Build(name="t", currency="CNY", line_items=[
-        LineItem(part_id="nvidia-gtx-1660-super"),
+        LineItem(part_id="nvidia-l4"),  # no sourced price in the catalog
         LineItem(part_id="intel-core-i9-13900k"),
         LineItem(part_id="nvidia-rtx-4090"),
         LineItem(text="Ceph", category="storage-system"),

@@ -43,6 +43,20 @@ GPUS.update({
     "nvidia-l4": (24, 300, 30.29, None, None, 72, 4, 16, "8.9"),
 })
 
+# Added for the 2026 catalog from the Epoch AI dataset (EPOCH), OpenDB (ODB), technical.city and
+# the spec pages each part cites; None where no checked source gives the figure.
+GPUS.update({
+    "nvidia-rtx-pro-6000-blackwell-max-q": (96, 1792, 110.1, None, None, 300, 5, 16, None),
+    "nvidia-rtx-pro-5000-blackwell": (48, 1344, None, None, None, 300, 5, 16, None),
+    "nvidia-rtx-pro-4500-blackwell": (32, 896, 54.94, None, None, 200, 5, 16, None),
+    "nvidia-rtx-pro-4000-blackwell": (24, None, 46.9, None, None, 140, 5, 16, None),
+    "nvidia-h100-nvl": (94, 3938, None, 835.5, None, 400, 5, 16, "9.0"),
+    "nvidia-h200-nvl": (141, 4800, None, None, None, 600, 5, None, "9.0"),
+    "amd-instinct-mi325x": (256, 6000, 163.4, 1307.4, 653.7, 1000, None, None, None),
+    "amd-radeon-pro-w7900": (48, 864, None, None, None, 295, 4, 16, None),
+    "nvidia-v100-32gb-pcie": (32, 897, 14.13, 112, None, 250, 3, 16, "7.0"),
+})
+
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
 CPUS = {
     "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
@@ -60,6 +74,14 @@ CPUS = {
     "intel-xeon-w9-3495x": (56, 112, 1.9, 4.8, 350, "LGA4677", True),
     # Added for the 2026 catalog from the launch review the part cites.
     "amd-ryzen-9-9900x": (12, 24, 4.4, 5.6, 120, "AM5", None),
+    # Added for the 2026 catalog from OpenDB (vendor product pages linked there) and TechPowerUp.
+    "amd-ryzen-7-9700x": (8, 16, 3.8, 5.5, 65, "AM5", None),
+    "amd-ryzen-threadripper-9970x": (32, 64, 4.0, 5.4, 350, "sTR5", None),
+    "amd-ryzen-threadripper-9980x": (64, 128, 3.2, 5.4, 350, "sTR5", None),
+    "amd-ryzen-threadripper-pro-9985wx": (64, 128, 3.2, 5.4, 350, "sTR5", None),
+    "amd-ryzen-threadripper-pro-9995wx": (96, 192, 2.5, 5.4, 350, "sTR5", None),
+    "intel-core-ultra-7-265k": (20, 20, 3.9, 5.4, 125, "LGA1851", None),
+    "intel-xeon-w9-3595x": (60, 120, None, None, None, "LGA4677", None),
 }
 
 
@@ -136,7 +158,8 @@ def test_datacenter_gpus_have_no_msrp_only_estimates() -> None:
     cat = load_catalog()
     for pid in ("nvidia-a100-40gb-pcie", "nvidia-a100-80gb-sxm", "nvidia-h100-pcie",
                 "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-l40s", "amd-instinct-mi250x",
-                "amd-instinct-mi300x"):
+                "amd-instinct-mi300x", "nvidia-h100-nvl", "nvidia-h200-nvl",
+                "amd-instinct-mi325x", "nvidia-v100-32gb-pcie"):
         kinds = {price.kind for price in cat.get(pid).prices}
         assert kinds <= {"estimate"}, pid
     h100 = cat.get("nvidia-h100-sxm").prices[0]
@@ -147,5 +170,24 @@ def test_reference_cny_prices() -> None:
     cat = load_catalog()
     cny = {(p.amount, p.date) for p in cat.get("nvidia-rtx-4090").prices if p.currency == "CNY"}
     assert cny == {(12999, "2022-10")}
-    assert not cat.get("nvidia-gtx-1660-super").prices
-    assert not cat.get("intel-core-i5-12400f").prices
+
+
+# Launch prices found for the 2026 catalog (hardware.md section 8 had none for these parts):
+# id: (amount, currency, date, kind).
+SOURCED_PRICES = {
+    "nvidia-gtx-1660-super": (229, "USD", "2019-10", "launch-msrp"),
+    "nvidia-rtx-5080": (999, "USD", "2025-01", "launch-msrp"),
+    "nvidia-rtx-5070-ti": (749, "USD", "2025-01", "launch-msrp"),
+    "intel-core-i5-12400f": (167, "USD", "2022-01", "launch-msrp"),
+    "intel-core-i7-13700k": (409, "USD", "2022-09", "launch-msrp"),
+    "intel-xeon-w9-3495x": (5889, "USD", "2023-03", "launch-msrp"),
+    "nvidia-a100-80gb-sxm": (15000, "USD", "2026-03-20", "estimate"),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(SOURCED_PRICES))
+def test_sourced_prices(pid: str) -> None:
+    amount, currency, date, kind = SOURCED_PRICES[pid]
+    prices = load_catalog().get(pid).prices
+    assert [(p.amount, p.currency, p.date, p.kind) for p in prices] == [
+        (amount, currency, date, kind)]

@@ -19,6 +19,9 @@ from torchrig.units import GiB
     ("NVIDIA RTX 6000 Ada Generation", "nvidia-rtx-6000-ada"),
     ("NVIDIA RTX A6000", "nvidia-rtx-a6000"),
     ("AMD Instinct MI300X", "amd-instinct-mi300x"),
+    ("NVIDIA H100 NVL", "nvidia-h100-nvl"),
+    ("NVIDIA H200 NVL", "nvidia-h200-nvl"),
+    ("Tesla V100-PCIE-32GB", "nvidia-v100-32gb-pcie"),
 ])
 def test_match_gpu(detected: str, expected: str) -> None:
     part = load_catalog().match_gpu(detected)
@@ -26,7 +29,7 @@ def test_match_gpu(detected: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize("detected", [
-    "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H200 NVL", "",
+    "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H800 PCIe", "",
     "Some Unknown GPU",
 ])
 def test_near_misses_do_not_match(detected: str) -> None:

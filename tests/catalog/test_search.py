@@ -37,7 +37,8 @@ def test_units_and_spaces_are_loose() -> None:
 
 def test_24gb_finds_the_24_gib_cards() -> None:
     found = _ids(PartQuery("gpu", text="24GB"))
-    assert set(found) == {"nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-l4"}
+    assert set(found) == {"nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-l4",
+                          "nvidia-rtx-pro-4000-blackwell"}
 
 
 def test_choice_filter_by_socket() -> None:
@@ -51,7 +52,7 @@ def test_choice_filter_by_socket() -> None:
 def test_range_and_sort_by_vram() -> None:
     big = _ids(PartQuery("gpu", range_key="vram", minimum=80, sort_key="vram",
                          descending=True))
-    assert big[0] == "amd-instinct-mi300x"  # 192 GiB
+    assert big[0] == "amd-instinct-mi325x"  # 256 GiB
     vram = [load_catalog().get(i).gpu.vram_bytes for i in big]
     assert vram == sorted(vram, reverse=True) and min(vram) >= 80 * 2**30
 

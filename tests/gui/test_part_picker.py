@@ -42,7 +42,8 @@ def _price_cell(picker: PartPicker, part_id: str) -> str:
 
 def test_typing_24gb_finds_the_24_gib_cards(picker, qtbot):
     qtbot.keyClicks(picker.search_edit, "24GB")
-    assert sorted(_rows(picker)) == ["nvidia-l4", "nvidia-rtx-3090", "nvidia-rtx-4090"]
+    assert sorted(_rows(picker)) == ["nvidia-l4", "nvidia-rtx-3090", "nvidia-rtx-4090",
+                                     "nvidia-rtx-pro-4000-blackwell"]
     picker.search_edit.clear()
     qtbot.keyClicks(picker.search_edit, "rtx4090")
     assert _rows(picker) == ["nvidia-rtx-4090"]
@@ -61,7 +62,7 @@ def test_compatible_filter_is_on_by_default_and_can_be_turned_off(picker, qtbot)
 def test_sort_and_range_by_vram(picker, qtbot):
     picker.sort_box.setCurrentIndex(picker.sort_box.findData("vram"))
     _tick(qtbot, picker.descending_box)
-    assert _rows(picker)[0] == "amd-instinct-mi300x"
+    assert _rows(picker)[0] == "amd-instinct-mi325x"  # 256 GiB, the largest in the catalog
     picker.range_box.setCurrentIndex(picker.range_box.findData("vram"))
     qtbot.keyClicks(picker.min_edit, "80")
     cat = load_catalog()
