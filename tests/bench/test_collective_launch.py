@@ -56,8 +56,13 @@ def _processes_mentioning(marker: str) -> list[psutil.Process]:
 
 
 @pytest.fixture
-def no_leftovers():
-    """Every test that starts processes must end them all and remove its log file."""
+def no_leftovers(tmp_path_factory, monkeypatch):
+    """Every test that starts processes must end them all and remove its log file. Temporary
+    files go to a folder of the test's own, so runs of other test sessions on the same machine
+    (their logs in the shared /tmp) cannot look like this test's leftovers."""
+    private = tmp_path_factory.mktemp("tmpdir")
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("TMPDIR", str(private))
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
     logs = _log_files()
