@@ -26,7 +26,12 @@ def test_compatible_parts_follow_the_build() -> None:
     assert "asus-rog-maximus-z790-formula" in boards  # LGA1700
     assert "gigabyte-b650m-aorus-elite-ax-ice" not in boards  # AM5
     coolers = compatible_parts(cat.by_category("cpu_cooler"), build, cat)
-    assert coolers == {"deepcool-an600", "thermalright-axp120-x67", "noctua-nh-l12sx77"}
+    # The Caelum takes air coolers up to 160 mm: the 160 mm AK620 fits, the 168 mm towers do not;
+    # liquid coolers are not held to that clearance; server-socket coolers do not mount on LGA1700.
+    assert coolers == {"deepcool-an600", "thermalright-axp120-x67", "noctua-nh-l12sx77",
+                       "deepcool-ak620", "thermalright-peerless-assassin-120-se",
+                       "thermalright-phantom-spirit-120-se", "deepcool-ls720-se",
+                       "arctic-liquid-freezer-iii-pro-360"}
     # A CPU replaces the build's CPU rather than joining it.
     assert "amd-ryzen-9-7950x" in compatible_parts(cat.by_category("cpu"), build, cat)
     swapped = with_candidate(build, cat.get("amd-ryzen-9-7950x"), cat)
