@@ -104,6 +104,22 @@ def test_cooler_rating_against_base_and_maximum_power() -> None:
     assert "fit.cooler_rating" not in _check(_desk())  # 165 W >= 117 W
 
 
+def test_a_cooler_without_a_rating_is_named_for_a_hungry_cpu_only() -> None:
+    unrated = _check(_build(("intel-core-i9-13900k", 1),
+                            ("thermalright-phantom-spirit-120-se", 1)))
+    assert unrated["fit.cooler_unrated"] is Severity.ADVICE
+    assert "fit.cooler_rating" not in unrated
+    finding = next(f for f in check_build(_build(("intel-core-i9-13900k", 1),
+                                                 ("thermalright-phantom-spirit-120-se", 1)),
+                                          load_catalog()) if f.code == "fit.cooler_unrated")
+    assert finding.numbers == {"cpu_w": 253.0} and "253 W" in finding.fix.zh
+    # A 117 W i5 needs no check; a rated cooler gets the rating check instead.
+    assert "fit.cooler_unrated" not in _check(_build(
+        ("intel-core-i5-12400f", 1), ("thermalright-phantom-spirit-120-se", 1)))
+    assert "fit.cooler_unrated" not in _check(_build(("intel-core-i9-13900k", 1),
+                                                    ("deepcool-ls720-se", 1)))
+
+
 def test_thick_cards_in_adjacent_slots() -> None:
     cat = _variant(load_catalog(), "asus-rog-maximus-z790-formula", "asus-test-board",
                    x16_slot_positions=(1, 3))

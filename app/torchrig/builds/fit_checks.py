@@ -114,7 +114,28 @@ def _cooler(node: Node) -> list[Finding]:
     elif heat is not None and peak is not None and heat < peak:
         out.append(_cooler_rating(cooler, cpu, heat, peak, Severity.ADVICE,
                                   Msg("maximum power", "最大功耗")))
+    elif heat is None and (peak or base or 0) > UNRATED_COOLER_CPU_W:
+        # Many makers publish no watt rating (Noctua none at all): say the check could not
+        # be made for a CPU that needs a capable cooler, instead of passing it in silence.
+        cpu_w = peak or base or 0
+        out.append(finding(
+            "fit.cooler_unrated", Severity.ADVICE,
+            Msg("The CPU cooler's heat rating is unknown", "CPU 散热器的额定散热未知"),
+            Msg(f"The catalog has no heat-load rating for {cooler.name}; {cpu.name} draws up "
+                f"to {cpu_w:.0f} W under long all-core loads.",
+                f"目录中没有 {cooler.name} 的额定散热数据；{cpu.name} 长时间全核负载时最高 "
+                f"{cpu_w:.0f} W。"),
+            Msg(f"Check the maker's rating or a review's sustained-load test for at least "
+                f"{cpu_w:.0f} W, or set a lower CPU power limit.",
+                f"查阅厂商额定值或评测中的持续负载测试，确认可承受至少 {cpu_w:.0f} W，"
+                "或调低 CPU 功耗上限。"),
+            "cooler maker's heat-load rating; CPU maker's power figures", cpu_w=cpu_w))
     return out
+
+
+UNRATED_COOLER_CPU_W = 125.0
+"""Above this CPU power (Intel's K-series base power) a cooler of unknown rating is worth a
+check; below it, any cooler that mounts copes."""
 
 
 def _cooler_rating(cooler: Part, cpu: Part, heat: float, cpu_w: float, severity: Severity,

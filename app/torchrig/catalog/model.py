@@ -232,8 +232,11 @@ def _key_spec(part: Part, lang: str) -> str:
         if s.max_cooler_height_mm:
             bits.append(("散热器" if zh else "cooler") + f" ≤ {s.max_cooler_height_mm:.0f} mm")
     elif isinstance(s, CpuCoolerSpec):
-        if s.kind:
-            bits.append(("风冷" if s.kind == "air" else "水冷") if zh else s.kind)
+        if s.kind == "liquid":
+            size = f"{s.radiator_mm} mm " if s.radiator_mm else ""
+            bits.append(f"{size}水冷" if zh else f"{size}liquid cooler")
+        elif s.kind:
+            bits.append("风冷" if zh else "air cooler")
         if s.height_mm:
             bits.append(f"{_num(s.height_mm)} mm")
         if s.rated_heat_w:
