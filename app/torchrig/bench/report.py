@@ -75,7 +75,7 @@ class Reference:
             raise InputError(f"{where}: expected an object")
         return cls(
             kind=jsonio.get_str(data, "kind", where, max_len=40),
-            label=_msg(jsonio.req(data, "label", where), f"{where}.label"),
+            label=Msg.from_json(jsonio.req(data, "label", where), f"{where}.label"),
             source=jsonio.get_str(data, "source", where, default=""),
             value=jsonio.get_num(data, "value", where, optional=True),
             low=jsonio.get_num(data, "low", where, optional=True),
@@ -149,7 +149,7 @@ class Measurement:
             raise InputError(f"{where}: field 'details' must be an object")
         measurement = cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
-            label=_msg(jsonio.req(data, "label", where), f"{where}.label"),
+            label=Msg.from_json(jsonio.req(data, "label", where), f"{where}.label"),
             value=jsonio.get_num(data, "value", where, optional=True),
             unit=unit,
             reference=Reference.from_dict(ref, f"{where}.reference") if ref is not None else None,
@@ -229,9 +229,9 @@ class BenchResult:
             raise InputError(f"{where}: field 'measurements' must be a list")
         return cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
-            title=_msg(jsonio.req(data, "title", where), f"{where}.title"),
+            title=Msg.from_json(jsonio.req(data, "title", where), f"{where}.title"),
             status=status,
-            reason=_msg(reason, f"{where}.reason") if reason is not None else None,
+            reason=Msg.from_json(reason, f"{where}.reason") if reason is not None else None,
             measurements=[
                 Measurement.from_dict(m, f"{where}.measurements[{i}]")
                 for i, m in enumerate(measurements)
@@ -343,8 +343,8 @@ class BenchReport:
             cancelled=cancelled,
             torchrig_version=jsonio.get_str(data, "torchrig_version", where, default=""),
             machine_state=machine_state,
-            interrupted=(_msg(interrupted, f"{where}.interrupted") if interrupted is not None
-                         else None),
+            interrupted=(Msg.from_json(interrupted, f"{where}.interrupted")
+                         if interrupted is not None else None),
         )
 
 
@@ -354,21 +354,10 @@ def _opt_str(data: dict[str, Any], key: str, where: str, max_len: int) -> str | 
     return jsonio.get_str(data, key, where, max_len=max_len)
 
 
-def _msg(data: Any, where: str) -> Msg:
-    if isinstance(data, str):
-        return Msg(data, data)
-    if not isinstance(data, dict) or not isinstance(data.get("en"), str):
-        raise InputError(f"{where}: expected an object with text fields 'en' and 'zh'")
-    zh = data.get("zh", data["en"])
-    if not isinstance(zh, str):
-        raise InputError(f"{where}: field 'zh' must be text")
-    return Msg(data["en"], zh)
-
-
 def _msgs(data: Any, where: str) -> tuple[Msg, ...]:
     if not isinstance(data, list):
         raise InputError(f"{where}: expected a list")
-    return tuple(_msg(item, f"{where}[{i}]") for i, item in enumerate(data))
+    return tuple(Msg.from_json(item, f"{where}[{i}]") for i, item in enumerate(data))
 
 
 # --- files ---------------------------------------------------------------------------------

@@ -113,7 +113,8 @@ def _tensor_cell(caps: Capabilities, target: float, lang: str) -> Cell:
 
 def _storage_text(caps: Capabilities, lang: str) -> str:
     if caps.storage_kind is None:
-        return caps.unknown.get("storage_kind", _word(lang, "unknown"))
+        reason = caps.unknown.get("storage_kind")
+        return reason.get(lang) if reason else _word(lang, "unknown")
     size = f", {fmt_gb(caps.storage_bytes)}" if caps.storage_bytes else ""
     return f"{label(STORAGE_KINDS, caps.storage_kind, lang)}{size}"
 
