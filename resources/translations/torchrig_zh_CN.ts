@@ -833,58 +833,6 @@ It was kept as {1}.</source>
 <context>
     <name>CompareDialog</name>
     <message>
-        <source>Nodes</source>
-        <translation>节点数</translation>
-    </message>
-    <message>
-        <source>CPU (per node)</source>
-        <translation>CPU（每节点）</translation>
-    </message>
-    <message>
-        <source>GPUs (per node)</source>
-        <translation>GPU（每节点）</translation>
-    </message>
-    <message>
-        <source>VRAM per GPU</source>
-        <translation>单卡显存</translation>
-    </message>
-    <message>
-        <source>Tensor FP16/BF16 dense, all GPUs</source>
-        <translation>全部 GPU 的 FP16/BF16 稠密张量算力</translation>
-    </message>
-    <message>
-        <source>RAM (per node)</source>
-        <translation>内存（每节点）</translation>
-    </message>
-    <message>
-        <source>Storage (per node)</source>
-        <translation>存储（每节点）</translation>
-    </message>
-    <message>
-        <source>Power supply</source>
-        <translation>电源</translation>
-    </message>
-    <message>
-        <source>Total price</source>
-        <translation>总价</translation>
-    </message>
-    <message>
-        <source>Price per tensor TFLOP/s</source>
-        <translation>每 TFLOP/s 张量算力的价格</translation>
-    </message>
-    <message>
-        <source>Price per GB of VRAM</source>
-        <translation>每 GB 显存的价格</translation>
-    </message>
-    <message>
-        <source>unknown</source>
-        <translation>未知</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
         <source>Compare builds</source>
         <translation>对比配置单</translation>
     </message>
@@ -949,81 +897,6 @@ It was kept as {1}.</source>
     <message>
         <source>Numbers it judged (SI units):</source>
         <translation>判定所依据的数值（国际单位制）：</translation>
-    </message>
-</context>
-<context>
-    <name>Labels</name>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <source>Storage</source>
-        <translation>存储</translation>
-    </message>
-    <message>
-        <source>Motherboard</source>
-        <translation>主板</translation>
-    </message>
-    <message>
-        <source>Power supply</source>
-        <translation>电源</translation>
-    </message>
-    <message>
-        <source>Network</source>
-        <translation>网络</translation>
-    </message>
-    <message>
-        <source>Server platform</source>
-        <translation>服务器平台</translation>
-    </message>
-    <message>
-        <source>Case</source>
-        <translation>机箱</translation>
-    </message>
-    <message>
-        <source>CPU cooler</source>
-        <translation>CPU 散热器</translation>
-    </message>
-    <message>
-        <source>Cooling</source>
-        <translation>散热</translation>
-    </message>
-    <message>
-        <source>Storage system</source>
-        <translation>存储系统</translation>
-    </message>
-    <message>
-        <source>Shared storage</source>
-        <translation>共享存储</translation>
-    </message>
-    <message>
-        <source>Backup</source>
-        <translation>备份</translation>
-    </message>
-    <message>
-        <source>Network switch</source>
-        <translation>网络交换机</translation>
-    </message>
-    <message>
-        <source>Software</source>
-        <translation>软件</translation>
-    </message>
-    <message>
-        <source>Service</source>
-        <translation>服务</translation>
-    </message>
-    <message>
-        <source>Other</source>
-        <translation>其他</translation>
     </message>
 </context>
 <context>
@@ -1824,10 +1697,6 @@ It was kept as {1}.</source>
     <message>
         <source>Open the Build page with this tier&apos;s parts, ready to price and edit</source>
         <translation>用此档位的配件打开“配置单”页面，可直接报价和修改</translation>
-    </message>
-    <message>
-        <source>This machine</source>
-        <translation>本机</translation>
     </message>
     <message>
         <source>Dimension</source>

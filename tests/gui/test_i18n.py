@@ -263,7 +263,7 @@ def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
                AboutDialog(window.machine_page.profile, window.settings.path, window, "zh"),
                CompareDialog(window.catalog, window.build_page.build, window.settings, "zh",
                              window),
-               _CustomLineDialog("CNY", window)]
+               _CustomLineDialog("CNY", "zh", window)]
     for dialog in dialogs:
         texts += visible_texts(dialog)
     assert len(texts) > 500  # the walk really saw the pages

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from torchrig.bench.base import Progress
-from torchrig.bench.format import format_measurement
+from torchrig.bench.format import format_measurement, progress_line, result_line, state_text
 from torchrig.bench.isolated import registry_ids, run_isolated
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
 from torchrig.bench.runner import list_benchmarks
@@ -99,18 +99,17 @@ class _Printer:
             write_error(text, self.stream)
 
     def progress(self, p: Progress) -> None:
-        self.line(f"[{p.bench_index + 1}/{p.bench_count}] {p.bench_id} "
-                  f"{p.step}/{p.steps_total}: {p.message.get(self.lang)}")
+        self.line(progress_line(p, self.lang))
 
     def result(self, r: BenchResult) -> None:
-        self.line(f"  -> {r.id}: {r.status} ({r.seconds:.1f} s)")
+        self.line(f"  {result_line(r, self.lang)}")
 
 
 def summary(report: BenchReport, lang: str = "en") -> str:
     lines = [f"TorchRig benchmark - {report.settings.get('preset')} on {report.device}"
              + (f" ({report.device_name})" if report.device_name else "")]
     for r in report.results:
-        lines.append(f"{r.title.get(lang)} [{r.id}]: {r.status}")
+        lines.append(f"{r.title.get(lang)} [{r.id}]: {state_text(r, lang)}")
         for m in r.measurements:
             lines.append(f"    {format_measurement(m, lang)}")
         for note in r.notes:

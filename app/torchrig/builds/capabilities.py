@@ -26,9 +26,12 @@ STORAGE_RANK = {"hdd": 0, "network": 1, "sata-ssd": 2, "nvme": 3}
 """Slowest to fastest local read path; "network" storage depends on the network (seed 2.3)."""
 
 
+THIS_MACHINE = Msg("This machine", "本机")
+
+
 @dataclass
 class Capabilities:
-    label: str
+    label: Msg  # what findings and tables call the subject: "This machine", a tier, a build
     kind: SubjectKind
     nodes: int = 1
     cpu_name: str | None = None
@@ -82,7 +85,7 @@ def _gpu_figures(caps: Capabilities, part: Part) -> None:
 
 
 def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
-                 label: str = "This machine") -> Capabilities:
+                 label: Msg = THIS_MACHINE) -> Capabilities:
     """Detected facts first; catalog figures (tensor throughput, bandwidth) for a matched GPU."""
     caps = Capabilities(label=label, kind="machine")
     cpu = profile.cpu
@@ -142,7 +145,7 @@ def _undeterminable_kind(profile: SystemProfile) -> Msg:
 def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
     """A tier as its recommended parts and stated minimums (seed section 2)."""
     req = tier.requirements
-    caps = Capabilities(label=tier.name.en, kind="tier", nodes=req.nodes[0])
+    caps = Capabilities(label=tier.name, kind="tier", nodes=req.nodes[0])
     choice = tier.part_choice("cpu")
     if choice is not None:
         cpu = catalog.get(choice.recommended)
@@ -182,7 +185,9 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
     """A build's per-node figures from its catalog parts ("cluster" lines are shared by all
     nodes and only count for storage/network). Custom lines carry no specs: they are listed
     as unknown so the user sees why a figure is missing."""
-    caps = Capabilities(label=build.name or "Build", kind="build", nodes=build.nodes)
+    # The build's name is the user's own text: it reads the same in both languages.
+    caps = Capabilities(label=Msg.verbatim(build.name) if build.name else Msg("Build", "配置单"),
+                        kind="build", nodes=build.nodes)
     ram = 0
     drives: list[tuple[int, float | None, int]] = []  # (rank, read rate, bytes)
     custom = set()

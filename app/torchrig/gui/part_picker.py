@@ -27,7 +27,6 @@ from torchrig.catalog.search import (
     find_parts,
 )
 from torchrig.catalog.specs import CATEGORIES
-from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -46,6 +45,8 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.settings import Settings
+from torchrig.labels import CATEGORIES as CATEGORY_NAMES
+from torchrig.labels import label
 
 NAME_WIDTH = 190
 """Pixels for the part-name column."""
@@ -84,7 +85,7 @@ class PartPicker(QGroupBox):
 
         self.category_box = QComboBox()
         for category in CATEGORIES:
-            self.category_box.addItem(category_name(category), category)
+            self.category_box.addItem(label(CATEGORY_NAMES, category, self.lang), category)
         self.category_box.setToolTip(self.tr("Which kind of part the list shows"))
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(self.tr("Search parts…"))

@@ -39,7 +39,6 @@ from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
 from torchrig.gui.findings_view import FindingsView
-from torchrig.gui.labels import category_name
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
@@ -77,6 +76,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.labels import CATEGORIES, label
 from torchrig.report.open_build import load_build_or_sheet
 
 LINE_COLUMNS = [
@@ -123,7 +123,7 @@ class _BuildEdit(QUndoCommand):
 class _CustomLineDialog(QDialog):
     """Asks for a custom line item: free text, category, quantity, unit price."""
 
-    def __init__(self, currency: str, parent: QWidget | None = None) -> None:
+    def __init__(self, currency: str, lang: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Custom line item"))
         form = QFormLayout(self)
@@ -131,7 +131,7 @@ class _CustomLineDialog(QDialog):
         self.text.setToolTip(self.tr("What the line is, as it should read on the quote"))
         self.category = QComboBox()
         for code in CUSTOM_CATEGORIES:
-            self.category.addItem(category_name(code), code)
+            self.category.addItem(label(CATEGORIES, code, lang), code)
         self.category.setCurrentIndex(self.category.findData("other"))
         self.category.setToolTip(self.tr("Where the line is listed and totalled on the quote"))
         self.quantity = QSpinBox()
@@ -396,7 +396,7 @@ class BuildPage(QWidget):
         self._edit(replace(self.build, line_items=lines), self.tr("Add part"))
 
     def add_custom_dialog(self) -> None:
-        dialog = _CustomLineDialog(self.build.currency, self)
+        dialog = _CustomLineDialog(self.build.currency, self.lang, self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         text = dialog.text.text().strip()
@@ -683,7 +683,7 @@ class BuildPage(QWidget):
                 if priced.multiplier > 1:
                     total += " " + self.tr("(x{0} nodes)").format(priced.multiplier)
             cells = [
-                category_name(priced.category),
+                label(CATEGORIES, priced.category, self.lang),
                 priced.label,
                 part.key_spec(self.lang) if part else self.tr("custom line"),
                 qty,
@@ -732,7 +732,8 @@ class BuildPage(QWidget):
                 label, amount = f"<b>{label}</b>", f"<b>{amount}</b>"
             return f"<tr><td>{label}</td><td align=right>{amount}</td></tr>"
 
-        rows = [row(category_name(cat), _money(v, cur)) for cat, v in p.category_totals.items()]
+        rows = [row(label(CATEGORIES, cat, self.lang), _money(v, cur))
+                for cat, v in p.category_totals.items()]
         rows.append(row(self.tr("Subtotal"), _money(p.subtotal, cur), bold=True))
         if p.discount:
             rows.append(row(self.tr("Discount"), "-" + _money(p.discount, cur)))

@@ -42,6 +42,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.style import colour
 from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.hardware.model import SystemProfile
+from torchrig.i18n import Msg
 from torchrig.planning.analysis import Analysis, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
@@ -534,8 +535,7 @@ class WizardPage(QWidget):
     def subject(self) -> Capabilities | None:
         choice = self.subject_box.currentData()
         if choice == "machine":
-            return from_profile(self.profile, self.catalog, self.tr("This machine")) \
-                if self.profile else None
+            return from_profile(self.profile, self.catalog) if self.profile else None
         if choice == "build":
             return self.build_caps
         return from_tier(self.catalog.tier(choice.split(":", 1)[1]), self.catalog)
@@ -562,7 +562,8 @@ class WizardPage(QWidget):
         started = time.perf_counter()
         caps = self.subject()
         if caps is None:
-            caps = Capabilities(label=self.tr("This machine (detecting…)"), kind="machine")
+            caps = Capabilities(label=Msg.verbatim(self.tr("This machine (detecting…)")),
+                                kind="machine")
         self.analysis = analyze(workload, caps, self.catalog)
         # The recommendation depends on the workload only: switching the subject or a new
         # profile reuses it.
@@ -592,17 +593,18 @@ class WizardPage(QWidget):
         self.chart.set_bars(requirement_bars(req, caps))
         t = req.throughput
         fits = req.fits
+        subject = caps.label.get(self.lang)
         if caps.gpu_count == 0:
-            verdict = escape(self.tr("no GPU on {0}").format(caps.label))
+            verdict = escape(self.tr("no GPU on {0}").format(subject))
         elif fits is None:
-            verdict = escape(self.tr("GPU memory of {0} unknown").format(caps.label))
+            verdict = escape(self.tr("GPU memory of {0} unknown").format(subject))
         elif fits:
-            verdict = _coloured(self.tr("fits on {0}").format(caps.label), colour("ok"))
+            verdict = _coloured(self.tr("fits on {0}").format(subject), colour("ok"))
         elif req.vram_verdict == "tight":
             verdict = _coloured(self.tr("tight on {0}: only the safety margin is short").format(
-                caps.label), colour("warn"))
+                subject), colour("warn"))
         else:
-            verdict = _coloured(self.tr("does not fit on {0}").format(caps.label),
+            verdict = _coloured(self.tr("does not fit on {0}").format(subject),
                                 colour("error"))
         speed = t.get("samples_per_s")
         epoch = t.get("time_per_epoch_s")
