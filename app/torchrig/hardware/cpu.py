@@ -453,7 +453,7 @@ def _caches(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
     if not totals:
         info.unknown["cache_bytes"] = Msg(
             f"no cache index folders under {cpu_dir}/cpu*/cache",
-            f"{cpu_dir}/cpu*/cache 下没有缓存 index 目录")
+            f"没有 {cpu_dir}/cpu*/cache/index* 缓存目录")
 
 
 def _cache_name(folder: Path) -> str | None:

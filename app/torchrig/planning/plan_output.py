@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
+from torchrig.labels import MODES, OPTIMIZERS, PRECISIONS, STRATEGIES, TASKS, citation, label
 from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
@@ -165,9 +166,9 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     if req.seed_claims:
         lines.append(t(Msg("Seed document's claims vs this plan", "种子文档的说法与本计划对比")))
         for claim in req.seed_claims:
-            computed = _claim_value(claim.computed, claim.unit)
-            lines.append(f"  [{claim.section}] {t(claim.claim)}: {claim.seed_value} -> "
-                         f"{computed}. {t(claim.note)}")
+            computed = _claim_value(claim.computed, claim.unit, lang)
+            lines.append(f"  [{citation(claim.section, lang)}] {t(claim.claim)}: "
+                         f"{claim.seed_value} -> {computed}. {t(claim.note)}")
         lines.append("")
     if req.rules_of_thumb:
         lines.append(t(Msg("Rules of thumb", "经验法则")))
@@ -177,8 +178,8 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
                 f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {value} cores")
             if lang == "zh" and rule["topic"] != "ram" and value is not None:
                 shown = f" = {value} 核"
-            lines.append(f"  {rule['source']}: {rule['text'][lang if lang == 'zh' else 'en']}"
-                         f"{shown}")
+            lines.append(f"  {citation(rule['source'], lang)}: "
+                         f"{rule['text'][lang if lang == 'zh' else 'en']}{shown}")
         lines.append("")
     if req.assumptions:
         lines.append(t(Msg("Assumptions", "假设")))
@@ -212,23 +213,33 @@ def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
 
 
 def _header(workload: Workload, req: Requirements, lang: str) -> str:
+    """What is planned, in words: the workload's name (the user's own text) or its task, the
+    model, and the settings as their labels, not the file's codes."""
+    def t(message: Msg) -> str:
+        return message.get(lang)
+
     model = resolve_model(workload)
-    name = model.preset.name if model.preset else "custom"
-    gpus = workload.gpus_per_node
+    name = model.preset.name if model.preset else t(Msg("custom model", "自定义模型"))
+    params = f"{model.params / 1e6:,.1f}M"
+    settings = [label(MODES, workload.mode, lang), label(PRECISIONS, workload.precision, lang)]
+    if workload.is_training:
+        settings.append(label(OPTIMIZERS, workload.optimizer, lang))
+    nodes = plural(workload.nodes, Msg("{n} node", "{n} 个节点"), Msg("{n} nodes", "{n} 个节点"),
+                   lang)
     parts = [
-        f"{workload.name or workload.task}: {name} ({model.params / 1e6:,.1f}M params)",
-        f"{workload.mode}, {workload.precision}"
-        + (f", {workload.optimizer}" if workload.is_training else ""),
-        f"batch {workload.batch_size}/GPU",
-        f"{gpus} GPU x {workload.nodes} node(s), {workload.strategy}",
+        f"{workload.name or label(TASKS, workload.task, lang)}: {name} "
+        + t(Msg(f"({params} parameters)", f"（{params} 参数）")),
+        ("，" if lang == "zh" else ", ").join(settings),
+        t(Msg(f"batch {workload.batch_size} per GPU", f"每 GPU 批大小 {workload.batch_size}")),
+        f"{workload.gpus_per_node} GPU × {nodes}, {label(STRATEGIES, workload.strategy, lang)}",
     ]
     if model.seq_len:
-        parts.append(f"seq {model.seq_len}")
+        parts.append(t(Msg(f"sequence {model.seq_len}", f"序列长度 {model.seq_len}")))
     if model.image_size:
-        parts.append(f"{model.image_size}px")
+        parts.append(f"{model.image_size} px")
     if workload.gradient_checkpointing:
-        parts.append("checkpointing")
-    head = ("计划" if lang == "zh" else "Plan") + " - " + "; ".join(parts)
+        parts.append(t(Msg("gradient checkpointing", "梯度检查点")))
+    head = t(Msg("Plan", "计划")) + " - " + ("；" if lang == "zh" else "; ").join(parts)
     if req.device is None:
         gpu = Msg("GPU: none chosen (throughput needs one)", "GPU：未选择（估算吞吐需要选择）")
     else:
@@ -259,9 +270,9 @@ def _fit_line(req: Requirements, lang: str) -> str:
                       ).get(lang)
 
 
-def _claim_value(value: float | None, unit: str) -> str:
+def _claim_value(value: float | None, unit: str, lang: str) -> str:
     if value is None:
-        return "unknown"
+        return _UNKNOWN.get(lang)
     if unit == "B":
         return f"{fmt_gb(value, 2)}"
     if unit == "fraction":
@@ -291,8 +302,9 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
                                 f"目标时间：{fmt_seconds(advice.time_target_s)}").get(lang))
     lines.append("")
     gpus = advice.options[0].gpus if advice.options else 1
-    lines.append("  " + Msg(f"each GPU model as {gpus} GPU(s), the workload's layout; time "
-                            "= the whole run (training) or the batch's prefill (inference)",
+    as_many = "1 GPU" if gpus == 1 else f"{gpus} GPUs"
+    lines.append("  " + Msg(f"each GPU model as {as_many}, the workload's layout; time = the "
+                            "whole run (training) or the batch's prefill (inference)",
                             f"每种 GPU 均按 {gpus} 块（工作负载的布局）；用时为整个训练或该批的"
                             "预填充").get(lang))
     head = Msg(f"{'GPU':<28} {'memory':>12} {'time':>10} {'price/GPU':>12} "
@@ -307,7 +319,8 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
         verdict = _VERDICTS.get(o.verdict or "", Msg("?", "?")).get(lang)
         miss = (" " + Msg("(misses the target)", "（超出目标时间）").get(lang)
                 if o.meets_target is False else "")
-        lines.append(f"  {o.part.name:<28} {verdict:>12} {fmt_seconds(o.time_s):>10} "
+        time = _UNKNOWN.get(lang) if o.time_s is None else fmt_seconds(o.time_s)
+        lines.append(f"  {o.part.name:<28} {verdict:>12} {time:>10} "
                      f"{price:>12} {epoch:>11} {mtok:>10}{miss}")
     lines.append("  " + Msg("- = unknown: no catalog price (or no exchange rate), or no "
                             "--gpu-hour-price for that GPU",

@@ -1654,7 +1654,7 @@ def _seed_claims(w: Workload, model: ResolvedModel, cal: Calibration | None,
         claims.append(SeedClaim(
             "seed 3.3", Msg("gradient checkpointing: 60-80% less memory, 10-20% more time",
                             "梯度检查点：显存减少 60%-80%，时间增加 10%-20%"),
-            "-60..-80% memory, +10..20% time", None if saving is None else -saving, "fraction",
+            "-60..-80%, +10..20%", None if saving is None else -saving, "fraction",
             Msg("activation saving computed for this workload; the recompute costs one extra "
                 "forward, ~+33% compute (Chen et al.), more than the seed's 10-20%",
                 "按本工作负载计算的激活节省；重算需多一次前向，约增加 33% 计算量（Chen 等），"

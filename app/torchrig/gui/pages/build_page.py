@@ -701,7 +701,7 @@ class BuildPage(QWidget):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 if c == len(cells) - 1:
-                    cell.setToolTip(priced.origin)
+                    cell.setToolTip(priced.origin.get(self.lang))
                 if priced.status != "ok" and c in (PRICE_COL, TOTAL_COL):
                     cell.setForeground(qcolour("error"))
                     cell.setToolTip(self.tr("Enter a unit price for this line"))
