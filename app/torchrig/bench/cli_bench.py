@@ -25,6 +25,7 @@ from torchrig.bench.runner import list_benchmarks
 from torchrig.bench.settings import BenchSettings
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import unused_name
 from torchrig.paths import fallback_notice
 from torchrig.terminal import write_error, write_lines
@@ -113,14 +114,23 @@ def summary(report: BenchReport, lang: str = "en") -> str:
         for m in r.measurements:
             lines.append(f"    {format_measurement(m, lang)}")
         for note in r.notes:
-            lines.append(f"    note: {note.get(lang)}")
+            lines.append(f"    {_SUMMARY['note'].get(lang)}{note.get(lang)}")
     if report.cancelled:
-        lines.append("cancelled: the figures above are what was measured before the stop")
+        lines.append(_SUMMARY["cancelled"].get(lang))
     if report.interrupted is not None:
-        lines.append(f"interrupted: {report.interrupted.get(lang)}")
+        lines.append(f"{_SUMMARY['interrupted'].get(lang)}{report.interrupted.get(lang)}")
     for warning in report.busy_warnings:
-        lines.append(f"WARNING: {warning.get(lang)}")
+        lines.append(f"{_SUMMARY['warning'].get(lang)}{warning.get(lang)}")
     return "\n".join(lines)
+
+
+_SUMMARY = {
+    "note": Msg("note: ", "注："),
+    "cancelled": Msg("cancelled: the figures above are what was measured before the stop",
+                     "已取消：以上数字是停止前测得的结果"),
+    "interrupted": Msg("interrupted: ", "中断："),
+    "warning": Msg("WARNING: ", "警告："),
+}
 
 
 def run_cli(

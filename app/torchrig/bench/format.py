@@ -39,7 +39,7 @@ def format_value(value: float | None, unit: str, measurement_id: str = "",
     if unit == "B":
         return fmt_gib(value, 2)
     if unit == "s":
-        return fmt_seconds(value)
+        return fmt_seconds(value, lang)
     if unit == "samples/s":
         return f"{value:,.1f} {_SAMPLES_PER_S.get(lang)}"
     if unit == "count":
@@ -98,5 +98,5 @@ def progress_line(p: Progress, lang: str = "en") -> str:
 def result_line(r: BenchResult, lang: str = "en") -> str:
     """The log line of a finished benchmark, with how long it took."""
     if lang == "zh":
-        return f"-> {r.title.zh}：{state_text(r, lang)}（{fmt_seconds(r.seconds)}）"
+        return f"-> {r.title.zh}：{state_text(r, lang)}（{fmt_seconds(r.seconds, lang)}）"
     return f"-> {r.title.en}: {state_text(r, lang)} ({fmt_seconds(r.seconds)})"

@@ -376,7 +376,7 @@ def format_value(value: float | None, unit: str, lang: str = "en") -> str:
         return f"{value / 1e9:,.2f} GFLOP"
     if unit == "samples/s":
         return f"{value:,.1f}/s" if value >= 10 else f"{value:.3g}/s"
-    return fmt_seconds(value)
+    return fmt_seconds(value, lang)
 
 
 def format_diff(row: Row) -> str:

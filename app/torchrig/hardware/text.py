@@ -30,7 +30,7 @@ def format_profile_text(profile: SystemProfile, lang: str = "en") -> str:
     """Plain text, one section per component; ``lang`` is "en" or "zh" (labels only)."""
     lines = [
         f"{_w('host', lang)}: {profile.hostname or '?'}  ({profile.created or '?'}; "
-        f"{_w('took', lang)} {fmt_seconds(profile.detection_seconds)})",
+        f"{_w('took', lang)} {fmt_seconds(profile.detection_seconds, lang)})",
         "",
     ]
     for section in profile_sections(profile, lang):

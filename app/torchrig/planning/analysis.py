@@ -18,7 +18,7 @@ from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 from torchrig.planning.gpu_choice import (
     OVERKILL_TIME_FACTOR,
     GpuOption,
@@ -35,6 +35,8 @@ from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
     from torchrig.planning.scaling import Link
+
+_GPU, _GPUS = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
 
 TIGHT_FRACTION = 0.9
 """Above this share of VRAM or RAM a run is one allocator spike away from out-of-memory."""
@@ -165,8 +167,8 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
         out.append(_f(
             "analysis.gpu_count", Severity.BLOCKER,
             ("Fewer GPUs than the workload uses", "GPU 数量少于工作负载所需"),
-            (f"The workload runs on {w.gpus_per_node} GPU(s) per node; {caps.label.en} has "
-             f"{caps.gpu_count}.",
+            (f"The workload runs on {plural(w.gpus_per_node, _GPU, _GPUS, 'en')} per node; "
+             f"{caps.label.en} has {caps.gpu_count}.",
              f"工作负载每节点使用 {w.gpus_per_node} 块 GPU；"
              f"{caps.label.zh} 只有 {caps.gpu_count} 块。"),
             ("Add GPUs or plan for fewer GPUs per node.", "增加 GPU，或按更少的 GPU 规划。"),
@@ -223,7 +225,8 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
             slower = (Msg("", "") if smaller.time_s is None or not here else
                       Msg(f" and finishes in {fmt_seconds(smaller.time_s)} (here "
                           f"{fmt_seconds(here)})",
-                          f"，用时 {fmt_seconds(smaller.time_s)}（当前 {fmt_seconds(here)}）"))
+                          f"，用时 {fmt_seconds(smaller.time_s, 'zh')}"
+                          f"（当前 {fmt_seconds(here, 'zh')}）"))
             part = smaller.part
             out.append(_f(
                 "analysis.overkill_gpu", Severity.OVERKILL,
@@ -380,9 +383,9 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
         out.append(_f(
             "analysis.cpu_rule", Severity.WARNING if cores < 2 * gpus else Severity.ADVICE,
             ("Fewer cores than the rules of thumb", "核心数低于经验规则"),
-            (f"{cores} cores for {gpus} GPU(s). Sources disagree: Puget asks >= 4 per GPU, "
-             "Dettmers 1-2 per GPU when data is preprocessed, the seed >= 8 with SMT; the "
-             f"stricter ({strict}) is used here.",
+            (f"{cores} cores for {plural(gpus, _GPU, _GPUS, 'en')}. Sources disagree: Puget "
+             "asks >= 4 per GPU, Dettmers 1-2 per GPU when data is preprocessed, the seed >= 8 "
+             f"with SMT; the stricter ({strict}) is used here.",
              f"{gpus} 块 GPU 配 {cores} 个核心。各来源说法不一：Puget 建议每 GPU ≥ 4 核，Dettmers "
              "认为数据已预处理时每 GPU 1-2 核即可，种子文档建议 ≥ 8 核；"
              f"此处采用更严格的 {strict} 核。"),
@@ -400,17 +403,18 @@ def _cluster_storage_rules(w: Workload, caps: Capabilities, req: Requirements
         return []
     aggregate = _value(req.storage, "read_rate_bps")  # all nodes together
     dataset = w.dataset.samples * w.dataset.sample_bytes
-    rate = fmt_rate(aggregate) if aggregate else "unknown"
+    rate = (Msg.verbatim(fmt_rate(aggregate)) if aggregate
+            else Msg("an unknown rate", "未知的速率"))
     if not caps.shared_storage:
         # Copying a small text corpus to each node is routine; a large image set is not.
         heavy = dataset >= 100e9 or (aggregate or 0.0) >= 1e9
         return [_f(
             "analysis.cluster_storage", Severity.WARNING if heavy else Severity.ADVICE,
             ("No shared storage for a multi-node run", "多节点训练没有共享存储"),
-            (f"{w.nodes} nodes read the dataset at about {rate} together; without a shared "
+            (f"{w.nodes} nodes read the dataset at about {rate.en} together; without a shared "
              f"file system each node must hold its own copy ({fmt_gb(dataset)}) and keep it "
              "in sync.",
-             f"{w.nodes} 个节点合计约以 {rate} 读取数据集；没有共享文件系统时，每个节点都要保存"
+             f"{w.nodes} 个节点合计约以 {rate.zh} 读取数据集；没有共享文件系统时，每个节点都要保存"
              f"一份副本（{fmt_gb(dataset)}）并保持同步。"),
             ("Add a distributed file system or object store (Ceph, S3-class) sized for the "
              "aggregate rate, or stage the dataset to each node's NVMe before training.",
@@ -435,9 +439,10 @@ def _cluster_storage_rules(w: Workload, caps: Capabilities, req: Requirements
     return [_f(
         "analysis.cluster_storage_rate", Severity.ADVICE,
         ("Size the shared storage for the aggregate read rate", "按合计读取速率规划共享存储"),
-        (f"{w.nodes} nodes read about {rate} together from the shared storage; its rate is not "
+        (f"{w.nodes} nodes read about {rate.en} together from the shared storage; its rate is not "
          "in the build (a custom line has no specs).",
-         f"{w.nodes} 个节点合计约以 {rate} 读取共享存储；配置中没有它的速率（自定义项没有规格）。"),
+         f"{w.nodes} 个节点合计约以 {rate.zh} 读取共享存储；配置中没有它的速率"
+         "（自定义项没有规格）。"),
         ("Check the storage system's sustained read rate with the vendor, then measure it with "
          "the storage benchmark on a node (--dataset-dir on the shared mount).",
          "向厂商确认存储系统的持续读取速率，"
@@ -580,9 +585,12 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
     target = interconnect_for_target(w, req, w.total_gpus, w.gpus_per_node, 0.8,
                                      intra_link=intra)
     link_name = (inter or intra).name
-    better = (f"{target.name} reaches 80% in the model" if target is not None
-              else "no listed link reaches 80%: compute per step is too small for the gradient "
-                   "traffic (larger batch, ZeRO/FSDP, or fewer GPUs)")
+    better = (Msg(f"{target.name} reaches 80% in the model",
+                  f"按模型，{target.name} 可达到 80%") if target is not None
+              else Msg("no listed link reaches 80%: compute per step is too small for the "
+                       "gradient traffic (larger batch, ZeRO/FSDP, or fewer GPUs)",
+                       "列出的链路都达不到 80%：每步计算量相对梯度通信太小（可增大批次、使用 "
+                       "ZeRO/FSDP 或减少 GPU）"))
     return [_f(
         "analysis.scaling", Severity.BOTTLENECK,
         ("Gradient sync limits multi-GPU scaling", "梯度同步限制多卡扩展效率"),
@@ -591,8 +599,8 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
          "seed's '>= 80%' (2.3) does not hold for this workload here.",
          f"在 {link_name} 上 {w.total_gpus} 块 GPU 的数据并行效率模型值：{point.efficiency:.0%}"
          f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。种子文档 2.3 节的“≥ 80%”在此不成立。"),
-        (better + "; measure with the collective benchmark.",
-         better + "；请用集合通信基准实测。"),
+        (better.en + "; measure with the collective benchmark.",
+         better.zh + "；请用集合通信基准实测。"),
         "seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 
@@ -686,7 +694,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
             gpu_name_zh = f"（使用 {tier_gpu.name}）" if tier_gpu is not None else ""
             reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name} is the lowest tier "
                          "with no blocker for this workload.",
-                         f"{tier.name.zh}（seed {tier.section}）{gpu_name_zh}"
+                         f"{tier.name.zh}（种子文档 {tier.section} 节）{gpu_name_zh}"
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).

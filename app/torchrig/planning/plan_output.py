@@ -33,10 +33,9 @@ def _flop(value: float | None) -> str:
     return f"{value:.0f} FLOP"
 
 
-def _rate_per_s(unit: str) -> Formatter:
-    def fmt(value: float | None) -> str:
-        return "unknown" if value is None else f"{value:,.1f} {unit}/s"
-    return fmt
+def _per_s(value: float | None) -> str:
+    """A count per second; the row's label names what is counted, in the reader's language."""
+    return "unknown" if value is None else f"{value:,.1f}/s"
 
 
 def _fraction(value: float | None) -> str:
@@ -115,21 +114,21 @@ FORMATS: dict[str, Formatter] = {
     "prefill_flops": _flop,
     "peak_flops": fmt_flops,
     "utilisation": _fraction,
-    "samples_per_s_per_gpu": _rate_per_s("samples"),
-    "samples_per_s": _rate_per_s("samples"),
-    "tokens_per_s": _rate_per_s("tokens"),
-    "tokens_per_s_upper_bound": _rate_per_s("tokens"),
+    "samples_per_s_per_gpu": _per_s,
+    "samples_per_s": _per_s,
+    "tokens_per_s": _per_s,
+    "tokens_per_s_upper_bound": _per_s,
     "step_time_s": fmt_seconds,
     "time_per_epoch_s": fmt_seconds,
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
     "bytes_read_per_step": fmt_gib,
-    "prefill_tokens_per_s": _rate_per_s("tokens"),
+    "prefill_tokens_per_s": _per_s,
     "time_to_first_token_s": fmt_seconds,
-    "decode_tokens_per_s": _rate_per_s("tokens"),
+    "decode_tokens_per_s": _per_s,
     "kv_cache_budget_bytes": fmt_gib,
     "scaling_efficiency": _fraction,
-    "environment_steps_per_s": _rate_per_s("steps"),
+    "environment_steps_per_s": _per_s,
 }
 
 _UNKNOWN = Msg("unknown", "未知")
@@ -291,7 +290,7 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
              "  " + rec.tier_reason.get(lang)]
     if rec.time_s is not None:
         lines.append("  " + Msg(f"time on the tier's GPU: {fmt_seconds(rec.time_s)}",
-                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s)}").get(lang))
+                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s, 'zh')}").get(lang))
     if rec.gpu is not None:
         lines.append("  " + Msg(f"best value (lowest price per unit of work that fits): "
                                 f"{rec.gpu.name}",
@@ -299,7 +298,7 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
                                 ).get(lang))
     if advice.time_target_s is not None:
         lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
-                                f"目标时间：{fmt_seconds(advice.time_target_s)}").get(lang))
+                                f"目标时间：{fmt_seconds(advice.time_target_s, 'zh')}").get(lang))
     lines.append("")
     gpus = advice.options[0].gpus if advice.options else 1
     as_many = "1 GPU" if gpus == 1 else f"{gpus} GPUs"
@@ -319,7 +318,7 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
         verdict = _VERDICTS.get(o.verdict or "", Msg("?", "?")).get(lang)
         miss = (" " + Msg("(misses the target)", "（超出目标时间）").get(lang)
                 if o.meets_target is False else "")
-        time = _UNKNOWN.get(lang) if o.time_s is None else fmt_seconds(o.time_s)
+        time = fmt_seconds(o.time_s, lang)
         lines.append(f"  {o.part.name:<28} {verdict:>12} {time:>10} "
                      f"{price:>12} {epoch:>11} {mtok:>10}{miss}")
     lines.append("  " + Msg("- = unknown: no catalog price (or no exchange rate), or no "

@@ -621,7 +621,7 @@ class WizardPage(QWidget):
         throughput = _bold(self.tr("Estimated throughput:"))
         if speed is not None and speed.value:
             rate = f"{speed.value:,.0f}"
-            per_epoch = fmt_seconds(epoch.value if epoch else None)
+            per_epoch = fmt_seconds(epoch.value if epoch else None, self.lang)
             text = (self.tr("1 sample/s; time per epoch {0}").format(per_epoch) if rate == "1"
                     else self.tr("{0} samples/s; time per epoch {1}").format(rate, per_epoch))
             if util is not None and util.value:
