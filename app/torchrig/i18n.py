@@ -78,3 +78,9 @@ def parse_lang(value: str) -> Lang:
     if value not in LANGS:
         raise InputError(f"unknown language {value!r}: use one of {', '.join(LANGS)}")
     return value  # type: ignore[return-value]
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``n`` and an English noun in the right number, for the English side of a Msg whose
+    Chinese side needs no plural: ``counted(1, "slot", "slots")`` -> "1 slot"."""
+    return f"{n} {one if n == 1 else many}"

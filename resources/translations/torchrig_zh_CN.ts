@@ -95,26 +95,6 @@
 <context>
     <name>BenchPage</name>
     <message>
-        <source>ok</source>
-        <translation>正常</translation>
-    </message>
-    <message>
-        <source>partial</source>
-        <translation>部分完成</translation>
-    </message>
-    <message>
-        <source>skipped</source>
-        <translation>已跳过</translation>
-    </message>
-    <message>
-        <source>error</source>
-        <translation>出错</translation>
-    </message>
-    <message>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;Benchmark&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;性能测试&lt;/h2&gt;</translation>
     </message>
@@ -269,10 +249,6 @@
     <message>
         <source>{0} ({1})</source>
         <translation>{0}（{1}）</translation>
-    </message>
-    <message>
-        <source>{0} ({1}: {2})</source>
-        <translation>{0}（{1}：{2}）</translation>
     </message>
     <message>
         <source>The benchmark stopped: {0}</source>
@@ -545,8 +521,36 @@
         <translation>添加自定义行</translation>
     </message>
     <message>
-        <source>Copied {0} line(s).</source>
+        <source>Copied 1 line.</source>
+        <translation>已复制 1 行。</translation>
+    </message>
+    <message>
+        <source>Copied {0} lines.</source>
         <translation>已复制 {0} 行。</translation>
+    </message>
+    <message>
+        <source>Open what could be read (1 line)?</source>
+        <translation>要打开其中可读取的部分（1 行）吗？</translation>
+    </message>
+    <message>
+        <source>Open what could be read ({0} lines)?</source>
+        <translation>要打开其中可读取的部分（{0} 行）吗？</translation>
+    </message>
+    <message>
+        <source>Incomplete: 1 line needs a price or an exchange rate.</source>
+        <translation>不完整：有 1 行需要价格或汇率。</translation>
+    </message>
+    <message>
+        <source>Incomplete: {0} lines need a price or an exchange rate.</source>
+        <translation>不完整：有 {0} 行需要价格或汇率。</translation>
+    </message>
+    <message>
+        <source>Applied 1 price from {1}.</source>
+        <translation>已从 {1} 应用 1 个价格。</translation>
+    </message>
+    <message>
+        <source>Applied {0} prices from {1}.</source>
+        <translation>已从 {1} 应用 {0} 个价格。</translation>
     </message>
     <message>
         <source>Copied the parts list ({0}).</source>
@@ -595,10 +599,6 @@ It was kept as {1}.</source>
         <translation>恢复未保存的配置单</translation>
     </message>
     <message>
-        <source>Open what could be read ({0} line(s))?</source>
-        <translation>要打开其中可读取的部分（{0} 行）吗？</translation>
-    </message>
-    <message>
         <source>TorchRig did not close cleanly. Recover the unsaved build “{0}”?</source>
         <translation>TorchRig 上次未正常关闭。要恢复未保存的配置单“{0}”吗？</translation>
     </message>
@@ -641,10 +641,6 @@ It was kept as {1}.</source>
     <message>
         <source>Total</source>
         <translation>合计</translation>
-    </message>
-    <message>
-        <source>Incomplete: {0} line(s) need a price or an exchange rate.</source>
-        <translation>不完整：有 {0} 行需要价格或汇率。</translation>
     </message>
     <message>
         <source>Unsaved build</source>
@@ -709,10 +705,6 @@ It was kept as {1}.</source>
     <message>
         <source>Import prices</source>
         <translation>导入价格</translation>
-    </message>
-    <message>
-        <source>Applied {0} price(s) from {1}.</source>
-        <translation>已从 {1} 应用 {0} 个价格。</translation>
     </message>
     <message>
         <source>Price list</source>
@@ -806,7 +798,11 @@ It was kept as {1}.</source>
         <translation>在本机测量（{0} 块 GPU，NCCL）</translation>
     </message>
     <message>
-        <source>{0}, {1} ranks on {2} node(s)</source>
+        <source>{0}, {1} ranks on 1 node</source>
+        <translation>{0}，1 个节点上共 {1} 个进程</translation>
+    </message>
+    <message>
+        <source>{0}, {1} ranks on {2} nodes</source>
         <translation>{0}，{2} 个节点上共 {1} 个进程</translation>
     </message>
     <message>
@@ -938,7 +934,11 @@ It was kept as {1}.</source>
         <translation>检测用时 {0:.0f} 毫秒</translation>
     </message>
     <message>
-        <source> · {0} probe(s) failed: {1}</source>
+        <source> · 1 probe failed: {1}</source>
+        <translation> · 1 项探测失败：{1}</translation>
+    </message>
+    <message>
+        <source> · {0} probes failed: {1}</source>
         <translation> · {0} 项探测失败：{1}</translation>
     </message>
     <message>
@@ -1510,7 +1510,11 @@ It was kept as {1}.</source>
         <translation>当前 Qt 安装不支持打印（缺少 QtPrintSupport）；请导出 PDF 后用 PDF 阅读器打印。</translation>
     </message>
     <message>
-        <source>Sent {0} page(s) to the printer.</source>
+        <source>Sent 1 page to the printer.</source>
+        <translation>已将 1 页发送到打印机。</translation>
+    </message>
+    <message>
+        <source>Sent {0} pages to the printer.</source>
         <translation>已将 {0} 页发送到打印机。</translation>
     </message>
 </context>

@@ -438,7 +438,8 @@ class BuildPage(QWidget):
                   for c in sorted({c for _r, c in cells})]
         text = "\n".join("\t".join(row) for row in [header, *rows.values()])
         QApplication.clipboard().setText(text)
-        self.status.emit(self.tr("Copied {0} line(s).").format(len(rows)))
+        self.status.emit(self.tr("Copied 1 line.") if len(rows) == 1
+                         else self.tr("Copied {0} lines.").format(len(rows)))
 
     def copy_as(self, fmt: str) -> None:
         """The whole priced build on the clipboard as Markdown, BBCode, text or CSV, with the
@@ -608,8 +609,10 @@ class BuildPage(QWidget):
                 if found.build is None:
                     QMessageBox.warning(self, self.tr("Recover unsaved build"), text)
                     continue
-                text += "\n\n" + self.tr("Open what could be read ({0} line(s))?").format(
-                    len(found.build.line_items))
+                count = len(found.build.line_items)
+                text += "\n\n" + (self.tr("Open what could be read (1 line)?") if count == 1
+                                  else self.tr("Open what could be read ({0} lines)?")
+                                  .format(count))
                 if QMessageBox.question(self, self.tr("Recover unsaved build"), text,
                                         yes | QMessageBox.StandardButton.No) != yes:
                     continue
@@ -743,9 +746,12 @@ class BuildPage(QWidget):
         rows.append(row(self.tr("Total"), _money(p.total, cur), bold=True))
         notes = []
         if p.incomplete:
-            text = self.tr("Incomplete: {0} line(s) need a price or an exchange rate.")
-            notes.append(f"<p style='color:{colour('error')}'>"
-                         f"{escape(text.format(len(p.missing_price_lines)))}</p>")
+            missing = len(p.missing_price_lines)
+            text = (self.tr("Incomplete: 1 line needs a price or an exchange rate.")
+                    if missing == 1 else
+                    self.tr("Incomplete: {0} lines need a price or an exchange rate.")
+                    .format(missing))
+            notes.append(f"<p style='color:{colour('error')}'>{escape(text)}</p>")
         warn = colour("warn")
         notes += [f"<p style='color:{warn}'>{escape(w.get(self.lang))}</p>" for w in p.warnings]
         self.totals.setText(f"<table width=100%>{''.join(rows)}</table>{''.join(notes)}")
@@ -888,7 +894,8 @@ class BuildPage(QWidget):
             return
         build, applied = prices.apply(self.build)
         self._edit(build, self.tr("Import prices"))
-        message = self.tr("Applied {0} price(s) from {1}.").format(applied, Path(path).name)
+        message = (self.tr("Applied 1 price from {1}.") if applied == 1 else
+                   self.tr("Applied {0} prices from {1}.")).format(applied, Path(path).name)
         if prices.warnings:
             message += "\n\n" + "\n".join(prices.warnings[:20])
         QMessageBox.information(self, self.tr("Price list"), message)
