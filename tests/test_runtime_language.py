@@ -46,7 +46,7 @@ NAMES = {
     "Mistral", "Qwen", "Adam", "Ethernet", "Atari", "Puget", "Dettmers", "psutil", "pynvml",
     "nvidia-ml-py", "dmidecode", "cpufreq", "cgroup", "tmpfs", "virtio", "Xen", "overlay",
     "Gloo", "NCCL", "Megatron", "DeepSpeed", "ResNet", "ViT", "BERT", "GPT", "Tensor", "Ceph",
-    "safetensors", "EnvPool", "README", "sail-sg", "envpool", "Atari", "Arm",
+    "safetensors", "EnvPool", "README", "sail-sg", "envpool", "Arm",
     # CPU feature flags as the kernel names them.
     "amx_fp16", "amx_bf16", "avx512_fp16", "avx512_bf16",
     "accelerate", "estimate-memory",  # Hugging Face's library and its command

@@ -89,6 +89,8 @@ LINE_COLUMNS = [
     QT_TRANSLATE_NOOP("BuildPage", "Price origin"),
 ]
 QTY_COL, PRICE_COL, TOTAL_COL = 3, 4, 5
+ELIDED_COLS = (1, 2)  # item and key spec: the long texts, shown whole in their tooltip
+ROW_PADDING = 10  # px above and below one line of text: a comfortable, single-line row
 
 LINE_STATUS = {  # planning.pricing.LineStatus
     "ok": QT_TRANSLATE_NOOP("BuildPage", "ok"),
@@ -332,7 +334,13 @@ class BuildPage(QWidget):
                                       "origin to see its source"))
         self.lines.verticalHeader().setVisible(False)
         self.lines.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.lines.setWordWrap(True)
+        # One line per row: a wrapped key spec made rows 40-70 px tall and the BOM hard to scan.
+        # Long texts are elided; the whole text is the cell's tooltip.
+        self.lines.setWordWrap(False)
+        self.lines.setTextElideMode(Qt.TextElideMode.ElideRight)
+        rows = self.lines.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + ROW_PADDING)
         head = self.lines.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -703,13 +711,14 @@ class BuildPage(QWidget):
                 if c in (QTY_COL, PRICE_COL, TOTAL_COL):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
+                if c in ELIDED_COLS:
+                    cell.setToolTip(text)
                 if c == len(cells) - 1:
                     cell.setToolTip(priced.origin.get(self.lang))
                 if priced.status != "ok" and c in (PRICE_COL, TOTAL_COL):
                     cell.setForeground(qcolour("error"))
                     cell.setToolTip(self.tr("Enter a unit price for this line"))
                 self.lines.setItem(r, c, cell)
-        self.lines.resizeRowsToContents()
 
     def _origin_text(self, priced: object) -> str:
         """Short origin for the table; the full origin (source URL) is the cell's tooltip."""
