@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 
 TASKS: dict[str, Msg] = {
     "image_classification": Msg("Image classification", "图像分类"),
@@ -131,3 +131,8 @@ def citation(source: str, lang: str) -> str:
     if lang != "zh":
         return source
     return _SEED_SECTIONS.sub(lambda m: f"种子文档 {m.group(1).replace(', ', '、')} 节", source)
+
+
+def cores(n: int, lang: str) -> str:
+    """A core count: "1 core", "8 cores", "8 核"."""
+    return plural(n, Msg("{n} core", "{n} 核"), Msg("{n} cores", "{n} 核"), lang)

@@ -14,12 +14,11 @@ from torchrig.builds.build import Build
 from torchrig.builds.capabilities import Capabilities, from_build
 from torchrig.builds.pricing import price_build
 from torchrig.catalog.model import Catalog
-from torchrig.i18n import Msg, plural
-from torchrig.labels import STORAGE_KINDS, label
+from torchrig.i18n import Msg
+from torchrig.labels import STORAGE_KINDS, cores, label
 from torchrig.units import GB, fmt_gb, fmt_gib
 
 UNKNOWN = Msg("unknown", "未知")
-_CORES = (Msg("{n} core", "{n} 核"), Msg("{n} cores", "{n} 核"))
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ def _cpu(c: Capabilities, lang: str) -> str:
     name = c.cpu_name or UNKNOWN.get(lang)
     if c.cpu_cores is None:
         return name
-    return f"{name} ({plural(c.cpu_cores, *_CORES, lang)})"
+    return f"{name} ({cores(c.cpu_cores, lang)})"
 
 
 def _storage(c: Capabilities, lang: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from torchrig.builds.capabilities import STORAGE_RANK, Capabilities
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.i18n import Msg, pick
-from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, joined, label
+from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, cores, joined, label
 from torchrig.units import fmt_gb, fmt_gib
 
 EXCEEDS_FACTOR = 2.0
@@ -80,7 +80,6 @@ def _numeric(value: float | None, target: float | None, text: str,
 
 _WORDS = {
     "unknown": ("unknown", "未知"),
-    "cores": ("{n} cores", "{n} 核"),
     "no_gpu": ("no GPU", "无 GPU"),
     "no_tc": ("no tensor cores", "无张量核心"),
     "shared": ("shared storage + {text}", "共享存储 + {text}"),
@@ -175,7 +174,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
         f">= {req.min_cpu_cores}" if req.min_cpu_cores else "-", req.min_cpu_cores,
         tuple(_numeric(s.cpu_cores, req.min_cpu_cores,
                        _word(lang, "unknown") if s.cpu_cores is None
-                       else _word(lang, "cores", n=s.cpu_cores))
+                       else cores(s.cpu_cores, lang))
               for s in subjects)))
     lo, hi = req.gpus_per_node
     rows.append(Row(

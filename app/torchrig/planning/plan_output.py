@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from torchrig.i18n import Msg, plural
-from torchrig.labels import MODES, OPTIMIZERS, PRECISIONS, STRATEGIES, TASKS, citation, label
+from torchrig.labels import (
+    MODES,
+    OPTIMIZERS,
+    PRECISIONS,
+    STRATEGIES,
+    TASKS,
+    citation,
+    cores,
+    label,
+)
 from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
@@ -174,9 +183,7 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
         for rule in req.rules_of_thumb:
             value = rule["value"]
             shown = "" if value is None else (
-                f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {value} cores")
-            if lang == "zh" and rule["topic"] != "ram" and value is not None:
-                shown = f" = {value} 核"
+                f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {cores(value, lang)}")
             lines.append(f"  {citation(rule['source'], lang)}: "
                          f"{rule['text'][lang if lang == 'zh' else 'en']}{shown}")
         lines.append("")
