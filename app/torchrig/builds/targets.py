@@ -93,6 +93,10 @@ def _word(lang: str, key: str, **values: object) -> str:
     return pick(_WORDS, key, lang).format(**values)
 
 
+def _gib(value: float | None, lang: str) -> str:
+    return _word(lang, "unknown") if value is None else fmt_gib(value, 0)
+
+
 def _tflops(value: float | None, lang: str) -> str:
     return _word(lang, "unknown") if value is None else f"{value / 1e12:.1f} TFLOP/s"
 
@@ -187,7 +191,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
         req.min_vram_bytes,
         tuple(_no_gpu(lang) if s.gpu_count == 0 else
               _numeric(s.vram_per_gpu_bytes, req.min_vram_bytes,
-                       fmt_gib(s.vram_per_gpu_bytes, 0)) for s in subjects)))
+                       _gib(s.vram_per_gpu_bytes, lang)) for s in subjects)))
     target_tensor = tier_caps.tensor_flops
     rows.append(Row(
         "tensor_flops", Msg("Tensor throughput (FP16/BF16 dense, per GPU)",
@@ -200,7 +204,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
     rows.append(Row(
         "ram", Msg("System RAM (per node)", "系统内存（每节点）"),
         f">= {fmt_gib(req.min_ram_bytes, 0)}", req.min_ram_bytes,
-        tuple(_numeric(s.ram_bytes, req.min_ram_bytes, fmt_gib(s.ram_bytes, 0))
+        tuple(_numeric(s.ram_bytes, req.min_ram_bytes, _gib(s.ram_bytes, lang))
               for s in subjects)))
     rows.append(Row(
         "storage", Msg("Storage", "存储"),
