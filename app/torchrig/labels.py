@@ -98,6 +98,17 @@ CATEGORIES: dict[str, Msg] = {
     "other": Msg("Other", "其他"),
 }
 
+GPU_COOLING: dict[str, Msg] = {
+    "open-air": Msg("open-air fans", "开放式风扇"),
+    "blower": Msg("blower", "涡轮风扇"),
+    "passive": Msg("passive (server airflow)", "被动散热（靠服务器风道）"),
+    "liquid": Msg("liquid", "水冷"),
+}
+
+CHOICES: dict[str, dict[str, Msg]] = {"gpu": GPU_COOLING}
+"""Names of the text specs the part picker filters by, per category, where the catalog keeps
+a code; the other filters' values (sockets, board sizes, DDR5, ATX 3.1) are names already."""
+
 PRICE_KINDS: dict[str, Msg] = {
     "launch-msrp": Msg("launch MSRP", "首发建议价"),
     "msrp": Msg("MSRP", "建议零售价"),

@@ -46,7 +46,7 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.settings import Settings
 from torchrig.labels import CATEGORIES as CATEGORY_NAMES
-from torchrig.labels import label
+from torchrig.labels import CHOICES, label
 
 NAME_WIDTH = 190
 """Pixels for the part-name column."""
@@ -192,12 +192,14 @@ class PartPicker(QGroupBox):
         for box in (self.choice_box, self.range_box, self.sort_box):
             box.blockSignals(True)
             box.clear()
-        label = choice_label(category)
-        self.choice_box.setVisible(label is not None)
-        if label is not None:
-            self.choice_box.addItem(self.tr("Any {0}").format(label.get(self.lang).lower()), None)
+        choice = choice_label(category)
+        self.choice_box.setVisible(choice is not None)
+        if choice is not None:
+            self.choice_box.addItem(self.tr("Any {0}").format(choice.get(self.lang).lower()),
+                                    None)
+            names = CHOICES.get(category, {})
             for value in choice_values(self.catalog.parts.values(), category):
-                self.choice_box.addItem(value, value)
+                self.choice_box.addItem(label(names, value, self.lang), value)
         self.sort_box.addItem(self.tr("Catalog order"), None)
         for col in self._columns():
             text = col.label.get(self.lang) + (f" ({col.unit})" if col.unit else "")
