@@ -203,6 +203,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchrig.builds.pricing import price_build
     from torchrig.catalog import load_catalog
     from torchrig.findings import format_findings_text, has_blocker, sort_findings
+    from torchrig.i18n import Msg, counted
 
     catalog = load_catalog()
     caps, build = _subject(args.build, catalog)
@@ -228,8 +229,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif build is not None:
         _out(format_check_text(price_build(build, catalog), findings, lang=args.lang))
     else:
-        title = "这台机器" if args.lang == "zh" else "This machine"
-        _out(f"{title}: {caps.cpu_name or '?'}, {caps.gpu_count} GPU(s)\n"
+        gpus = Msg(f"{counted(caps.gpu_count, 'GPU', 'GPUs')}", f"{caps.gpu_count} 块 GPU")
+        _out(f"{caps.label.get(args.lang)}: {caps.cpu_name or '?'}, {gpus.get(args.lang)}\n"
              + format_findings_text(findings, args.lang))
     return EXIT_FINDINGS if has_blocker(findings) else EXIT_OK
 

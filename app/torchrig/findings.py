@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 from torchrig.i18n import Msg
+from torchrig.labels import citation
 
 
 class Severity(str, Enum):
@@ -107,5 +108,5 @@ def format_findings_text(findings: Iterable[Finding], lang: str = "en",
         out.append(f"  [{f.severity.label.get(lang)}] {f.title.get(lang)}")
         out.append(f"      {f.detail.get(lang)}")
         out.append(f"      {_WORDS['fix'][lang == 'zh']}: {f.fix.get(lang)}")
-        out.append(f"      {_WORDS['source'][lang == 'zh']}: {f.source}")
+        out.append(f"      {_WORDS['source'][lang == 'zh']}: {citation(f.source, lang)}")
     return "\n".join(out) + "\n"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from torchrig.errors import InputError
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
@@ -29,8 +31,34 @@ class Msg:
         return {"en": self.en, "zh": self.zh}
 
     @classmethod
-    def from_dict(cls, data: dict[str, str]) -> Msg:
-        return cls(en=str(data["en"]), zh=str(data.get("zh", data["en"])))
+    def verbatim(cls, text: str) -> Msg:
+        """Text nobody can translate (a path, a library's own error message, a value from an
+        older file that stored one language): shown as it is in both languages."""
+        return cls(text, text)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> Msg:
+        """The saved form, ``{"en": .., "zh": ..}``; a plain string (what older files stored)
+        loads as :meth:`verbatim`."""
+        if isinstance(data, str):
+            return cls.verbatim(data)
+        if not isinstance(data, dict) or not isinstance(data.get("en"), str):
+            raise InputError(f"{where}: expected text or an object with texts 'en' and 'zh'")
+        zh = data.get("zh", data["en"])
+        if not isinstance(zh, str):
+            raise InputError(f"{where}: field 'zh' must be text")
+        return cls(data["en"], zh)
+
+    def __add__(self, other: Msg) -> Msg:
+        """Join two texts language by language (a reason and what it was caused by)."""
+        return Msg(self.en + other.en, self.zh + other.zh)
+
+    def format(self, **values: Any) -> Msg:
+        """Fill ``{name}`` fields in both languages; a Msg value contributes its own language."""
+        return Msg(
+            self.en.format(**{k: v.en if isinstance(v, Msg) else v for k, v in values.items()}),
+            self.zh.format(**{k: v.zh if isinstance(v, Msg) else v for k, v in values.items()}),
+        )
 
 
 def pick(table: Mapping[str, tuple[str, str]], key: str, lang: str) -> str:
@@ -48,7 +76,11 @@ def plural(n: int, one: Msg, many: Msg, lang: str) -> str:
 
 def parse_lang(value: str) -> Lang:
     if value not in LANGS:
-        from torchrig.errors import InputError
-
         raise InputError(f"unknown language {value!r}: use one of {', '.join(LANGS)}")
     return value  # type: ignore[return-value]
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``n`` and an English noun in the right number, for the English side of a Msg whose
+    Chinese side needs no plural: ``counted(1, "slot", "slots")`` -> "1 slot"."""
+    return f"{n} {one if n == 1 else many}"

@@ -9,9 +9,10 @@ value no table knows (a free-text category of a custom line), never to an empty 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 
 TASKS: dict[str, Msg] = {
     "image_classification": Msg("Image classification", "图像分类"),
@@ -97,6 +98,17 @@ CATEGORIES: dict[str, Msg] = {
     "other": Msg("Other", "其他"),
 }
 
+GPU_COOLING: dict[str, Msg] = {
+    "open-air": Msg("open-air fans", "开放式风扇"),
+    "blower": Msg("blower", "涡轮风扇"),
+    "passive": Msg("passive (server airflow)", "被动散热（靠服务器风道）"),
+    "liquid": Msg("liquid", "水冷"),
+}
+
+CHOICES: dict[str, dict[str, Msg]] = {"gpu": GPU_COOLING}
+"""Names of the text specs the part picker filters by, per category, where the catalog keeps
+a code; the other filters' values (sockets, board sizes, DDR5, ATX 3.1) are names already."""
+
 PRICE_KINDS: dict[str, Msg] = {
     "launch-msrp": Msg("launch MSRP", "首发建议价"),
     "msrp": Msg("MSRP", "建议零售价"),
@@ -118,3 +130,20 @@ def joined(table: Mapping[str, Msg], codes: tuple[str, ...] | list[str], lang: s
     """Several codes of one kind as one readable text: ``NVMe / HDD``."""
     return sep.join(label(table, code, lang) for code in codes)
 
+
+
+_SEED_SECTIONS = re.compile(r"\bseed (\d+(?:\.\d+)?(?:(?:, |、)\d+(?:\.\d+)?)*)")
+
+
+def citation(source: str, lang: str) -> str:
+    """A rule's source as the core records it ("seed 4.2", "Tim Dettmers; seed 1.1") for a
+    reader: the project's seed document is named in ``lang`` ("种子文档 4.2 节"); other sources
+    (papers, vendors, people) are titles and stay as written."""
+    if lang != "zh":
+        return source
+    return _SEED_SECTIONS.sub(lambda m: f"种子文档 {m.group(1).replace(', ', '、')} 节", source)
+
+
+def cores(n: int, lang: str) -> str:
+    """A core count: "1 core", "8 cores", "8 核"."""
+    return plural(n, Msg("{n} core", "{n} 核"), Msg("{n} cores", "{n} 核"), lang)

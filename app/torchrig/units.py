@@ -73,9 +73,11 @@ def fmt_hz(hz: float | None) -> str:
     return f"{hz / 1e9:.2f} GHz"
 
 
-def fmt_seconds(seconds: float | None) -> str:
+def fmt_seconds(seconds: float | None, lang: str = "en") -> str:
+    """Durations from microseconds to days; units are symbols (read alike in both languages)
+    except the day, which is a word ("days" / "天")."""
     if not _finite(seconds):
-        return "unknown"
+        return "未知" if lang == "zh" else "unknown"
     assert seconds is not None
     if seconds < 1e-3:
         return f"{seconds * 1e6:.0f} µs"
@@ -87,7 +89,7 @@ def fmt_seconds(seconds: float | None) -> str:
         return f"{seconds / 60:.1f} min"
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    return f"{seconds / 86400:.1f} {'天' if lang == 'zh' else 'days'}"
 
 
 def fmt_watts(watts: float | None) -> str:

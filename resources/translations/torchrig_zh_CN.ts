@@ -95,26 +95,6 @@
 <context>
     <name>BenchPage</name>
     <message>
-        <source>ok</source>
-        <translation>正常</translation>
-    </message>
-    <message>
-        <source>partial</source>
-        <translation>部分完成</translation>
-    </message>
-    <message>
-        <source>skipped</source>
-        <translation>已跳过</translation>
-    </message>
-    <message>
-        <source>error</source>
-        <translation>出错</translation>
-    </message>
-    <message>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;Benchmark&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;性能测试&lt;/h2&gt;</translation>
     </message>
@@ -269,10 +249,6 @@
     <message>
         <source>{0} ({1})</source>
         <translation>{0}（{1}）</translation>
-    </message>
-    <message>
-        <source>{0} ({1}: {2})</source>
-        <translation>{0}（{1}：{2}）</translation>
     </message>
     <message>
         <source>The benchmark stopped: {0}</source>
@@ -545,8 +521,36 @@
         <translation>添加自定义行</translation>
     </message>
     <message>
-        <source>Copied {0} line(s).</source>
+        <source>Copied 1 line.</source>
+        <translation>已复制 1 行。</translation>
+    </message>
+    <message>
+        <source>Copied {0} lines.</source>
         <translation>已复制 {0} 行。</translation>
+    </message>
+    <message>
+        <source>Open what could be read (1 line)?</source>
+        <translation>要打开其中可读取的部分（1 行）吗？</translation>
+    </message>
+    <message>
+        <source>Open what could be read ({0} lines)?</source>
+        <translation>要打开其中可读取的部分（{0} 行）吗？</translation>
+    </message>
+    <message>
+        <source>Incomplete: 1 line needs a price or an exchange rate.</source>
+        <translation>不完整：有 1 行需要价格或汇率。</translation>
+    </message>
+    <message>
+        <source>Incomplete: {0} lines need a price or an exchange rate.</source>
+        <translation>不完整：有 {0} 行需要价格或汇率。</translation>
+    </message>
+    <message>
+        <source>Applied 1 price from {1}.</source>
+        <translation>已从 {1} 应用 1 个价格。</translation>
+    </message>
+    <message>
+        <source>Applied {0} prices from {1}.</source>
+        <translation>已从 {1} 应用 {0} 个价格。</translation>
     </message>
     <message>
         <source>Copied the parts list ({0}).</source>
@@ -595,10 +599,6 @@ It was kept as {1}.</source>
         <translation>恢复未保存的配置单</translation>
     </message>
     <message>
-        <source>Open what could be read ({0} line(s))?</source>
-        <translation>要打开其中可读取的部分（{0} 行）吗？</translation>
-    </message>
-    <message>
         <source>TorchRig did not close cleanly. Recover the unsaved build “{0}”?</source>
         <translation>TorchRig 上次未正常关闭。要恢复未保存的配置单“{0}”吗？</translation>
     </message>
@@ -641,10 +641,6 @@ It was kept as {1}.</source>
     <message>
         <source>Total</source>
         <translation>合计</translation>
-    </message>
-    <message>
-        <source>Incomplete: {0} line(s) need a price or an exchange rate.</source>
-        <translation>不完整：有 {0} 行需要价格或汇率。</translation>
     </message>
     <message>
         <source>Unsaved build</source>
@@ -709,10 +705,6 @@ It was kept as {1}.</source>
     <message>
         <source>Import prices</source>
         <translation>导入价格</translation>
-    </message>
-    <message>
-        <source>Applied {0} price(s) from {1}.</source>
-        <translation>已从 {1} 应用 {0} 个价格。</translation>
     </message>
     <message>
         <source>Price list</source>
@@ -806,7 +798,11 @@ It was kept as {1}.</source>
         <translation>在本机测量（{0} 块 GPU，NCCL）</translation>
     </message>
     <message>
-        <source>{0}, {1} ranks on {2} node(s)</source>
+        <source>{0}, {1} ranks on 1 node</source>
+        <translation>{0}，1 个节点上共 {1} 个进程</translation>
+    </message>
+    <message>
+        <source>{0}, {1} ranks on {2} nodes</source>
         <translation>{0}，{2} 个节点上共 {1} 个进程</translation>
     </message>
     <message>
@@ -832,58 +828,6 @@ It was kept as {1}.</source>
 </context>
 <context>
     <name>CompareDialog</name>
-    <message>
-        <source>Nodes</source>
-        <translation>节点数</translation>
-    </message>
-    <message>
-        <source>CPU (per node)</source>
-        <translation>CPU（每节点）</translation>
-    </message>
-    <message>
-        <source>GPUs (per node)</source>
-        <translation>GPU（每节点）</translation>
-    </message>
-    <message>
-        <source>VRAM per GPU</source>
-        <translation>单卡显存</translation>
-    </message>
-    <message>
-        <source>Tensor FP16/BF16 dense, all GPUs</source>
-        <translation>全部 GPU 的 FP16/BF16 稠密张量算力</translation>
-    </message>
-    <message>
-        <source>RAM (per node)</source>
-        <translation>内存（每节点）</translation>
-    </message>
-    <message>
-        <source>Storage (per node)</source>
-        <translation>存储（每节点）</translation>
-    </message>
-    <message>
-        <source>Power supply</source>
-        <translation>电源</translation>
-    </message>
-    <message>
-        <source>Total price</source>
-        <translation>总价</translation>
-    </message>
-    <message>
-        <source>Price per tensor TFLOP/s</source>
-        <translation>每 TFLOP/s 张量算力的价格</translation>
-    </message>
-    <message>
-        <source>Price per GB of VRAM</source>
-        <translation>每 GB 显存的价格</translation>
-    </message>
-    <message>
-        <source>unknown</source>
-        <translation>未知</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
     <message>
         <source>Compare builds</source>
         <translation>对比配置单</translation>
@@ -952,81 +896,6 @@ It was kept as {1}.</source>
     </message>
 </context>
 <context>
-    <name>Labels</name>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <source>Storage</source>
-        <translation>存储</translation>
-    </message>
-    <message>
-        <source>Motherboard</source>
-        <translation>主板</translation>
-    </message>
-    <message>
-        <source>Power supply</source>
-        <translation>电源</translation>
-    </message>
-    <message>
-        <source>Network</source>
-        <translation>网络</translation>
-    </message>
-    <message>
-        <source>Server platform</source>
-        <translation>服务器平台</translation>
-    </message>
-    <message>
-        <source>Case</source>
-        <translation>机箱</translation>
-    </message>
-    <message>
-        <source>CPU cooler</source>
-        <translation>CPU 散热器</translation>
-    </message>
-    <message>
-        <source>Cooling</source>
-        <translation>散热</translation>
-    </message>
-    <message>
-        <source>Storage system</source>
-        <translation>存储系统</translation>
-    </message>
-    <message>
-        <source>Shared storage</source>
-        <translation>共享存储</translation>
-    </message>
-    <message>
-        <source>Backup</source>
-        <translation>备份</translation>
-    </message>
-    <message>
-        <source>Network switch</source>
-        <translation>网络交换机</translation>
-    </message>
-    <message>
-        <source>Software</source>
-        <translation>软件</translation>
-    </message>
-    <message>
-        <source>Service</source>
-        <translation>服务</translation>
-    </message>
-    <message>
-        <source>Other</source>
-        <translation>其他</translation>
-    </message>
-</context>
-<context>
     <name>MachinePage</name>
     <message>
         <source>&lt;h2&gt;This machine&lt;/h2&gt;</source>
@@ -1065,7 +934,11 @@ It was kept as {1}.</source>
         <translation>检测用时 {0:.0f} 毫秒</translation>
     </message>
     <message>
-        <source> · {0} probe(s) failed: {1}</source>
+        <source> · 1 probe failed: {1}</source>
+        <translation> · 1 项探测失败：{1}</translation>
+    </message>
+    <message>
+        <source> · {0} probes failed: {1}</source>
         <translation> · {0} 项探测失败：{1}</translation>
     </message>
     <message>
@@ -1637,7 +1510,11 @@ It was kept as {1}.</source>
         <translation>当前 Qt 安装不支持打印（缺少 QtPrintSupport）；请导出 PDF 后用 PDF 阅读器打印。</translation>
     </message>
     <message>
-        <source>Sent {0} page(s) to the printer.</source>
+        <source>Sent 1 page to the printer.</source>
+        <translation>已将 1 页发送到打印机。</translation>
+    </message>
+    <message>
+        <source>Sent {0} pages to the printer.</source>
         <translation>已将 {0} 页发送到打印机。</translation>
     </message>
 </context>
@@ -1824,10 +1701,6 @@ It was kept as {1}.</source>
     <message>
         <source>Open the Build page with this tier&apos;s parts, ready to price and edit</source>
         <translation>用此档位的配件打开“配置单”页面，可直接报价和修改</translation>
-    </message>
-    <message>
-        <source>This machine</source>
-        <translation>本机</translation>
     </message>
     <message>
         <source>Dimension</source>

@@ -165,7 +165,7 @@ def test_files_a_killed_run_left_behind_are_removed_and_counted(tmp_path: Path):
     assert not dead.exists()
     assert live.exists() and unrelated.exists()
     notes = " ".join(n.en for n in result.notes)
-    assert "removed 1 test folder(s)" in notes
+    assert "removed 1 test folder " in notes
     assert storage.remove_stale_workdirs(tmp_path) == (0, 0)
 
 

@@ -64,7 +64,7 @@ def test_success_writes_json_and_history(tmp_path: Path):
     saved = list_reports()
     assert len(saved) == 1 and load_report(saved[0]).to_dict() == report.to_dict()
     assert "[1/1] b 0/3: step 0" in err  # one progress line per step on stderr
-    assert "-> b: ok" in err
+    assert "-> Fake b: ok" in err
     assert "Fake b [b]: ok" in out
 
 

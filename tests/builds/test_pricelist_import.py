@@ -42,7 +42,7 @@ def test_apply_sets_overrides_on_matching_lines(tmp_path: Path) -> None:
     assert build.line_items[0].unit_price is None  # the original build is untouched
     priced = price_build(updated, cat)
     assert priced.lines[0].unit_price == Decimal("15999.00")
-    assert priced.lines[0].origin == "build override (price list prices.csv line 2, 2025-06-01)"
+    assert priced.lines[0].origin.en == "build override (price list prices.csv line 2, 2025-06-01)"
     assert priced.lines[1].status == "price needed"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from torchrig.builds.build import Build, Discount, ExchangeRate, LineItem, load_build
 from torchrig.builds.pricing import price_build
 from torchrig.catalog import load_catalog
+from torchrig.i18n import Msg
 
 ROOT = Path(__file__).resolve().parents[2]
 D = Decimal
@@ -34,7 +35,7 @@ def test_overrides_tax_and_percent_discount() -> None:
     assert priced.total == D("28445.60")
     assert priced.category_totals == {"gpu": D("25998.00"), "case": D("500.00")}
     assert not priced.incomplete
-    assert priced.lines[0].origin == "build override"
+    assert priced.lines[0].origin == Msg("build override", "配置单中填写的价格")
     assert isinstance(priced.total, Decimal)
 
 
@@ -75,7 +76,7 @@ def test_catalog_price_prefers_the_build_currency() -> None:
     cny = price_build(Build(name="t", currency="CNY",
                             line_items=[LineItem(part_id="nvidia-rtx-4090")]), cat)
     assert cny.lines[0].unit_price == D("12999.00")
-    assert cny.lines[0].origin == "catalog https://dians.net/thread-1025.htm 2022-10"
+    assert cny.lines[0].origin.en == "catalog https://dians.net/thread-1025.htm 2022-10"
     assert cny.lines[0].price_kind == "launch-msrp"
     usd = price_build(Build(name="t", currency="USD",
                             line_items=[LineItem(part_id="nvidia-rtx-4090")]), cat)
@@ -118,7 +119,7 @@ def test_estimates_are_marked() -> None:
     build = Build(name="t", currency="USD", line_items=[LineItem(part_id="nvidia-h100-sxm")])
     priced = price_build(build, load_catalog())
     assert priced.lines[0].is_estimate and priced.has_estimates
-    assert priced.lines[0].origin.startswith("catalog estimate: ")
+    assert priced.lines[0].origin.en.startswith("catalog estimate: ")
     assert any("estimate" in w.en for w in priced.warnings)
 
 

@@ -8,7 +8,7 @@ from torchrig import labels
 from torchrig.builds.build import CUSTOM_CATEGORIES
 from torchrig.builds.capabilities import STORAGE_RANK
 from torchrig.catalog import load_catalog
-from torchrig.i18n import Msg, plural
+from torchrig.i18n import Msg, counted, plural
 from torchrig.planning import workload
 
 TABLES = {
@@ -61,3 +61,16 @@ def test_plural_picks_the_form() -> None:
     assert plural(8, one, many, "en") == "8 GPUs"
     assert plural(0, one, many, "en") == "0 GPUs"
     assert plural(8, one, many, "zh") == "8 块 GPU"
+
+
+def test_counts_read_in_the_right_number() -> None:
+    assert [labels.cores(n, "en") for n in (1, 2)] == ["1 core", "2 cores"]
+    assert labels.cores(1, "zh") == "1 核"
+    assert [counted(n, "slot", "slots") for n in (1, 3)] == ["1 slot", "3 slots"]
+
+
+def test_a_seed_citation_names_the_document_in_chinese() -> None:
+    assert labels.citation("seed 1.2, 4.3", "zh") == "种子文档 1.2、4.3 节"
+    assert labels.citation("Tim Dettmers; seed 1.1", "zh") == "Tim Dettmers; 种子文档 1.1 节"
+    assert labels.citation("seed 1.1", "en") == "seed 1.1"
+    assert labels.citation("vendor CPU specifications", "zh") == "vendor CPU specifications"

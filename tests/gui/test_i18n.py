@@ -261,10 +261,10 @@ def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
     assert window.nav.item(0).text() == "本机"
     texts = visible_texts(window)
     dialogs = [SettingsDialog(window.settings, window),
-               AboutDialog(window.machine_page.profile, window.settings.path, window),
+               AboutDialog(window.machine_page.profile, window.settings.path, window, "zh"),
                CompareDialog(window.catalog, window.build_page.build, window.settings, "zh",
                              window),
-               _CustomLineDialog("CNY", window)]
+               _CustomLineDialog("CNY", "zh", window)]
     for dialog in dialogs:
         texts += visible_texts(dialog)
     assert len(texts) > 500  # the walk really saw the pages

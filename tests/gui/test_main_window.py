@@ -6,6 +6,7 @@ import textwrap
 
 from torchrig.gui.qt import QApplication, QLabel
 from torchrig.hardware.model import CpuInfo, GpuInfo, MemoryInfo, SystemProfile
+from torchrig.i18n import Msg
 
 
 def test_window_has_title_and_all_pages(window):
@@ -30,10 +31,12 @@ def test_machine_page_fills_in_from_real_detection(qtbot, window):
 
 def test_unknown_fields_show_their_reason(qtbot, window):
     profile = SystemProfile(
-        cpu=CpuInfo(model_name="测试 CPU", unknown={"max_freq_hz": "not exposed (container)"}),
-        memory=MemoryInfo(total_bytes=16 * 2**30, unknown={"dimm_type": "needs root"}),
+        cpu=CpuInfo(model_name="测试 CPU", unknown={
+            "max_freq_hz": Msg("not exposed (container)", "未提供（容器）")}),
+        memory=MemoryInfo(total_bytes=16 * 2**30,
+                          unknown={"dimm_type": Msg("needs root", "需要 root 权限")}),
         gpus=[GpuInfo(index=0, name="NVIDIA GeForce RTX 4090", vram_total_bytes=24 * 2**30,
-                      unknown={"pcie_gen_current": "NVML: Not Supported"})],
+                      unknown={"pcie_gen_current": Msg.verbatim("NVML: Not Supported")})],
         probe_errors={"storage": "PermissionError: /sys"},
     )
     window.machine_page.set_profile(profile)

@@ -77,6 +77,18 @@ def test_socket_choice(picker):
     assert _rows(picker) and all(cat.get(i).cpu.socket == "AM5" for i in _rows(picker))
 
 
+def test_gpu_cooling_choice_shows_names_and_filters_by_code(qtbot):
+    widget = PartPicker(load_catalog(), Settings(), lang="zh")
+    qtbot.addWidget(widget)
+    widget.category_box.setCurrentIndex(widget.category_box.findData("gpu"))
+    box = widget.choice_box
+    names = {box.itemData(i): box.itemText(i) for i in range(1, box.count())}
+    assert names == {"open-air": "开放式风扇", "passive": "被动散热（靠服务器风道）"}
+    box.setCurrentIndex(box.findData("passive"))
+    cat = load_catalog()
+    assert _rows(widget) and all(cat.get(i).gpu.cooling == "passive" for i in _rows(widget))
+
+
 def test_prices_in_the_build_currency(picker):
     picker.set_build(Build(name="t", currency="CNY"))
     picker.category_box.setCurrentIndex(picker.category_box.findData("cpu"))

@@ -18,6 +18,7 @@ from torchrig.gui.qt import (
     QMessageBox,
 )
 from torchrig.hardware.model import AcceleratorStack, SystemProfile
+from torchrig.i18n import Msg
 
 
 def _rows(dialog) -> dict[str, str]:
@@ -50,7 +51,8 @@ def test_about_uses_a_loaded_torch_and_says_why_a_driver_is_unknown(qtbot, monke
     fake = types.SimpleNamespace(version=types.SimpleNamespace(cuda="12.8"))
     monkeypatch.setitem(sys.modules, "torch", fake)
     profile = SystemProfile(accelerator=AcceleratorStack(
-        unknown={"nvml": "NVIDIA driver library libnvidia-ml not found"}))
+        unknown={"nvml": Msg("NVIDIA driver library libnvidia-ml not found",
+                             "找不到 NVIDIA 驱动库 libnvidia-ml")}))
     dialog = AboutDialog(profile)
     qtbot.addWidget(dialog)
     rows = _rows(dialog)

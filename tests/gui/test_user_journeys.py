@@ -133,6 +133,28 @@ def type_into_cell(qtbot, table, row: int, col: int, text: str) -> None:
 # --- Build: a PC shop quoting a build ------------------------------------------------------------
 
 
+def test_a_build_started_from_a_tier_lists_one_line_per_row(window, qtbot):
+    """Wrapped key specs made rows 40-100 px tall; each row is one line of text, the long
+    texts elided with the whole text in the cell's tooltip."""
+    window.resize(1280, 720)
+    window.show()
+    targets = window.targets_page
+    targets.tier_box.setCurrentIndex(targets.tier_box.findData("enterprise"))
+    click(qtbot, targets.start_button)
+    table = window.build_page.lines
+    assert window.current_page() == "build" and table.rowCount() >= 5
+    line = table.fontMetrics().height()
+    heights = [table.rowHeight(r) for r in range(table.rowCount())]
+    assert all(line < h <= line + 12 for h in heights), heights
+    for col in (1, 2):  # item and key spec
+        assert all(table.item(r, col).toolTip() == table.item(r, col).text()
+                   for r in range(table.rowCount()))
+    cut = [r for r in range(table.rowCount()) for col in (1, 2)
+           if table.fontMetrics().horizontalAdvance(table.item(r, col).text())
+           > table.columnWidth(col)]
+    assert cut, "no text is wider than its column at 1280 px: the test proves nothing"
+
+
 def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
         window, qtbot, tmp_path, file_dialogs, warnings_shown):
     answers, _asked = file_dialogs

@@ -15,9 +15,12 @@ import pytest
 from hwfakes import FakeNvml, TorchUuid, fake_torch, nvml_gpu
 
 import torchrig
+from torchrig.errors import InputError
 from torchrig.hardware import SystemProfile, detect, format_profile_text
 from torchrig.hardware import detection as detect_module
 from torchrig.hardware.detection import NO_REASON
+from torchrig.hardware.sections import profile_sections
+from torchrig.i18n import Msg
 
 _SKIP = {"unknown", "catalog_id", "index", "sources", "nvlinks"}
 
@@ -55,7 +58,7 @@ def test_real_machine_matches_psutil_and_os(monkeypatch):
     assert profile.hostname
     assert profile.detection_seconds is not None and 0 < profile.detection_seconds < 5
     if not profile.gpus:
-        assert profile.accelerator.unknown["gpus"]
+        assert profile.accelerator.unknown["gpus"].en
 
 
 def test_every_probe_raising_still_gives_a_profile(monkeypatch):
@@ -78,11 +81,11 @@ def test_every_probe_raising_still_gives_a_profile(monkeypatch):
         "cpu", "memory", "storage", "software", "nvml", "torch", "gpu_merge", "hostname",
     }  # fmt: skip
     assert all("probe exploded" in why for why in profile.probe_errors.values())
-    assert profile.cpu.unknown["model_name"].startswith("cpu probe failed")
-    assert profile.memory.unknown["total_bytes"].startswith("memory probe failed")
+    assert profile.cpu.unknown["model_name"].en.startswith("CPU probe failed")
+    assert profile.memory.unknown["total_bytes"].en.startswith("memory probe failed")
     assert profile.accelerator.nvml_available is False
-    assert "NVML probe failed" in profile.accelerator.unknown["nvml"]
-    assert "torch probe failed" in profile.accelerator.unknown["cuda_available"]
+    assert "NVML probe failed" in profile.accelerator.unknown["nvml"].en
+    assert "torch probe failed" in profile.accelerator.unknown["cuda_available"].en
     assert profile.gpus == [] and profile.disks == []
     assert profile.created and profile.detection_seconds is not None
     json.dumps(profile.to_dict(), allow_nan=False)  # still serialisable
@@ -129,13 +132,36 @@ def test_json_round_trip(install_nvml):
 
     plain = detect()
     assert SystemProfile.from_dict(json.loads(json.dumps(plain.to_dict()))) == plain
+    # Reasons are saved in both languages.
+    saved = plain.to_dict()["software"]["unknown"]
+    assert all(set(reason) == {"en", "zh"} for reason in saved.values())
+
+
+def test_a_profile_saved_with_one_language_reasons_still_loads():
+    """Profiles (and bench reports embedding them) written before reasons were bilingual
+    stored plain English strings: they load, and read the same in either language."""
+    old = {"format": "torchrig.system-profile", "version": 1,
+           "cpu": {"max_freq_hz": None, "unknown": {"max_freq_hz": "no cpufreq (VM)"}},
+           "disks": [{"mountpoint": "/", "kind": "ssd",
+                      "kind_basis": "/sys/block/sda/queue/rotational = 0"}]}
+    profile = SystemProfile.from_dict(old)
+    assert profile.cpu.unknown["max_freq_hz"] == Msg("no cpufreq (VM)", "no cpufreq (VM)")
+    assert profile.disks[0].kind_basis.zh == "/sys/block/sda/queue/rotational = 0"
+    cpu_rows = {r.label: r.value for r in profile_sections(profile, "zh")[0].rows}
+    assert cpu_rows["最高频率"] == "未知（no cpufreq (VM)）"
+
+
+@pytest.mark.parametrize("bad", [5, {"zh": "只有中文"}, {"en": "x", "zh": 3}, ["x"]])
+def test_a_malformed_reason_is_refused_with_its_place(bad):
+    with pytest.raises(InputError, match=r"profile\.cpu(\.unknown\.vendor|: field 'unknown')"):
+        SystemProfile.from_dict({"cpu": {"unknown": {"vendor": bad}}})
 
 
 def test_nvml_switched_off(install_nvml):
     fake = install_nvml(FakeNvml([nvml_gpu(0)]))
     profile = detect(nvml=False)
     assert profile.gpus == [] and fake.shutdowns == 0
-    assert profile.accelerator.unknown["nvml"] == "NVML not queried (nvml=False)"
+    assert profile.accelerator.unknown["nvml"].en == "NVML not queried (nvml=False)"
 
 
 @pytest.mark.parametrize("use_nvml", [True, False])
@@ -172,6 +198,7 @@ def test_text_summary_without_gpu_and_in_chinese(install_nvml):
     assert "unknown (" in text or not _any_unknown(profile)
     zh = format_profile_text(profile, lang="zh")
     assert "未检测到显卡" in zh and "内存" in zh and "存储" in zh
+    assert "NVIDIA 内核驱动未加载" in zh and "kernel driver is not loaded" not in zh
 
 
 def _any_unknown(profile: SystemProfile) -> bool:

@@ -15,8 +15,8 @@ def test_module_missing(install_nvml):
     stack = AcceleratorStack()
     assert probe_nvml(stack) == []
     assert stack.nvml_available is False
-    assert "nvidia-ml-py is not installed" in stack.unknown["nvml"]
-    assert "NVML unavailable" in stack.unknown["driver_version"]
+    assert "nvidia-ml-py is not installed" in stack.unknown["nvml"].en
+    assert "NVML unavailable" in stack.unknown["driver_version"].en
 
 
 @pytest.mark.parametrize(
@@ -33,16 +33,16 @@ def test_init_failures(install_nvml, error, expected):
     stack = AcceleratorStack()
     assert probe_nvml(stack) == []
     assert stack.nvml_available is False
-    assert expected in stack.unknown["nvml"]
+    assert expected in stack.unknown["nvml"].en
     assert fake.shutdowns == 0  # nothing to shut down when init failed
 
 
 def test_real_binding_error_classes_map_to_reasons():
     """The reasons key on nvidia-ml-py's real class names, not only on the fake's."""
     exc = real_pynvml.NVMLError_LibraryNotFound()
-    assert "libnvidia-ml not found" in _init_reason(real_pynvml, exc)
+    assert "libnvidia-ml not found" in _init_reason(real_pynvml, exc).en
     exc = real_pynvml.NVMLError_DriverNotLoaded()
-    assert "not loaded" in _init_reason(real_pynvml, exc)
+    assert "not loaded" in _init_reason(real_pynvml, exc).en
 
 
 def test_every_call_raising_after_init(install_nvml):
@@ -50,9 +50,9 @@ def test_every_call_raising_after_init(install_nvml):
     stack = AcceleratorStack()
     assert probe_nvml(stack) == []
     assert stack.nvml_available is True
-    assert stack.unknown["driver_version"] == "nvmlSystemGetDriverVersion: Unknown Error"
-    assert "Unknown Error" in stack.unknown["cuda_driver_version"]
-    assert "nvmlDeviceGetCount" in stack.unknown["gpu_count"]
+    assert stack.unknown["driver_version"].en == "nvmlSystemGetDriverVersion: Unknown Error"
+    assert "Unknown Error" in stack.unknown["cuda_driver_version"].en
+    assert "nvmlDeviceGetCount" in stack.unknown["gpu_count"].en
     assert fake.shutdowns == 1
 
 
@@ -68,7 +68,7 @@ def test_every_device_call_raising_leaves_reasons(install_nvml):
         "pcie_width_max", "power_limit_w", "mig_enabled",
     ):  # fmt: skip
         assert getattr(gpu, field) is None, field
-        assert "Unknown Error" in gpu.unknown[field], field
+        assert "Unknown Error" in gpu.unknown[field].en, field
     assert gpu.vendor == "NVIDIA" and gpu.sources == ["nvml"]
     assert stack.driver_version == "550.54.15"
 
@@ -102,7 +102,7 @@ def test_two_gpus_with_nvlink(install_nvml):
     assert first.mig_enabled is False
     assert len(first.nvlinks) == 12
     assert all(link.active and link.version == 3 for link in first.nvlinks)  # enum 4 = 3.0
-    assert first.sm_count is None and "MIG" in first.unknown["sm_count"]
+    assert first.sm_count is None and "MIG" in first.unknown["sm_count"].en
     assert "nvlinks" not in first.unknown
     assert fake.shutdowns == 1
 
@@ -125,7 +125,7 @@ def test_nvlink_error_other_than_not_supported_is_reported(install_nvml):
     install_nvml(fake)
     [gpu] = probe_nvml(AcceleratorStack())
     assert gpu.nvlinks == []
-    assert "Insufficient Permissions" in gpu.unknown["nvlinks"]
+    assert "Insufficient Permissions" in gpu.unknown["nvlinks"].en
 
 
 def test_unexpected_exception_still_shuts_down(install_nvml):
@@ -138,7 +138,7 @@ def test_unexpected_exception_still_shuts_down(install_nvml):
     install_nvml(fake)
     stack = AcceleratorStack()
     assert probe_nvml(stack) == []  # a failing call is a reason, not a crash
-    assert "binding bug" in stack.unknown["gpu_count"]
+    assert "binding bug" in stack.unknown["gpu_count"].en
     assert fake.shutdowns == 1
 
 

@@ -85,9 +85,9 @@ def test_gpu_hidden_by_cuda_visible_devices(install_nvml):
     hidden, visible = gpus
     assert visible.torch_device == "cuda:0" and visible.torch_usable is True
     assert hidden.torch_device is None and hidden.torch_usable is False
-    assert "CUDA_VISIBLE_DEVICES='1'" in hidden.unknown["torch_usable"]
+    assert "CUDA_VISIBLE_DEVICES='1'" in hidden.unknown["torch_usable"].en
     assert hidden.sources == ["nvml"]
-    assert "torch does not see this GPU" in hidden.unknown["sm_count"]
+    assert "torch does not see this GPU" in hidden.unknown["sm_count"].en
 
 
 def test_cuda_failing_to_initialise_is_a_reason(install_nvml):
@@ -97,16 +97,16 @@ def test_cuda_failing_to_initialise_is_a_reason(install_nvml):
     stack = AcceleratorStack()
     seen = probe_torch(stack, torch)
     assert stack.cuda_available is False
-    assert "driver on your system is too old" in stack.unknown["cuda_available"]
+    assert "driver on your system is too old" in stack.unknown["cuda_available"].en
     gpus = merge_gpus(nvml, seen, environ={})
     assert all(g.torch_usable is False for g in gpus)
-    assert "too old" in gpus[0].unknown["torch_usable"]
+    assert "too old" in gpus[0].unknown["torch_usable"].en
 
 
 def test_is_available_raising_is_caught():
     stack = AcceleratorStack()
     seen = probe_torch(stack, fake_torch([], available=RuntimeError("CUDA error: busy")))
-    assert stack.cuda_available is False and "busy" in stack.unknown["cuda_available"]
+    assert stack.cuda_available is False and "busy" in stack.unknown["cuda_available"].en
     assert seen.gpus == []
 
 
@@ -115,16 +115,16 @@ def test_device_properties_failing_for_one_device():
     seen = probe_torch(AcceleratorStack(), torch)
     good, bad = seen.gpus
     assert good.torch_usable is True
-    assert bad.torch_usable is False and "ECC error" in bad.unknown["name"]
+    assert bad.torch_usable is False and "ECC error" in bad.unknown["name"].en
 
 
 def test_cpu_only_build():
     stack = AcceleratorStack()
     seen = probe_torch(stack, fake_torch([], cuda=None, cudnn=None, available=False))
     assert stack.cuda_available is False
-    assert "CPU-only" in stack.unknown["cuda_available"]
-    assert "no cuDNN" in stack.unknown["cudnn_version"]
-    assert seen.cuda_unusable_reason and "CPU-only" in seen.cuda_unusable_reason
+    assert "CPU-only" in stack.unknown["cuda_available"].en
+    assert "no cuDNN" in stack.unknown["cudnn_version"].en
+    assert seen.cuda_unusable_reason and "CPU-only" in seen.cuda_unusable_reason.en
 
 
 def test_rocm_gpu_comes_from_torch_only(install_nvml):
@@ -150,7 +150,7 @@ def test_apple_mps_is_one_gpu_with_unknown_vram():
     [gpu] = merge_gpus([], seen, environ={})
     assert stack.mps_available is True
     assert (gpu.vendor, gpu.torch_device, gpu.torch_usable) == ("Apple", "mps", True)
-    assert gpu.vram_total_bytes is None and "unified memory" in gpu.unknown["vram_total_bytes"]
+    assert gpu.vram_total_bytes is None and "unified memory" in gpu.unknown["vram_total_bytes"].en
 
 
 def test_mig_instance_attaches_to_its_parent(install_nvml):
@@ -163,7 +163,7 @@ def test_mig_instance_attaches_to_its_parent(install_nvml):
     )  # fmt: skip
     gpus = merge_gpus(nvml, probe_torch(AcceleratorStack(), torch), environ={})
     [gpu] = gpus
-    assert gpu.torch_device == "cuda:0" and "MIG instance" in gpu.unknown["torch_device"]
+    assert gpu.torch_device == "cuda:0" and "MIG instance" in gpu.unknown["torch_device"].en
 
 
 def test_torch_not_probed_marks_fields(install_nvml):

@@ -6,7 +6,7 @@ import struct
 
 import psutil
 
-from torchrig.hardware import memory
+from torchrig.hardware import memory, sysfs
 from torchrig.hardware.memory import parse_meminfo, parse_smbios_memory_devices, probe_memory
 
 MEMINFO = """MemTotal:       65536000 kB
@@ -61,7 +61,7 @@ def test_old_kernel_without_memavailable(tree):
     tree.write("proc/meminfo", "MemTotal: 1024 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n")
     info = probe_memory(tree.roots, system="Linux")
     assert info.total_bytes == 1024 * 1024
-    assert info.available_bytes is None and "MemAvailable" in info.unknown["available_bytes"]
+    assert info.available_bytes is None and "MemAvailable" in info.unknown["available_bytes"].en
 
 
 def test_smbios_ddr5_slowest_configured_speed(tree):
@@ -98,15 +98,15 @@ def test_dmi_needs_root(tree, monkeypatch):
 
     def deny(path, **_kwargs):
         if path == dmi:
-            return None, f"{path} not readable without root"
+            return None, sysfs.unreadable(path, PermissionError())
         return real(path, **_kwargs)
 
     real = memory.read_bytes
     monkeypatch.setattr(memory, "read_bytes", deny)
     info = probe_memory(tree.roots, system="Linux")
     assert info.dimm_type is None and info.dimm_speed_mts is None
-    assert info.unknown["dimm_speed_mts"] == "needs root: dmidecode"
-    assert info.unknown["dimm_type"].startswith("needs root: dmidecode")
+    assert info.unknown["dimm_speed_mts"].en == "needs root: dmidecode"
+    assert info.unknown["dimm_type"].en.startswith("needs root: dmidecode")
 
 
 def test_edac_gives_type_without_root(tree):
@@ -116,13 +116,13 @@ def test_edac_gives_type_without_root(tree):
     tree.write("sys/devices/system/edac/mc/mc0/dimm2/dimm_mem_type", "Unknown\n")
     info = probe_memory(tree.roots, system="Linux")
     assert info.dimm_type == "DDR4"
-    assert info.dimm_speed_mts is None and "not present" in info.unknown["dimm_speed_mts"]
+    assert info.dimm_speed_mts is None and "not present" in info.unknown["dimm_speed_mts"].en
 
 
 def test_portable_path_uses_psutil():
     info = probe_memory(system="Darwin")
     assert info.total_bytes == psutil.virtual_memory().total
-    assert info.unknown["dimm_type"] == "not read on macOS"
+    assert info.unknown["dimm_type"].en == "not read on macOS"
 
 
 def test_real_machine_matches_psutil():

@@ -38,7 +38,7 @@ def test_container_marker_files(tree):
 def test_missing_os_release(tree):
     info = probe_software(tree.roots, system="Linux")
     assert info.os_name == "Linux"
-    assert info.os_version is None and "os-release" in info.unknown["os_version"]
+    assert info.os_version is None and "os-release" in info.unknown["os_version"].en
 
 
 def test_parse_os_release_quotes():
@@ -69,6 +69,6 @@ def test_missing_distribution_has_a_reason(monkeypatch):
     monkeypatch.setattr(metadata, "version", version)
     info = probe_software(system="Windows")
     assert info.nvml_library is None
-    assert "nvidia-ml-py is not installed" in info.unknown["nvml_library"]
+    assert "nvidia-ml-py is not installed" in info.unknown["nvml_library"].en
     assert info.os_name == "Windows"
-    assert info.unknown["in_container"] == "not checked on Windows"
+    assert info.unknown["in_container"].en == "not checked on Windows"

@@ -143,24 +143,24 @@ def test_workstation_kinds_and_basis(workstation):
         "/mnt/my data": "network",
         "/images": "virtual",
     }
-    assert "nvme0n1p2 is a partition of nvme0n1" in found["/"].kind_basis
-    assert "/sys/block/sda/queue/rotational = 1" in found["/data/hdd"].kind_basis
-    assert "vg-data" in found["/data/lvm"].kind_basis
-    assert "mixed" in found["/data/lvm"].kind_basis
-    assert "md0 sits on sdc, sdd" in found["/data/raid"].kind_basis
-    assert "virtio cannot tell the host's medium" in found["/vm"].kind_basis
-    assert "QEMU HARDDISK" in found["/qemu"].kind_basis
-    assert "/var/images/disk.img" in found["/images"].kind_basis
+    assert "nvme0n1p2 is a partition of nvme0n1" in found["/"].kind_basis.en
+    assert "/sys/block/sda/queue/rotational = 1" in found["/data/hdd"].kind_basis.en
+    assert "vg-data" in found["/data/lvm"].kind_basis.en
+    assert "mixed" in found["/data/lvm"].kind_basis.en
+    assert "md0 sits on sdc, sdd" in found["/data/raid"].kind_basis.en
+    assert "virtio cannot tell the host's medium" in found["/vm"].kind_basis.en
+    assert "QEMU HARDDISK" in found["/qemu"].kind_basis.en
+    assert "/var/images/disk.img" in found["/images"].kind_basis.en
     assert found["/mnt/nfs"].fstype == "nfs4" and found["/mnt/nfs"].device == "server:/export"
 
     # Network mounts are never stat'ed nor sized: that blocks when the server is gone.
     assert "/mnt/nfs" not in usage.asked and "/mnt/my data" not in usage.asked
     assert "/mnt/nfs" not in stat_calls and "/mnt/my data" not in stat_calls
     assert found["/mnt/nfs"].total_bytes is None
-    assert "network mount" in found["/mnt/nfs"].unknown["total_bytes"]
+    assert "network mount" in found["/mnt/nfs"].unknown["total_bytes"].en
     assert found["/"].total_bytes == 2_000_000_000_000
     assert found["/qemu"].total_bytes is None
-    assert "Permission denied" in found["/qemu"].unknown["free_bytes"]
+    assert "Permission denied" in found["/qemu"].unknown["free_bytes"].en
 
 
 def test_bind_mounts_and_stacked_mounts_are_not_repeated(workstation):
@@ -190,7 +190,7 @@ def test_container_overlay_root_and_file_bind_mounts(tree):
     )
     found = _by_mountpoint(disks)
     assert set(found) == {"/", "/dev/shm", "/workspace"}
-    assert found["/"].kind == "virtual" and "container" in found["/"].kind_basis
+    assert found["/"].kind == "virtual" and "container" in found["/"].kind_basis.en
     assert found["/workspace"].kind == "nvme"
 
 
@@ -200,14 +200,15 @@ def test_device_mapper_found_by_name_without_device_numbers(tree):
     tree.write("proc/self/mounts", "/dev/mapper/crypt-home /home ext4 rw 0 0\n")
     disks = probe_storage(tree.roots, system="Linux", usage=FakeUsage(), is_dir=lambda _: True)
     assert [(d.mountpoint, d.kind) for d in disks] == [("/home", "ssd")]
-    assert "crypt-home" in disks[0].kind_basis
+    assert "crypt-home" in disks[0].kind_basis.en
 
 
 def test_unknown_cases_say_why(tree):
-    assert classify_block("sdz", tree.roots) == ("unknown", "no /sys/class/block/sdz")
+    kind, basis = classify_block("sdz", tree.roots)
+    assert (kind, basis.en) == ("unknown", "no /sys/class/block/sdz")
     _disk(tree, "sdy", "8:200", rotational=None)
     kind, basis = classify_block("sdy", tree.roots)
-    assert kind == "unknown" and "rotational" in basis
+    assert kind == "unknown" and "rotational" in basis.en
     _disk(tree, "mmcblk0", "179:0", rotational="0")
     assert classify_block("mmcblk0", tree.roots)[0] == "unknown"
 
@@ -260,4 +261,4 @@ def test_disk_size_beside_the_filesystem_size(tree):
     assert found["/data"].device_bytes == 3907029168 * 512  # the whole disk, not the partition
     assert found["/data"].total_bytes == 2_000_000_000_000  # the filesystem, from statvfs
     assert found["/dev/shm"].device_bytes is None
-    assert "not a block device" in found["/dev/shm"].unknown["device_bytes"]
+    assert "not a block device" in found["/dev/shm"].unknown["device_bytes"].en

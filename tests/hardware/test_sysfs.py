@@ -14,13 +14,15 @@ from torchrig.hardware.sysfs import (
     read_text,
     unescape_mount_field,
 )
+from torchrig.i18n import Msg
 
 
 def test_read_text_value_and_missing(tmp_path):
     (tmp_path / "rotational").write_text("0\n")
     assert read_text(tmp_path / "rotational").text == "0"
     missing = read_text(tmp_path / "nope")
-    assert missing.text is None and missing.reason == f"{tmp_path / 'nope'} not present"
+    assert missing.text is None and missing.reason == Msg(f"{tmp_path / 'nope'} not present",
+                                                          f"{tmp_path / 'nope'} 不存在")
 
 
 @pytest.mark.parametrize(
@@ -36,9 +38,19 @@ def test_read_text_errors_become_reasons(tmp_path, monkeypatch, error, expected)
 
     monkeypatch.setattr(sysfs, "open", failing_open, raising=False)
     got = read_text(tmp_path / "DMI")
-    assert got.text is None and expected in (got.reason or "")
+    assert got.text is None and got.reason is not None and expected in got.reason.en
     data, reason = sysfs.read_bytes(tmp_path / "DMI")
-    assert data is None and expected in (reason or "")
+    assert data is None and reason == got.reason
+
+
+def test_a_system_error_reads_as_its_code_in_chinese(tmp_path, monkeypatch):
+    """The OS words its errors in English; the Chinese reason names the errno code."""
+    def failing_open(*_args, **_kwargs):
+        raise OSError(errno.ENODEV, "No such device")
+
+    monkeypatch.setattr(sysfs, "open", failing_open, raising=False)
+    reason = read_text(tmp_path / "DMI").reason
+    assert reason is not None and reason.zh == f"{tmp_path / 'DMI'} 读取失败（ENODEV）"
 
 
 def test_read_int(tmp_path):
@@ -46,7 +58,7 @@ def test_read_int(tmp_path):
     (tmp_path / "odd").write_text("fast\n")
     assert read_int(tmp_path / "freq") == (3200000, None)
     value, reason = read_int(tmp_path / "odd")
-    assert value is None and "unexpected content" in (reason or "")
+    assert value is None and reason is not None and "unexpected content" in reason.en
 
 
 def test_cpu_lists():

@@ -229,8 +229,8 @@ def test_nvml_module_missing(nvml: Callable[[Any], None]) -> None:
     nvml(None)
     profile = _checked(detect())
     assert profile.accelerator.nvml_available is False
-    assert "not installed" in profile.accelerator.unknown["nvml"]
-    assert "not installed" in profile.accelerator.unknown["gpus"]
+    assert "not installed" in profile.accelerator.unknown["nvml"].en
+    assert "not installed" in profile.accelerator.unknown["gpus"].en
 
 
 def test_nvml_import_raising_something_odd(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,7 +245,7 @@ def test_nvml_import_raising_something_odd(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delitem(sys.modules, "pynvml", raising=False)
     monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
     profile = _checked(detect())
-    assert "libnvidia-ml.so.1" in profile.accelerator.unknown["nvml"]
+    assert "libnvidia-ml.so.1" in profile.accelerator.unknown["nvml"].en
 
 
 @pytest.mark.parametrize("init_ok", [False, True], ids=["init-fails", "calls-fail"])
@@ -262,7 +262,7 @@ def test_nvml_raising_on_every_call(nvml: Callable[[Any], None], init_ok: bool,
     assert profile.gpus == []
     if not init_ok:
         assert profile.accelerator.nvml_available is False
-        assert profile.accelerator.unknown["nvml"]
+        assert profile.accelerator.unknown["nvml"].en
 
 
 def test_torch_without_cuda(nvml: Callable[[Any], None]) -> None:
@@ -270,8 +270,8 @@ def test_torch_without_cuda(nvml: Callable[[Any], None]) -> None:
     profile = _checked(detect(use_torch=True, torch_module=fake_torch(
         cuda=None, available=lambda: False)))
     assert profile.accelerator.cuda_available is False
-    assert "CPU-only" in profile.accelerator.unknown["cuda_available"]
-    assert "CPU-only" in profile.accelerator.unknown["gpus"]
+    assert "CPU-only" in profile.accelerator.unknown["cuda_available"].en
+    assert "CPU-only" in profile.accelerator.unknown["gpus"].en
 
 
 @pytest.mark.parametrize(("available", "expected"), [
@@ -286,7 +286,8 @@ def test_cuda_present_but_failing_to_initialise(nvml: Callable[[Any], None], ava
         cuda="12.4", available=available)))
     assert profile.accelerator.cuda_available is False
     assert profile.accelerator.torch_cuda_version == "12.4"
-    reason = profile.accelerator.unknown.get("cuda_available") or profile.probe_errors["torch"]
+    got = profile.accelerator.unknown.get("cuda_available")
+    reason = got.en if got else profile.probe_errors["torch"]
     assert expected in reason
 
 
@@ -296,7 +297,7 @@ def test_cuda_device_failing_after_init(nvml: Callable[[Any], None]) -> None:
                        devices=[RuntimeError("CUDA error: uncorrectable ECC error")])
     profile = _checked(detect(use_torch=True, torch_module=torch))
     [gpu] = profile.gpus
-    assert gpu.torch_usable is False and "ECC" in gpu.unknown["name"]
+    assert gpu.torch_usable is False and "ECC" in gpu.unknown["name"].en
 
 
 def test_gpu_seen_by_torch_alone(nvml: Callable[[Any], None]) -> None:
@@ -309,14 +310,14 @@ def test_gpu_seen_by_torch_alone(nvml: Callable[[Any], None]) -> None:
         cuda="12.4", available=lambda: True, devices=[device])))
     [gpu] = profile.gpus
     assert gpu.torch_usable is True and gpu.sm_count == 128
-    assert "NVML did not list this GPU" in gpu.unknown["pcie_gen_max"]
+    assert "NVML did not list this GPU" in gpu.unknown["pcie_gen_max"].en
 
 
 def test_torch_not_importable(monkeypatch: pytest.MonkeyPatch, nvml: Callable[[Any], None]) -> None:
     nvml(None)
     monkeypatch.setitem(sys.modules, "torch", None)
     profile = _checked(detect(use_torch=True))
-    assert "torch could not be imported" in profile.accelerator.unknown["cuda_available"]
+    assert "torch could not be imported" in profile.accelerator.unknown["cuda_available"].en
 
 
 def test_no_proc_or_sys(tmp_path: Path, nvml: Callable[[Any], None]) -> None:
@@ -324,7 +325,7 @@ def test_no_proc_or_sys(tmp_path: Path, nvml: Callable[[Any], None]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     profile = _checked(detect(roots=FsRoots.under(empty)))
-    assert "not present" in profile.cpu.unknown.get("model_name", "")
+    assert "not present" in profile.cpu.unknown["model_name"].en
     assert profile.cpu.logical_cpus == os.cpu_count()  # psutil still answers
 
 
@@ -338,7 +339,7 @@ def test_unreadable_proc_and_sys(tmp_path: Path, nvml: Callable[[Any], None],
     unreadable(root)
     profile = _checked(detect(roots=FsRoots.under(root)))
     assert profile.cpu.model_name != "Never Read CPU"
-    assert "not readable" in profile.cpu.unknown.get("model_name", "")
+    assert "not readable" in profile.cpu.unknown["model_name"].en
 
 
 def test_mig_mode(nvml: Callable[[Any], None]) -> None:
@@ -350,7 +351,7 @@ def test_mig_mode(nvml: Callable[[Any], None]) -> None:
         cuda="12.4", available=lambda: True, devices=[instance])))
     [gpu] = profile.gpus
     assert gpu.mig_enabled is True
-    assert "MIG" in gpu.unknown["torch_device"]
+    assert "MIG" in gpu.unknown["torch_device"].en
 
 
 def test_everything_failing_at_once(tmp_path: Path, nvml: Callable[[Any], None],

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from torchrig.bench.base import Progress
-from torchrig.bench.format import format_measurement
+from torchrig.bench.format import format_measurement, progress_line, result_line, state_text
 from torchrig.bench.isolated import registry_ids, run_isolated
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
 from torchrig.bench.runner import list_benchmarks
 from torchrig.bench.settings import BenchSettings
 from torchrig.bench.storage import plan_for
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import unused_name
 from torchrig.paths import fallback_notice
 from torchrig.terminal import write_error, write_lines
@@ -99,29 +100,37 @@ class _Printer:
             write_error(text, self.stream)
 
     def progress(self, p: Progress) -> None:
-        self.line(f"[{p.bench_index + 1}/{p.bench_count}] {p.bench_id} "
-                  f"{p.step}/{p.steps_total}: {p.message.get(self.lang)}")
+        self.line(progress_line(p, self.lang))
 
     def result(self, r: BenchResult) -> None:
-        self.line(f"  -> {r.id}: {r.status} ({r.seconds:.1f} s)")
+        self.line(f"  {result_line(r, self.lang)}")
 
 
 def summary(report: BenchReport, lang: str = "en") -> str:
     lines = [f"TorchRig benchmark - {report.settings.get('preset')} on {report.device}"
              + (f" ({report.device_name})" if report.device_name else "")]
     for r in report.results:
-        lines.append(f"{r.title.get(lang)} [{r.id}]: {r.status}")
+        lines.append(f"{r.title.get(lang)} [{r.id}]: {state_text(r, lang)}")
         for m in r.measurements:
             lines.append(f"    {format_measurement(m, lang)}")
         for note in r.notes:
-            lines.append(f"    note: {note.get(lang)}")
+            lines.append(f"    {_SUMMARY['note'].get(lang)}{note.get(lang)}")
     if report.cancelled:
-        lines.append("cancelled: the figures above are what was measured before the stop")
+        lines.append(_SUMMARY["cancelled"].get(lang))
     if report.interrupted is not None:
-        lines.append(f"interrupted: {report.interrupted.get(lang)}")
+        lines.append(f"{_SUMMARY['interrupted'].get(lang)}{report.interrupted.get(lang)}")
     for warning in report.busy_warnings:
-        lines.append(f"WARNING: {warning.get(lang)}")
+        lines.append(f"{_SUMMARY['warning'].get(lang)}{warning.get(lang)}")
     return "\n".join(lines)
+
+
+_SUMMARY = {
+    "note": Msg("note: ", "注："),
+    "cancelled": Msg("cancelled: the figures above are what was measured before the stop",
+                     "已取消：以上数字是停止前测得的结果"),
+    "interrupted": Msg("interrupted: ", "中断："),
+    "warning": Msg("WARNING: ", "警告："),
+}
 
 
 def run_cli(

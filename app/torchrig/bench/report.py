@@ -75,7 +75,7 @@ class Reference:
             raise InputError(f"{where}: expected an object")
         return cls(
             kind=jsonio.get_str(data, "kind", where, max_len=40),
-            label=msg_field(jsonio.req(data, "label", where), f"{where}.label"),
+            label=Msg.from_json(jsonio.req(data, "label", where), f"{where}.label"),
             source=jsonio.get_str(data, "source", where, default=""),
             value=jsonio.get_num(data, "value", where, optional=True),
             low=jsonio.get_num(data, "low", where, optional=True),
@@ -149,11 +149,11 @@ class Measurement:
             raise InputError(f"{where}: field 'details' must be an object")
         measurement = cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
-            label=msg_field(jsonio.req(data, "label", where), f"{where}.label"),
+            label=Msg.from_json(jsonio.req(data, "label", where), f"{where}.label"),
             value=jsonio.get_num(data, "value", where, optional=True),
             unit=unit,
             reference=Reference.from_dict(ref, f"{where}.reference") if ref is not None else None,
-            notes=msg_list(data.get("notes", []), f"{where}.notes"),
+            notes=_msgs(data.get("notes", []), f"{where}.notes"),
             details=details,
         )
         ratio = measurement.ratio
@@ -229,14 +229,14 @@ class BenchResult:
             raise InputError(f"{where}: field 'measurements' must be a list")
         return cls(
             id=jsonio.get_str(data, "id", where, max_len=80),
-            title=msg_field(jsonio.req(data, "title", where), f"{where}.title"),
+            title=Msg.from_json(jsonio.req(data, "title", where), f"{where}.title"),
             status=status,
-            reason=msg_field(reason, f"{where}.reason") if reason is not None else None,
+            reason=Msg.from_json(reason, f"{where}.reason") if reason is not None else None,
             measurements=[
                 Measurement.from_dict(m, f"{where}.measurements[{i}]")
                 for i, m in enumerate(measurements)
             ],
-            notes=list(msg_list(data.get("notes", []), f"{where}.notes")),
+            notes=list(_msgs(data.get("notes", []), f"{where}.notes")),
             seconds=jsonio.get_num(data, "seconds", where, default=0.0, minimum=0),
             budget_s=jsonio.get_num(data, "budget_s", where, default=0.0, minimum=0),
         )
@@ -268,7 +268,7 @@ class BenchReport:
         """Why the figures may not be this machine's best (machine_state.busy_warnings)."""
         if not self.machine_state:
             return []
-        return list(msg_list(self.machine_state.get("warnings", []), "machine_state.warnings"))
+        return list(_msgs(self.machine_state.get("warnings", []), "machine_state.warnings"))
 
     def result(self, bench_id: str) -> BenchResult | None:
         for r in self.results:
@@ -327,7 +327,7 @@ class BenchReport:
         if machine_state is not None:
             if not isinstance(machine_state, dict):
                 raise InputError(f"{where}: field 'machine_state' must be an object")
-            msg_list(machine_state.get("warnings", []), f"{where}.machine_state.warnings")
+            _msgs(machine_state.get("warnings", []), f"{where}.machine_state.warnings")
         interrupted = data.get("interrupted")
         return cls(
             settings=settings,
@@ -343,8 +343,8 @@ class BenchReport:
             cancelled=cancelled,
             torchrig_version=jsonio.get_str(data, "torchrig_version", where, default=""),
             machine_state=machine_state,
-            interrupted=(msg_field(interrupted, f"{where}.interrupted") if interrupted is not None
-                         else None),
+            interrupted=(Msg.from_json(interrupted, f"{where}.interrupted")
+                         if interrupted is not None else None),
         )
 
 
@@ -354,22 +354,10 @@ def _opt_str(data: dict[str, Any], key: str, where: str, max_len: int) -> str | 
     return jsonio.get_str(data, key, where, max_len=max_len)
 
 
-def msg_field(data: Any, where: str) -> Msg:
-    """A bilingual text from JSON ({en, zh}; a plain string is taken for both)."""
-    if isinstance(data, str):
-        return Msg(data, data)
-    if not isinstance(data, dict) or not isinstance(data.get("en"), str):
-        raise InputError(f"{where}: expected an object with text fields 'en' and 'zh'")
-    zh = data.get("zh", data["en"])
-    if not isinstance(zh, str):
-        raise InputError(f"{where}: field 'zh' must be text")
-    return Msg(data["en"], zh)
-
-
-def msg_list(data: Any, where: str) -> tuple[Msg, ...]:
+def _msgs(data: Any, where: str) -> tuple[Msg, ...]:
     if not isinstance(data, list):
         raise InputError(f"{where}: expected a list")
-    return tuple(msg_field(item, f"{where}[{i}]") for i, item in enumerate(data))
+    return tuple(Msg.from_json(item, f"{where}[{i}]") for i, item in enumerate(data))
 
 
 # --- files ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import Any
 from torchrig.bench.base import BenchContext, Benchmark, Event, Failed, Progress
 from torchrig.bench.report import Measurement, Reference
 from torchrig.bench.settings import BenchSettings
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, counted
 from torchrig.units import GB, MB, KiB, MiB, fmt_gb
 
 CHUNK = 8 * MiB
@@ -260,7 +260,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             f"{fmt_gb(SPACE_MARGIN)} 余量"))
     removed, freed = remove_stale_workdirs(folder)
     if removed:
-        ctx.note(Msg(f"removed {removed} test folder(s) ({fmt_gb(freed)}) that earlier, killed "
+        ctx.note(Msg(f"removed {counted(removed, 'test folder', 'test folders')} "
+                     f"({fmt_gb(freed)}) that earlier, killed "
                      f"runs left in {folder}",
                      f"已删除先前被终止的运行在 {folder} 中遗留的 {removed} 个测试文件夹"
                      f"（{fmt_gb(freed)}）"))

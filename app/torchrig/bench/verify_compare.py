@@ -161,7 +161,6 @@ class VerifyResult:
     def from_dict(cls, doc: Any, where: str = "verify result") -> VerifyResult:
         """The result a :meth:`to_dict` document describes; InputError names what is wrong
         (the plan check's child process sends its result this way)."""
-        from torchrig.bench.report import msg_field, msg_list
         from torchrig.jsonio import get_num, get_str, req
 
         if not isinstance(doc, dict) or doc.get("format") != VERIFY_FORMAT:
@@ -190,17 +189,20 @@ class VerifyResult:
             at = f"{where}.rows[{i}]"
             r = _dict(r, at)
             rows.append(Row(
-                key=get_str(r, "key", at, max_len=100), label=msg_field(req(r, "label", at), at),
+                key=get_str(r, "key", at, max_len=100),
+                label=Msg.from_json(req(r, "label", at), at),
                 unit=get_str(r, "unit", at, max_len=20),
                 predicted=get_num(r, "predicted", at, optional=True),
                 measured=get_num(r, "measured", at, optional=True),
-                note=msg_field(req(r, "note", at), at),
-                cause=None if r.get("cause") is None else msg_field(r["cause"], at)))
+                note=Msg.from_json(req(r, "note", at), at),
+                cause=None if r.get("cause") is None else Msg.from_json(r["cause"], at)))
         sizes = [(get_num(s, "layers", f"{where}.sizes_measured", optional=True, integer=True),
                   get_num(s, "batch", f"{where}.sizes_measured", integer=True),
                   get_num(s, "seq_len", f"{where}.sizes_measured", optional=True,
                           integer=True))
                  for s in _list(req(doc, "sizes_measured", where), f"{where}.sizes_measured")]
+        notes = [Msg.from_json(n, f"{where}.notes[{i}]")
+                 for i, n in enumerate(_list(req(doc, "notes", where), f"{where}.notes"))]
         feedback = doc.get("feedback")
         if feedback is not None:
             # Feedback is merged into the workload: it must make a valid one.
@@ -213,10 +215,11 @@ class VerifyResult:
             device_name=get_str(doc, "device_name", where, max_len=500),
             torch_version=get_str(doc, "torch_version", where, max_len=100),
             steps=get_num(doc, "steps", where, minimum=1, integer=True), sizes=sizes,
-            reduction=None if doc.get("reduction") is None else msg_field(doc["reduction"], where),
-            model=msg_field(req(doc, "model", where), where),
+            reduction=(None if doc.get("reduction") is None
+                       else Msg.from_json(doc["reduction"], where)),
+            model=Msg.from_json(req(doc, "model", where), where),
             precision_note=get_str(doc, "precision", where, max_len=1000),
-            notes=list(msg_list(req(doc, "notes", where), f"{where}.notes")), rows=rows,
+            notes=notes, rows=rows,
             measured=measured, feedback=feedback,
             wall_s=get_num(doc, "wall_s", where, minimum=0),
             date=get_str(doc, "date", where, max_len=40))
@@ -473,7 +476,7 @@ def format_value(value: float | None, unit: str, lang: str = "en") -> str:
         return f"{value / 1e9:,.2f} GFLOP"
     if unit == "samples/s":
         return f"{value:,.1f}/s" if value >= 10 else f"{value:.3g}/s"
-    return fmt_seconds(value)
+    return fmt_seconds(value, lang)
 
 
 def format_diff(row: Row) -> str:

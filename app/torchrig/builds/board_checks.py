@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from torchrig.builds.check_node import Node, finding
 from torchrig.findings import Finding, Severity
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, counted
 
 INTEL_DESKTOP_SOCKETS = ("LGA1700", "LGA1851")
 INTEL_2DPC_NOTE = ("Intel Core desktop DDR5 with two DIMMs per channel is rated well below one "
@@ -118,7 +118,7 @@ def _m2_sharing(node: Node) -> list[Finding]:
             "board.m2_sata", Severity.ADVICE,
             Msg("An M.2 drive can disable SATA ports", "M.2 硬盘可能禁用 SATA 接口"),
             Msg(f"{board.name} turns off SATA ports when a shared M.2 slot is used; the build "
-                f"has {m2} M.2 and {sata} SATA drive(s).",
+                f"has {m2} M.2 and {counted(sata, 'SATA drive', 'SATA drives')}.",
                 f"{board.name} 的共享 M.2 插槽插上硬盘时会禁用部分 SATA 接口；"
                 f"配置中有 {m2} 块 M.2 与 {sata} 块 SATA 硬盘。"),
             Msg("Check the manual and connect the SATA drives to ports that stay on.",
@@ -153,7 +153,8 @@ def _nic_slots(node: Node) -> list[Finding]:
             out.append(finding(
                 "board.nic_no_slot", Severity.WARNING,
                 Msg("No x16-size slot left for the network adapter", "没有空余的 x16 插槽给网卡"),
-                Msg(f"{board.name} wires at most {len(configs)} x16-size slot(s); the GPUs take "
+                Msg(f"{board.name} wires at most "
+                    f"{counted(len(configs), 'x16-size slot', 'x16-size slots')}; the GPUs take "
                     f"{len(cards)}, so {nic.name} needs another slot (often a narrow "
                     "chipset slot).",
                     f"{board.name} 最多 {len(configs)} 个 x16 尺寸插槽；GPU 占用 {len(cards)} 个，"
@@ -193,8 +194,9 @@ def _nic_per_gpu(node: Node) -> list[Finding]:
     return [finding(
         "board.nic_per_gpu", Severity.ADVICE,
         Msg("Fewer network adapters than GPUs per node", "每节点网卡少于 GPU"),
-        Msg(f"{node.build.nodes} nodes with {gpus} GPUs and {nics} network adapter(s) each: "
-            f"in data-parallel training {gpus} GPUs share {nics} link(s) for gradient "
+        Msg(f"{node.build.nodes} nodes with {gpus} GPUs and "
+            f"{counted(nics, 'network adapter', 'network adapters')} each: in data-parallel "
+            f"training {gpus} GPUs share {counted(nics, 'link', 'links')} for gradient "
             "exchange between nodes.",
             f"{node.build.nodes} 个节点，每节点 {gpus} 块 GPU、{nics} 块网卡：数据并行训练时 "
             f"{gpus} 块 GPU 共用 {nics} 条链路在节点间交换梯度。"),

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from torchrig.i18n import Msg
+from torchrig.labels import CATEGORIES, STORAGE_KINDS, joined
+
 if TYPE_CHECKING:
     from torchrig.builds.build import Build
     from torchrig.catalog.model import Catalog, Part, Tier
@@ -23,9 +26,12 @@ STORAGE_RANK = {"hdd": 0, "network": 1, "sata-ssd": 2, "nvme": 3}
 """Slowest to fastest local read path; "network" storage depends on the network (seed 2.3)."""
 
 
+THIS_MACHINE = Msg("This machine", "本机")
+
+
 @dataclass
 class Capabilities:
-    label: str
+    label: Msg  # what findings and tables call the subject: "This machine", a tier, a build
     kind: SubjectKind
     nodes: int = 1
     cpu_name: str | None = None
@@ -55,7 +61,7 @@ class Capabilities:
     shared_storage: bool = False  # a network/distributed file system serves the nodes (seed 2.3)
     psu_w: float | None = None
     cpu_tdp_w: float | None = None
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
     @property
     def total_vram_bytes(self) -> int | None:
@@ -79,7 +85,7 @@ def _gpu_figures(caps: Capabilities, part: Part) -> None:
 
 
 def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
-                 label: str = "This machine") -> Capabilities:
+                 label: Msg = THIS_MACHINE) -> Capabilities:
     """Detected facts first; catalog figures (tensor throughput, bandwidth) for a matched GPU."""
     caps = Capabilities(label=label, kind="machine")
     cpu = profile.cpu
@@ -87,7 +93,8 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
     caps.cpu_cores = cpu.physical_cores
     caps.cpu_threads = cpu.logical_cpus
     if cpu.physical_cores is None:
-        caps.unknown["cpu_cores"] = cpu.unknown.get("physical_cores", "not detected")
+        caps.unknown["cpu_cores"] = cpu.unknown.get("physical_cores") or Msg(
+            "not detected", "未检测到")
     caps.ram_bytes = profile.memory.total_bytes
     caps.memory_type = profile.memory.dimm_type
     caps.swap_bytes = profile.memory.swap_total_bytes
@@ -106,11 +113,12 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
         if part is not None:
             _gpu_figures(caps, part)
         else:
-            caps.unknown["tensor_flops"] = (
-                f"{first.name or 'this GPU'} is not in the catalog: no sourced peak figures")
+            caps.unknown["tensor_flops"] = Msg(
+                f"{first.name or 'this GPU'} is not in the catalog: no sourced peak figures",
+                f"{first.name or '这块 GPU'} 不在目录中：没有有出处的峰值数据")
     else:
         caps.unknown["gpu"] = (profile.accelerator.unknown.get("nvml")
-                               or "no GPU detected")
+                               or Msg("no GPU detected", "未检测到 GPU"))
     caps.shared_storage = any(d.kind == "network" for d in profile.disks)
     local = [d for d in profile.disks if d.kind in STORAGE_RANK]
     if local:
@@ -118,18 +126,26 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
         caps.storage_kind = best.kind
         caps.storage_bytes = sum(d.total_bytes or 0 for d in local) or None
     else:
-        kinds = sorted({d.kind for d in profile.disks})
-        caps.unknown["storage_kind"] = (
-            f"drive kind not determinable here ({', '.join(kinds) or 'no disks'})")
+        caps.unknown["storage_kind"] = _undeterminable_kind(profile)
     caps.unknown.setdefault(
-        "storage_read_bps", "not measured: run the storage benchmark on the dataset's disk")
+        "storage_read_bps", Msg("not measured: run the storage benchmark on the dataset's disk",
+                                "未测量：请在数据集所在的磁盘上运行存储基准测试"))
     return caps
+
+
+def _undeterminable_kind(profile: SystemProfile) -> Msg:
+    kinds = sorted({d.kind for d in profile.disks})
+    if not kinds:
+        return Msg("drive kind not determinable here (no disks)",
+                   "无法在这里确定硬盘类型（没有磁盘）")
+    return Msg(f"drive kind not determinable here ({joined(STORAGE_KINDS, kinds, 'en', ', ')})",
+               f"无法在这里确定硬盘类型（{joined(STORAGE_KINDS, kinds, 'zh', '、')}）")
 
 
 def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
     """A tier as its recommended parts and stated minimums (seed section 2)."""
     req = tier.requirements
-    caps = Capabilities(label=tier.name.en, kind="tier", nodes=req.nodes[0])
+    caps = Capabilities(label=tier.name, kind="tier", nodes=req.nodes[0])
     choice = tier.part_choice("cpu")
     if choice is not None:
         cpu = catalog.get(choice.recommended)
@@ -169,7 +185,9 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
     """A build's per-node figures from its catalog parts ("cluster" lines are shared by all
     nodes and only count for storage/network). Custom lines carry no specs: they are listed
     as unknown so the user sees why a figure is missing."""
-    caps = Capabilities(label=build.name or "Build", kind="build", nodes=build.nodes)
+    # The build's name is the user's own text: it reads the same in both languages.
+    caps = Capabilities(label=Msg.verbatim(build.name) if build.name else Msg("Build", "配置单"),
+                        kind="build", nodes=build.nodes)
     ram = 0
     drives: list[tuple[int, float | None, int]] = []  # (rank, read rate, bytes)
     custom = set()
@@ -225,6 +243,10 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
     for key, value in (("cpu_cores", caps.cpu_cores), ("ram_bytes", caps.ram_bytes),
                        ("vram_per_gpu_bytes", caps.vram_per_gpu_bytes)):
         if value is None:
-            caps.unknown[key] = ("given by a custom line (no catalog specs): "
-                                 + ", ".join(sorted(custom))) if custom else "no such part"
+            caps.unknown[key] = (
+                Msg("given by a custom line (no catalog specs): "
+                    + joined(CATEGORIES, sorted(custom), "en", ", "),
+                    "由自定义条目提供（无目录规格）："
+                    + joined(CATEGORIES, sorted(custom), "zh", "、"))
+                if custom else Msg("no such part", "没有这类部件"))
     return caps

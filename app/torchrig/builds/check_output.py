@@ -34,6 +34,7 @@ _T = {
     "unit": ("unit price", "单价"),
     "total_col": ("total", "合计"),
     "origin": ("origin", "价格来源"),
+    "estimate": ("estimate", "估算"),
     "by_cat": ("By category", "分类小计"),
     "subtotal": ("Subtotal", "小计"),
     "discount": ("Discount", "折扣"),
@@ -72,12 +73,12 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
             price = f"{_money(line.unit_price, cur)} -> {_money(line.total, cur)}"
         else:
             price = _t(line.status, lang)
-        mark = " [estimate]" if line.is_estimate else ""
+        mark = f" [{_t('estimate', lang)}]" if line.is_estimate else ""
         category = label(CATEGORIES, line.category, lang)
         out.append(f"  [{line.index}] {line.label} ({category}) {_t('qty', lang)} {qty}: "
                    f"{price}{mark}")
         if line.origin_kind != "missing":
-            out.append(f"        {_t('origin', lang)}: {line.origin}")
+            out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")
         out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]
     if priced.category_totals:
         cats = ", ".join(f"{label(CATEGORIES, k, lang)} {_money(v, cur)}"

@@ -16,7 +16,7 @@ from torchrig.builds.power_checks import power_checks
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.specs import GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, counted
 from torchrig.units import GiB
 
 PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs 5-10%"
@@ -120,7 +120,7 @@ def _cpu_board(node: Node) -> list[Finding]:
         out.append(finding(
             "compat.cpu_count", Severity.BLOCKER,
             Msg("More CPUs than the board has sockets", "CPU 数量超过主板插槽数"),
-            Msg(f"{n_cpu} CPUs on {board.name}, which has {sockets} socket(s).",
+            Msg(f"{n_cpu} CPUs on {board.name}, which has {counted(sockets, 'socket', 'sockets')}.",
                 f"{n_cpu} 颗 CPU，而 {board.name} 只有 {sockets} 个插槽。"),
             Msg("Reduce the CPU count or choose a multi-socket board.",
                 "减少 CPU 数量或选择多路主板。"),
@@ -131,7 +131,8 @@ def _cpu_board(node: Node) -> list[Finding]:
             out.append(finding(
                 "compat.cpu_multi_socket", Severity.BLOCKER,
                 Msg("This CPU cannot run in a multi-socket system", "该 CPU 不支持多路"),
-                Msg(f"{line.part.name} supports up to {max_sockets} socket(s); the build has "
+                Msg(f"{line.part.name} supports up to "
+                    f"{counted(max_sockets, 'socket', 'sockets')}; the build has "
                     f"{n_cpu}.",
                     f"{line.part.name} 最多支持 {max_sockets} 路；配置为 {n_cpu} 路。"),
                 Msg("Use one CPU or a 2P-capable model.", "使用单颗 CPU 或支持双路的型号。"),
@@ -282,8 +283,9 @@ def _gpu_slots(node: Node) -> list[Finding]:
                 "compat.sxm", Severity.BLOCKER,
                 Msg("SXM/OAM GPUs need a baseboard with enough GPU sockets",
                     "SXM/OAM GPU 需要有足够 GPU 插座的基板"),
-                Msg(f"{socketed} socketed GPU module(s); {board.name} has {have} SXM/OAM "
-                    "socket(s). These modules do not fit PCIe slots.",
+                Msg(f"{counted(socketed, 'socketed GPU module', 'socketed GPU modules')}; "
+                    f"{board.name} has {counted(have, 'SXM/OAM socket', 'SXM/OAM sockets')}. "
+                    "These modules do not fit PCIe slots.",
                     f"{socketed} 块模块式 GPU；{board.name} 只有 {have} 个 SXM/OAM 插座，"
                     "此类模块不能插在 PCIe 插槽上。"),
                 Msg("Choose an HGX/OAM server with enough GPU sockets, or PCIe cards.",

@@ -12,7 +12,7 @@ import re
 from torchrig.builds.check_node import Node, finding
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, counted
 
 FIT_SOURCE = "maker specifications (card length and thickness, case clearances, board layout)"
 PASSIVE_SOURCE = ("NVIDIA data sheets: passively cooled data-centre cards rely on the server "
@@ -196,7 +196,8 @@ def _slot_spacing(node: Node) -> list[Finding]:
                 "fit.gpu_slot_spacing", Severity.BLOCKER,
                 Msg("The GPUs do not fit side by side", "显卡并排插不下"),
                 Msg(f"{cards[i].name} is {widths[i]:g} slots thick; {board.name}'s x16 slots "
-                    f"{positions[i]} and {positions[i + 1]} are {gap} slot(s) apart, so it "
+                    f"{positions[i]} and {positions[i + 1]} are {counted(gap, 'slot', 'slots')} "
+                    "apart, so it "
                     "covers the next one.",
                     f"{cards[i].name} 厚 {widths[i]:g} 槽；{board.name} 的 x16 插槽 "
                     f"{positions[i]} 与 {positions[i + 1]} 相距 {gap} 槽，会挡住下一个插槽。"),

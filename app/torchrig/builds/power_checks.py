@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from torchrig.builds.check_node import Node, finding
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, counted
 
 REST_OF_SYSTEM_W = 150.0
 """Board, memory, drives and fans: Intel's ATX 3.0 sizing example and PSU makers' guides."""
@@ -215,7 +215,8 @@ def _connectors(node: Node, supply: _Supply) -> list[Finding]:
         out.append(finding(
             "compat.psu_connectors", Severity.WARNING,
             Msg(f"Not enough {label} power connectors", f"{label} 供电接口不足"),
-            Msg(f"The GPUs need {need} {label} connector(s); {supply.name} has {have}.",
+            Msg(f"The GPUs need {counted(need, f'{label} connector', f'{label} connectors')}; "
+                f"{supply.name} has {have}.",
                 f"GPU 共需 {need} 个 {label} 接口；{supply.name} 只有 {have} 个。"),
             Msg(f"Choose a power supply with {need} native {label} connectors (adapters and "
                 "splitters concentrate current on one cable).",

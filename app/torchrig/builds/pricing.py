@@ -59,7 +59,7 @@ class PricedLine:
     total: Decimal | None
     source_amount: Decimal | None
     source_currency: str | None
-    origin: str
+    origin: Msg  # where the unit price came from, for people
     origin_kind: OriginKind
     price_kind: str | None
     status: LineStatus
@@ -82,7 +82,7 @@ class PricedLine:
             "total": _s(self.total),
             "source_amount": _s(self.source_amount),
             "source_currency": self.source_currency,
-            "origin": self.origin,
+            "origin": self.origin.en,
             "origin_kind": self.origin_kind,
             "price_kind": self.price_kind,
             "reliability": self.reliability,
@@ -178,7 +178,8 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
     if item.unit_price is not None:
         amount, src_currency = item.unit_price, item.currency
         extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
-        origin = "build override" + (f" ({extra})" if extra else "")
+        origin = (Msg(f"build override ({extra})", f"配置单中填写的价格（{extra}）") if extra
+                  else Msg("build override", "配置单中填写的价格"))
         origin_kind: OriginKind = "override"
         # A typed price is as old as the date given with it; without one it is not judged.
         alerts = tuple(price_alerts(part, None, today, price_date=item.price_date or None))
@@ -187,11 +188,13 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
         alerts = tuple(price_alerts(part, price, today))
         if price is None:
             return PricedLine(index, label, item.part_id, category, item.quantity, mult, None,
-                              None, None, None, "price needed", "missing", None, "price needed",
+                              None, None, None, Msg("price needed", "需要价格"), "missing", None,
+                              "price needed",
                               alerts=alerts)
         amount, src_currency = price.amount, price.currency
         # Source keys (e.g. "EPOCH") are shown as what they point to, so a quote is checkable.
-        origin = f"catalog {catalog.source_url(price.source)} {price.date}"
+        where = f"{catalog.source_url(price.source)} {price.date}"
+        origin = Msg(f"catalog {where}", f"目录 {where}")
         origin_kind = "catalog"
         price_kind, reliability = price.kind, price.reliability
     assert src_currency is not None

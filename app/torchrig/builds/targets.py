@@ -15,7 +15,7 @@ from typing import Any
 from torchrig.builds.capabilities import STORAGE_RANK, Capabilities
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.i18n import Msg, pick
-from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, joined, label
+from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, cores, joined, label
 from torchrig.units import fmt_gb, fmt_gib
 
 EXCEEDS_FACTOR = 2.0
@@ -80,7 +80,6 @@ def _numeric(value: float | None, target: float | None, text: str,
 
 _WORDS = {
     "unknown": ("unknown", "未知"),
-    "cores": ("{n} cores", "{n} 核"),
     "no_gpu": ("no GPU", "无 GPU"),
     "no_tc": ("no tensor cores", "无张量核心"),
     "shared": ("shared storage + {text}", "共享存储 + {text}"),
@@ -92,6 +91,10 @@ _WORDS = {
 
 def _word(lang: str, key: str, **values: object) -> str:
     return pick(_WORDS, key, lang).format(**values)
+
+
+def _gib(value: float | None, lang: str) -> str:
+    return _word(lang, "unknown") if value is None else fmt_gib(value, 0)
 
 
 def _tflops(value: float | None, lang: str) -> str:
@@ -113,7 +116,8 @@ def _tensor_cell(caps: Capabilities, target: float, lang: str) -> Cell:
 
 def _storage_text(caps: Capabilities, lang: str) -> str:
     if caps.storage_kind is None:
-        return caps.unknown.get("storage_kind", _word(lang, "unknown"))
+        reason = caps.unknown.get("storage_kind")
+        return reason.get(lang) if reason else _word(lang, "unknown")
     size = f", {fmt_gb(caps.storage_bytes)}" if caps.storage_bytes else ""
     return f"{label(STORAGE_KINDS, caps.storage_kind, lang)}{size}"
 
@@ -174,7 +178,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
         f">= {req.min_cpu_cores}" if req.min_cpu_cores else "-", req.min_cpu_cores,
         tuple(_numeric(s.cpu_cores, req.min_cpu_cores,
                        _word(lang, "unknown") if s.cpu_cores is None
-                       else _word(lang, "cores", n=s.cpu_cores))
+                       else cores(s.cpu_cores, lang))
               for s in subjects)))
     lo, hi = req.gpus_per_node
     rows.append(Row(
@@ -187,7 +191,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
         req.min_vram_bytes,
         tuple(_no_gpu(lang) if s.gpu_count == 0 else
               _numeric(s.vram_per_gpu_bytes, req.min_vram_bytes,
-                       fmt_gib(s.vram_per_gpu_bytes, 0)) for s in subjects)))
+                       _gib(s.vram_per_gpu_bytes, lang)) for s in subjects)))
     target_tensor = tier_caps.tensor_flops
     rows.append(Row(
         "tensor_flops", Msg("Tensor throughput (FP16/BF16 dense, per GPU)",
@@ -200,7 +204,7 @@ def compare(tier: Tier, catalog: Catalog, subjects: list[Capabilities],
     rows.append(Row(
         "ram", Msg("System RAM (per node)", "系统内存（每节点）"),
         f">= {fmt_gib(req.min_ram_bytes, 0)}", req.min_ram_bytes,
-        tuple(_numeric(s.ram_bytes, req.min_ram_bytes, fmt_gib(s.ram_bytes, 0))
+        tuple(_numeric(s.ram_bytes, req.min_ram_bytes, _gib(s.ram_bytes, lang))
               for s in subjects)))
     rows.append(Row(
         "storage", Msg("Storage", "存储"),

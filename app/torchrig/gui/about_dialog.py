@@ -43,8 +43,9 @@ class AboutDialog(QDialog):
     """
 
     def __init__(self, profile: SystemProfile | None, settings_path: Path | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, lang: str = "en") -> None:
         super().__init__(parent)
+        self._lang = lang  # for the detection reasons, which the core gives in both languages
         self.setWindowTitle(self.tr("About TorchRig"))
         self.rows = self.version_rows(profile, settings_path)
         layout = QVBoxLayout(self)
@@ -115,8 +116,9 @@ class AboutDialog(QDialog):
         if acc.driver_version:
             return acc.driver_version
         # The NVML probe names why it has no driver version (no NVIDIA driver, not queried).
-        reason = acc.unknown.get("driver_version") or acc.unknown.get("nvml", "")
-        return self.tr("unknown ({0})").format(reason) if reason else self.tr("unknown")
+        reason = acc.unknown.get("driver_version") or acc.unknown.get("nvml")
+        return (self.tr("unknown ({0})").format(reason.get(self._lang)) if reason
+                else self.tr("unknown"))
 
     def _driver_cuda(self, profile: SystemProfile | None) -> str:
         if profile is None:

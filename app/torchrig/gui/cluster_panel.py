@@ -133,8 +133,9 @@ class ClusterPanel(QWidget):
         """Per collective: bus bandwidth at the largest size (what the scaling model uses),
         peak, and latency at the smallest size, with the nccl-tests convention stated."""
         t = report.transport
-        lines = [self.tr("{0}, {1} ranks on {2} node(s)").format(
-            t.backend, t.world_size, getattr(t, "nnodes", 1))]
+        nodes = getattr(t, "nnodes", 1)
+        lines = [(self.tr("{0}, {1} ranks on 1 node") if nodes == 1 else
+                  self.tr("{0}, {1} ranks on {2} nodes")).format(t.backend, t.world_size, nodes)]
         for op, s in report.summary.items():
             lines.append(self.tr("{0}: busbw {1} at {2} B, peak {3}, latency {4}").format(
                 op, fmt_rate(s.busbw_at_largest), f"{s.largest_bytes:,}", fmt_rate(s.peak_busbw),

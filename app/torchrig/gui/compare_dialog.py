@@ -10,7 +10,6 @@ from torchrig.builds.compare import compare_builds
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
-    QT_TRANSLATE_NOOP,
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
@@ -29,24 +28,6 @@ from torchrig.report.open_build import load_build_or_sheet
 
 MAX_BUILDS = 3
 
-ROW_LABELS = (  # planning.compare.compare_builds row labels, for lupdate
-    QT_TRANSLATE_NOOP("CompareDialog", "Nodes"),
-    QT_TRANSLATE_NOOP("CompareDialog", "CPU (per node)"),
-    QT_TRANSLATE_NOOP("CompareDialog", "GPUs (per node)"),
-    QT_TRANSLATE_NOOP("CompareDialog", "VRAM per GPU"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Tensor FP16/BF16 dense, all GPUs"),
-    QT_TRANSLATE_NOOP("CompareDialog", "RAM (per node)"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Storage (per node)"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Power supply"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Total price"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Price per tensor TFLOP/s"),
-    QT_TRANSLATE_NOOP("CompareDialog", "Price per GB of VRAM"),
-)
-CELL_WORDS = {  # whole-cell values planning.compare writes in English
-    "unknown": QT_TRANSLATE_NOOP("CompareDialog", "unknown"),
-    "none": QT_TRANSLATE_NOOP("CompareDialog", "none"),
-}
-
 
 class CompareDialog(QDialog):
     def __init__(self, catalog: Catalog, current: Build, settings: Settings, lang: str,
@@ -56,6 +37,7 @@ class CompareDialog(QDialog):
         self.resize(980, 480)
         self.catalog = catalog
         self.settings = settings
+        self.lang = lang
         self.builds: list[Build] = [current]
         layout = QVBoxLayout(self)
         self.table = QTableWidget()
@@ -93,7 +75,7 @@ class CompareDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        rows = compare_builds(self.builds, self.catalog)
+        rows = compare_builds(self.builds, self.catalog, self.lang)
         self.table.setColumnCount(len(self.builds))
         self.table.setRowCount(len(rows))
         # Long build names wrap onto lines (a header does not wrap by itself and clipped them);
@@ -103,11 +85,10 @@ class CompareDialog(QDialog):
                                                   placeholder=" …"))
             head.setToolTip(build.name)
             self.table.setHorizontalHeaderItem(c, head)
-        self.table.setVerticalHeaderLabels([self.tr(r.label) for r in rows])
+        self.table.setVerticalHeaderLabels([r.label.get(self.lang) for r in rows])
         for r, row in enumerate(rows):
             for c, value in enumerate(row.values):
-                shown = self.tr(CELL_WORDS[value]) if value in CELL_WORDS else value
-                self.table.setItem(r, c, QTableWidgetItem(shown))
+                self.table.setItem(r, c, QTableWidgetItem(value))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.resizeRowsToContents()
         self.add_button.setEnabled(len(self.builds) < MAX_BUILDS)

@@ -9,6 +9,7 @@ from html import escape
 from torchrig.findings import Finding, sort_findings
 from torchrig.gui.qt import QEvent, QPoint, QTextBrowser, QToolTip, QWidget
 from torchrig.gui.style import colour, severity_colour
+from torchrig.labels import citation
 
 
 def findings_html(findings: Iterable[Finding], lang: str, empty: str) -> str:
@@ -25,7 +26,7 @@ def findings_html(findings: Iterable[Finding], lang: str, empty: str) -> str:
             f"<b>{escape(f.title.get(lang))}</b>"
             f"<br/>{escape(f.detail.get(lang))}"
             f"<br/><i>{escape(f.fix.get(lang))}</i>"
-            f" <span style='color:{muted}'>({escape(f.source)})</span></p>"
+            f" <span style='color:{muted}'>({escape(citation(f.source, lang))})</span></p>"
         )
     return "".join(parts)
 
@@ -53,7 +54,7 @@ class FindingsView(QTextBrowser):
     def rule_tooltip(self, finding: Finding) -> str:
         """What the rule is and what it judged: a user checks it against the source."""
         lines = [self.tr("Rule: {0}").format(finding.code),
-                 self.tr("Source: {0}").format(finding.source),
+                 self.tr("Source: {0}").format(citation(finding.source, self._lang)),
                  self.tr("Severity: {0}").format(finding.severity.label.get(self._lang))]
         if finding.numbers:
             lines.append(self.tr("Numbers it judged (SI units):"))

@@ -492,7 +492,7 @@ class MainWindow(QMainWindow):
     def open_about(self) -> None:
         from torchrig.gui.about_dialog import AboutDialog
 
-        AboutDialog(self.machine_page.profile, self.settings.path, self).exec()
+        AboutDialog(self.machine_page.profile, self.settings.path, self, self.lang).exec()
 
     def open_documentation(self) -> None:
         path = readme_path()

@@ -27,7 +27,6 @@ from torchrig.catalog.search import (
     find_parts,
 )
 from torchrig.catalog.specs import CATEGORIES
-from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -46,6 +45,8 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.settings import Settings
+from torchrig.labels import CATEGORIES as CATEGORY_NAMES
+from torchrig.labels import CHOICES, label
 
 NAME_WIDTH = 190
 """Pixels for the part-name column."""
@@ -84,7 +85,7 @@ class PartPicker(QGroupBox):
 
         self.category_box = QComboBox()
         for category in CATEGORIES:
-            self.category_box.addItem(category_name(category), category)
+            self.category_box.addItem(label(CATEGORY_NAMES, category, self.lang), category)
         self.category_box.setToolTip(self.tr("Which kind of part the list shows"))
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(self.tr("Search parts…"))
@@ -191,12 +192,14 @@ class PartPicker(QGroupBox):
         for box in (self.choice_box, self.range_box, self.sort_box):
             box.blockSignals(True)
             box.clear()
-        label = choice_label(category)
-        self.choice_box.setVisible(label is not None)
-        if label is not None:
-            self.choice_box.addItem(self.tr("Any {0}").format(label.get(self.lang).lower()), None)
+        choice = choice_label(category)
+        self.choice_box.setVisible(choice is not None)
+        if choice is not None:
+            self.choice_box.addItem(self.tr("Any {0}").format(choice.get(self.lang).lower()),
+                                    None)
+            names = CHOICES.get(category, {})
             for value in choice_values(self.catalog.parts.values(), category):
-                self.choice_box.addItem(value, value)
+                self.choice_box.addItem(label(names, value, self.lang), value)
         self.sort_box.addItem(self.tr("Catalog order"), None)
         for col in self._columns():
             text = col.label.get(self.lang) + (f" ({col.unit})" if col.unit else "")

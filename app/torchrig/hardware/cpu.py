@@ -29,6 +29,7 @@ from torchrig.hardware.sysfs import (
     read_int,
     read_text,
 )
+from torchrig.i18n import Msg
 
 # Flags whose presence changes which PyTorch CPU kernels run; the rest of the ~150 x86 flags
 # would only be noise in a build sheet.
@@ -101,7 +102,8 @@ def probe_cpu(
     arch = machine if machine is not None else platform.machine()
     info = CpuInfo(architecture=arch or None)
     if not arch:
-        info.unknown["architecture"] = "platform.machine() returned nothing"
+        info.unknown["architecture"] = Msg("platform.machine() returned nothing",
+                                           "platform.machine() 没有返回结果")
     if system == "Linux":
         _probe_linux(info, roots)
     else:
@@ -136,7 +138,8 @@ def _probe_linux(info: CpuInfo, roots: FsRoots) -> None:
     got = read_text(roots.proc / "cpuinfo", max_bytes=1 << 24)  # ~1.5 KB per logical CPU
     blocks = parse_cpuinfo(got.text) if got.text else []
     if not blocks:
-        reason = got.reason or f"{roots.proc / 'cpuinfo'} is empty"
+        reason = got.reason or Msg(f"{roots.proc / 'cpuinfo'} is empty",
+                                   f"{roots.proc / 'cpuinfo'} 为空")
         for name in ("vendor", "model_name"):
             info.unknown[name] = reason
         info.unknown["isa_features"] = reason
@@ -150,7 +153,9 @@ def _probe_linux(info: CpuInfo, roots: FsRoots) -> None:
     else:
         info.logical_cpus = os.cpu_count()
         if info.logical_cpus is None:
-            info.unknown["logical_cpus"] = "neither /sys cpu/online nor os.cpu_count() answered"
+            info.unknown["logical_cpus"] = Msg(
+                "neither /sys cpu/online nor os.cpu_count() answered",
+                "/sys 的 cpu/online 和 os.cpu_count() 都没有给出结果")
     cpus = sorted(online) if online else list(range(info.logical_cpus or 0))
 
     _cores(info, cpu_dir, cpus, blocks)
@@ -168,7 +173,8 @@ def _identity(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
         info.vendor = X86_VENDORS.get(vendor_id.strip(), vendor_id)
         info.model_name = first.get("model name") or None
         if info.model_name is None:
-            info.unknown["model_name"] = "no 'model name' in /proc/cpuinfo"
+            info.unknown["model_name"] = Msg("no 'model name' in /proc/cpuinfo",
+                                             "/proc/cpuinfo 中没有 “model name” 一行")
         return
     if "CPU implementer" in first:
         _identity_arm(info, blocks)
@@ -177,8 +183,10 @@ def _identity(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
     name = first.get("model name") or first.get("cpu") or first.get("uarch")
     info.model_name = name or None
     if info.model_name is None:
-        info.unknown["model_name"] = "no model line in /proc/cpuinfo"
-    info.unknown["vendor"] = "/proc/cpuinfo names no vendor on this architecture"
+        info.unknown["model_name"] = Msg("no model line in /proc/cpuinfo",
+                                         "/proc/cpuinfo 中没有型号一行")
+    info.unknown["vendor"] = Msg("/proc/cpuinfo names no vendor on this architecture",
+                                 "在此架构上 /proc/cpuinfo 不写明厂商")
 
 
 def _identity_arm(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
@@ -200,9 +208,11 @@ def _identity_arm(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
     info.vendor = " + ".join(vendors) or None
     info.model_name = " + ".join(names) or blocks[0].get("model name") or None
     if info.vendor is None:
-        info.unknown["vendor"] = "unreadable 'CPU implementer' in /proc/cpuinfo"
+        info.unknown["vendor"] = Msg("unreadable 'CPU implementer' in /proc/cpuinfo",
+                                     "/proc/cpuinfo 中的 “CPU implementer” 无法解析")
     if info.model_name is None:
-        info.unknown["model_name"] = "unreadable 'CPU part' in /proc/cpuinfo"
+        info.unknown["model_name"] = Msg("unreadable 'CPU part' in /proc/cpuinfo",
+                                         "/proc/cpuinfo 中的 “CPU part” 无法解析")
 
 
 def _isa(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
@@ -214,7 +224,9 @@ def _isa(info: CpuInfo, blocks: list[dict[str, str]]) -> None:
         present = set(first["Features"].split())
         info.isa_features = [f for f in ARM_TORCH_FLAGS if f in present]
     else:
-        info.unknown["isa_features"] = "no 'flags' or 'Features' line in /proc/cpuinfo"
+        info.unknown["isa_features"] = Msg(
+            "no 'flags' or 'Features' line in /proc/cpuinfo",
+            "/proc/cpuinfo 中没有 “flags” 或 “Features” 一行")
 
 
 def _online_cpus(cpu_dir: Path) -> set[int]:
@@ -256,7 +268,8 @@ def _cores(info: CpuInfo, cpu_dir: Path, cpus: list[int], blocks: list[dict[str,
 
     info.physical_cores = psutil.cpu_count(logical=False)
     if info.physical_cores is None:
-        info.unknown["physical_cores"] = "no CPU topology in /sys or /proc/cpuinfo"
+        info.unknown["physical_cores"] = Msg("no CPU topology in /sys or /proc/cpuinfo",
+                                             "/sys 和 /proc/cpuinfo 中都没有 CPU 拓扑信息")
 
 
 def _usable(info: CpuInfo, roots: FsRoots) -> None:
@@ -269,7 +282,9 @@ def _usable(info: CpuInfo, roots: FsRoots) -> None:
         usable = min(usable, max(1, math.ceil(quota)))
     info.usable_cpus = usable
     if usable is None:
-        info.unknown["usable_cpus"] = "CPU affinity not available and logical count unknown"
+        info.unknown["usable_cpus"] = Msg(
+            "CPU affinity not available and logical count unknown",
+            "无法读取 CPU 亲和性，逻辑处理器数量也未知")
 
 
 def cgroup_cpu_limit(roots: FsRoots = LINUX_ROOTS) -> float | None:
@@ -350,7 +365,8 @@ def _smt(info: CpuInfo, cpu_dir: Path) -> None:
     if info.physical_cores and info.logical_cpus:
         info.smt_enabled = info.logical_cpus > info.physical_cores
         return
-    info.unknown["smt_enabled"] = "no /sys cpu/smt and core counts unknown"
+    info.unknown["smt_enabled"] = Msg("no /sys cpu/smt and core counts unknown",
+                                      "没有 /sys 的 cpu/smt，核心数量也未知")
 
 
 def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int],
@@ -379,7 +395,8 @@ def _frequencies(info: CpuInfo, cpu_dir: Path, cpus: list[int],
         info.base_freq_hz = mhz * 1e6
         return
     info.unknown["base_freq_hz"] = (
-        "cpufreq exposes no base_frequency for this driver and the model name has no '@ GHz'"
+        Msg("cpufreq exposes no base_frequency for this driver and the model name has no "
+            "'@ GHz'", "此驱动的 cpufreq 不提供 base_frequency，型号名称中也没有 “@ GHz”")
         if os.path.isdir(freq_dir)
         else _cpufreq_reason(freq_dir, None)
     )
@@ -395,10 +412,12 @@ def _cpuinfo_mhz(blocks: list[dict[str, str]]) -> float | None:
     return value if value is not None and 0 < value < 100_000 else None
 
 
-def _cpufreq_reason(freq_dir: Path, reason: str | None) -> str:
+def _cpufreq_reason(freq_dir: Path, reason: Msg | None) -> Msg:
     if not os.path.isdir(freq_dir):
-        return f"the kernel exposes no cpufreq for {freq_dir.parent.name} (common in VMs)"
-    return reason or f"unreadable {freq_dir}"
+        cpu = freq_dir.parent.name
+        return Msg(f"the kernel exposes no cpufreq for {cpu} (common in VMs)",
+                   f"内核没有为 {cpu} 提供 cpufreq（虚拟机中常见）")
+    return reason or Msg(f"unreadable {freq_dir}", f"{freq_dir} 无法读取")
 
 
 def _caches(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
@@ -432,7 +451,9 @@ def _caches(info: CpuInfo, cpu_dir: Path, cpus: list[int]) -> None:
     order = ["L1d", "L1i", "L2", "L3", "L4"]
     info.cache_bytes = {k: totals[k] for k in sorted(totals, key=lambda k: (k not in order, k))}
     if not totals:
-        info.unknown["cache_bytes"] = f"no cache index folders under {cpu_dir}/cpu*/cache"
+        info.unknown["cache_bytes"] = Msg(
+            f"no cache index folders under {cpu_dir}/cpu*/cache",
+            f"没有 {cpu_dir}/cpu*/cache/index* 缓存目录")
 
 
 def _cache_name(folder: Path) -> str | None:
@@ -450,7 +471,8 @@ def _numa(info: CpuInfo, roots: FsRoots) -> None:
     if nodes:
         info.numa_nodes = len(nodes)
     else:
-        info.unknown["numa_nodes"] = f"no {node_dir}/node* (kernel built without NUMA?)"
+        info.unknown["numa_nodes"] = Msg(f"no {node_dir}/node* (kernel built without NUMA?)",
+                                         f"没有 {node_dir}/node*（内核未启用 NUMA？）")
 
 
 # --------------------------------------------------------------------------- macOS / Windows
@@ -459,7 +481,10 @@ def _numa(info: CpuInfo, roots: FsRoots) -> None:
 def _probe_portable(info: CpuInfo, system: str) -> None:
     import psutil
 
-    where = {"Darwin": "macOS"}.get(system, system or "this OS")
+    os_name = {"Darwin": "macOS"}.get(system, system)
+    on_os = Msg(f" on {os_name}", f"在 {os_name} 上") if os_name else Msg(
+        " on this OS", "在此操作系统上")
+    not_read = Msg("not read{on}", "{on}不读取").format(on=on_os)
     info.logical_cpus = psutil.cpu_count(logical=True)
     info.physical_cores = psutil.cpu_count(logical=False)
     info.usable_cpus = info.logical_cpus
@@ -469,10 +494,10 @@ def _probe_portable(info: CpuInfo, system: str) -> None:
     if info.logical_cpus and info.physical_cores:
         info.smt_enabled = info.logical_cpus > info.physical_cores
     else:
-        info.unknown["smt_enabled"] = "core counts unknown"
+        info.unknown["smt_enabled"] = Msg("core counts unknown", "核心数量未知")
     for name in ("logical_cpus", "physical_cores", "usable_cpus"):
         if getattr(info, name) is None:
-            info.unknown[name] = "psutil could not count CPUs"
+            info.unknown[name] = Msg("psutil could not count CPUs", "psutil 无法统计处理器数量")
 
     brand = _darwin_sysctl_str("machdep.cpu.brand_string") if system == "Darwin" else None
     if brand is None and system == "Windows":
@@ -481,9 +506,9 @@ def _probe_portable(info: CpuInfo, system: str) -> None:
     if brand:
         info.vendor = _vendor_from_brand(brand)
     if info.vendor is None:
-        info.unknown["vendor"] = f"not read on {where}"
+        info.unknown["vendor"] = not_read
     if info.model_name is None:
-        info.unknown["model_name"] = f"not read on {where}"
+        info.unknown["model_name"] = not_read
 
     freq = None
     try:
@@ -493,11 +518,10 @@ def _probe_portable(info: CpuInfo, system: str) -> None:
     if freq is not None and freq.max:
         info.max_freq_hz = freq.max * 1e6
     else:
-        info.unknown["max_freq_hz"] = f"not reported by psutil on {where}"
-    info.unknown["base_freq_hz"] = f"not read on {where}"
-    info.unknown["cache_bytes"] = f"not read on {where}"
-    info.unknown["isa_features"] = f"not read on {where}"
-    info.unknown["numa_nodes"] = f"not read on {where}"
+        info.unknown["max_freq_hz"] = Msg("not reported by psutil{on}",
+                                          "psutil {on}没有报告").format(on=on_os)
+    for name in ("base_freq_hz", "cache_bytes", "isa_features", "numa_nodes"):
+        info.unknown[name] = not_read
 
 
 def _vendor_from_brand(brand: str) -> str | None:
@@ -547,9 +571,11 @@ def _torch_threads(info: CpuInfo) -> None:
     """Only when something else already imported torch: importing it here would cost seconds."""
     torch = sys.modules.get("torch")
     if torch is None:
-        info.unknown["torch_threads"] = "torch is not loaded in this process"
+        info.unknown["torch_threads"] = Msg("torch is not loaded in this process",
+                                            "本进程没有加载 torch")
         return
     try:
         info.torch_threads = int(torch.get_num_threads())
     except Exception as exc:  # a broken torch install must not break CPU detection
-        info.unknown["torch_threads"] = f"torch.get_num_threads() failed: {exc}"
+        info.unknown["torch_threads"] = Msg(f"torch.get_num_threads() failed: {exc}",
+                                            f"torch.get_num_threads() 调用失败：{exc}")

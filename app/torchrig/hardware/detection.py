@@ -23,11 +23,13 @@ from torchrig.hardware.model import (
     SoftwareInfo,
     SystemProfile,
 )
+from torchrig.hardware.sections import PROBES
 from torchrig.hardware.sysfs import LINUX_ROOTS, FsRoots
+from torchrig.i18n import Msg
 
 # Fields that are not detection results and so carry no "unknown" reason when empty.
 _NOT_DETECTED = frozenset({"catalog_id", "unknown", "index", "sources", "nvlinks"})
-NO_REASON = "not determined"
+NO_REASON = Msg("not determined", "未能确定")
 
 
 def detect(
@@ -71,12 +73,14 @@ def detect(
         nvml_gpus = _guard(errors, "nvml", lambda: gpu_nvml.probe_nvml(profile.accelerator)) or []
     else:
         profile.accelerator.nvml_available = False
-        profile.accelerator.unknown["nvml"] = "NVML not queried (nvml=False)"
+        profile.accelerator.unknown["nvml"] = Msg("NVML not queried (nvml=False)",
+                                                  "未查询 NVML（nvml=False）")
     if "nvml" in errors:
         profile.accelerator.nvml_available = False
-        profile.accelerator.unknown["nvml"] = f"NVML probe failed: {errors['nvml']}"
+        profile.accelerator.unknown["nvml"] = probe_failed("NVML", errors["nvml"])
     if use_torch and torch_seen is None:
-        torch_seen = gpu_torch.TorchGpus(cuda_unusable_reason=errors.get("torch"))
+        torch_seen = gpu_torch.TorchGpus(
+            cuda_unusable_reason=Msg.verbatim(errors["torch"]) if "torch" in errors else None)
     profile.gpus = (
         _guard(errors, "gpu_merge", lambda: merge.merge_gpus(nvml_gpus, torch_seen)) or nvml_gpus
     )
@@ -89,18 +93,25 @@ def detect(
     return profile
 
 
-def no_gpu_reason(stack: AcceleratorStack, use_torch: bool) -> str:
+def no_gpu_reason(stack: AcceleratorStack, use_torch: bool) -> Msg:
     """Why the GPU list is empty, from what each probe said."""
-    parts: list[str] = []
+    parts: list[Msg] = []
     if "nvml" in stack.unknown:
         parts.append(stack.unknown["nvml"])
     elif stack.nvml_available:
-        parts.append("NVML lists no NVIDIA GPU")
+        parts.append(Msg("NVML lists no NVIDIA GPU", "NVML 没有列出 NVIDIA GPU"))
     if use_torch:
-        parts.append(stack.unknown.get("cuda_available", "torch lists no GPU"))
+        parts.append(stack.unknown.get("cuda_available")
+                     or Msg("torch lists no GPU", "torch 没有列出 GPU"))
     else:
-        parts.append("torch not probed")
-    return "; ".join(parts)
+        parts.append(Msg("torch not probed", "未探测 torch"))
+    return Msg("; ".join(p.en for p in parts), "；".join(p.zh for p in parts))
+
+
+def probe_failed(probe: str, error: str) -> Msg:
+    """A crashed probe's reason; ``error`` is the exception as Python wrote it."""
+    name = PROBES.get(probe, Msg.verbatim(probe))
+    return Msg(f"{name.en} probe failed: {error}", f"{name.zh}探测失败：{error}")
 
 
 def _guard(errors: dict[str, str], name: str, probe: Callable[[], Any]) -> Any:
@@ -130,14 +141,10 @@ def _fill_missing_reasons(profile: SystemProfile) -> None:
         for name in gpu_torch.TORCH_FIELDS:
             if getattr(profile.accelerator, name) is None:
                 profile.accelerator.unknown.setdefault(
-                    name, f"torch probe failed: {profile.probe_errors['torch']}"
-                )
+                    name, probe_failed("torch", profile.probe_errors["torch"]))
     for probe, component in components:
-        default = (
-            f"{probe} probe failed: {profile.probe_errors[probe]}"
-            if probe in profile.probe_errors
-            else NO_REASON
-        )
+        default = (probe_failed(probe, profile.probe_errors[probe])
+                   if probe in profile.probe_errors else NO_REASON)
         for field in dataclasses.fields(component):
             if field.name in _NOT_DETECTED:
                 continue

@@ -20,18 +20,22 @@ from collections.abc import Callable
 from typing import Any
 
 from torchrig.hardware.model import AcceleratorStack, GpuInfo, NvLinkInfo
+from torchrig.i18n import Msg
 
 # Reasons for the init failures a user can act on; class names as nvidia-ml-py defines them.
 _INIT_REASONS = {
-    "NVMLError_LibraryNotFound": (
-        "NVIDIA driver library libnvidia-ml not found (no NVIDIA driver installed)"
-    ),
-    "NVMLError_DriverNotLoaded": "NVIDIA kernel driver is not loaded",
-    "NVMLError_NoPermission": "no permission to query the NVIDIA driver (NVML)",
-    "NVMLError_LibRmVersionMismatch": (
-        "NVML library and kernel driver versions differ (driver updated without a reboot?)"
-    ),
-    "NVMLError_Unknown": "NVML failed to initialise (unknown error)",
+    "NVMLError_LibraryNotFound": Msg(
+        "NVIDIA driver library libnvidia-ml not found (no NVIDIA driver installed)",
+        "找不到 NVIDIA 驱动库 libnvidia-ml（未安装 NVIDIA 驱动）"),
+    "NVMLError_DriverNotLoaded": Msg("NVIDIA kernel driver is not loaded",
+                                     "NVIDIA 内核驱动未加载"),
+    "NVMLError_NoPermission": Msg("no permission to query the NVIDIA driver (NVML)",
+                                  "没有查询 NVIDIA 驱动（NVML）的权限"),
+    "NVMLError_LibRmVersionMismatch": Msg(
+        "NVML library and kernel driver versions differ (driver updated without a reboot?)",
+        "NVML 库与内核驱动版本不一致（更新驱动后没有重启？）"),
+    "NVMLError_Unknown": Msg("NVML failed to initialise (unknown error)",
+                             "NVML 初始化失败（未知错误）"),
 }
 
 # nvmlDeviceGetNvLinkVersion returns an enum (NVML_NVLINK_VERSION_*), not the version itself.
@@ -42,10 +46,12 @@ def probe_nvml(stack: AcceleratorStack) -> list[GpuInfo]:
     try:
         import pynvml
     except ImportError:
-        _unavailable(stack, "nvidia-ml-py is not installed (Python module pynvml missing)")
+        _unavailable(stack, Msg("nvidia-ml-py is not installed (Python module pynvml missing)",
+                                "未安装 nvidia-ml-py（缺少 Python 模块 pynvml）"))
         return []
     except Exception as exc:  # a broken install raises anything at import time
-        _unavailable(stack, f"importing pynvml failed: {_short(exc)}")
+        _unavailable(stack, Msg(f"importing pynvml failed: {_short(exc)}",
+                                f"导入 pynvml 失败：{_short(exc)}"))
         return []
 
     try:
@@ -62,19 +68,19 @@ def probe_nvml(stack: AcceleratorStack) -> list[GpuInfo]:
             pynvml.nvmlShutdown()
 
 
-def _unavailable(stack: AcceleratorStack, reason: str) -> None:
+def _unavailable(stack: AcceleratorStack, reason: Msg) -> None:
     stack.nvml_available = False
     stack.unknown["nvml"] = reason
     for name in ("driver_version", "cuda_driver_version"):
-        stack.unknown.setdefault(name, f"NVML unavailable: {reason}")
+        stack.unknown.setdefault(name, Msg("NVML unavailable: ", "NVML 不可用：") + reason)
 
 
-def _init_reason(pynvml: Any, exc: BaseException) -> str:
+def _init_reason(pynvml: Any, exc: BaseException) -> Msg:
     for class_name, reason in _INIT_REASONS.items():
         cls = getattr(pynvml, class_name, None)
         if isinstance(cls, type) and isinstance(exc, cls):
             return reason
-    return f"NVML init failed: {_short(exc)}"
+    return Msg(f"NVML init failed: {_short(exc)}", f"NVML 初始化失败：{_short(exc)}")
 
 
 def _short(exc: BaseException) -> str:
@@ -110,7 +116,8 @@ def _read_all(pynvml: Any, stack: AcceleratorStack) -> list[GpuInfo]:
         gpu = GpuInfo(index=index, vendor="NVIDIA", sources=["nvml"])
         handle = _query(gpu.unknown, "handle", pynvml, "nvmlDeviceGetHandleByIndex", index)
         if handle is None:
-            gpu.unknown["name"] = f"no NVML handle: {gpu.unknown['handle']}"
+            gpu.unknown["name"] = Msg("no NVML handle: ", "无法取得 NVML 句柄：") + gpu.unknown[
+                "handle"]
         else:
             _read_gpu(pynvml, handle, gpu)
         gpus.append(gpu)
@@ -123,18 +130,25 @@ def format_cuda_version(value: int) -> str:
 
 
 def _query(
-    unknown: dict[str, str], field: str, pynvml: Any, function: str, *args: Any
+    unknown: dict[str, Msg], field: str, pynvml: Any, function: str, *args: Any
 ) -> Any | None:
     """Call one NVML function; on failure record ``field``'s reason and return None."""
     fn: Callable[..., Any] | None = getattr(pynvml, function, None)
     if fn is None:
-        unknown[field] = f"{function} missing from this nvidia-ml-py (too old)"
+        unknown[field] = Msg(f"{function} missing from this nvidia-ml-py (too old)",
+                             f"此 nvidia-ml-py 版本没有 {function}（版本太旧）")
         return None
     try:
         return fn(*args)
     except Exception as exc:
-        unknown[field] = f"{function}: {_short(exc)}"
+        unknown[field] = _call_failed(function, exc)
         return None
+
+
+def _call_failed(call: str, exc: BaseException) -> Msg:
+    """NVML's own error text ("Not Supported", "Insufficient Permissions") is English and is
+    what a user searches for, so both languages keep it."""
+    return Msg(f"{call}: {_short(exc)}", f"{call} 调用失败：{_short(exc)}")
 
 
 def _read_gpu(pynvml: Any, handle: Any, gpu: GpuInfo) -> None:
@@ -184,11 +198,13 @@ def _sm_count(pynvml: Any, handle: Any, gpu: GpuInfo) -> None:
     if isinstance(count, int) and count > 0:
         gpu.sm_count = count
         return
-    detail = gpu.unknown.get("sm_count", "no multiprocessorCount in the answer")
-    gpu.unknown["sm_count"] = (
-        f"NVML reports SMs only for MIG devices ({detail}); torch's multi_processor_count "
-        "gives it when torch is probed"
-    )
+    detail = gpu.unknown.get("sm_count") or Msg("no multiprocessorCount in the answer",
+                                                "返回结果中没有 multiprocessorCount")
+    gpu.unknown["sm_count"] = Msg(
+        "NVML reports SMs only for MIG devices ({detail}); torch's multi_processor_count "
+        "gives it when torch is probed",
+        "NVML 只为 MIG 设备报告 SM 数量（{detail}）；探测 torch 时由其 "
+        "multi_processor_count 给出").format(detail=detail)
 
 
 def _pcie(pynvml: Any, handle: Any, gpu: GpuInfo) -> None:
@@ -211,7 +227,7 @@ def _mig(pynvml: Any, handle: Any, gpu: GpuInfo) -> None:
         if _is(pynvml, exc, "NVMLError_NotSupported"):
             gpu.mig_enabled = False  # a GPU without MIG support is not in MIG mode
         else:
-            gpu.unknown["mig_enabled"] = f"nvmlDeviceGetMigMode: {_short(exc)}"
+            gpu.unknown["mig_enabled"] = _call_failed("nvmlDeviceGetMigMode", exc)
         return
     enable = getattr(pynvml, "NVML_DEVICE_MIG_ENABLE", 1)
     gpu.mig_enabled = int(current) == int(enable)
@@ -228,7 +244,7 @@ def _nvlinks(pynvml: Any, handle: Any, gpu: GpuInfo) -> None:
                 _is(pynvml, exc, "NVMLError_NotSupported")
                 or _is(pynvml, exc, "NVMLError_InvalidArgument")
             ):
-                gpu.unknown["nvlinks"] = f"nvmlDeviceGetNvLinkState({link}): {_short(exc)}"
+                gpu.unknown["nvlinks"] = _call_failed(f"nvmlDeviceGetNvLinkState({link})", exc)
             return
         info = NvLinkInfo(link=link, active=bool(state))
         try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torchrig.hardware.model import AcceleratorStack, GpuInfo
+from torchrig.i18n import Msg
 
 # AcceleratorStack fields only the torch probe fills.
 TORCH_FIELDS = (
@@ -29,7 +30,7 @@ class TorchGpus:
     """What the torch probe saw, before merging with NVML."""
 
     gpus: list[GpuInfo] = field(default_factory=list)
-    cuda_unusable_reason: str | None = None  # why torch cannot use CUDA/ROCm, when it cannot
+    cuda_unusable_reason: Msg | None = None  # why torch cannot use CUDA/ROCm, when it cannot
 
 
 def probe_torch(stack: AcceleratorStack, torch_module: Any | None = None) -> TorchGpus:
@@ -41,7 +42,7 @@ def probe_torch(stack: AcceleratorStack, torch_module: Any | None = None) -> Tor
         try:
             import torch as torch_module
         except Exception as exc:  # ImportError, or a broken install (missing .so, ABI)
-            reason = f"torch could not be imported: {_short(exc)}"
+            reason = _failed("torch could not be imported", "无法导入 torch", exc)
             for name in TORCH_FIELDS:
                 stack.unknown[name] = reason
             return TorchGpus(cuda_unusable_reason=reason)
@@ -53,9 +54,11 @@ def probe_torch(stack: AcceleratorStack, torch_module: Any | None = None) -> Tor
     stack.torch_cuda_version = _opt_str(getattr(version, "cuda", None))
     stack.torch_hip_version = _opt_str(getattr(version, "hip", None))
     if stack.torch_cuda_version is None:
-        stack.unknown["torch_cuda_version"] = "this torch build has no CUDA support"
+        stack.unknown["torch_cuda_version"] = Msg("this torch build has no CUDA support",
+                                                  "此 torch 构建不支持 CUDA")
     if stack.torch_hip_version is None:
-        stack.unknown["torch_hip_version"] = "this torch build has no ROCm support"
+        stack.unknown["torch_hip_version"] = Msg("this torch build has no ROCm support",
+                                                 "此 torch 构建不支持 ROCm")
     _cudnn(torch, stack)
     _cuda(torch, stack, result)
     _mps(torch, stack, result)
@@ -69,6 +72,13 @@ def _short(exc: BaseException) -> str:
         text = ""
     text = text.splitlines()[0] if text else type(exc).__name__
     return text[:200]
+
+
+def _failed(en: str, zh: str, exc: BaseException | str) -> Msg:
+    """"<what> failed: <error>"; the error text comes from torch or the driver, in English,
+    and is kept in both languages because it is what a user searches for."""
+    detail = exc if isinstance(exc, str) else _short(exc)
+    return Msg(f"{en}: {detail}", f"{zh}：{detail}")
 
 
 def _opt_str(value: Any) -> str | None:
@@ -86,12 +96,14 @@ def _cudnn(torch: Any, stack: AcceleratorStack) -> None:
     try:
         version = torch.backends.cudnn.version()
     except Exception as exc:
-        stack.unknown["cudnn_version"] = f"torch.backends.cudnn.version() failed: {_short(exc)}"
+        stack.unknown["cudnn_version"] = _failed("torch.backends.cudnn.version() failed",
+                                                 "torch.backends.cudnn.version() 调用失败", exc)
         return
     if version:
         stack.cudnn_version = format_cudnn_version(int(version))
     else:
-        stack.unknown["cudnn_version"] = "this torch build has no cuDNN"
+        stack.unknown["cudnn_version"] = Msg("this torch build has no cuDNN",
+                                             "此 torch 构建不含 cuDNN")
 
 
 def _cuda(torch: Any, stack: AcceleratorStack, result: TorchGpus) -> None:
@@ -107,13 +119,17 @@ def _cuda(torch: Any, stack: AcceleratorStack, result: TorchGpus) -> None:
     stack.cuda_available = available
     if not available:
         if error:
-            reason = f"torch.cuda.is_available() failed: {error}"
+            reason = _failed("torch.cuda.is_available() failed",
+                             "torch.cuda.is_available() 调用失败", error)
         elif caught:
-            reason = f"CUDA failed to initialise: {str(caught[0].message)[:200]}"
+            reason = _failed("CUDA failed to initialise", "CUDA 初始化失败",
+                             str(caught[0].message)[:200])
         elif stack.torch_cuda_version is None and stack.torch_hip_version is None:
-            reason = "this torch build is CPU-only (no CUDA or ROCm)"
+            reason = Msg("this torch build is CPU-only (no CUDA or ROCm)",
+                         "此 torch 构建只支持 CPU（没有 CUDA 或 ROCm）")
         else:
-            reason = "torch.cuda.is_available() is False (no usable GPU or driver)"
+            reason = Msg("torch.cuda.is_available() is False (no usable GPU or driver)",
+                         "torch.cuda.is_available() 为 False（没有可用的 GPU 或驱动）")
         result.cuda_unusable_reason = reason
         stack.unknown["cuda_available"] = reason
         return
@@ -121,7 +137,8 @@ def _cuda(torch: Any, stack: AcceleratorStack, result: TorchGpus) -> None:
     try:
         count = int(torch.cuda.device_count())
     except Exception as exc:
-        result.cuda_unusable_reason = f"torch.cuda.device_count() failed: {_short(exc)}"
+        result.cuda_unusable_reason = _failed("torch.cuda.device_count() failed",
+                                              "torch.cuda.device_count() 调用失败", exc)
         stack.unknown["gpu_count"] = result.cuda_unusable_reason
         return
     amd = stack.torch_hip_version is not None
@@ -140,7 +157,8 @@ def _cuda_device(torch: Any, index: int, amd: bool) -> GpuInfo:
     try:
         props = torch.cuda.get_device_properties(index)
     except Exception as exc:
-        reason = f"torch.cuda.get_device_properties({index}) failed: {_short(exc)}"
+        reason = _failed(f"torch.cuda.get_device_properties({index}) failed",
+                         f"torch.cuda.get_device_properties({index}) 调用失败", exc)
         gpu.torch_usable = False
         gpu.unknown.update({name: reason for name in (
             "name", "vram_total_bytes", "vram_free_bytes", "uuid", "compute_capability",
@@ -162,16 +180,20 @@ def _cuda_device(torch: Any, index: int, amd: bool) -> GpuInfo:
     raw_uuid = getattr(props, "uuid", None)
     gpu.uuid = normalize_uuid(raw_uuid) if raw_uuid is not None else None
     for name, missing in (
-        ("name", "torch gave no device name"),
-        ("vram_total_bytes", "torch gave no total_memory"),
-        ("sm_count", "torch gave no multi_processor_count"),
-        ("compute_capability", "torch gave no capability"),
-        ("uuid", "this torch version does not expose device UUIDs"),
+        ("name", Msg("torch gave no device name", "torch 没有给出设备名称")),
+        ("vram_total_bytes", Msg("torch gave no total_memory", "torch 没有给出 total_memory")),
+        ("sm_count", Msg("torch gave no multi_processor_count",
+                         "torch 没有给出 multi_processor_count")),
+        ("compute_capability", Msg("torch gave no capability", "torch 没有给出计算能力")),
+        ("uuid", Msg("this torch version does not expose device UUIDs",
+                     "此 torch 版本不提供设备 UUID")),
     ):
         if getattr(gpu, name) is None:
             gpu.unknown[name] = missing
     # torch.cuda.mem_get_info would create a CUDA context (hundreds of MB) just to look.
-    gpu.unknown["vram_free_bytes"] = "not read through torch (it would initialise the device)"
+    gpu.unknown["vram_free_bytes"] = Msg(
+        "not read through torch (it would initialise the device)",
+        "不通过 torch 读取（那样会初始化设备）")
     return gpu
 
 
@@ -207,12 +229,15 @@ def normalize_uuid(value: Any) -> str | None:
 def _mps(torch: Any, stack: AcceleratorStack, result: TorchGpus) -> None:
     backend = getattr(getattr(torch, "backends", None), "mps", None)
     if backend is None:
-        stack.unknown["mps_available"] = "this torch build has no MPS backend"
+        stack.unknown["mps_available"] = Msg("this torch build has no MPS backend",
+                                             "此 torch 构建没有 MPS 后端")
         return
     try:
         stack.mps_available = bool(backend.is_available())
     except Exception as exc:
-        stack.unknown["mps_available"] = f"torch.backends.mps.is_available() failed: {_short(exc)}"
+        stack.unknown["mps_available"] = _failed(
+            "torch.backends.mps.is_available() failed",
+            "torch.backends.mps.is_available() 调用失败", exc)
         return
     if not stack.mps_available:
         return
@@ -224,9 +249,11 @@ def _mps(torch: Any, stack: AcceleratorStack, result: TorchGpus) -> None:
         torch_device="mps",
         torch_usable=True,
     )
-    shared = "Apple GPUs share unified memory with the CPU; no dedicated VRAM size exists"
+    shared = Msg("Apple GPUs share unified memory with the CPU; no dedicated VRAM size exists",
+                 "Apple GPU 与 CPU 共享统一内存，没有独立的显存容量")
     for name in ("vram_total_bytes", "vram_free_bytes"):
         gpu.unknown[name] = shared
     for name in ("uuid", "compute_capability", "sm_count"):
-        gpu.unknown[name] = "not reported by torch for MPS devices"
+        gpu.unknown[name] = Msg("not reported by torch for MPS devices",
+                                "torch 不报告 MPS 设备的这一项")
     result.gpus.append(gpu)

@@ -15,8 +15,10 @@ from pathlib import Path
 
 from torchrig.hardware.model import MemoryInfo
 from torchrig.hardware.sysfs import LINUX_ROOTS, FsRoots, list_dir, read_bytes, read_text
+from torchrig.i18n import Msg
 
-NEEDS_ROOT = "needs root: dmidecode"  # shown as "unknown (needs root: dmidecode)"
+# Shown as "unknown (needs root: dmidecode)".
+NEEDS_ROOT = Msg("needs root: dmidecode", "需要 root 权限：dmidecode")
 
 # SMBIOS (DMTF DSP0134) type 17 "Memory Type" byte -> name; only the types one meets in
 # machines that run PyTorch.
@@ -46,8 +48,8 @@ def probe_memory(roots: FsRoots = LINUX_ROOTS, *, system: str | None = None) -> 
     else:
         _sizes_psutil(info)
         where = {"Darwin": "macOS"}.get(system, system)
-        info.unknown["dimm_type"] = f"not read on {where}"
-        info.unknown["dimm_speed_mts"] = f"not read on {where}"
+        info.unknown["dimm_type"] = info.unknown["dimm_speed_mts"] = Msg(
+            f"not read on {where}", f"在 {where} 上不读取")
     return info
 
 
@@ -87,7 +89,8 @@ def _sizes_linux(info: MemoryInfo, roots: FsRoots) -> None:
         ("swap_used_bytes", "SwapFree"),
     ):
         if getattr(info, name) is None:
-            info.unknown[name] = f"no {key} in {roots.proc / 'meminfo'}"
+            meminfo = roots.proc / "meminfo"
+            info.unknown[name] = Msg(f"no {key} in {meminfo}", f"{meminfo} 中没有 {key}")
 
 
 def _sizes_psutil(info: MemoryInfo) -> None:
@@ -98,13 +101,17 @@ def _sizes_psutil(info: MemoryInfo) -> None:
         info.total_bytes = int(vm.total)
         info.available_bytes = int(vm.available)
     except (psutil.Error, OSError) as exc:
-        info.unknown["total_bytes"] = info.unknown["available_bytes"] = f"psutil: {exc}"
+        info.unknown["total_bytes"] = info.unknown["available_bytes"] = _psutil_failed(exc)
     try:
         swap = psutil.swap_memory()
         info.swap_total_bytes = int(swap.total)
         info.swap_used_bytes = int(swap.used)
     except (psutil.Error, OSError) as exc:
-        info.unknown["swap_total_bytes"] = info.unknown["swap_used_bytes"] = f"psutil: {exc}"
+        info.unknown["swap_total_bytes"] = info.unknown["swap_used_bytes"] = _psutil_failed(exc)
+
+
+def _psutil_failed(exc: Exception) -> Msg:
+    return Msg(f"psutil: {exc}", f"psutil 读取失败：{type(exc).__name__}")
 
 
 def _dimms_linux(info: MemoryInfo, roots: FsRoots) -> None:
@@ -128,16 +135,22 @@ def _dimms_linux(info: MemoryInfo, roots: FsRoots) -> None:
         info.dimm_speed_mts = min(speeds)
 
     if data is None:
-        unreadable = NEEDS_ROOT if "without root" in (dmi_reason or "") else str(dmi_reason)
+        unreadable = (NEEDS_ROOT if dmi_reason is None or "without root" in dmi_reason.en
+                      else dmi_reason)
         if info.dimm_type is None:
-            info.unknown["dimm_type"] = f"{unreadable}; EDAC reports no DIMM type"
+            info.unknown["dimm_type"] = unreadable + Msg("; EDAC reports no DIMM type",
+                                                         "；EDAC 没有报告内存条类型")
         if info.dimm_speed_mts is None:
             info.unknown["dimm_speed_mts"] = unreadable  # EDAC never reports speed
     else:
         if info.dimm_type is None:
-            info.unknown["dimm_type"] = f"{dmi_path} lists no installed DIMM with a known type"
+            info.unknown["dimm_type"] = Msg(
+                f"{dmi_path} lists no installed DIMM with a known type",
+                f"{dmi_path} 中没有已知类型的已安装内存条")
         if info.dimm_speed_mts is None:
-            info.unknown["dimm_speed_mts"] = f"{dmi_path} lists no installed DIMM with a speed"
+            info.unknown["dimm_speed_mts"] = Msg(
+                f"{dmi_path} lists no installed DIMM with a speed",
+                f"{dmi_path} 中没有标明速率的已安装内存条")
 
 
 def _edac_types(mc_dir: Path) -> list[str]:

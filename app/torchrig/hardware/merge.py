@@ -12,10 +12,13 @@ from collections.abc import Mapping
 
 from torchrig.hardware.gpu_torch import TorchGpus, normalize_uuid
 from torchrig.hardware.model import GpuInfo
+from torchrig.i18n import Msg
 
-NOT_PROBED = "torch not probed (detection with use_torch=True / --torch fills this)"
+NOT_PROBED = Msg("torch not probed (detection with use_torch=True / --torch fills this)",
+                 "未探测 torch（使用 use_torch=True 或 --torch 探测即可补全）")
 
-NVML_ONLY_REASON = "only NVIDIA's NVML reports this, and NVML did not list this GPU"
+NVML_ONLY_REASON = Msg("only NVIDIA's NVML reports this, and NVML did not list this GPU",
+                       "只有 NVIDIA 的 NVML 报告这一项，而 NVML 没有列出这块 GPU")
 
 # Facts torch never reports: a GPU NVML did not list (ROCm, MPS, NVML missing) lacks them.
 _NVML_ONLY = ("vram_free_bytes", "pcie_gen_current", "pcie_gen_max", "pcie_width_current",
@@ -54,9 +57,10 @@ def merge_gpus(
         host = _mig_host(leftover, merged)
         if host is not None:
             _absorb(host, leftover)
-            host.unknown["torch_device"] = (
-                f"torch addresses a MIG instance of this GPU ({leftover.name or leftover.uuid})"
-            )
+            instance = leftover.name or leftover.uuid
+            host.unknown["torch_device"] = Msg(
+                f"torch addresses a MIG instance of this GPU ({instance})",
+                f"torch 使用的是这块 GPU 的一个 MIG 实例（{instance}）")
             remaining.remove(leftover)
     merged.extend(remaining)
 
@@ -70,9 +74,9 @@ def merge_gpus(
             gpu.torch_usable = False
             gpu.unknown["torch_device"] = gpu.unknown["torch_usable"] = hidden
             if gpu.sm_count is None:
-                gpu.unknown["sm_count"] = (
-                    "NVML reports SMs only for MIG devices, and torch does not see this GPU"
-                )
+                gpu.unknown["sm_count"] = Msg(
+                    "NVML reports SMs only for MIG devices, and torch does not see this GPU",
+                    "NVML 只为 MIG 设备报告 SM 数量，而 torch 看不到这块 GPU")
     return _renumber(merged)
 
 
@@ -119,13 +123,16 @@ def _mig_host(torch_gpu: GpuInfo, nvml_gpus: list[GpuInfo]) -> GpuInfo | None:
     return None
 
 
-def _not_visible_reason(torch_gpus: TorchGpus, environ: Mapping[str, str]) -> str:
+def _not_visible_reason(torch_gpus: TorchGpus, environ: Mapping[str, str]) -> Msg:
     if torch_gpus.cuda_unusable_reason:
-        return f"torch cannot use CUDA: {torch_gpus.cuda_unusable_reason}"
+        return Msg("torch cannot use CUDA: ", "torch 无法使用 CUDA：") + (
+            torch_gpus.cuda_unusable_reason)
     visible = environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
-        return f"not visible to torch (CUDA_VISIBLE_DEVICES={visible!r})"
-    return "not visible to torch (no CUDA device with this UUID)"
+        return Msg(f"not visible to torch (CUDA_VISIBLE_DEVICES={visible!r})",
+                   f"torch 看不到（CUDA_VISIBLE_DEVICES={visible!r}）")
+    return Msg("not visible to torch (no CUDA device with this UUID)",
+               "torch 看不到（没有这个 UUID 的 CUDA 设备）")
 
 
 def _renumber(gpus: list[GpuInfo]) -> list[GpuInfo]:

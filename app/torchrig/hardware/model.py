@@ -1,9 +1,11 @@
 """SystemProfile: what detection found on a machine, as plain data with a JSON form.
 
 Every field is a value or ``None``; a ``None`` field has its reason in the component's
-``unknown`` mapping (``{"max_freq_hz": "not exposed by the kernel (container?)"}``), so users
-and scripts can tell "absent" from "could not be read". Units are SI base units: bytes, hertz,
-watts; link widths are lane counts.
+``unknown`` mapping, so users and scripts can tell "absent" from "could not be read". Reasons
+are shown to people, so each is a :class:`~torchrig.i18n.Msg` in both languages, saved as
+``{"max_freq_hz": {"en": "...", "zh": "..."}}``; profiles saved before that stored one English
+string per reason, which still loads (shown as it is in either language). Units are SI base
+units: bytes, hertz, watts; link widths are lane counts.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 
 PROFILE_FORMAT = "torchrig.system-profile"
 PROFILE_VERSION = 1
@@ -37,7 +40,7 @@ class CpuInfo:
     isa_features: list[str] = field(default_factory=list)
     numa_nodes: int | None = None
     torch_threads: int | None = None  # torch.get_num_threads(), only when torch is loaded
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,7 +71,7 @@ class GpuInfo:
     mig_enabled: bool | None = None
     nvlinks: list[NvLinkInfo] = field(default_factory=list)
     catalog_id: str | None = None  # matching catalog part, filled by the caller that has a catalog
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,7 +87,7 @@ class AcceleratorStack:
     cudnn_version: str | None = None
     cuda_available: bool | None = None
     mps_available: bool | None = None
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -95,7 +98,7 @@ class MemoryInfo:
     swap_used_bytes: int | None = None
     dimm_type: str | None = None  # "DDR5"
     dimm_speed_mts: int | None = None  # MT/s
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -107,8 +110,9 @@ class DiskInfo:
     free_bytes: int | None = None
     device_bytes: int | None = None  # the whole disk under it (a partition's parent), if known
     kind: str = "unknown"  # nvme | ssd | hdd | network | virtual | unknown
-    kind_basis: str = ""  # how the kind was determined, e.g. "/sys/block/sda/queue/rotational = 0"
-    unknown: dict[str, str] = field(default_factory=dict)
+    # How the kind was determined, e.g. "/sys/block/sda/queue/rotational = 0".
+    kind_basis: Msg = field(default_factory=lambda: Msg("", ""))
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -121,7 +125,7 @@ class SoftwareInfo:
     pyside6_version: str | None = None
     nvml_library: str | None = None  # version of nvidia-ml-py, if installed
     in_container: bool | None = None
-    unknown: dict[str, str] = field(default_factory=dict)
+    unknown: dict[str, Msg] = field(default_factory=dict)
 
 
 @dataclass
@@ -205,8 +209,17 @@ def _build(cls: type[T], data: Any, where: str) -> T:
         if f.name != "nvlinks" and not _matches(value, hints[f.name]):
             raise InputError(f"{where}: field '{f.name}' must be {_describe(hints[f.name])}, "
                              f"got {type(value).__name__}")
-        values[f.name] = value
+        values[f.name] = _reasons(value, hints[f.name], f"{where}.{f.name}")
     return cls(**values)
+
+
+def _reasons(value: Any, hint: Any, where: str) -> Any:
+    """JSON reasons (text or ``{"en", "zh"}``) as Msg; every other value as it is."""
+    if hint is Msg:
+        return Msg.from_json(value, where)
+    if hint == dict[str, Msg]:
+        return {k: Msg.from_json(v, f"{where}.{k}") for k, v in value.items()}
+    return value
 
 
 def _matches(value: Any, hint: Any) -> bool:
@@ -221,6 +234,8 @@ def _matches(value: Any, hint: Any) -> bool:
     if origin is dict:
         return isinstance(value, dict) and all(
             _matches(k, args[0]) and _matches(v, args[1]) for k, v in value.items())
+    if hint is Msg:  # checked in full by Msg.from_json
+        return isinstance(value, (str, dict))
     if hint is bool:
         return isinstance(value, bool)
     if hint is int:
@@ -241,7 +256,7 @@ def _describe(hint: Any) -> str:
     if origin is dict:
         return "an object"
     return {bool: "true or false", int: "a whole number", float: "a finite number",
-            str: "text"}.get(hint, getattr(hint, "__name__", str(hint)))
+            str: "text", Msg: "text"}.get(hint, getattr(hint, "__name__", str(hint)))
 
 
 def _gpu(data: Any, where: str) -> GpuInfo:

@@ -10,11 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torchrig.hardware.model import DiskInfo, GpuInfo, SystemProfile
-from torchrig.i18n import pick
+from torchrig.i18n import Msg, pick
+from torchrig.labels import STORAGE_KINDS, label
 from torchrig.units import fmt_gb, fmt_gib, fmt_hz, fmt_watts
 
-PCIE_IDLE_NOTE_EN = "links downclock when idle: read the current link under load"
-PCIE_IDLE_NOTE_ZH = "空闲时链路会降速：请在负载下读取当前链路"
+PCIE_IDLE_NOTE = Msg("links downclock when idle: read the current link under load",
+                     "空闲时链路会降速：请在负载下读取当前链路")
+_USABLE_HINT = Msg("CPU affinity and cgroup quota limit what DataLoader workers can use",
+                   "CPU 亲和性和 cgroup 配额限制了 DataLoader 工作进程能用的处理器")
+_ISA_HINT = Msg("AVX2/AVX-512/AMX (x86) and NEON/SVE (ARM) decide torch's CPU kernel speed",
+                "AVX2/AVX-512/AMX（x86）和 NEON/SVE（ARM）决定 torch 在 CPU 上的运算速度")
 
 
 @dataclass
@@ -85,6 +90,21 @@ _L = {
     "free_of": ("free of", "可用，共"),
     "filesystem": ("filesystem", "文件系统"),
     "disk": ("disk", "磁盘"),
+    "links_active": ("{active} / {total} links active", "{active} / {total} 条链路在用"),
+    "none": ("none", "无"),
+}
+
+
+# Names of detection's probes (``SystemProfile.probe_errors`` keys), for people.
+PROBES = {
+    "hostname": Msg("host name", "主机名"),
+    "torch": Msg("torch", "torch"),
+    "cpu": Msg("CPU", "处理器"),
+    "memory": Msg("memory", "内存"),
+    "storage": Msg("storage", "存储"),
+    "software": Msg("software", "软件"),
+    "nvml": Msg("NVML", "NVML"),
+    "gpu_merge": Msg("GPU list", "显卡列表"),
 }
 
 
@@ -92,15 +112,19 @@ def _t(key: str, lang: str) -> str:
     return pick(_L, key, lang)
 
 
-def _unknown(reason: str | None, lang: str) -> str:
+def _unknown(reason: Msg | None, lang: str) -> str:
     word = _t("unknown", lang)
-    return f"{word} ({reason})" if reason else word
+    text = reason.get(lang) if reason else ""
+    if not text:
+        return word
+    return f"{word}（{text}）" if lang == "zh" else f"{word} ({text})"
 
 
-def _row(label: str, value: Any, reason: str | None, lang: str, hint: str = "") -> Row:
+def _row(label: str, value: Any, reason: Msg | None, lang: str, hint: Msg | None = None) -> Row:
     if value is None or value == "" or value == []:
-        return Row(label, _unknown(reason, lang), known=False, hint=reason or hint)
-    return Row(label, str(value), hint=hint)
+        why = reason or hint
+        return Row(label, _unknown(reason, lang), known=False, hint=why.get(lang) if why else "")
+    return Row(label, str(value), hint=hint.get(lang) if hint else "")
 
 
 def _yes_no(value: bool | None, lang: str, words: tuple[str, str] = ("yes", "no")) -> str | None:
@@ -120,7 +144,7 @@ def cpu_section(profile: SystemProfile, lang: str) -> Section:
         _row(_t("cores", lang), cpu.physical_cores, why.get("physical_cores"), lang),
         _row(_t("threads", lang), cpu.logical_cpus, why.get("logical_cpus"), lang),
         _row(_t("usable", lang), cpu.usable_cpus, why.get("usable_cpus"), lang,
-             hint="CPU affinity and cgroup quota limit what DataLoader workers can use"),
+             hint=_USABLE_HINT),
         _row(_t("smt", lang), _yes_no(cpu.smt_enabled, lang, ("on", "off")),
              why.get("smt_enabled"), lang),
         _row(_t("base", lang), fmt_hz(cpu.base_freq_hz) if cpu.base_freq_hz else None,
@@ -129,8 +153,7 @@ def cpu_section(profile: SystemProfile, lang: str) -> Section:
              why.get("max_freq_hz"), lang),
         _row(_t("cache", lang), caches, why.get("cache_bytes"), lang),
         _row(_t("isa", lang), ", ".join(cpu.isa_features) if cpu.isa_features else None,
-             why.get("isa_features"), lang,
-             hint="AVX2/AVX-512/AMX (x86) and NEON/SVE (ARM) decide torch's CPU kernel speed"),
+             why.get("isa_features"), lang, hint=_ISA_HINT),
         _row(_t("numa", lang), cpu.numa_nodes, why.get("numa_nodes"), lang),
     ]
     if cpu.torch_threads is not None or "torch_threads" in why:
@@ -178,17 +201,17 @@ def gpu_section(gpu: GpuInfo, profile: SystemProfile, lang: str) -> Section:
     nvlink = None
     if gpu.nvlinks:
         active = sum(1 for link in gpu.nvlinks if link.active)
-        nvlink = f"{active} / {len(gpu.nvlinks)} links active"
+        nvlink = _t("links_active", lang).format(active=active, total=len(gpu.nvlinks))
     elif "nvlinks" not in why and "nvml" in gpu.sources:
-        nvlink = "none" if lang != "zh" else "无"
+        nvlink = _t("none", lang)
     title = f"{_t('gpu', lang)} {gpu.index}: {gpu.name or _t('unknown', lang)}"
-    pcie_hint = PCIE_IDLE_NOTE_ZH if lang == "zh" else PCIE_IDLE_NOTE_EN
     rows = [
         _row(_t("vendor", lang), gpu.vendor, why.get("vendor"), lang),
         _row(_t("vram", lang), vram, why.get("vram_total_bytes"), lang),
         _row(_t("cc", lang), gpu.compute_capability, why.get("compute_capability"), lang),
         _row(_t("sms", lang), gpu.sm_count, why.get("sm_count"), lang),
-        _row(_t("pcie", lang), _pcie(gpu), why.get("pcie_gen_current"), lang, hint=pcie_hint),
+        _row(_t("pcie", lang), _pcie(gpu), why.get("pcie_gen_current"), lang,
+             hint=PCIE_IDLE_NOTE),
         _row(_t("power", lang), fmt_watts(gpu.power_limit_w) if gpu.power_limit_w else None,
              why.get("power_limit_w"), lang),
         _row(_t("nvlink", lang), nvlink, why.get("nvlinks"), lang),
@@ -197,8 +220,8 @@ def gpu_section(gpu: GpuInfo, profile: SystemProfile, lang: str) -> Section:
         _row(_t("torch_use", lang),
              (_yes_no(gpu.torch_usable, lang) or "") +
              (f" ({gpu.torch_device})" if gpu.torch_device and gpu.torch_usable else "") +
-             (f" ({why['torch_usable']})" if not gpu.torch_usable and "torch_usable" in why
-              else "")
+             (f" ({why['torch_usable'].get(lang)})"
+              if not gpu.torch_usable and "torch_usable" in why else "")
              if gpu.torch_usable is not None else None,
              why.get("torch_usable"), lang),
         _row(_t("seen_by", lang), ", ".join(gpu.sources), None, lang),
@@ -232,8 +255,9 @@ def _disk_row(disk: DiskInfo, lang: str) -> Row:
     if disk.device_bytes is not None:
         # The filesystem can be far smaller than the disk it sits on: show both.
         size += f" · {_t('disk', lang)} {fmt_gb(disk.device_bytes)}"
-    value = f"{disk.kind.upper()} · {size} · {disk.device or '?'} ({disk.fstype or '?'})"
-    return Row(disk.mountpoint, value, hint=disk.kind_basis)
+    kind = label(STORAGE_KINDS, disk.kind, lang)
+    value = f"{kind} · {size} · {disk.device or '?'} ({disk.fstype or '?'})"
+    return Row(disk.mountpoint, value, hint=disk.kind_basis.get(lang))
 
 
 def software_section(profile: SystemProfile, lang: str) -> Section:
@@ -262,10 +286,11 @@ def profile_sections(profile: SystemProfile, lang: str = "en") -> list[Section]:
             sections.append(section)
         sections[2].rows.extend(accelerator_rows(profile, lang))
     else:
-        reason = (profile.accelerator.unknown.get("nvml")
-                  or profile.accelerator.unknown.get("gpus") or "")
+        why = profile.accelerator.unknown
+        reason = why.get("nvml") or why.get("gpus")
+        text = reason.get(lang) if reason else ""
         none = Section("gpus", _t("gpus_none", lang), [
-            Row(_t("no_gpu", lang), reason or "-", known=True, hint=reason)])
+            Row(_t("no_gpu", lang), text or "-", known=True, hint=text)])
         none.rows.extend(accelerator_rows(profile, lang))
         sections.append(none)
     sections.append(storage_section(profile, lang))

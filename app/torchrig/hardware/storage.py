@@ -27,6 +27,7 @@ from torchrig.hardware.sysfs import (
     read_text,
     unescape_mount_field,
 )
+from torchrig.i18n import Msg
 
 # Kernel-internal and API filesystems: never a place for data.
 PSEUDO_FSTYPES = frozenset(
@@ -108,7 +109,8 @@ def probe_storage(
             kind_basis=basis,
         )
         if not mount.source:
-            disk.unknown["device"] = "the mount table names no source"
+            disk.unknown["device"] = Msg("the mount table names no source",
+                                         "挂载表中没有写明来源设备")
         _fill_usage(disk, usage)
         disk.device_bytes, why = device_size(mount, roots)
         if why is not None:
@@ -128,7 +130,7 @@ def read_mounts(roots: FsRoots) -> list[Mount]:
     got = read_text(roots.proc / "self/mounts", max_bytes=1 << 24)
     if got.text:
         return parse_mounts(got.text)
-    raise OSError(f"no mount table: {got.reason}")
+    raise OSError(f"no mount table: {got.reason.en if got.reason else 'empty'}")
 
 
 def parse_mountinfo(text: str) -> list[Mount]:
@@ -219,24 +221,35 @@ def _device_key(mount: Mount) -> str | None:
 # --------------------------------------------------------------------------- classification
 
 
-def classify_mount(mount: Mount, roots: FsRoots) -> tuple[str, str]:
+def classify_mount(mount: Mount, roots: FsRoots) -> tuple[str, Msg]:
     fstype = mount.fstype
     if fstype in NETWORK_FSTYPES:
-        return "network", f"fstype {fstype} is a network filesystem"
+        return "network", Msg(f"fstype {fstype} is a network filesystem",
+                              f"文件系统类型 {fstype} 是网络文件系统")
     if fstype in ("overlay", "aufs"):
-        return "virtual", (
-            f"{fstype} root of a container: its medium is the host's and is not visible here"
-        )
+        return "virtual", Msg(
+            f"{fstype} root of a container: its medium is the host's and is not visible here",
+            f"容器的 {fstype} 根文件系统：其介质属于宿主机，在这里看不到")
     if fstype == "tmpfs":
-        return "virtual", "tmpfs lives in RAM (and swap), not on a disk"
+        return "virtual", Msg("tmpfs lives in RAM (and swap), not on a disk",
+                              "tmpfs 位于内存（和交换空间）中，不在磁盘上")
     if fstype in SHARED_FOLDER_FSTYPES:
-        return "virtual", f"{fstype} shares a host folder into this VM/WSL; its medium is hidden"
+        return "virtual", Msg(
+            f"{fstype} shares a host folder into this VM/WSL; its medium is hidden",
+            f"{fstype} 把宿主机的文件夹共享给此虚拟机或 WSL，介质不可见")
     if fstype == "zfs" and not mount.source.startswith("/dev/"):
-        return "unknown", f"zfs dataset {mount.source}: the pool's disks are not resolved"
+        return "unknown", Msg(
+            f"zfs dataset {mount.source}: the pool's disks are not resolved",
+            f"ZFS 数据集 {mount.source}：未解析存储池所在的磁盘")
     name = _block_name(mount, roots)
     if name is None:
-        return "unknown", f"source {mount.source!r} is not a block device"
+        return "unknown", _not_block_device(mount)
     return classify_block(name, roots)
+
+
+def _not_block_device(mount: Mount) -> Msg:
+    return Msg(f"source {mount.source!r} is not a block device",
+               f"来源 {mount.source!r} 不是块设备")
 
 
 def _block_name(mount: Mount, roots: FsRoots) -> str | None:
@@ -253,20 +266,20 @@ def _block_name(mount: Mount, roots: FsRoots) -> str | None:
     return None
 
 
-def device_size(mount: Mount, roots: FsRoots) -> tuple[int | None, str | None]:
+def device_size(mount: Mount, roots: FsRoots) -> tuple[int | None, Msg | None]:
     """(bytes, None) of the disk a filesystem lives on - the whole disk for a partition, the
     mapped device for LVM/dm-crypt - or (None, why). A filesystem is often much smaller than
     its disk, and a user buying storage asks about the disk."""
     name = _block_name(mount, roots)
     if name is None:
-        return None, f"source {mount.source!r} is not a block device"
+        return None, _not_block_device(mount)
     block_dir = roots.sys / "class/block" / name
     if os.path.exists(block_dir / "partition"):
         name = Path(os.path.realpath(block_dir)).parent.name
         block_dir = roots.sys / "class/block" / name
     sectors, reason = read_int(block_dir / "size")
     if sectors is None:
-        return None, reason or f"no size for {name}"
+        return None, reason or Msg(f"no size for {name}", f"{name} 没有大小信息")
     return sectors * 512, None  # /sys counts 512-byte sectors whatever the logical block size
 
 
@@ -278,17 +291,20 @@ def _dm_by_name(mapper_name: str, roots: FsRoots) -> str | None:
     return None
 
 
-def classify_block(name: str, roots: FsRoots, depth: int = 0) -> tuple[str, str]:
+def classify_block(name: str, roots: FsRoots, depth: int = 0) -> tuple[str, Msg]:
     """Medium kind of a kernel block device, following partitions and stacked devices."""
     block_dir = roots.sys / "class/block" / name
     if depth > 8:
-        return "unknown", f"{name}: device stack too deep to follow"
+        return "unknown", Msg(f"{name}: device stack too deep to follow",
+                              f"{name}：设备层级太深，无法追踪")
     if not os.path.exists(block_dir):
-        return "unknown", f"no /sys/class/block/{name}"
+        return "unknown", Msg(f"no /sys/class/block/{name}", f"没有 /sys/class/block/{name}")
     if os.path.exists(block_dir / "partition"):
         parent = Path(os.path.realpath(block_dir)).parent.name
         kind, basis = classify_block(parent, roots, depth + 1)
-        return kind, f"{name} is a partition of {parent}; {basis}"
+        return kind, Msg("{name} is a partition of {parent}; {basis}",
+                         "{name} 是 {parent} 的分区；{basis}").format(
+                             name=name, parent=parent, basis=basis)
     slaves = list_dir(block_dir / "slaves")
     if slaves:
         return _classify_stack(name, block_dir, slaves, roots, depth)
@@ -297,45 +313,64 @@ def classify_block(name: str, roots: FsRoots, depth: int = 0) -> tuple[str, str]
 
 def _classify_stack(
     name: str, block_dir: Path, slaves: list[str], roots: FsRoots, depth: int
-) -> tuple[str, str]:
+) -> tuple[str, Msg]:
     label = read_text(block_dir / "dm/name").text
     what = f"{name} ({label})" if label else name
     parts = [classify_block(slave, roots, depth + 1) for slave in slaves]
     kinds = [kind for kind, _ in parts]
     kind = min(kinds, key=_SLOWEST_FIRST.index)
-    detail = "; ".join(f"{slave}: {basis}" for slave, (_, basis) in zip(slaves, parts, strict=True))
+    pairs = list(zip(slaves, parts, strict=True))
+    detail = Msg("; ".join(f"{slave}: {basis.en}" for slave, (_, basis) in pairs),
+                 "；".join(f"{slave}：{basis.zh}" for slave, (_, basis) in pairs))
+    members = ", ".join(slaves)
     if len(set(kinds)) > 1:
-        return kind, f"{what} spans {', '.join(slaves)} of mixed kinds, slowest counts; {detail}"
-    return kind, f"{what} sits on {', '.join(slaves)}; {detail}"
+        return kind, Msg("{what} spans {members} of mixed kinds, slowest counts; {detail}",
+                         "{what} 跨越类型不同的 {members}，以最慢者为准；{detail}").format(
+                             what=what, members=members, detail=detail)
+    return kind, Msg("{what} sits on {members}; {detail}", "{what} 位于 {members} 之上；{detail}"
+                     ).format(what=what, members=members, detail=detail)
 
 
-def _classify_disk(name: str, block_dir: Path) -> tuple[str, str]:
+def _classify_disk(name: str, block_dir: Path) -> tuple[str, Msg]:
     model = read_text(block_dir / "device/model").text or ""
     if any(marker in model for marker in NETWORK_DISK_MODELS):
-        return "network", f"{name} model {model!r} is network block storage"
+        return "network", Msg(f"{name} model {model!r} is network block storage",
+                              f"{name} 的型号 {model!r} 是网络块存储")
     if any(marker in model for marker in VIRTUAL_DISK_MODELS):
-        return "virtual", f"{name} model {model!r} is a virtual disk; the host's medium is hidden"
+        return "virtual", Msg(
+            f"{name} model {model!r} is a virtual disk; the host's medium is hidden",
+            f"{name} 的型号 {model!r} 是虚拟磁盘，宿主机的介质不可见")
     if name.startswith("nvme"):
-        return "nvme", f"device name {name} (NVMe)"
+        return "nvme", Msg(f"device name {name} (NVMe)", f"设备名 {name}（NVMe）")
     if name.startswith("vd"):
-        return "virtual", f"{name} is a virtio disk: virtio cannot tell the host's medium"
+        return "virtual", Msg(
+            f"{name} is a virtio disk: virtio cannot tell the host's medium",
+            f"{name} 是 virtio 磁盘：virtio 无法告知宿主机的介质")
     if name.startswith("xvd"):
-        return "virtual", f"{name} is a Xen virtual disk: the host's medium is not visible"
+        return "virtual", Msg(
+            f"{name} is a Xen virtual disk: the host's medium is not visible",
+            f"{name} 是 Xen 虚拟磁盘：宿主机的介质不可见")
     if name.startswith("loop"):
         backing = read_text(block_dir / "loop/backing_file").text
-        return "virtual", f"{name} is a loop device backed by the file {backing or '(unknown)'}"
+        return "virtual", (
+            Msg(f"{name} is a loop device backed by the file {backing}",
+                f"{name} 是回环设备，背后的文件是 {backing}") if backing
+            else Msg(f"{name} is a loop device backed by an unknown file",
+                     f"{name} 是回环设备，背后的文件未知"))
     if name.startswith("zram"):
-        return "virtual", f"{name} is compressed RAM"
+        return "virtual", Msg(f"{name} is compressed RAM", f"{name} 是压缩内存")
     if name.startswith(("nbd", "rbd")):
-        return "network", f"{name} is a network block device"
+        return "network", Msg(f"{name} is a network block device", f"{name} 是网络块设备")
     if name.startswith("mmcblk"):
-        return "unknown", f"{name} is eMMC/SD flash; its speed varies too widely to classify"
+        return "unknown", Msg(
+            f"{name} is eMMC/SD flash; its speed varies too widely to classify",
+            f"{name} 是 eMMC/SD 闪存，速度差异太大，无法归类")
     rotational = read_text(block_dir / "queue/rotational")
-    if rotational.text == "1":
-        return "hdd", f"/sys/block/{name}/queue/rotational = 1"
-    if rotational.text == "0":
-        return "ssd", f"/sys/block/{name}/queue/rotational = 0"
-    return "unknown", rotational.reason or f"{name}: unexpected rotational value"
+    if rotational.text in ("0", "1"):
+        return ("hdd" if rotational.text == "1" else "ssd",
+                Msg.verbatim(f"/sys/block/{name}/queue/rotational = {rotational.text}"))
+    return "unknown", rotational.reason or Msg(f"{name}: unexpected rotational value",
+                                               f"{name}：rotational 的值不符合预期")
 
 
 # --------------------------------------------------------------------------- sizes
@@ -344,7 +379,8 @@ def _classify_disk(name: str, block_dir: Path) -> tuple[str, str]:
 def _fill_usage(disk: DiskInfo, usage: UsageFn) -> None:
     if disk.kind == "network":
         # statvfs on an NFS/CIFS mount blocks for minutes when the server is unreachable.
-        reason = "not queried: asking a network mount can hang when its server is unreachable"
+        reason = Msg("not queried: asking a network mount can hang when its server is "
+                     "unreachable", "未查询：服务器不可达时，查询网络挂载可能会卡住")
         disk.unknown["total_bytes"] = disk.unknown["free_bytes"] = reason
         return
     try:
@@ -352,7 +388,8 @@ def _fill_usage(disk: DiskInfo, usage: UsageFn) -> None:
         disk.total_bytes = int(result.total)
         disk.free_bytes = int(result.free)
     except Exception as exc:  # PermissionError, OSError, psutil errors: one field, not the probe
-        reason = f"disk usage of {disk.mountpoint} failed: {exc}"
+        reason = Msg(f"disk usage of {disk.mountpoint} failed: {exc}",
+                     f"读取 {disk.mountpoint} 的磁盘用量失败：{type(exc).__name__}")
         disk.unknown["total_bytes"] = disk.unknown["free_bytes"] = reason
 
 
@@ -372,9 +409,12 @@ def _probe_portable(system: str, usage: UsageFn) -> list[DiskInfo]:
         if part.mountpoint.startswith(("/System/Volumes/", "/private/var/vm")):
             continue
         if part.fstype.lower() in NETWORK_FSTYPES or "remote" in options:
-            kind, basis = "network", f"fstype {part.fstype} / options {part.opts} say network"
+            kind, basis = "network", Msg(
+                f"fstype {part.fstype} / options {part.opts} say network",
+                f"文件系统类型 {part.fstype} / 挂载选项 {part.opts} 表明是网络存储")
         else:
-            kind, basis = "unknown", f"medium not read on {where}"
+            kind, basis = "unknown", Msg(f"medium not read on {where}",
+                                         f"在 {where} 上不读取介质类型")
         disk = DiskInfo(
             mountpoint=part.mountpoint,
             device=part.device or None,

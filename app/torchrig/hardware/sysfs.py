@@ -10,9 +10,12 @@ under ``tmp_path`` instead of the real ``/proc`` and ``/sys``.
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from torchrig.i18n import Msg
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class Read:
     """The text of a file (stripped) or why it could not be read."""
 
     text: str | None
-    reason: str | None = None
+    reason: Msg | None = None
 
     @property
     def ok(self) -> bool:
@@ -50,30 +53,33 @@ def read_text(path: Path, *, max_bytes: int = 1 << 20) -> Read:
     try:
         with open(path, "rb") as handle:
             data = handle.read(max_bytes)
-    except FileNotFoundError:
-        return Read(None, f"{path} not present")
-    except PermissionError:
-        return Read(None, f"{path} not readable without root")
     except OSError as exc:
-        # sysfs returns EINVAL/ENODEV/EIO for attributes a driver does not implement.
-        return Read(None, f"{path}: {exc.strerror or exc}")
+        return Read(None, unreadable(path, exc))
     return Read(data.decode("utf-8", "replace").strip())
 
 
-def read_bytes(path: Path, *, max_bytes: int = 1 << 20) -> tuple[bytes | None, str | None]:
+def unreadable(path: Path, exc: OSError) -> Msg:
+    """Why ``path`` could not be opened."""
+    if isinstance(exc, FileNotFoundError):
+        return Msg(f"{path} not present", f"{path} 不存在")
+    if isinstance(exc, PermissionError):
+        return Msg(f"{path} not readable without root", f"{path} 需要 root 权限才能读取")
+    # sysfs returns EINVAL/ENODEV/EIO for attributes a driver does not implement. The
+    # system's error text is English; the Chinese text names the error code instead.
+    code = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+    return Msg(f"{path}: {exc.strerror or exc}", f"{path} 读取失败（{code}）")
+
+
+def read_bytes(path: Path, *, max_bytes: int = 1 << 20) -> tuple[bytes | None, Msg | None]:
     """Binary variant (DMI tables); returns ``(data, None)`` or ``(None, reason)``."""
     try:
         with open(path, "rb") as handle:
             return handle.read(max_bytes), None
-    except FileNotFoundError:
-        return None, f"{path} not present"
-    except PermissionError:
-        return None, f"{path} not readable without root"
     except OSError as exc:
-        return None, f"{path}: {exc.strerror or exc}"
+        return None, unreadable(path, exc)
 
 
-def read_int(path: Path) -> tuple[int | None, str | None]:
+def read_int(path: Path) -> tuple[int | None, Msg | None]:
     """An integer attribute such as ``queue/rotational`` or ``cpuinfo_max_freq``."""
     got = read_text(path)
     if got.text is None:
@@ -81,7 +87,8 @@ def read_int(path: Path) -> tuple[int | None, str | None]:
     try:
         return int(got.text.split()[0]), None
     except (ValueError, IndexError):
-        return None, f"{path}: unexpected content {got.text[:40]!r}"
+        return None, Msg(f"{path}: unexpected content {got.text[:40]!r}",
+                         f"{path}：内容不符合预期 {got.text[:40]!r}")
 
 
 def parse_cpu_list(text: str) -> set[int]:

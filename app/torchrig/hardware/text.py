@@ -10,8 +10,8 @@ decided, why no GPU was found, and any probe that failed.
 from __future__ import annotations
 
 from torchrig.hardware.model import SystemProfile
-from torchrig.hardware.sections import Row, Section, profile_sections
-from torchrig.i18n import pick
+from torchrig.hardware.sections import PROBES, Row, Section, profile_sections
+from torchrig.i18n import Msg, pick
 from torchrig.units import fmt_seconds
 
 _WORDS = {
@@ -30,7 +30,7 @@ def format_profile_text(profile: SystemProfile, lang: str = "en") -> str:
     """Plain text, one section per component; ``lang`` is "en" or "zh" (labels only)."""
     lines = [
         f"{_w('host', lang)}: {profile.hostname or '?'}  ({profile.created or '?'}; "
-        f"{_w('took', lang)} {fmt_seconds(profile.detection_seconds)})",
+        f"{_w('took', lang)} {fmt_seconds(profile.detection_seconds, lang)})",
         "",
     ]
     for section in profile_sections(profile, lang):
@@ -38,7 +38,8 @@ def format_profile_text(profile: SystemProfile, lang: str = "en") -> str:
         lines.append("")
     if profile.probe_errors:
         lines.append(_w("problems", lang))
-        lines += [f"  {name}: {why}" for name, why in sorted(profile.probe_errors.items())]
+        lines += [f"  {PROBES.get(name, Msg.verbatim(name)).get(lang)}: {why}"
+                  for name, why in sorted(profile.probe_errors.items())]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -46,10 +47,9 @@ def _section(section: Section, profile: SystemProfile, lang: str) -> list[str]:
     lines = [section.title]
     rows = list(section.rows)
     if section.key == "gpus":  # the "no GPU" section: a normal result, with its reason
-        reason = profile.accelerator.unknown.get("gpus") or profile.accelerator.unknown.get(
-            "nvml"
-        )
-        lines.append(f"  {_w('no_gpu', lang)}" + (f" ({reason})" if reason else ""))
+        why = profile.accelerator.unknown
+        reason = why.get("gpus") or why.get("nvml")
+        lines.append(f"  {_w('no_gpu', lang)}" + (f" ({reason.get(lang)})" if reason else ""))
         rows = rows[1:]
     width = max((len(row.label) for row in rows), default=0)
     for row in rows:

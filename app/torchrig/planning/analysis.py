@@ -18,7 +18,7 @@ from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
 from torchrig.planning.gpu_choice import (
     OVERKILL_TIME_FACTOR,
     GpuOption,
@@ -35,6 +35,8 @@ from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
     from torchrig.planning.scaling import Link
+
+_GPU, _GPUS = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
 
 TIGHT_FRACTION = 0.9
 """Above this share of VRAM or RAM a run is one allocator spike away from out-of-memory."""
@@ -154,21 +156,21 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
         out.append(_f(
             "analysis.no_gpu", Severity.BOTTLENECK,
             ("No CUDA GPU", "没有 CUDA GPU"),
-            (f"{caps.label} has no usable GPU; training runs on the CPU, typically one to two "
+            (f"{caps.label.en} has no usable GPU; training runs on the CPU, typically one to two "
              "orders of magnitude slower.",
-             f"{caps.label} 没有可用 GPU；训练将在 CPU 上运行，通常慢一到两个数量级。"),
+             f"{caps.label.zh} 没有可用 GPU；训练将在 CPU 上运行，通常慢一到两个数量级。"),
             ("Add an NVIDIA GPU with tensor cores (seed 1.1).",
-             "加装带 Tensor Core 的 NVIDIA GPU（seed 1.1）。"),
+             "加装带 Tensor Core 的 NVIDIA GPU（种子文档 1.1 节）。"),
             "seed 1.1"))
         return out
     if caps.gpu_count < w.gpus_per_node:
         out.append(_f(
             "analysis.gpu_count", Severity.BLOCKER,
             ("Fewer GPUs than the workload uses", "GPU 数量少于工作负载所需"),
-            (f"The workload runs on {w.gpus_per_node} GPU(s) per node; {caps.label} has "
-             f"{caps.gpu_count}.",
+            (f"The workload runs on {plural(w.gpus_per_node, _GPU, _GPUS, 'en')} per node; "
+             f"{caps.label.en} has {caps.gpu_count}.",
              f"工作负载每节点使用 {w.gpus_per_node} 块 GPU；"
-             f"{caps.label} 只有 {caps.gpu_count} 块。"),
+             f"{caps.label.zh} 只有 {caps.gpu_count} 块。"),
             ("Add GPUs or plan for fewer GPUs per node.", "增加 GPU，或按更少的 GPU 规划。"),
             "workload", gpus_needed=w.gpus_per_node, gpus=caps.gpu_count))
     need = req.vram_total
@@ -214,7 +216,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
              f"需要 {fmt_gib(need)}，共 {fmt_gib(vram)}（{need / vram:.0%}）；碎片或更长的批次"
              "可能导致显存溢出。"),
             ("Leave headroom: gradient checkpointing or AMP (seed 3.1, 3.3).",
-             "留出余量：使用梯度检查点或混合精度（seed 3.1、3.3）。"),
+             "留出余量：使用梯度检查点或混合精度（种子文档 3.1、3.3 节）。"),
             "seed 3.1, 3.3", vram_needed=need, vram=vram))
     elif need < OVERKILL_FRACTION * vram and catalog is not None and caps.gpu_part is not None:
         smaller = _smaller_gpu_as_fast(w, caps, req, catalog)
@@ -223,7 +225,8 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
             slower = (Msg("", "") if smaller.time_s is None or not here else
                       Msg(f" and finishes in {fmt_seconds(smaller.time_s)} (here "
                           f"{fmt_seconds(here)})",
-                          f"，用时 {fmt_seconds(smaller.time_s)}（当前 {fmt_seconds(here)}）"))
+                          f"，用时 {fmt_seconds(smaller.time_s, 'zh')}"
+                          f"（当前 {fmt_seconds(here, 'zh')}）"))
             part = smaller.part
             out.append(_f(
                 "analysis.overkill_gpu", Severity.OVERKILL,
@@ -241,7 +244,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
             ("No tensor cores: AMP gains little speed", "无 Tensor Core：混合精度几乎不提速"),
             (f"{caps.gpu_name} has no tensor cores, so the seed's AMP speed-up (30-50%) does "
              "not apply; memory savings still do.",
-             f"{caps.gpu_name} 没有 Tensor Core，seed 所说的 30-50% 混合精度加速不适用；"
+             f"{caps.gpu_name} 没有 Tensor Core，种子文档所说的 30-50% 混合精度加速不适用；"
              "显存节省仍然有效。"),
             ("Choose a GPU with tensor cores (Volta or newer) for AMP.",
              "如需混合精度加速，请选择带 Tensor Core 的 GPU（Volta 及更新）。"),
@@ -313,9 +316,9 @@ def _ram_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
             "analysis.ram", Severity.BLOCKER,
             ("Not enough system RAM", "系统内存不足"),
             (f"Needs {fmt_gib(need)} of RAM (data loading, pinned buffers, cache, offload); "
-             f"{caps.label} has {fmt_gib(ram)}.",
+             f"{caps.label.en} has {fmt_gib(ram)}.",
              f"需要 {fmt_gib(need)} 内存（数据加载、锁页缓冲、缓存、卸载）；"
-             f"{caps.label} 只有 {fmt_gib(ram)}。"),
+             f"{caps.label.zh} 只有 {fmt_gib(ram)}。"),
             ((f"Fit at least {fmt_gib(need * 1.25, 0)} of RAM, or do not cache the dataset in "
               "RAM.", f"至少配置 {fmt_gib(need * 1.25, 0)} 内存，或不要把数据集缓存在内存中。")
              if w.dataset.cache_in_ram else
@@ -329,7 +332,7 @@ def _ram_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
             (f"Needs {fmt_gib(need)} of {fmt_gib(ram)}; without swap a spike ends the run.",
              f"需要 {fmt_gib(need)} / {fmt_gib(ram)}；没有交换空间时，一次峰值就会终止训练。"),
             ("Enable swap as a safety net (seed 1.2), or add RAM.",
-             "启用交换空间作为保险（seed 1.2），或增加内存。"),
+             "启用交换空间作为保险（种子文档 1.2 节），或增加内存。"),
             "seed 1.2", ram_needed=need, ram=ram))
     if caps.gpu_count and caps.vram_per_gpu_bytes:
         total_vram = caps.vram_per_gpu_bytes * caps.gpu_count
@@ -347,7 +350,7 @@ def _ram_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
                  "rule is used for this note.",
                  f"内存 {fmt_gib(ram, 0)}，显存合计 {fmt_gib(total_vram, 0)}。各来源说法不一："
                  f"Puget 建议 ≥ 显存总量的 2 倍（{fmt_gib(puget, 0)}），Dettmers 建议 ≥ 单卡显存"
-                 f"（{fmt_gib(dettmers, 0)}），seed 建议 ≥ 32 GB。此处按更严格的规则提示。"),
+                 f"（{fmt_gib(dettmers, 0)}），种子文档建议 ≥ 32 GB。此处按更严格的规则提示。"),
                 (f"Plan for {fmt_gib(puget, 0)} of RAM.", f"建议配置 {fmt_gib(puget, 0)} 内存。"),
                 "Puget Systems; Tim Dettmers; seed 1.2", ram=ram, total_vram=total_vram))
     return out
@@ -364,12 +367,12 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
             "analysis.cpu_feed", Severity.BOTTLENECK,
             ("Too few CPU cores to feed the GPUs", "CPU 核心不足以喂饱 GPU"),
             (f"The data pipeline needs about {math.ceil(needed)} cores at the estimated "
-             f"training rate; {caps.label} has {cores}.",
+             f"training rate; {caps.label.en} has {cores}.",
              f"按估算的训练速度，数据管线约需 {math.ceil(needed)} 个核心；"
-             f"{caps.label} 只有 {cores} 个。"),
+             f"{caps.label.zh} 只有 {cores} 个。"),
             ("Use more DataLoader workers on a CPU with more cores, or preprocess data once "
              "(seed 4.2).",
-             "换用核心更多的 CPU 并增加 DataLoader 进程，或预先处理数据（seed 4.2）。"),
+             "换用核心更多的 CPU 并增加 DataLoader 进程，或预先处理数据（种子文档 4.2 节）。"),
             "seed 4.2; estimation.md section 4 (per-core decode rate is an estimate)",
             cores_needed=needed, cores=cores))
     if caps.gpu_count == 0:
@@ -380,11 +383,11 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
         out.append(_f(
             "analysis.cpu_rule", Severity.WARNING if cores < 2 * gpus else Severity.ADVICE,
             ("Fewer cores than the rules of thumb", "核心数低于经验规则"),
-            (f"{cores} cores for {gpus} GPU(s). Sources disagree: Puget asks >= 4 per GPU, "
-             "Dettmers 1-2 per GPU when data is preprocessed, the seed >= 8 with SMT; the "
-             f"stricter ({strict}) is used here.",
+            (f"{cores} cores for {plural(gpus, _GPU, _GPUS, 'en')}. Sources disagree: Puget "
+             "asks >= 4 per GPU, Dettmers 1-2 per GPU when data is preprocessed, the seed >= 8 "
+             f"with SMT; the stricter ({strict}) is used here.",
              f"{gpus} 块 GPU 配 {cores} 个核心。各来源说法不一：Puget 建议每 GPU ≥ 4 核，Dettmers "
-             "认为数据已预处理时每 GPU 1-2 核即可，seed 建议 ≥ 8 核；"
+             "认为数据已预处理时每 GPU 1-2 核即可，种子文档建议 ≥ 8 核；"
              f"此处采用更严格的 {strict} 核。"),
             ("Measure with the data-loading benchmark before buying more cores.",
              "购买更多核心前，先用数据加载基准测试实测。"),
@@ -400,17 +403,18 @@ def _cluster_storage_rules(w: Workload, caps: Capabilities, req: Requirements
         return []
     aggregate = _value(req.storage, "read_rate_bps")  # all nodes together
     dataset = w.dataset.samples * w.dataset.sample_bytes
-    rate = fmt_rate(aggregate) if aggregate else "unknown"
+    rate = (Msg.verbatim(fmt_rate(aggregate)) if aggregate
+            else Msg("an unknown rate", "未知的速率"))
     if not caps.shared_storage:
         # Copying a small text corpus to each node is routine; a large image set is not.
         heavy = dataset >= 100e9 or (aggregate or 0.0) >= 1e9
         return [_f(
             "analysis.cluster_storage", Severity.WARNING if heavy else Severity.ADVICE,
             ("No shared storage for a multi-node run", "多节点训练没有共享存储"),
-            (f"{w.nodes} nodes read the dataset at about {rate} together; without a shared "
+            (f"{w.nodes} nodes read the dataset at about {rate.en} together; without a shared "
              f"file system each node must hold its own copy ({fmt_gb(dataset)}) and keep it "
              "in sync.",
-             f"{w.nodes} 个节点合计约以 {rate} 读取数据集；没有共享文件系统时，每个节点都要保存"
+             f"{w.nodes} 个节点合计约以 {rate.zh} 读取数据集；没有共享文件系统时，每个节点都要保存"
              f"一份副本（{fmt_gb(dataset)}）并保持同步。"),
             ("Add a distributed file system or object store (Ceph, S3-class) sized for the "
              "aggregate rate, or stage the dataset to each node's NVMe before training.",
@@ -435,9 +439,10 @@ def _cluster_storage_rules(w: Workload, caps: Capabilities, req: Requirements
     return [_f(
         "analysis.cluster_storage_rate", Severity.ADVICE,
         ("Size the shared storage for the aggregate read rate", "按合计读取速率规划共享存储"),
-        (f"{w.nodes} nodes read about {rate} together from the shared storage; its rate is not "
+        (f"{w.nodes} nodes read about {rate.en} together from the shared storage; its rate is not "
          "in the build (a custom line has no specs).",
-         f"{w.nodes} 个节点合计约以 {rate} 读取共享存储；配置中没有它的速率（自定义项没有规格）。"),
+         f"{w.nodes} 个节点合计约以 {rate.zh} 读取共享存储；配置中没有它的速率"
+         "（自定义项没有规格）。"),
         ("Check the storage system's sustained read rate with the vendor, then measure it with "
          "the storage benchmark on a node (--dataset-dir on the shared mount).",
          "向厂商确认存储系统的持续读取速率，"
@@ -462,7 +467,7 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
              f"训练约需读取 {fmt_rate(rate_needed)}；该 {(caps.storage_kind or '硬盘').upper()} "
              f"约为 {fmt_rate(rate)}（{basis}）。"),
             ("Put the dataset on an NVMe SSD, or cache it in RAM / tmpfs (seed 1.2, 4.3).",
-             "把数据集放到 NVMe SSD 上，或缓存到内存 / tmpfs（seed 1.2、4.3）。"),
+             "把数据集放到 NVMe SSD 上，或缓存到内存 / tmpfs（种子文档 1.2、4.3 节）。"),
             "seed 4.3", read_rate_needed=rate_needed, read_rate=rate))
     elif caps.storage_kind == "hdd" and not cached:
         out.append(_f(
@@ -471,18 +476,18 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
             ("Random reads of many small files on an HDD are far slower than its sequential "
              "rate; the seed's 10x NVMe-vs-HDD example applies.",
              "机械硬盘随机读取大量小文件远慢于其顺序读速度；"
-             "seed 中 NVMe 比 HDD 快 10 倍的例子适用。"),
+             "种子文档中 NVMe 比 HDD 快 10 倍的例子适用。"),
             ("Use NVMe for the training set; keep the HDD for backups (seed 2.2).",
-             "训练集放在 NVMe 上；机械硬盘用于备份（seed 2.2）。"),
+             "训练集放在 NVMe 上；机械硬盘用于备份（种子文档 2.2 节）。"),
             "seed 1.2, 4.3"))
     if total and caps.storage_bytes and total > caps.storage_bytes:
         out.append(_f(
             "analysis.storage_size", Severity.BLOCKER,
             ("Not enough storage for the data and checkpoints", "存储容量不足"),
-            (f"Needs {fmt_gb(total)} (dataset, model, checkpoints); {caps.label} has "
+            (f"Needs {fmt_gb(total)} (dataset, model, checkpoints); {caps.label.en} has "
              f"{fmt_gb(caps.storage_bytes)}.",
              f"需要 {fmt_gb(total)}（数据集、模型、检查点）；"
-             f"{caps.label} 只有 {fmt_gb(caps.storage_bytes)}。"),
+             f"{caps.label.zh} 只有 {fmt_gb(caps.storage_bytes)}。"),
             ("Add a larger drive.", "增加更大容量的硬盘。"),
             "workload", storage_needed=total, storage=caps.storage_bytes))
     return out
@@ -565,11 +570,11 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
         return [_f(
             "analysis.no_network", Severity.BLOCKER,
             ("Multi-node workload without a node network", "多节点工作负载但没有节点间网络"),
-            (f"The workload spans {w.nodes} nodes; {caps.label} lists no InfiniBand or Ethernet "
+            (f"The workload spans {w.nodes} nodes; {caps.label.en} lists no InfiniBand or Ethernet "
              "adapter.",
-             f"工作负载跨 {w.nodes} 个节点；{caps.label} 未列出 InfiniBand 或以太网卡。"),
+             f"工作负载跨 {w.nodes} 个节点；{caps.label.zh} 未列出 InfiniBand 或以太网卡。"),
             ("Add InfiniBand NDR/HDR adapters (seed 2.3).",
-             "加装 InfiniBand NDR/HDR 网卡（seed 2.3）。"),
+             "加装 InfiniBand NDR/HDR 网卡（种子文档 2.3 节）。"),
             "seed 2.3")]
     try:
         point = scaling_curve(w, req, intra, [w.total_gpus], w.gpus_per_node, inter)[0]
@@ -580,9 +585,12 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
     target = interconnect_for_target(w, req, w.total_gpus, w.gpus_per_node, 0.8,
                                      intra_link=intra)
     link_name = (inter or intra).name
-    better = (f"{target.name} reaches 80% in the model" if target is not None
-              else "no listed link reaches 80%: compute per step is too small for the gradient "
-                   "traffic (larger batch, ZeRO/FSDP, or fewer GPUs)")
+    better = (Msg(f"{target.name} reaches 80% in the model",
+                  f"按模型，{target.name} 可达到 80%") if target is not None
+              else Msg("no listed link reaches 80%: compute per step is too small for the "
+                       "gradient traffic (larger batch, ZeRO/FSDP, or fewer GPUs)",
+                       "列出的链路都达不到 80%：每步计算量相对梯度通信太小（可增大批次、使用 "
+                       "ZeRO/FSDP 或减少 GPU）"))
     return [_f(
         "analysis.scaling", Severity.BOTTLENECK,
         ("Gradient sync limits multi-GPU scaling", "梯度同步限制多卡扩展效率"),
@@ -590,9 +598,9 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
          f"{point.efficiency:.0%} (communication {point.comm_time_s * 1e3:.1f} ms per step). The "
          "seed's '>= 80%' (2.3) does not hold for this workload here.",
          f"在 {link_name} 上 {w.total_gpus} 块 GPU 的数据并行效率模型值：{point.efficiency:.0%}"
-         f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。seed 2.3 的“≥ 80%”在此不成立。"),
-        (better + "; measure with the collective benchmark.",
-         better + "；请用集合通信基准实测。"),
+         f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。种子文档 2.3 节的“≥ 80%”在此不成立。"),
+        (better.en + "; measure with the collective benchmark.",
+         better.zh + "；请用集合通信基准实测。"),
         "seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 
@@ -686,7 +694,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
             gpu_name_zh = f"（使用 {tier_gpu.name}）" if tier_gpu is not None else ""
             reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name} is the lowest tier "
                          "with no blocker for this workload.",
-                         f"{tier.name.zh}（seed {tier.section}）{gpu_name_zh}"
+                         f"{tier.name.zh}（种子文档 {tier.section} 节）{gpu_name_zh}"
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, plural
+from torchrig.labels import (
+    MODES,
+    OPTIMIZERS,
+    PRECISIONS,
+    STRATEGIES,
+    TASKS,
+    citation,
+    cores,
+    label,
+)
 from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
@@ -32,10 +42,9 @@ def _flop(value: float | None) -> str:
     return f"{value:.0f} FLOP"
 
 
-def _rate_per_s(unit: str) -> Formatter:
-    def fmt(value: float | None) -> str:
-        return "unknown" if value is None else f"{value:,.1f} {unit}/s"
-    return fmt
+def _per_s(value: float | None) -> str:
+    """A count per second; the row's label names what is counted, in the reader's language."""
+    return "unknown" if value is None else f"{value:,.1f}/s"
 
 
 def _fraction(value: float | None) -> str:
@@ -114,21 +123,21 @@ FORMATS: dict[str, Formatter] = {
     "prefill_flops": _flop,
     "peak_flops": fmt_flops,
     "utilisation": _fraction,
-    "samples_per_s_per_gpu": _rate_per_s("samples"),
-    "samples_per_s": _rate_per_s("samples"),
-    "tokens_per_s": _rate_per_s("tokens"),
-    "tokens_per_s_upper_bound": _rate_per_s("tokens"),
+    "samples_per_s_per_gpu": _per_s,
+    "samples_per_s": _per_s,
+    "tokens_per_s": _per_s,
+    "tokens_per_s_upper_bound": _per_s,
     "step_time_s": fmt_seconds,
     "time_per_epoch_s": fmt_seconds,
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
     "bytes_read_per_step": fmt_gib,
-    "prefill_tokens_per_s": _rate_per_s("tokens"),
+    "prefill_tokens_per_s": _per_s,
     "time_to_first_token_s": fmt_seconds,
-    "decode_tokens_per_s": _rate_per_s("tokens"),
+    "decode_tokens_per_s": _per_s,
     "kv_cache_budget_bytes": fmt_gib,
     "scaling_efficiency": _fraction,
-    "environment_steps_per_s": _rate_per_s("steps"),
+    "environment_steps_per_s": _per_s,
 }
 
 _UNKNOWN = Msg("unknown", "未知")
@@ -165,20 +174,18 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     if req.seed_claims:
         lines.append(t(Msg("Seed document's claims vs this plan", "种子文档的说法与本计划对比")))
         for claim in req.seed_claims:
-            computed = _claim_value(claim.computed, claim.unit)
-            lines.append(f"  [{claim.section}] {t(claim.claim)}: {claim.seed_value} -> "
-                         f"{computed}. {t(claim.note)}")
+            computed = _claim_value(claim.computed, claim.unit, lang)
+            lines.append(f"  [{citation(claim.section, lang)}] {t(claim.claim)}: "
+                         f"{claim.seed_value} -> {computed}. {t(claim.note)}")
         lines.append("")
     if req.rules_of_thumb:
         lines.append(t(Msg("Rules of thumb", "经验法则")))
         for rule in req.rules_of_thumb:
             value = rule["value"]
             shown = "" if value is None else (
-                f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {value} cores")
-            if lang == "zh" and rule["topic"] != "ram" and value is not None:
-                shown = f" = {value} 核"
-            lines.append(f"  {rule['source']}: {rule['text'][lang if lang == 'zh' else 'en']}"
-                         f"{shown}")
+                f" = {fmt_gib(value)}" if rule["topic"] == "ram" else f" = {cores(value, lang)}")
+            lines.append(f"  {citation(rule['source'], lang)}: "
+                         f"{rule['text'][lang if lang == 'zh' else 'en']}{shown}")
         lines.append("")
     if req.assumptions:
         lines.append(t(Msg("Assumptions", "假设")))
@@ -212,23 +219,33 @@ def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
 
 
 def _header(workload: Workload, req: Requirements, lang: str) -> str:
+    """What is planned, in words: the workload's name (the user's own text) or its task, the
+    model, and the settings as their labels, not the file's codes."""
+    def t(message: Msg) -> str:
+        return message.get(lang)
+
     model = resolve_model(workload)
-    name = model.preset.name if model.preset else "custom"
-    gpus = workload.gpus_per_node
+    name = model.preset.name if model.preset else t(Msg("custom model", "自定义模型"))
+    params = f"{model.params / 1e6:,.1f}M"
+    settings = [label(MODES, workload.mode, lang), label(PRECISIONS, workload.precision, lang)]
+    if workload.is_training:
+        settings.append(label(OPTIMIZERS, workload.optimizer, lang))
+    nodes = plural(workload.nodes, Msg("{n} node", "{n} 个节点"), Msg("{n} nodes", "{n} 个节点"),
+                   lang)
     parts = [
-        f"{workload.name or workload.task}: {name} ({model.params / 1e6:,.1f}M params)",
-        f"{workload.mode}, {workload.precision}"
-        + (f", {workload.optimizer}" if workload.is_training else ""),
-        f"batch {workload.batch_size}/GPU",
-        f"{gpus} GPU x {workload.nodes} node(s), {workload.strategy}",
+        f"{workload.name or label(TASKS, workload.task, lang)}: {name} "
+        + t(Msg(f"({params} parameters)", f"（{params} 参数）")),
+        ("，" if lang == "zh" else ", ").join(settings),
+        t(Msg(f"batch {workload.batch_size} per GPU", f"每 GPU 批大小 {workload.batch_size}")),
+        f"{workload.gpus_per_node} GPU × {nodes}, {label(STRATEGIES, workload.strategy, lang)}",
     ]
     if model.seq_len:
-        parts.append(f"seq {model.seq_len}")
+        parts.append(t(Msg(f"sequence {model.seq_len}", f"序列长度 {model.seq_len}")))
     if model.image_size:
-        parts.append(f"{model.image_size}px")
+        parts.append(f"{model.image_size} px")
     if workload.gradient_checkpointing:
-        parts.append("checkpointing")
-    head = ("计划" if lang == "zh" else "Plan") + " - " + "; ".join(parts)
+        parts.append(t(Msg("gradient checkpointing", "梯度检查点")))
+    head = t(Msg("Plan", "计划")) + " - " + ("；" if lang == "zh" else "; ").join(parts)
     if req.device is None:
         gpu = Msg("GPU: none chosen (throughput needs one)", "GPU：未选择（估算吞吐需要选择）")
     else:
@@ -259,9 +276,9 @@ def _fit_line(req: Requirements, lang: str) -> str:
                       ).get(lang)
 
 
-def _claim_value(value: float | None, unit: str) -> str:
+def _claim_value(value: float | None, unit: str, lang: str) -> str:
     if value is None:
-        return "unknown"
+        return _UNKNOWN.get(lang)
     if unit == "B":
         return f"{fmt_gb(value, 2)}"
     if unit == "fraction":
@@ -280,7 +297,7 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
              "  " + rec.tier_reason.get(lang)]
     if rec.time_s is not None:
         lines.append("  " + Msg(f"time on the tier's GPU: {fmt_seconds(rec.time_s)}",
-                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s)}").get(lang))
+                                f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s, 'zh')}").get(lang))
     if rec.gpu is not None:
         lines.append("  " + Msg(f"best value (lowest price per unit of work that fits): "
                                 f"{rec.gpu.name}",
@@ -288,11 +305,12 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
                                 ).get(lang))
     if advice.time_target_s is not None:
         lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
-                                f"目标时间：{fmt_seconds(advice.time_target_s)}").get(lang))
+                                f"目标时间：{fmt_seconds(advice.time_target_s, 'zh')}").get(lang))
     lines.append("")
     gpus = advice.options[0].gpus if advice.options else 1
-    lines.append("  " + Msg(f"each GPU model as {gpus} GPU(s), the workload's layout; time "
-                            "= the whole run (training) or the batch's prefill (inference)",
+    as_many = "1 GPU" if gpus == 1 else f"{gpus} GPUs"
+    lines.append("  " + Msg(f"each GPU model as {as_many}, the workload's layout; time = the "
+                            "whole run (training) or the batch's prefill (inference)",
                             f"每种 GPU 均按 {gpus} 块（工作负载的布局）；用时为整个训练或该批的"
                             "预填充").get(lang))
     head = Msg(f"{'GPU':<28} {'memory':>12} {'time':>10} {'price/GPU':>12} "
@@ -307,7 +325,8 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
         verdict = _VERDICTS.get(o.verdict or "", Msg("?", "?")).get(lang)
         miss = (" " + Msg("(misses the target)", "（超出目标时间）").get(lang)
                 if o.meets_target is False else "")
-        lines.append(f"  {o.part.name:<28} {verdict:>12} {fmt_seconds(o.time_s):>10} "
+        time = fmt_seconds(o.time_s, lang)
+        lines.append(f"  {o.part.name:<28} {verdict:>12} {time:>10} "
                      f"{price:>12} {epoch:>11} {mtok:>10}{miss}")
     lines.append("  " + Msg("- = unknown: no catalog price (or no exchange rate), or no "
                             "--gpu-hour-price for that GPU",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.labels import OPTIMIZERS, PRECISIONS, label
 from torchrig.planning.presets import (
     Calibration,
     TransformerArch,
@@ -97,9 +98,12 @@ IMAGE_TASKS = ("image_classification", "detection_segmentation")
 
 ATARI_FRAMES_PER_S_PER_CORE = 18_249 / 12
 FRAME_SKIP = 4
-ATARI_ENV_SOURCE = ("EnvPool README benchmark (sail-sg/envpool): ALE Atari with wrappers, "
-                    "Python subprocess vector env (gym.vector) 18,249 frames/s on a 12-core "
-                    "i7-8750H laptop; one environment step = 4 frames (frame skip 4)")
+ATARI_ENV_SOURCE = Msg(
+    "EnvPool README benchmark (sail-sg/envpool): ALE Atari with wrappers, Python subprocess "
+    "vector env (gym.vector) 18,249 frames/s on a 12-core i7-8750H laptop; one environment "
+    "step = 4 frames (frame skip 4)",
+    "EnvPool README 基准（sail-sg/envpool）：带包装器的 ALE Atari，Python 子进程向量环境"
+    "（gym.vector）在 12 核 i7-8750H 笔记本上 18,249 帧/秒；一个环境步 = 4 帧（跳帧 4）")
 """Environment steps per second one CPU core simulates for Atari under the common Python
 subprocess vector env: 18,249 / 12 frames/s per core / 4 frames per step = 380 steps/s."""
 
@@ -336,8 +340,8 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
                          f"按 {mp} 个模型并行 GPU 切分，在 {n} 个数据并行进程间复制")
     per = params / mp
     state_note = Msg(
-        f"{states:g} B/param ({optimizer}); {shard_note.en}",
-        f"每参数 {states:g} 字节（{optimizer}）；{shard_note.zh}")
+        f"{states:g} B/param ({label(OPTIMIZERS, optimizer, 'en')}); {shard_note.en}",
+        f"每参数 {states:g} 字节（{label(OPTIMIZERS, optimizer, 'zh')}）；{shard_note.zh}")
     return ModelStates(
         weights=per * w / shard_w, gradients=per * g / shard_g,
         optimizer_states=per * states / shard_s,
@@ -544,16 +548,18 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     minimum = layers * korthikanti_layer_bytes(
         seq, b, arch.hidden, arch.heads, tp, attention_scores=w.attention == "eager",
         recompute="full" if checkpointing else "none")
+    # The calibration's keys (architecture style, attention kernel, precision class) are codes.
+    calibrated = ", ".join(key.upper() for key in (arch.style, w.attention, prec))
     cp = Msg("", "")
     if copies:
         cp = Msg(f" (incl. {fmt_gib(copies)} of 16-bit autocast weight copies)",
                  f"（含 {fmt_gib(copies)} 的 16 位 autocast 权重副本）")
     note = Msg(
-        f"measured {per_token:,.0f} B/token/layer ({arch.style}, {w.attention}, {prec}) x "
+        f"measured {per_token:,.0f} B/token/layer ({calibrated}) x "
         f"{seq} tokens x batch {b} x {layers} layers + embeddings/head "
         f"{fmt_gib(outside)}{cp.en}{ratio.en}{pp.en}{ck.en}; Korthikanti's 16-bit minimum "
         f"{fmt_gib(minimum)}",
-        f"实测每层每 token {per_token:,.0f} 字节（{arch.style}，{w.attention}，{prec}）× "
+        f"实测每层每 token {per_token:,.0f} 字节（{calibrated}）× "
         f"{seq} token × 批大小 {b} × {layers} 层 + 嵌入/输出头 {fmt_gib(outside)}"
         f"{cp.zh}{ratio.zh}{pp.zh}{ck.zh}；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
     return Activations(saved, note, full, transient)
@@ -639,9 +645,9 @@ def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | Non
                  else "; checkpoint_sequential with sqrt(n) segments (Chen et al.)",
                  "；逐块检查点" if model.family == "vit" else "；checkpoint_sequential 分 √n 段")
     note = Msg(
-        f"measured {fmt_gib(pc.bytes_per_sample)}/sample at {vc.image_size}px ({prec}), "
+        f"measured {fmt_gib(pc.bytes_per_sample)}/sample at {vc.image_size}px ({prec.upper()}), "
         f"{how.en} to {image}px, x batch {w.batch_size}{step.en}{ck.en}",
-        f"实测 {vc.image_size}px 下每样本 {fmt_gib(pc.bytes_per_sample)}（{prec}），"
+        f"实测 {vc.image_size}px 下每样本 {fmt_gib(pc.bytes_per_sample)}（{prec.upper()}），"
         f"{how.zh}至 {image}px，× 批大小 {w.batch_size}{step.zh}{ck.zh}")
     return Activations(saved, note, full)
 
@@ -852,16 +858,18 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
             base = model.params * base_per
         adapters = model.arch.lora_params(w.lora_rank or 0)
         items["weights"] = Item((base * ep + adapters * 4.0) / mp, Msg(
-            f"frozen base {base_per:.3f} B/param ({w.precision}) + {adapters / 1e6:.1f}M LoRA "
+            f"frozen base {base_per:.3f} B/param ({label(PRECISIONS, w.precision, 'en')}) + "
+            f"{adapters / 1e6:.1f}M LoRA "
             f"parameters (rank {w.lora_rank}, all linear layers) in fp32",
-            f"冻结基座每参数 {base_per:.3f} 字节（{w.precision}）+ {adapters / 1e6:.1f}M LoRA "
+            f"冻结基座每参数 {base_per:.3f} 字节（{label(PRECISIONS, w.precision, 'zh')}）+ "
+            f"{adapters / 1e6:.1f}M LoRA "
             f"参数（秩 {w.lora_rank}，全部线性层）fp32"))
         items["gradients"] = Item(adapters * 4.0 / mp, Msg(
             "fp32 gradients of the adapters only", "仅适配器的 fp32 梯度"))
         st = optimizer_state_bytes_per_param(w.optimizer, 4)
         items["optimizer_states"] = Item(adapters * st / mp, Msg(
-            f"{st:g} B per adapter parameter ({w.optimizer})",
-            f"每个适配器参数 {st:g} 字节（{w.optimizer}）"))
+            f"{st:g} B per adapter parameter ({label(OPTIMIZERS, w.optimizer, 'en')})",
+            f"每个适配器参数 {st:g} 字节（{label(OPTIMIZERS, w.optimizer, 'zh')}）"))
         acts = _training_activations(w, model, cal)
     else:
         states = model_state_bytes(model.params * ep, w.precision, w.optimizer, w.strategy,
@@ -1153,7 +1161,7 @@ def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
                 "unknown: give env_steps_per_s_per_core for this environment",
                 "未知：请为该环境给出 env_steps_per_s_per_core"))
         per_core = ATARI_FRAMES_PER_S_PER_CORE / FRAME_SKIP
-        source = Msg(f"Atari, {ATARI_ENV_SOURCE}", f"Atari，{ATARI_ENV_SOURCE}")
+        source = Msg(f"Atari, {ATARI_ENV_SOURCE.en}", f"Atari，{ATARI_ENV_SOURCE.zh}")
     else:
         source = Msg("your figure", "你提供的数值")
     assumptions.append(Assumption("environment_rate", Msg(
@@ -1366,7 +1374,7 @@ def _batch_tensor_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
     if w.task in TEXT_TASKS:
         seq = model.seq_len or 1
         return seq * 8.0 * 2, Msg("token ids + attention mask, int64",
-                                  "token id 与注意力掩码，int64")
+                                  "token ID 与注意力掩码，int64")
     decoded = _decoded_bytes(w, model)
     return decoded * 4.0, Msg("float32 image tensor after ToTensor/normalize (4 x uint8)",
                               "ToTensor/归一化后的 float32 图像张量（uint8 的 4 倍）")
@@ -1654,7 +1662,7 @@ def _seed_claims(w: Workload, model: ResolvedModel, cal: Calibration | None,
         claims.append(SeedClaim(
             "seed 3.3", Msg("gradient checkpointing: 60-80% less memory, 10-20% more time",
                             "梯度检查点：显存减少 60%-80%，时间增加 10%-20%"),
-            "-60..-80% memory, +10..20% time", None if saving is None else -saving, "fraction",
+            "-60..-80%, +10..20%", None if saving is None else -saving, "fraction",
             Msg("activation saving computed for this workload; the recompute costs one extra "
                 "forward, ~+33% compute (Chen et al.), more than the seed's 10-20%",
                 "按本工作负载计算的激活节省；重算需多一次前向，约增加 33% 计算量（Chen 等），"

@@ -67,16 +67,16 @@ def scaling_series(workload: Workload, requirements: Requirements,
             link = LINKS[link_id]
             curve(Msg(link.name, link.name), "candidate", intra, link)
         if subject_inter is not None:
-            curve(Msg(f"{subject.label}: {subject_inter.name}",  # type: ignore[union-attr]
-                      f"{subject.label}：{subject_inter.name}"),  # type: ignore[union-attr]
+            curve(Msg(f"{subject.label.en}: {subject_inter.name}",  # type: ignore[union-attr]
+                      f"{subject.label.zh}：{subject_inter.name}"),  # type: ignore[union-attr]
                   "subject", intra, subject_inter)
     else:
         for link_id in INTRA_CANDIDATES:
             link = LINKS[link_id]
             curve(Msg(link.name, link.name), "candidate", link, None)
         if subject_intra is not None and subject is not None and subject.gpu_count > 1:
-            curve(Msg(f"{subject.label}: {subject_intra.name}",
-                      f"{subject.label}：{subject_intra.name}"), "subject", subject_intra, None)
+            curve(Msg(f"{subject.label.en}: {subject_intra.name}",
+                      f"{subject.label.zh}：{subject_intra.name}"), "subject", subject_intra, None)
     if collective_report is not None:
         measured = measured_link(collective_report)
         if multi_node:

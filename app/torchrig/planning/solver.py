@@ -125,7 +125,7 @@ def _time_note(w: Workload, base: Workload) -> Msg:
     if w.offload != base.offload:
         notes.append(Msg(f"offload moves {fmt_seconds(_offload_seconds(w))} of PCIe traffic per "
                          "step (CPU Adam time not included)",
-                         f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w))}"
+                         f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w), 'zh')}"
                          "（不含 CPU Adam 时间）"))
     if w.batch_size < base.batch_size:
         notes.append(Msg("smaller micro-batches use the GPU less fully (not modelled)",

@@ -165,7 +165,7 @@ def _part(catalog: Catalog, item: LineItem) -> Part | None:
 
 
 def _price_facts(line: PricedLine, item: LineItem, part: Part | None,
-                 currency: str) -> tuple[str | None, str, str | None]:
+                 currency: str, lang: str) -> tuple[str | None, str, str | None]:
     """(kind, source, date) of the price pricing used for ``line``."""
     if line.origin_kind == "override":
         return "user", item.price_source, item.price_date or None
@@ -175,7 +175,7 @@ def _price_facts(line: PricedLine, item: LineItem, part: Part | None,
         if (price is not None and price.amount == line.source_amount
                 and price.currency == line.source_currency):
             return price.kind, price.source, price.date
-        return line.price_kind, line.origin, None
+        return line.price_kind, line.origin.get(lang), None
     return None, "", None
 
 
@@ -203,7 +203,7 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
     for line in priced.lines:
         item = build.line_items[line.index]
         part = _part(catalog, item)
-        kind, source, date = _price_facts(line, item, part, priced.currency)
+        kind, source, date = _price_facts(line, item, part, priced.currency, lang)
         rows.append(BomRow(
             category=line.category,
             part=line.label,

@@ -42,7 +42,7 @@ from torchrig import jsonio
 from torchrig.builds.targets import Status
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
-from torchrig.labels import CATEGORIES, PRICE_KINDS, label
+from torchrig.labels import CATEGORIES, PRICE_KINDS, citation, label
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
@@ -756,7 +756,7 @@ class _Renderer:
                                   + self.u(fix), self.cell))
         if finding.source:
             content.append(self.p(self.t("findings.source") + self.t("colon")
-                                  + self.u(finding.source),
+                                  + self.u(citation(finding.source, self.lang)),
                                   self.cell_small))
         rows: list[list[Any]] = [["", content]]
         widths = [3, CONTENT_W - 3]

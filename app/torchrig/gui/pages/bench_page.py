@@ -21,7 +21,6 @@ from torchrig.gui.charts import ThroughputChart
 from torchrig.gui.cluster_panel import ClusterPanel
 from torchrig.gui.findings_view import FindingsView
 from torchrig.gui.qt import (
-    QT_TRANSLATE_NOOP,
     QAbstractItemView,
     QComboBox,
     QFileDialog,
@@ -46,14 +45,6 @@ from torchrig.gui.settings import Settings
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
 from torchrig.units import fmt_gb
-
-RESULT_STATES = {  # bench.report.BenchResult.state
-    "ok": QT_TRANSLATE_NOOP("BenchPage", "ok"),
-    "partial": QT_TRANSLATE_NOOP("BenchPage", "partial"),
-    "skipped": QT_TRANSLATE_NOOP("BenchPage", "skipped"),
-    "error": QT_TRANSLATE_NOOP("BenchPage", "error"),
-    "cancelled": QT_TRANSLATE_NOOP("BenchPage", "cancelled"),
-}
 
 
 class BenchPage(QWidget):
@@ -298,12 +289,13 @@ class BenchPage(QWidget):
         return self.runner.shutdown() and stopped
 
     def _on_event(self, event: Any) -> None:
+        from torchrig.bench.format import progress_line, result_line
+
         kind, payload = event
         if kind == "progress":
             self._current_bench = payload.bench_id
             self.progress.setValue(int(payload.suite_fraction * 1000))
-            text = (f"[{payload.bench_index + 1}/{payload.bench_count}] {payload.bench_id} "
-                    f"{payload.step}/{payload.steps_total}: {payload.message.get(self.lang)}")
+            text = progress_line(payload, self.lang)
             self.step_label.setText(text)
             self.log.appendPlainText(text)
         elif kind == "measurement":
@@ -312,7 +304,7 @@ class BenchPage(QWidget):
             # The result is authoritative: redraw finished benchmarks from their results.
             self._results.append(payload)
             self._show_rows(self._results)
-            self.log.appendPlainText(f"-> {payload.id}: {payload.status} ({payload.seconds:.1f} s)")
+            self.log.appendPlainText(result_line(payload, self.lang))
         elif kind == "log":
             self.log.appendPlainText(str(payload))
 
@@ -325,8 +317,8 @@ class BenchPage(QWidget):
         ratio = m.ratio
         cells = [
             m.label.get(self.lang),
-            format_value(m.value, m.unit, m.id),
-            (f"{format_value(ref.value, m.unit, m.id)} ({ref.label.get(self.lang)})"
+            format_value(m.value, m.unit, m.id, self.lang),
+            (f"{format_value(ref.value, m.unit, m.id, self.lang)} ({ref.label.get(self.lang)})"
              if ref is not None and ref.value else
              ref.label.get(self.lang) if ref is not None else "—"),
             f"{ratio:.0%}" if ratio is not None else "",
@@ -387,12 +379,10 @@ class BenchPage(QWidget):
         self.warning_label.setVisible(bool(texts))
 
     def _skip_text(self, result: Any) -> str:
-        state = self.tr(RESULT_STATES[result.state]) if result.state in RESULT_STATES \
-            else result.state
-        title = result.title.get(self.lang)
-        if result.reason is None:
-            return self.tr("{0} ({1})").format(title, state)
-        return self.tr("{0} ({1}: {2})").format(title, state, result.reason.get(self.lang))
+        from torchrig.bench.format import state_text
+
+        return self.tr("{0} ({1})").format(result.title.get(self.lang),
+                                           state_text(result, self.lang))
 
     def snapshot(self) -> dict[str, Any]:
         """The report shown, the run settings and the log (a rebuild never runs mid-run)."""

@@ -39,7 +39,6 @@ from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
 from torchrig.gui.findings_view import FindingsView
-from torchrig.gui.labels import category_name
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
@@ -77,6 +76,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.labels import CATEGORIES, label
 from torchrig.report.open_build import load_build_or_sheet
 
 LINE_COLUMNS = [
@@ -89,6 +89,8 @@ LINE_COLUMNS = [
     QT_TRANSLATE_NOOP("BuildPage", "Price origin"),
 ]
 QTY_COL, PRICE_COL, TOTAL_COL = 3, 4, 5
+ELIDED_COLS = (1, 2)  # item and key spec: the long texts, shown whole in their tooltip
+ROW_PADDING = 10  # px above and below one line of text: a comfortable, single-line row
 
 LINE_STATUS = {  # planning.pricing.LineStatus
     "ok": QT_TRANSLATE_NOOP("BuildPage", "ok"),
@@ -123,7 +125,7 @@ class _BuildEdit(QUndoCommand):
 class _CustomLineDialog(QDialog):
     """Asks for a custom line item: free text, category, quantity, unit price."""
 
-    def __init__(self, currency: str, parent: QWidget | None = None) -> None:
+    def __init__(self, currency: str, lang: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Custom line item"))
         form = QFormLayout(self)
@@ -131,7 +133,7 @@ class _CustomLineDialog(QDialog):
         self.text.setToolTip(self.tr("What the line is, as it should read on the quote"))
         self.category = QComboBox()
         for code in CUSTOM_CATEGORIES:
-            self.category.addItem(category_name(code), code)
+            self.category.addItem(label(CATEGORIES, code, lang), code)
         self.category.setCurrentIndex(self.category.findData("other"))
         self.category.setToolTip(self.tr("Where the line is listed and totalled on the quote"))
         self.quantity = QSpinBox()
@@ -332,7 +334,13 @@ class BuildPage(QWidget):
                                       "origin to see its source"))
         self.lines.verticalHeader().setVisible(False)
         self.lines.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.lines.setWordWrap(True)
+        # One line per row: a wrapped key spec made rows 40-70 px tall and the BOM hard to scan.
+        # Long texts are elided; the whole text is the cell's tooltip.
+        self.lines.setWordWrap(False)
+        self.lines.setTextElideMode(Qt.TextElideMode.ElideRight)
+        rows = self.lines.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + ROW_PADDING)
         head = self.lines.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -396,7 +404,7 @@ class BuildPage(QWidget):
         self._edit(replace(self.build, line_items=lines), self.tr("Add part"))
 
     def add_custom_dialog(self) -> None:
-        dialog = _CustomLineDialog(self.build.currency, self)
+        dialog = _CustomLineDialog(self.build.currency, self.lang, self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         text = dialog.text.text().strip()
@@ -438,7 +446,8 @@ class BuildPage(QWidget):
                   for c in sorted({c for _r, c in cells})]
         text = "\n".join("\t".join(row) for row in [header, *rows.values()])
         QApplication.clipboard().setText(text)
-        self.status.emit(self.tr("Copied {0} line(s).").format(len(rows)))
+        self.status.emit(self.tr("Copied 1 line.") if len(rows) == 1
+                         else self.tr("Copied {0} lines.").format(len(rows)))
 
     def copy_as(self, fmt: str) -> None:
         """The whole priced build on the clipboard as Markdown, BBCode, text or CSV, with the
@@ -608,8 +617,10 @@ class BuildPage(QWidget):
                 if found.build is None:
                     QMessageBox.warning(self, self.tr("Recover unsaved build"), text)
                     continue
-                text += "\n\n" + self.tr("Open what could be read ({0} line(s))?").format(
-                    len(found.build.line_items))
+                count = len(found.build.line_items)
+                text += "\n\n" + (self.tr("Open what could be read (1 line)?") if count == 1
+                                  else self.tr("Open what could be read ({0} lines)?")
+                                  .format(count))
                 if QMessageBox.question(self, self.tr("Recover unsaved build"), text,
                                         yes | QMessageBox.StandardButton.No) != yes:
                     continue
@@ -683,7 +694,7 @@ class BuildPage(QWidget):
                 if priced.multiplier > 1:
                     total += " " + self.tr("(x{0} nodes)").format(priced.multiplier)
             cells = [
-                category_name(priced.category),
+                label(CATEGORIES, priced.category, self.lang),
                 priced.label,
                 part.key_spec(self.lang) if part else self.tr("custom line"),
                 qty,
@@ -700,20 +711,22 @@ class BuildPage(QWidget):
                 if c in (QTY_COL, PRICE_COL, TOTAL_COL):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
+                if c in ELIDED_COLS:
+                    cell.setToolTip(text)
                 if c == len(cells) - 1:
-                    cell.setToolTip(priced.origin)
+                    origin = priced.origin.get(self.lang)
+                    cell.setToolTip(origin)
                     if priced.alerts:
                         # Old price or part out of production (catalog.alerts): marked here
                         # and explained in the tooltip, as in the picker and on the quote.
                         cell.setText(f"⚠ {text}")
                         cell.setForeground(qcolour("warn"))
-                        cell.setToolTip("\n".join([priced.origin] + [
+                        cell.setToolTip("\n".join([origin] + [
                             alert.text.get(self.lang) for alert in priced.alerts]))
                 if priced.status != "ok" and c in (PRICE_COL, TOTAL_COL):
                     cell.setForeground(qcolour("error"))
                     cell.setToolTip(self.tr("Enter a unit price for this line"))
                 self.lines.setItem(r, c, cell)
-        self.lines.resizeRowsToContents()
 
     def _origin_text(self, priced: object) -> str:
         """Short origin for the table; the full origin (source URL) is the cell's tooltip."""
@@ -739,7 +752,8 @@ class BuildPage(QWidget):
                 label, amount = f"<b>{label}</b>", f"<b>{amount}</b>"
             return f"<tr><td>{label}</td><td align=right>{amount}</td></tr>"
 
-        rows = [row(category_name(cat), _money(v, cur)) for cat, v in p.category_totals.items()]
+        rows = [row(label(CATEGORIES, cat, self.lang), _money(v, cur))
+                for cat, v in p.category_totals.items()]
         rows.append(row(self.tr("Subtotal"), _money(p.subtotal, cur), bold=True))
         if p.discount:
             rows.append(row(self.tr("Discount"), "-" + _money(p.discount, cur)))
@@ -749,9 +763,12 @@ class BuildPage(QWidget):
         rows.append(row(self.tr("Total"), _money(p.total, cur), bold=True))
         notes = []
         if p.incomplete:
-            text = self.tr("Incomplete: {0} line(s) need a price or an exchange rate.")
-            notes.append(f"<p style='color:{colour('error')}'>"
-                         f"{escape(text.format(len(p.missing_price_lines)))}</p>")
+            missing = len(p.missing_price_lines)
+            text = (self.tr("Incomplete: 1 line needs a price or an exchange rate.")
+                    if missing == 1 else
+                    self.tr("Incomplete: {0} lines need a price or an exchange rate.")
+                    .format(missing))
+            notes.append(f"<p style='color:{colour('error')}'>{escape(text)}</p>")
         warn = colour("warn")
         notes += [f"<p style='color:{warn}'>{escape(w.get(self.lang))}</p>" for w in p.warnings]
         self.totals.setText(f"<table width=100%>{''.join(rows)}</table>{''.join(notes)}")
@@ -894,7 +911,8 @@ class BuildPage(QWidget):
             return
         build, applied = prices.apply(self.build)
         self._edit(build, self.tr("Import prices"))
-        message = self.tr("Applied {0} price(s) from {1}.").format(applied, Path(path).name)
+        message = (self.tr("Applied 1 price from {1}.") if applied == 1 else
+                   self.tr("Applied {0} prices from {1}.")).format(applied, Path(path).name)
         if prices.warnings:
             message += "\n\n" + "\n".join(prices.warnings[:20])
         QMessageBox.information(self, self.tr("Price list"), message)

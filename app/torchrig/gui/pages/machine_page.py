@@ -22,7 +22,8 @@ from torchrig.gui.style import colour
 from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
-from torchrig.hardware.sections import Section, profile_sections, sections_text
+from torchrig.hardware.sections import PROBES, Section, profile_sections, sections_text
+from torchrig.i18n import Msg
 
 
 class _Card(QFrame):
@@ -142,8 +143,10 @@ class MachinePage(QWidget):
         errors = len(profile.probe_errors)
         text = self.tr("Detected in {0:.0f} ms").format((seconds or 0) * 1000)
         if errors:
-            text += self.tr(" · {0} probe(s) failed: {1}").format(
-                errors, ", ".join(sorted(profile.probe_errors)))
+            names = ", ".join(PROBES.get(name, Msg.verbatim(name)).get(self._lang)
+                              for name in sorted(profile.probe_errors))
+            text += (self.tr(" · 1 probe failed: {1}") if errors == 1 else
+                     self.tr(" · {0} probes failed: {1}")).format(errors, names)
         self.status.setText(text)
         self.copy_text_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)

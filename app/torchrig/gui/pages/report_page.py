@@ -486,7 +486,8 @@ class ReportPage(QWidget):
         except RuntimeError as exc:
             QMessageBox.warning(self, self.tr("Cannot print"), str(exc))
             return
-        self.status.setText(self.tr("Sent {0} page(s) to the printer.").format(pages))
+        self.status.setText(self.tr("Sent 1 page to the printer.") if pages == 1
+                            else self.tr("Sent {0} pages to the printer.").format(pages))
 
     def open_exported(self) -> None:
         if self.last_export is not None:

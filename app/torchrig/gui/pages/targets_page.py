@@ -10,7 +10,6 @@ from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.catalog.tiers import tier_contradictions
 from torchrig.gui.findings_view import FindingsView
-from torchrig.gui.labels import category_name
 from torchrig.gui.qt import (
     QAbstractItemView,
     QBrush,
@@ -31,6 +30,7 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.style import status_colour
 from torchrig.hardware.model import SystemProfile
+from torchrig.labels import CATEGORIES, label
 
 
 class TargetsPage(QWidget):
@@ -102,7 +102,7 @@ class TargetsPage(QWidget):
         return self.catalog.tier(self.tier_box.currentData())
 
     def set_profile(self, profile: SystemProfile) -> None:
-        self._machine = from_profile(profile, self.catalog, label=self.tr("This machine"))
+        self._machine = from_profile(profile, self.catalog)
         self.refresh()
 
     def set_build_capabilities(self, caps: Capabilities | None) -> None:
@@ -114,7 +114,7 @@ class TargetsPage(QWidget):
         subjects = [s for s in (self._machine, self._build) if s is not None]
         rows = compare(tier, self.catalog, subjects, self.lang)
         headers = [self.tr("Dimension"), self.tr("Target: {0}").format(tier.name.get(self.lang))]
-        headers += [s.label for s in subjects]
+        headers += [s.label.get(self.lang) for s in subjects]
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
         self.table.setRowCount(len(rows))
@@ -137,7 +137,8 @@ class TargetsPage(QWidget):
             counts = [sum(1 for row in rows if row.cells[i].status.value == "short")
                       for i in range(len(subjects))]
             self.summary.setText(" · ".join(
-                self.tr("{0}: {1} of {2} dimensions short").format(escape(s.label), n, len(rows))
+                self.tr("{0}: {1} of {2} dimensions short").format(
+                    escape(s.label.get(self.lang)), n, len(rows))
                 for s, n in zip(subjects, counts, strict=False)))
         else:
             self.summary.setText(self.tr("Waiting for detection of this machine…"))
@@ -148,7 +149,8 @@ class TargetsPage(QWidget):
         parts = []
         for choice in tier.parts:
             names = [self.catalog.get(pid).name for pid in choice.all_ids]
-            parts.append(f"<li>{_field(category_name(choice.role), ' / '.join(names))}</li>")
+            role = label(CATEGORIES, choice.role, self.lang)
+            parts.append(f"<li>{_field(role, ' / '.join(names))}</li>")
         price = ""
         if tier.price_range_cny:
             lo, hi = tier.price_range_cny

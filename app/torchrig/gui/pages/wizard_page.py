@@ -43,6 +43,7 @@ from torchrig.gui.style import colour
 from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
+from torchrig.i18n import Msg
 from torchrig.planning.analysis import Analysis, Recommendation, analyze, recommend
 from torchrig.planning.breakdown import requirement_bars
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
@@ -547,8 +548,7 @@ class WizardPage(QWidget):
     def subject(self) -> Capabilities | None:
         choice = self.subject_box.currentData()
         if choice == "machine":
-            return from_profile(self.profile, self.catalog, self.tr("This machine")) \
-                if self.profile else None
+            return from_profile(self.profile, self.catalog) if self.profile else None
         if choice == "build":
             return self.build_caps
         return from_tier(self.catalog.tier(choice.split(":", 1)[1]), self.catalog)
@@ -574,7 +574,8 @@ class WizardPage(QWidget):
         self.verify_panel.set_workload(workload)
         caps = self.subject()
         if caps is None:
-            caps = Capabilities(label=self.tr("This machine (detecting…)"), kind="machine")
+            caps = Capabilities(label=Msg.verbatim(self.tr("This machine (detecting…)")),
+                                kind="machine")
         self._generation += 1
         self._wanted = (self._generation, workload, caps)
         self._plan_next()
@@ -637,17 +638,18 @@ class WizardPage(QWidget):
         self.chart.set_bars(requirement_bars(req, caps))
         t = req.throughput
         fits = req.fits
+        subject = caps.label.get(self.lang)
         if caps.gpu_count == 0:
-            verdict = escape(self.tr("no GPU on {0}").format(caps.label))
+            verdict = escape(self.tr("no GPU on {0}").format(subject))
         elif fits is None:
-            verdict = escape(self.tr("GPU memory of {0} unknown").format(caps.label))
+            verdict = escape(self.tr("GPU memory of {0} unknown").format(subject))
         elif fits:
-            verdict = _coloured(self.tr("fits on {0}").format(caps.label), colour("ok"))
+            verdict = _coloured(self.tr("fits on {0}").format(subject), colour("ok"))
         elif req.vram_verdict == "tight":
             verdict = _coloured(self.tr("tight on {0}: only the safety margin is short").format(
-                caps.label), colour("warn"))
+                subject), colour("warn"))
         else:
-            verdict = _coloured(self.tr("does not fit on {0}").format(caps.label),
+            verdict = _coloured(self.tr("does not fit on {0}").format(subject),
                                 colour("error"))
         speed = t.get("samples_per_s")
         epoch = t.get("time_per_epoch_s")
@@ -664,7 +666,7 @@ class WizardPage(QWidget):
         throughput = _bold(self.tr("Estimated throughput:"))
         if speed is not None and speed.value:
             rate = f"{speed.value:,.0f}"
-            per_epoch = fmt_seconds(epoch.value if epoch else None)
+            per_epoch = fmt_seconds(epoch.value if epoch else None, self.lang)
             text = (self.tr("1 sample/s; time per epoch {0}").format(per_epoch) if rate == "1"
                     else self.tr("{0} samples/s; time per epoch {1}").format(rate, per_epoch))
             if util is not None and util.value:
