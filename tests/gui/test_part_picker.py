@@ -83,7 +83,8 @@ def test_gpu_cooling_choice_shows_names_and_filters_by_code(qtbot):
     widget.category_box.setCurrentIndex(widget.category_box.findData("gpu"))
     box = widget.choice_box
     names = {box.itemData(i): box.itemText(i) for i in range(1, box.count())}
-    assert names == {"open-air": "开放式风扇", "passive": "被动散热（靠服务器风道）"}
+    assert names == {"open-air": "开放式风扇", "blower": "涡轮风扇",
+                     "passive": "被动散热（靠服务器风道）"}
     box.setCurrentIndex(box.findData("passive"))
     cat = load_catalog()
     assert _rows(widget) and all(cat.get(i).gpu.cooling == "passive" for i in _rows(widget))

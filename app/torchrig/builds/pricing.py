@@ -245,7 +245,7 @@ def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> Priced
     if any(line.is_estimate for line in lines):
         warnings.append(Msg(
             "Some prices are analyst estimates, not list prices (marked 'estimate').",
-            "部分价格为分析师估算，并非官方报价（标注为 estimate）。"))
+            "部分价格为分析师估算，并非官方报价（标注为“估算”）。"))
     return PricedBuild(
         name=build.name, currency=build.currency, nodes=build.nodes, lines=lines,
         category_totals=category_totals, subtotal=subtotal, discount=discount, taxable=taxable,
