@@ -545,6 +545,14 @@
         <translation>不完整：有 {0} 行需要价格或汇率。</translation>
     </message>
     <message>
+        <source>Enter the exchange rate (CNY per USD) and its date above: 1 line is priced in {0}.</source>
+        <translation>请在上方填写汇率（人民币/美元）及其日期：有 1 行以 {0} 计价。</translation>
+    </message>
+    <message>
+        <source>Enter the exchange rate (CNY per USD) and its date above: {0} lines are priced in {1}.</source>
+        <translation>请在上方填写汇率（人民币/美元）及其日期：有 {0} 行以 {1} 计价。</translation>
+    </message>
+    <message>
         <source>Applied 1 price from {1}.</source>
         <translation>已从 {1} 应用 1 个价格。</translation>
     </message>

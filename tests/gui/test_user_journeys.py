@@ -244,6 +244,29 @@ def test_a_tier_build_marks_old_prices_and_parts_out_of_production(window, qtbot
     assert not page.lines.item(unpriced, page.lines.columnCount() - 1).text().startswith("⚠")
 
 
+def test_a_missing_exchange_rate_is_asked_for_and_typing_it_prices_the_lines(window, qtbot):
+    window.show()
+    window.settings.exchange_rate = 0.0  # no default rate: the build starts without one
+    targets = window.targets_page
+    targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
+    click(qtbot, targets.start_button)
+    page = window.build_page
+    assert page.build.currency == "CNY" and page.build.exchange_rate is None
+    waiting = [line for line in page.priced.lines if line.status == "exchange rate needed"]
+    assert waiting
+    assert "Enter the exchange rate (CNY per USD)" in page.totals.text()
+    assert "border" in page.rate_spin.styleSheet()
+    page.rate_spin.selectAll()
+    qtbot.keyClicks(page.rate_spin, "7.1")
+    page.rate_date.clear()
+    qtbot.keyClicks(page.rate_date, "2026-11-30")
+    qtbot.keyClick(page.rate_date, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.build.exchange_rate is not None, timeout=5_000)
+    assert all(page.priced.lines[line.index].status == "ok" for line in waiting)
+    assert "Enter the exchange rate" not in page.totals.text()
+    assert page.rate_spin.styleSheet() == ""
+
+
 def test_save_as_suggests_a_safe_name_in_the_builds_folder(window, qtbot, tmp_path, monkeypatch):
     window.settings.build_folder = str(tmp_path)
     window.targets_page.tier_box.setCurrentIndex(

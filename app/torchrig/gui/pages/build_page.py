@@ -769,6 +769,17 @@ class BuildPage(QWidget):
                     self.tr("Incomplete: {0} lines need a price or an exchange rate.")
                     .format(missing))
             notes.append(f"<p style='color:{colour('error')}'>{escape(text)}</p>")
+        # The prompt for a missing rate: say which field fixes it and mark the field.
+        need_rate = sum(1 for line in p.lines if line.status == "exchange rate needed")
+        other = "USD" if cur == "CNY" else "CNY"
+        if need_rate:
+            text = (self.tr("Enter the exchange rate (CNY per USD) and its date above: 1 line "
+                            "is priced in {0}.").format(other) if need_rate == 1 else
+                    self.tr("Enter the exchange rate (CNY per USD) and its date above: {0} "
+                            "lines are priced in {1}.").format(need_rate, other))
+            notes.append(f"<p style='color:{colour('error')}'>{escape(text)}</p>")
+        self.rate_spin.setStyleSheet(
+            f"QDoubleSpinBox {{ border: 1px solid {colour('error')}; }}" if need_rate else "")
         warn = colour("warn")
         notes += [f"<p style='color:{warn}'>{escape(w.get(self.lang))}</p>" for w in p.warnings]
         self.totals.setText(f"<table width=100%>{''.join(rows)}</table>{''.join(notes)}")
