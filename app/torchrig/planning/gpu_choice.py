@@ -87,10 +87,11 @@ class GpuOption:
 
 
 def run_time(req: Requirements) -> float | None:
-    """The figure a researcher waits for: the whole training run, or a batch's prefill."""
+    """The figure a researcher waits for: the whole training run, a batch's prefill, or the
+    images an image-generation run makes."""
     if req.workload.is_training:
         return req.throughput.get("total_time_s").value  # type: ignore[union-attr]
-    item = req.throughput.get("prefill_time_s")
+    item = req.throughput.get("prefill_time_s") or req.throughput.get("total_time_s")
     return None if item is None else item.value
 
 
