@@ -185,6 +185,9 @@ class SavedCounter:
         self.current: int | None = None
         self.saved: dict[int, tuple[int, int | None]] = {}  # storage -> (bytes, unit)
         self.inputs: dict[int, int] = {}  # storage of a block's input -> bytes
+        # Inputs that are not saved could be freed and their storage address reused by a later
+        # tensor, which would then be mistaken for them: keep them alive while counting.
+        self._alive: list[torch.Tensor] = []
 
     def pack(self, t: torch.Tensor) -> torch.Tensor:
         sid = _storage_id(t)
@@ -209,6 +212,7 @@ class SavedCounter:
         def hook(_m: nn.Module, args: tuple[Any, ...]) -> None:
             self.current = index
             if args and isinstance(args[0], torch.Tensor):
+                self._alive.append(args[0])
                 self.inputs[_storage_id(args[0])] = args[0].untyped_storage().nbytes()
         return hook
 
@@ -305,10 +309,10 @@ def saved(model: nn.Module, make: Callable[..., tuple], batch: int, latent: int,
     return counter
 
 
-def live_peak(fn: Callable[[], object]) -> int:
+def live_peak(fn: Callable[..., object], *args: Any, **kwargs: Any) -> int:
     mode = LivePeak()
     with torch.no_grad(), fused_attention(), mode:
-        fn()
+        fn(*args, **kwargs)
     return mode.peak
 
 
@@ -344,7 +348,7 @@ def measure(pid: str) -> dict[str, Any]:
             "bytes_per_step": one.total() - per_sample,
             "checkpointed_bytes_per_sample": ck_sample,
             "checkpointed_bytes_per_step": one.checkpointed() - ck_sample,
-            "inference_peak_bytes_per_sample": live_peak(lambda: model(*a, **k)),
+            "inference_peak_bytes_per_sample": live_peak(model, *a, **k),
         }
     return out
 
@@ -357,8 +361,8 @@ def measure_vae(image: int) -> dict[str, int]:
         vae = vae.to(dtype)
         x = torch.randn(1, 3, image, image, device=META, dtype=dtype)
         z = torch.randn(1, 4, image // 8, image // 8, device=META, dtype=dtype)
-        out[f"encode_peak_bytes_{precision}"] = live_peak(lambda: vae.encode(x))
-        out[f"decode_peak_bytes_{precision}"] = live_peak(lambda: vae.decode(z))
+        out[f"encode_peak_bytes_{precision}"] = live_peak(vae.encode, x)
+        out[f"decode_peak_bytes_{precision}"] = live_peak(vae.decode, z)
     vae = vae.float()
     x = torch.randn(1, 3, image, image, device=META)
     z = torch.randn(1, 4, image // 8, image // 8, device=META)

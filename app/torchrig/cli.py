@@ -76,6 +76,9 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
         flags["checkpointing"] = args.checkpointing == "on"
     if getattr(args, "tied_embeddings", None) is not None:
         flags["tied_embeddings"] = args.tied_embeddings == "on"
+    for name in ON_OFF_FLAGS:
+        if getattr(args, name, None) is not None:
+            flags[name] = getattr(args, name) == "on"
     if getattr(args, "hf_config", None):
         from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 
@@ -268,7 +271,10 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
-              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style")
+              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
+              "denoising_steps")
+ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
+"""Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
                  "sample_bytes": "dataset.sample_bytes"}
@@ -323,6 +329,16 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     custom.add_argument("--style", choices=STYLES, help="transformer block style")
     custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
                         help="input and output embeddings share one matrix")
+    gen = p.add_argument_group("image generation (task image_generation)")
+    gen.add_argument("--denoising-steps", dest="denoising_steps", type=int,
+                     help="denoiser evaluations per generated image (default 50)")
+    gen.add_argument("--guidance", choices=["on", "off"],
+                     help="classifier-free guidance: two denoiser passes per step")
+    gen.add_argument("--precomputed-latents", dest="precomputed_latents", choices=["on", "off"],
+                     help="training reads VAE latents encoded beforehand (no VAE encoding)")
+    p.add_argument("--ema", choices=["on", "off"],
+                   help="training keeps an fp32 moving average of the weights (DiT, diffusers "
+                        "--use_ema)")
     moe = p.add_argument_group("mixture of experts (--model custom)")
     moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
     moe.add_argument("--active-experts", dest="active_experts", type=int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from torchrig import labels
 from torchrig.i18n import Msg
 from torchrig.planning.advice import Advice
 from torchrig.planning.requirements import Item, Requirements
@@ -217,7 +218,7 @@ def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
 
 def _header(workload: Workload, req: Requirements, lang: str) -> str:
     model = resolve_model(workload)
-    name = model.preset.name if model.preset else "custom"
+    name = labels.label(labels.MODELS, model.preset.id, lang) if model.preset else "custom"
     gpus = workload.gpus_per_node
     parts = [
         f"{workload.name or workload.task}: {name} ({model.params / 1e6:,.1f}M params)",
