@@ -157,18 +157,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:
     """``plan --recommend``: the lowest tier and every catalog GPU by time and money."""
-    from decimal import Decimal, InvalidOperation
+    from decimal import Decimal
 
-    from torchrig.planning.advice import advise
-
-    def money(text: str, what: str) -> Decimal:
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
-            raise InputError(f"{what}: {text!r} is not a number") from None
-        if not value.is_finite() or value <= 0:
-            raise InputError(f"{what}: must be a positive number, got {text}")
-        return value
+    from torchrig.planning.advice import advise, positive_amount, time_target_seconds
 
     hourly: dict[str, Decimal] = {}
     for entry in args.gpu_hour_price or ():
@@ -177,14 +168,12 @@ def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catal
             raise InputError(f"--gpu-hour-price {entry!r}: give PART_ID=AMOUNT")
         if catalog.get(part_id).category != "gpu":
             raise InputError(f"--gpu-hour-price: {part_id} is not a GPU")
-        hourly[part_id] = money(amount, f"--gpu-hour-price {part_id}")
-    rate = None if args.cny_per_usd is None else money(args.cny_per_usd, "--cny-per-usd")
+        hourly[part_id] = positive_amount(amount, f"--gpu-hour-price {part_id}")
+    rate = None if args.cny_per_usd is None else positive_amount(args.cny_per_usd,
+                                                                 "--cny-per-usd")
     target = None
     if args.time_target_hours is not None:
-        if not args.time_target_hours > 0 or args.time_target_hours == float("inf"):
-            raise InputError(f"--time-target-hours must be positive, got "
-                             f"{args.time_target_hours}")
-        target = args.time_target_hours * 3600.0
+        target = time_target_seconds(args.time_target_hours, "--time-target-hours")
     return advise(workload, catalog, currency=args.currency, cny_per_usd=rate,
                   hourly_prices=hourly, time_target_s=target)
 

@@ -9,10 +9,12 @@ field. Planning is pure and fast (well under 50 ms), so it runs on every keystro
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from torchrig import labels
 from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
@@ -42,7 +44,8 @@ from torchrig.gui.qt import (
 from torchrig.gui.style import colour
 from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.hardware.model import SystemProfile
-from torchrig.planning.analysis import Analysis, analyze, recommend
+from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
+from torchrig.planning.analysis import Analysis, analyze
 from torchrig.planning.breakdown import requirement_bars
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_presets
@@ -60,7 +63,7 @@ from torchrig.planning.workload import (
     load_workload,
     save_workload,
 )
-from torchrig.units import fmt_flops, fmt_gib, fmt_seconds
+from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
 
 CHOICE_LABELS = {
     # tasks
@@ -71,6 +74,7 @@ CHOICE_LABELS = {
     "llm_finetune_lora": QT_TRANSLATE_NOOP("WizardPage", "LLM fine-tuning (LoRA)"),
     "llm_inference": QT_TRANSLATE_NOOP("WizardPage", "LLM inference"),
     "reinforcement_learning": QT_TRANSLATE_NOOP("WizardPage", "Reinforcement learning"),
+    "image_generation": QT_TRANSLATE_NOOP("WizardPage", "Image generation (diffusion)"),
     # modes
     "train": QT_TRANSLATE_NOOP("WizardPage", "Train from scratch"),
     "finetune": QT_TRANSLATE_NOOP("WizardPage", "Fine-tune"),
@@ -234,10 +238,12 @@ class WizardPage(QWidget):
 
     workload_changed = Signal(object)
 
-    def __init__(self, catalog: Catalog, lang: str = "en", parent: QWidget | None = None) -> None:
+    def __init__(self, catalog: Catalog, lang: str = "en", parent: QWidget | None = None,
+                 default_cny_per_usd: Decimal | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog
         self.lang = lang
+        self.default_cny_per_usd = default_cny_per_usd
         self.presets = load_presets()
         self.profile: SystemProfile | None = None
         self.build_caps: Capabilities | None = None
@@ -246,7 +252,9 @@ class WizardPage(QWidget):
         self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
         self.last_plan_ms = 0.0
         self.stale = False  # a field is invalid: the results shown are the last valid plan
-        self._recommended: tuple[Workload, Any] | None = None
+        # The advice for (workload, money terms): recomputed only when one of them changes.
+        self._recommended: tuple[tuple[Any, ...], Advice] | None = None
+        self._priced: tuple[str, ...] = ()  # GPUs the user gave an hourly price for
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
@@ -376,6 +384,7 @@ class WizardPage(QWidget):
         self.recommendation.setTextFormat(Qt.TextFormat.RichText)
         self.recommendation.setWordWrap(True)
         layout.addWidget(self.recommendation)
+        layout.addWidget(self._money_controls())
         self.solver_box = QWidget()
         self.solver_layout = QVBoxLayout(self.solver_box)
         self.solver_layout.setContentsMargins(0, 0, 0, 0)
@@ -394,6 +403,92 @@ class WizardPage(QWidget):
         layout.addWidget(tabs, 1)
         return host
 
+    def _money_controls(self) -> QWidget:
+        """The terms ``torchrig plan --recommend`` takes on the command line - a time target,
+        the currency, the exchange rate and the user's own GPU-hour price - fed to the same
+        advise()/recommend() path."""
+        box = QWidget()
+        form = QFormLayout(box)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.time_target_edit = QLineEdit()
+        self.time_target_edit.setPlaceholderText(self.tr("no time target"))
+        self.time_target_edit.setToolTip(self.tr(
+            "The run must finish within this many hours: tiers and GPUs that take longer are "
+            "not recommended"))
+        form.addRow(self.tr("Must finish within (hours)"), self.time_target_edit)
+        self.currency_box = QComboBox()
+        self.currency_box.addItem(self.tr("US dollars (USD)"), "USD")
+        self.currency_box.addItem(self.tr("Chinese yuan (CNY)"), "CNY")
+        self.currency_box.setToolTip(self.tr("The currency prices are compared in"))
+        form.addRow(self.tr("Compare prices in"), self.currency_box)
+        self.rate_edit = QLineEdit("" if self.default_cny_per_usd is None
+                                   else str(self.default_cny_per_usd))
+        self.rate_edit.setPlaceholderText(self.tr("no exchange rate"))
+        self.rate_edit.setToolTip(self.tr(
+            "CNY per USD, to compare catalog prices given in the other currency; starts at the "
+            "default rate set in Settings"))
+        form.addRow(self.tr("Exchange rate (CNY per USD)"), self.rate_edit)
+        row = QHBoxLayout()
+        self.hourly_gpu_box = QComboBox()
+        for part in sorted(self.catalog.by_category("gpu"), key=lambda p: p.name):
+            self.hourly_gpu_box.addItem(part.name, part.id)
+        self.hourly_gpu_box.setToolTip(self.tr("The GPU your hourly price is for"))
+        self.hourly_price_edit = QLineEdit()
+        self.hourly_price_edit.setPlaceholderText(self.tr("no price"))
+        self.hourly_price_edit.setToolTip(self.tr(
+            "What one GPU-hour of that GPU costs you (rental or internal charge rate), in the "
+            "currency above: adds the cost per epoch or per million tokens"))
+        row.addWidget(self.hourly_gpu_box, 1)
+        row.addWidget(self.hourly_price_edit)
+        form.addRow(self.tr("Your price per GPU-hour"), row)
+        self.money_error = QLabel()
+        self.money_error.setStyleSheet(f"color: {colour('error')};")
+        self.money_error.setWordWrap(True)
+        self.money_error.hide()
+        form.addRow(self.money_error)
+        for edit in (self.time_target_edit, self.rate_edit, self.hourly_price_edit):
+            edit.textEdited.connect(lambda _t: self._timer.start())
+        for combo in (self.currency_box, self.hourly_gpu_box):
+            combo.currentIndexChanged.connect(lambda _i: self._timer.start())
+        return box
+
+    def set_default_exchange_rate(self, rate: Decimal | None) -> None:
+        """The Settings' default rate, shown in the exchange-rate field unless the user has
+        typed one of their own."""
+        shown = "" if self.default_cny_per_usd is None else str(self.default_cny_per_usd)
+        self.default_cny_per_usd = rate
+        if self.rate_edit.text().strip() == shown:
+            self.rate_edit.setText("" if rate is None else str(rate))
+            self.replan()
+
+    def money_terms(self) -> tuple[float | None, str, Decimal | None, dict[str, Decimal]]:
+        """(time target in seconds, currency, CNY per USD, {GPU: hourly price}) from the fields;
+        a field that does not parse is left out and named in the error line below them."""
+        errors: list[str] = []
+        target = None
+        text = self.time_target_edit.text().strip().replace(",", "")
+        if text:
+            try:
+                target = time_target_seconds(float(text), "time target")
+            except (ValueError, InputError):
+                errors.append(self.tr("Time target: give a positive number of hours"))
+        rate = None
+        if self.rate_edit.text().strip():
+            try:
+                rate = positive_amount(self.rate_edit.text().replace(",", ""), "exchange rate")
+            except InputError:
+                errors.append(self.tr("Exchange rate: give a positive number of CNY per USD"))
+        hourly: dict[str, Decimal] = {}
+        if self.hourly_price_edit.text().strip():
+            try:
+                hourly[self.hourly_gpu_box.currentData()] = positive_amount(
+                    self.hourly_price_edit.text().replace(",", ""), "GPU-hour price")
+            except InputError:
+                errors.append(self.tr("Price per GPU-hour: give a positive amount"))
+        self.money_error.setText("\n".join(errors))
+        self.money_error.setVisible(bool(errors))
+        return target, self.currency_box.currentData(), rate, hourly
+
     # --- fields <-> workload -------------------------------------------------------------------
 
     def _set_models_for(self, task: str, current: str) -> None:
@@ -403,7 +498,7 @@ class WizardPage(QWidget):
         combo.clear()
         for preset in self.presets.values():
             if task in preset.tasks:
-                combo.addItem(f"{preset.name}", preset.id)
+                combo.addItem(labels.label(labels.MODELS, preset.id, self.lang), preset.id)
         combo.addItem(self.tr("Custom…"), "custom")
         index = combo.findData(current)
         combo.setCurrentIndex(index if index >= 0 else 0)
@@ -564,10 +659,14 @@ class WizardPage(QWidget):
         if caps is None:
             caps = Capabilities(label=self.tr("This machine (detecting…)"), kind="machine")
         self.analysis = analyze(workload, caps, self.catalog)
-        # The recommendation depends on the workload only: switching the subject or a new
-        # profile reuses it.
-        if self._recommended is None or self._recommended[0] != workload:
-            self._recommended = (workload, recommend(workload, self.catalog))
+        # The recommendation depends on the workload and the money terms only: switching the
+        # subject or a new profile reuses it.
+        target, currency, rate, hourly = self.money_terms()
+        self._priced = tuple(hourly)
+        terms = (workload, target, currency, rate, tuple(sorted(hourly.items())))
+        if self._recommended is None or self._recommended[0] != terms:
+            self._recommended = (terms, advise(workload, self.catalog, currency, rate, hourly,
+                                             target))
         rec = self._recommended[1]
         self.last_plan_ms = (time.perf_counter() - started) * 1000
         self._show(self.analysis, rec)
@@ -586,7 +685,8 @@ class WizardPage(QWidget):
                                   f"<span style='color:{colour('muted')}'>"
                                   f"{self.headline.text()}</span>")
 
-    def _show(self, analysis: Analysis, rec: Any) -> None:
+    def _show(self, analysis: Analysis, advice: Advice) -> None:
+        rec = advice.recommendation
         req = analysis.requirements
         caps = analysis.subject
         self.chart.set_bars(requirement_bars(req, caps))
@@ -638,14 +738,56 @@ class WizardPage(QWidget):
             tier = escape(self.tr("none of the seed's tiers"))
         gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
                if rec.gpu else escape(self.tr("no catalog GPU fits")))
-        self.recommendation.setText(
-            _bold(self.tr("Recommended:")) + " "
-            + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per unit "
-                      "of work): {1}").format(tier, gpu))
+        lines = [_bold(self.tr("Recommended:")) + " "
+                 + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per "
+                           "unit of work): {1}").format(tier, gpu)]
+        lines += self._money_lines(advice)
+        self.recommendation.setText("<br/>".join(lines))
         self.findings_view.set_findings(analysis.findings,
                                         empty=self.tr("No bottlenecks found."))
         self._show_solver(analysis.solver)
-        self._show_scaling(analysis, rec)
+        self._show_scaling(analysis, advice)
+
+    def _money_lines(self, advice: Advice) -> list[str]:
+        """The time and money behind the recommendation: the tier's run time against the
+        target, the best-value GPU's price and time, and the user's hourly price worked out."""
+        rec = advice.recommendation
+        lines: list[str] = []
+        target = advice.time_target_s
+        if rec.time_s is not None:
+            text = self.tr("run time on the tier's GPU: {0}").format(fmt_seconds(rec.time_s))
+            if target is not None:
+                text += " " + self.tr("(target {0})").format(fmt_seconds(target))
+            lines.append(escape(text))
+        elif target is not None and rec.tier is None:
+            lines.append(_coloured(self.tr("No tier finishes within {0}.").format(
+                fmt_seconds(target)), colour("warn")))
+        options = {o.part.id: o for o in advice.options}
+        best = options.get(rec.gpu.id) if rec.gpu is not None else None
+        if best is not None:
+            price = (self.tr("no price in {0}").format(advice.currency) if best.price is None
+                     else fmt_money(float(best.price), best.currency))
+            lines.append(escape(self.tr("{0}: {1} per GPU, run time {2}").format(
+                best.part.name, price, fmt_seconds(best.time_s))))
+        for part_id, option in options.items():
+            if part_id not in self._priced:
+                continue
+            cost = option.cost_per_epoch if option.cost_per_epoch is not None \
+                else option.cost_per_million_tokens
+            if cost is None:
+                text = self.tr("At your price, {0}: no epoch or token rate to cost").format(
+                    option.part.name)
+            elif option.cost_per_epoch is not None:
+                text = self.tr("At your price, {0}: {1} per epoch, run time {2}").format(
+                    option.part.name, fmt_money(float(cost), option.currency),
+                    fmt_seconds(option.time_s))
+            else:
+                text = self.tr("At your price, {0}: {1} per million tokens").format(
+                    option.part.name, fmt_money(float(cost), option.currency))
+            if option.meets_target is False:
+                text += " " + self.tr("(misses the time target)")
+            lines.append(escape(text))
+        return lines
 
     def _show_solver(self, answer: SolverAnswer | None) -> None:
         """The sizing solver's changes, settings first, each with an Apply button."""
@@ -689,9 +831,10 @@ class WizardPage(QWidget):
             return
         self.load_workload(workload)
 
-    def _show_scaling(self, analysis: Analysis, rec: Any) -> None:
+    def _show_scaling(self, analysis: Analysis, advice: Advice) -> None:
         """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
         with the recommended catalog GPU when the subject has none."""
+        rec = advice.recommendation
         from torchrig.planning.analysis import device_spec
         from torchrig.planning.requirements import plan
         from torchrig.planning.scaling_series import scaling_series
