@@ -2127,6 +2127,14 @@ It was kept as {1}.</source>
         <translation>训练轮数</translation>
     </message>
     <message>
+        <source>Keep a moving average of the weights (EMA)</source>
+        <translation>保留权重的滑动平均（EMA）</translation>
+    </message>
+    <message>
+        <source>Denoising steps per image (generation)</source>
+        <translation>每张图像的去噪步数（生成）</translation>
+    </message>
+    <message>
         <source>Samples per epoch</source>
         <translation>每轮样本数</translation>
     </message>
@@ -2141,6 +2149,10 @@ It was kept as {1}.</source>
     <message>
         <source>Cache the dataset in RAM</source>
         <translation>将数据集缓存在内存中</translation>
+    </message>
+    <message>
+        <source>Images already encoded to VAE latents</source>
+        <translation>图像已预先编码为 VAE 潜变量</translation>
     </message>
     <message>
         <source>GPUs per node</source>
@@ -2237,6 +2249,18 @@ It was kept as {1}.</source>
     <message>
         <source>Passes over the dataset; used for the time estimate</source>
         <translation>遍历数据集的次数；用于估算时间</translation>
+    </message>
+    <message>
+        <source>Training keeps an FP32 exponential moving average of the weights, as diffusion training usually does: 4 more bytes per trained parameter</source>
+        <translation>训练时保留权重的 FP32 指数滑动平均（扩散模型训练通常如此）：每个训练参数多占 4 字节</translation>
+    </message>
+    <message>
+        <source>Image generation: denoiser passes per image (empty = 50); guidance doubles each</source>
+        <translation>图像生成：每张图像的去噪网络前向次数（留空为 50）；引导会使每次加倍</translation>
+    </message>
+    <message>
+        <source>Image generation training: the images were encoded to latents beforehand, so the VAE does not encode each batch (less memory and time)</source>
+        <translation>图像生成训练：图像已预先编码为潜变量，VAE 无需逐批编码（更省显存和时间）</translation>
     </message>
     <message>
         <source>Images, sequences or environment steps in one epoch</source>

@@ -92,31 +92,3 @@ def test_the_exchange_rate_starts_at_the_settings_default(qtbot, tmp_path):
         assert dialog.apply()
     assert window.wizard_page.rate_edit.text() == "6.9"
     window.close()
-
-
-def test_diffusion_presets_are_in_the_chinese_wizard_with_human_names(qtbot, zh):
-    from torchrig.gui.main_window import MainWindow
-
-    window = MainWindow(lang="zh")
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    window.show_page("wizard")
-    page = window.wizard_page
-    task = page.widgets["task"]
-    assert task.itemText(task.findData("image_generation")) == "图像生成（扩散模型）"
-    task.setCurrentIndex(task.findData("image_generation"))
-    model = page.widgets["model"]
-    qtbot.waitUntil(lambda: model.findData("sdxl-base-1.0") >= 0, timeout=5000)
-    assert model.itemText(model.findData("dit-xl-2-256")) == "DiT-XL/2（256 像素）"
-    assert model.itemText(model.findData("sd-1.5")) == "Stable Diffusion 1.5（U-Net）"
-    model.setCurrentIndex(model.findData("sdxl-base-1.0"))
-    size = page.widgets["image_size"]
-    page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
-                                   if page.tabs.widget(i).isAncestorOf(size)))
-    _type(qtbot, size, "1024")
-    qtbot.waitUntil(lambda: page.workload.model == "sdxl-base-1.0"
-                    and page.workload.image_size == 1024, timeout=10_000)
-    assert "图像生成" not in page.time_target_edit.placeholderText()  # a field of its own
-    assert page.time_target_edit.placeholderText() == "无时间目标"
-    window.close()

@@ -141,6 +141,10 @@ FIELDS: dict[str, tuple[str, str, str]] = {
                                "bool"),
     "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank"), "int"),
     "epochs": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Epochs"), "float"),
+    "ema": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Keep a moving average of the "
+                                             "weights (EMA)"), "bool"),
+    "denoising_steps": (TRAINING_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Denoising steps per image (generation)"), "int"),
     "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch"), "int"),
     "dataset.sample_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
         "WizardPage", "Mean sample size on disk (bytes)"), "float"),
@@ -148,6 +152,8 @@ FIELDS: dict[str, tuple[str, str, str]] = {
         "WizardPage", "Decoded sample size (bytes, empty = derive)"), "float"),
     "dataset.cache_in_ram": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage",
                                                           "Cache the dataset in RAM"), "bool"),
+    "precomputed_latents": (DATA_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Images already encoded to VAE latents"), "bool"),
     "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node"), "int"),
     "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes"), "int"),
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
@@ -195,6 +201,15 @@ FIELD_HELP = {
         "WizardPage", "Rank of the LoRA adapters; only the adapters are trained"),
     "epochs": QT_TRANSLATE_NOOP(
         "WizardPage", "Passes over the dataset; used for the time estimate"),
+    "ema": QT_TRANSLATE_NOOP(
+        "WizardPage", "Training keeps an FP32 exponential moving average of the weights, as "
+        "diffusion training usually does: 4 more bytes per trained parameter"),
+    "denoising_steps": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation: denoiser passes per image (empty = 50); guidance "
+        "doubles each"),
+    "precomputed_latents": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation training: the images were encoded to latents "
+        "beforehand, so the VAE does not encode each batch (less memory and time)"),
     "dataset.samples": QT_TRANSLATE_NOOP(
         "WizardPage", "Images, sequences or environment steps in one epoch"),
     "dataset.sample_bytes": QT_TRANSLATE_NOOP(
