@@ -92,3 +92,21 @@ def test_the_exchange_rate_starts_at_the_settings_default(qtbot, tmp_path):
         assert dialog.apply()
     assert window.wizard_page.rate_edit.text() == "6.9"
     window.close()
+
+
+def test_the_terms_survive_a_language_switch(wizard, window, qtbot):
+    page = wizard
+    _type(qtbot, page.time_target_edit, "30")
+    page.currency_box.setCurrentIndex(page.currency_box.findData("CNY"))
+    _type(qtbot, page.rate_edit, "7.1")
+    page.hourly_gpu_box.setCurrentIndex(page.hourly_gpu_box.findData(A100))
+    _type(qtbot, page.hourly_price_edit, "12.5")
+    window.settings.language = "zh"
+    window.apply_settings()
+    rebuilt = window.wizard_page
+    assert rebuilt is not page
+    assert rebuilt.time_target_edit.text() == "30" and rebuilt.rate_edit.text() == "7.1"
+    assert rebuilt.currency_box.currentData() == "CNY"
+    assert rebuilt.hourly_gpu_box.currentData() == A100
+    assert rebuilt.hourly_price_edit.text() == "12.5"
+    qtbot.waitUntil(lambda: "按你的价格" in rebuilt.recommendation.text(), timeout=10_000)

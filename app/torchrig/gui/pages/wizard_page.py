@@ -607,9 +607,13 @@ class WizardPage(QWidget):
                 fields[key] = widget.isChecked()
             elif isinstance(widget, QLineEdit):
                 fields[key] = widget.text()
+        money = {"time_target": self.time_target_edit.text(),
+                 "currency": self.currency_box.currentData(), "rate": self.rate_edit.text(),
+                 "hourly_gpu": self.hourly_gpu_box.currentData(),
+                 "hourly_price": self.hourly_price_edit.text()}
         return {"workload": self.workload, "fields": fields, "step": self.tabs.currentIndex(),
                 "subject": self.subject_box.currentData(),
-                "collective_report": self.collective_report}
+                "collective_report": self.collective_report, "money": money}
 
     def restore(self, state: dict[str, Any]) -> None:
         self.collective_report = state["collective_report"]
@@ -629,6 +633,15 @@ class WizardPage(QWidget):
                     widget.setText(value)
         finally:
             self._loading = False
+        money = state.get("money")
+        if money:
+            self.time_target_edit.setText(money["time_target"])
+            self.currency_box.setCurrentIndex(max(0, self.currency_box.findData(
+                money["currency"])))
+            self.rate_edit.setText(money["rate"])
+            self.hourly_gpu_box.setCurrentIndex(max(0, self.hourly_gpu_box.findData(
+                money["hourly_gpu"])))
+            self.hourly_price_edit.setText(money["hourly_price"])
         self.tabs.setCurrentIndex(state["step"])
         self.replan()
 
