@@ -134,15 +134,20 @@ def gpu_options(w: Workload, catalog: Catalog, currency: str = "USD",
     return list(options)
 
 
+def candidate_gpus(catalog: Catalog) -> list[Part]:
+    """The catalog GPUs a recommendation weighs: NVIDIA parts of known memory (the planner's
+    device model is CUDA's)."""
+    return [part for part in catalog.by_category("gpu")
+            if part.gpu.vram_bytes is not None and part.vendor == "NVIDIA"]
+
+
 def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal | None,
              hourly_prices: Mapping[str, Decimal] | None, time_target_s: float | None,
              inter_link: Link | None) -> list[GpuOption]:
     from torchrig.planning.analysis import device_spec
 
     options = []
-    for part in catalog.by_category("gpu"):
-        if part.gpu.vram_bytes is None or part.vendor != "NVIDIA":
-            continue
+    for part in candidate_gpus(catalog):
         spec: DeviceSpec = device_spec(part)
         if inter_link is not None:
             spec = replace(spec, inter_link=inter_link)

@@ -1214,9 +1214,9 @@ def _cnn_memory_bound(w: Workload, model: ResolvedModel, cal: Calibration | None
 def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
                           vram: dict[str, Item], assumptions: list[Assumption],
                           no_gpu: Msg) -> tuple[dict[str, Item], float | None]:
-    items: dict[str, Item] = {}
     if model.preset is not None and model.preset.diffusion is not None:
-        return _generation(w, model.preset, gpu, assumptions, no_gpu, items)
+        return _generation(w, model.preset, gpu, assumptions, no_gpu)
+    items: dict[str, Item] = {}
     weights = vram["weights"].value or 0.0
     kv = vram["kv_cache"].value or 0.0
     read = weights + kv
@@ -1253,9 +1253,10 @@ def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | N
 
 
 def _generation(w: Workload, preset: ModelPreset, gpu: DeviceSpec | None,
-                assumptions: list[Assumption], no_gpu: Msg, items: dict[str, Item]
+                assumptions: list[Assumption], no_gpu: Msg
                 ) -> tuple[dict[str, Item], float | None]:
     """Image generation: compute-bound denoiser steps, then the VAE decode, per image."""
+    items: dict[str, Item] = {}
     f = preset.diffusion
     assert f is not None
     n, cfg = diffusion.steps(w), diffusion.guided(w, f)

@@ -47,6 +47,7 @@ from torchrig.hardware.model import SystemProfile
 from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
 from torchrig.planning.analysis import Analysis, analyze
 from torchrig.planning.breakdown import requirement_bars
+from torchrig.planning.gpu_choice import candidate_gpus
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_presets
 from torchrig.planning.solver import Change, SolverAnswer
@@ -445,7 +446,7 @@ class WizardPage(QWidget):
         form.addRow(self.tr("Exchange rate (CNY per USD)"), self.rate_edit)
         row = QHBoxLayout()
         self.hourly_gpu_box = QComboBox()
-        for part in sorted(self.catalog.by_category("gpu"), key=lambda p: p.name):
+        for part in sorted(candidate_gpus(self.catalog), key=lambda p: p.name):
             self.hourly_gpu_box.addItem(part.name, part.id)
         self.hourly_gpu_box.setToolTip(self.tr("The GPU your hourly price is for"))
         self.hourly_price_edit = QLineEdit()
