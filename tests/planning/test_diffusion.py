@@ -154,3 +154,17 @@ def test_bad_diffusion_workloads_name_their_field(change, field):
         doc["gradient_checkpointing"] = False
     with pytest.raises(InputError, match=f"'{field}'"):
         Workload.from_dict(doc)
+
+
+def test_sd15_full_fine_tune_fits_24_gb_as_the_diffusers_readme_says():
+    """huggingface/diffusers examples/text_to_image/README.md: "With gradient_checkpointing and
+    mixed_precision it should be possible to fine tune the model on a single 24GB GPU. For
+    higher batch_size and faster training it's better to use GPUs with >30GB memory." Its
+    command: 512 px, batch 1 x 4 accumulation steps, checkpointing, fp16, --use_ema."""
+    gpu = replace(A10, name="24 GB GPU")
+    readme = replace(default_workload("image_generation"), batch_size=1, grad_accumulation=4,
+                     ema=True)
+    assert plan(readme, gpu).vram_verdict == "fits"
+    bigger = replace(readme, batch_size=8)
+    assert plan(bigger, gpu).vram_verdict != "fits"
+    assert plan(bigger, replace(gpu, vram_bytes=30 * GiB)).vram_verdict == "fits"
