@@ -37,7 +37,8 @@ def guided(w: Workload, f: DiffusionFacts) -> bool:
 
 def steps(w: Workload) -> int:
     """Denoising steps per image: the workload's, or 50 (the default of diffusers' Stable
-    Diffusion pipelines and of the benchmarks the presets are checked against)."""
+    Diffusion, SDXL and DiT pipelines, whose default guidance scales - 7.5, 5.0, 4.0 - also
+    turn classifier-free guidance on; and of the benchmarks the presets are checked against)."""
     return w.denoising_steps or 50
 
 
