@@ -168,8 +168,8 @@ def inference_utilisation(preset: ModelPreset, default: float) -> tuple[float, M
     assert f is not None
     ref = f.inference_reference
     if ref is None:
-        return default, Msg(f"assumed {default:.0%} of peak (no published generation time for "
-                            "this model)", f"假设达到峰值的 {default:.0%}（此模型无公开生成耗时）")
+        return default, Msg(f"assumed {default:.0%} of the dense peak, as for training",
+                            f"假设达到稠密峰值的 {default:.0%}（与训练相同）")
     image = preset.image_size or 1
     base = Workload(task="image_generation", mode="infer", model=preset.id, precision="bf16",
                     optimizer="adamw", batch_size=1, image_size=image,
