@@ -2047,6 +2047,18 @@ It was kept as {1}.</source>
         <translation>优化器状态和权重卸载到 CPU 内存</translation>
     </message>
     <message>
+        <source>The model&apos;s usual setting (on)</source>
+        <translation>模型的常用设置（开启）</translation>
+    </message>
+    <message>
+        <source>On: two denoiser passes per step</source>
+        <translation>开启：每步两次去噪网络前向</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2133,6 +2145,10 @@ It was kept as {1}.</source>
     <message>
         <source>Denoising steps per image (generation)</source>
         <translation>每张图像的去噪步数（生成）</translation>
+    </message>
+    <message>
+        <source>Classifier-free guidance (generation)</source>
+        <translation>无分类器引导（生成）</translation>
     </message>
     <message>
         <source>Samples per epoch</source>
@@ -2257,6 +2273,10 @@ It was kept as {1}.</source>
     <message>
         <source>Image generation: denoiser passes per image (empty = 50); guidance doubles each</source>
         <translation>图像生成：每张图像的去噪网络前向次数（留空为 50）；引导会使每次加倍</translation>
+    </message>
+    <message>
+        <source>Image generation: guidance runs the denoiser with and without the prompt (or class) at every step, twice the work per image</source>
+        <translation>图像生成：引导在每一步分别带与不带提示词（或类别）运行去噪网络，每张图像的计算量翻倍</translation>
     </message>
     <message>
         <source>Image generation training: the images were encoded to latents beforehand, so the VAE does not encode each batch (less memory and time)</source>

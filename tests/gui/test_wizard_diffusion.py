@@ -77,3 +77,38 @@ def test_diffusion_presets_are_in_the_chinese_wizard_with_human_names(qtbot, zh)
     assert "图像生成" not in page.time_target_edit.placeholderText()  # a field of its own
     assert page.time_target_edit.placeholderText() == "无时间目标"
     window.close()
+
+
+def test_guidance_is_chosen_in_the_wizard_and_halves_the_work(window, qtbot, monkeypatch):
+    path = ROOT / "workloads" / "sdxl-inference.json"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_page("wizard")
+    page = window.wizard_page
+    open_button = next(b for b in page.findChildren(type(page.next_button))
+                       if b.text().startswith("Open workload"))
+    qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton)
+    guidance = page.widgets["guidance"]
+    assert guidance.currentData() == "on" and page.workload.guidance is True
+    # FLOPs per image: the test machine has no GPU to turn them into seconds.
+    before = page.analysis.requirements.throughput["flops_per_sample"].value
+    _show_field(page, guidance)
+    guidance.setCurrentIndex(guidance.findData("off"))
+    qtbot.waitUntil(lambda: page.workload.guidance is False, timeout=10_000)
+    after = page.analysis.requirements.throughput["flops_per_sample"].value
+    assert 0.45 * before < after < 0.55 * before  # one denoiser pass per step, not two
+    guidance.setCurrentIndex(guidance.findData("default"))
+    qtbot.waitUntil(lambda: page.workload.guidance is None, timeout=10_000)
+    # Guidance is a generation setting: a training run refuses it, naming the field.
+    mode = page.widgets["mode"]
+    _show_field(page, mode)
+    mode.setCurrentIndex(mode.findData("finetune"))
+    guidance.setCurrentIndex(guidance.findData("off"))
+    steps = page.widgets["denoising_steps"]  # the file's 50 steps are refused first
+    qtbot.waitUntil(lambda: "inference only" in page.errors["denoising_steps"].text(),
+                    timeout=10_000)
+    _show_field(page, steps)
+    _type(qtbot, steps, "")
+    qtbot.waitUntil(lambda: page.errors["guidance"].isVisible(), timeout=10_000)
+    assert "inference only" in page.errors["guidance"].text()

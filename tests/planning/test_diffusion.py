@@ -144,6 +144,7 @@ def test_sample_diffusion_workloads_plan_on_the_cli(name, capsys):
 @pytest.mark.parametrize("change, field", [
     ({"image_size": 500}, "image_size"),
     ({"denoising_steps": 30}, "denoising_steps"),
+    ({"guidance": False}, "guidance"),
     ({"mode": "infer", "lora_rank": 4}, "lora_rank"),
     ({"seq_len": 77}, "seq_len"),
 ])

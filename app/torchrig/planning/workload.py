@@ -680,6 +680,9 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
     if w.task == "image_generation" and w.is_training and w.denoising_steps is not None:
         raise err("denoising_steps", "applies to inference only (training runs one denoiser "
                   "step per sample)")
+    if w.task == "image_generation" and w.is_training and w.guidance is not None:
+        raise err("guidance", "applies to inference only (training runs the denoiser once "
+                  "per sample)")
 
     if w.task == "llm_inference" and w.mode != "infer":
         raise err("mode", "must be 'infer' for task llm_inference")

@@ -106,6 +106,10 @@ CHOICE_LABELS = {
     "optimizer": QT_TRANSLATE_NOOP("WizardPage", "Optimizer states to CPU RAM"),
     "optimizer_and_params": QT_TRANSLATE_NOOP("WizardPage",
                                               "Optimizer states and weights to CPU RAM"),
+    # classifier-free guidance
+    "default": QT_TRANSLATE_NOOP("WizardPage", "The model's usual setting (on)"),
+    "on": QT_TRANSLATE_NOOP("WizardPage", "On: two denoiser passes per step"),
+    "off": QT_TRANSLATE_NOOP("WizardPage", "Off"),
 }
 """Display names of the workload's choice values (the values stay codes in the file)."""
 
@@ -146,6 +150,8 @@ FIELDS: dict[str, tuple[str, str, str]] = {
                                              "weights (EMA)"), "bool"),
     "denoising_steps": (TRAINING_STEP, QT_TRANSLATE_NOOP(
         "WizardPage", "Denoising steps per image (generation)"), "int"),
+    "guidance": (TRAINING_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Classifier-free guidance (generation)"), "choice"),
     "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch"), "int"),
     "dataset.sample_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
         "WizardPage", "Mean sample size on disk (bytes)"), "float"),
@@ -208,6 +214,9 @@ FIELD_HELP = {
     "denoising_steps": QT_TRANSLATE_NOOP(
         "WizardPage", "Image generation: denoiser passes per image (empty = 50); guidance "
         "doubles each"),
+    "guidance": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation: guidance runs the denoiser with and without the "
+        "prompt (or class) at every step, twice the work per image"),
     "precomputed_latents": QT_TRANSLATE_NOOP(
         "WizardPage", "Image generation training: the images were encoded to latents "
         "beforehand, so the VAE does not encode each batch (less memory and time)"),
@@ -239,8 +248,10 @@ FIELD_HELP = {
         "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
         "cost of PCIe traffic"),
 }
+GUIDANCE = {"default": None, "on": True, "off": False}
+"""The guidance combo's values and the workload's (None: the model's usual setting)."""
 CHOICES = {"task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
-           "strategy": STRATEGIES, "offload": OFFLOADS}
+           "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
 CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
 
 
@@ -530,6 +541,8 @@ class WizardPage(QWidget):
             for key, widget in self.widgets.items():
                 value = flat.get(key)
                 if isinstance(widget, QComboBox):
+                    if key == "guidance":
+                        value = next(k for k, v in GUIDANCE.items() if v is value)
                     if key != "model":
                         widget.setCurrentIndex(max(0, widget.findData(value)))
                 elif isinstance(widget, QCheckBox):
@@ -562,6 +575,8 @@ class WizardPage(QWidget):
             widget.setEnabled(custom or key not in CUSTOM_ONLY)
             if isinstance(widget, QComboBox):
                 value: Any = widget.currentData()
+                if key == "guidance":
+                    value = GUIDANCE[value]
             elif isinstance(widget, QCheckBox):
                 value = widget.isChecked()
             else:
