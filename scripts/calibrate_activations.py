@@ -62,6 +62,7 @@ from torchrig.bench.verify_models import (  # noqa: E402 - after the path set-up
     saved_bytes,
     vision_units,
 )
+from torchrig.bench.yolo_model import YoloV8  # noqa: E402 - after the path set-up above
 
 
 def measure_vision(model: nn.Module, image: int, channels: int = 3) -> dict[str, Any]:
@@ -251,8 +252,12 @@ VISION_PRESETS: dict[str, Callable[[], nn.Module]] = {
     "resnet152": lambda: resnet(152),
     "vit-b-16": VitModel,
     "nature-cnn": NatureCnnPolicy,
+    "yolov8n": lambda: YoloV8("n"),
+    "yolov8s": lambda: YoloV8("s"),
+    "yolov8m": lambda: YoloV8("m"),
 }
-VISION_INPUT = {"nature-cnn": (84, 4)}
+VISION_INPUT = {"nature-cnn": (84, 4), "yolov8n": (640, 3), "yolov8s": (640, 3),
+                "yolov8m": (640, 3)}
 
 TRANSFORMER_FITS = (
     # style, attention, head kind
@@ -267,6 +272,25 @@ def preset_params() -> dict[str, dict[str, Any]]:
     from torchrig.planning.presets import load_presets
 
     return {p.id: p.to_dict() for p in load_presets().values()}
+
+
+def measure_vision_preset(pid: str, presets: dict[str, dict[str, Any]]
+                          ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(architecture check, measured figures) of one vision preset."""
+    model = VISION_PRESETS[pid]()
+    count, largest = param_count(model), largest_layer_params(model)
+    expected = presets[pid]["params"]
+    check = {"params": count, "preset_params": expected, "largest_layer_params": largest,
+             "buffer_bytes": buffer_bytes(model)}
+    if count != expected:
+        raise SystemExit(f"{pid}: built model has {count} parameters, preset says {expected}")
+    image, channels = VISION_INPUT.get(pid, (224, 3))
+    t0 = time.perf_counter()
+    measured = measure_vision(model, image, channels)
+    print(f"{pid:12s} {measured['fp32']['bytes_per_sample'] / 2**20:8.1f} MiB/sample fp32, "
+          f"{measured['amp']['bytes_per_sample'] / 2**20:7.1f} amp  "
+          f"({time.perf_counter() - t0:.1f} s)", flush=True)
+    return check, measured
 
 
 def run(check_only: bool, quick: bool) -> dict[str, Any]:
@@ -285,23 +309,9 @@ def run(check_only: bool, quick: bool) -> dict[str, Any]:
         "transformer": {},
         "architecture_checks": {},
     }
-    for pid, build in VISION_PRESETS.items():
-        model = build()
-        count, largest = param_count(model), largest_layer_params(model)
-        buffers = buffer_bytes(model)
-        expected = presets[pid]["params"]
-        result["architecture_checks"][pid] = {
-            "params": count, "preset_params": expected, "largest_layer_params": largest,
-            "buffer_bytes": buffers,
-        }
-        if count != expected:
-            raise SystemExit(f"{pid}: built model has {count} parameters, preset says {expected}")
-        image, channels = VISION_INPUT.get(pid, (224, 3))
-        t0 = time.perf_counter()
-        result["vision"][pid] = measure_vision(model, image, channels)
-        print(f"{pid:12s} {result['vision'][pid]['fp32']['bytes_per_sample'] / 2**20:8.1f} MiB/"
-              f"sample fp32, {result['vision'][pid]['amp']['bytes_per_sample'] / 2**20:7.1f} "
-              f"amp  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    for pid in VISION_PRESETS:
+        check, result["vision"][pid] = measure_vision_preset(pid, presets)
+        result["architecture_checks"][pid] = check
     for style, impl, head in TRANSFORMER_FITS:
         for precision in PRECISIONS:
             key = f"{style}/{impl}/{head}/{precision}"
@@ -412,13 +422,45 @@ def peak_checks() -> dict[str, Any]:
     return checks
 
 
+def update_vision(ids: list[str], check_only: bool) -> int:
+    """Measure a few vision presets (a new one, say) without re-running everything."""
+    from torchrig.jsonio import atomic_write_json, load_versioned
+    from torchrig.planning.presets import PRESETS_FORMAT, PRESETS_VERSION, presets_path
+
+    unknown = [pid for pid in ids if pid not in VISION_PRESETS]
+    if unknown:
+        raise SystemExit(f"not a vision preset this script builds: {', '.join(unknown)}")
+    path = presets_path()
+    document = load_versioned(path, PRESETS_FORMAT, PRESETS_VERSION)
+    calibration = document.get("calibration")
+    if not calibration:
+        raise SystemExit("no stored calibration to update: run the whole script first")
+    if calibration["torch_version"] != torch.__version__:
+        raise SystemExit(f"the stored calibration was measured with torch "
+                         f"{calibration['torch_version']}: re-run the whole script")
+    presets = preset_params()
+    for pid in ids:
+        check, measured = measure_vision_preset(pid, presets)
+        calibration["architecture_checks"][pid] = check
+        calibration["vision"][pid] = measured
+    if not check_only:
+        atomic_write_json(path, document)
+        print(f"updated {', '.join(ids)} in {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="measure and print, do not write")
     parser.add_argument("--quick", action="store_true", help="skip the full-size checks")
     parser.add_argument("--peak", action="store_true",
                         help="also measure the peak memory of real training steps (~1 min)")
+    parser.add_argument("--vision", metavar="ID,...",
+                        help="measure only these vision presets and update their entries, "
+                             "keeping the rest of the stored calibration")
     args = parser.parse_args(argv)
+    if args.vision:
+        return update_vision(args.vision.split(","), args.check)
     result = run(args.check, args.quick)
     if args.peak:
         result["peak_checks"] = peak_checks()

@@ -76,6 +76,9 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
         flags["checkpointing"] = args.checkpointing == "on"
     if getattr(args, "tied_embeddings", None) is not None:
         flags["tied_embeddings"] = args.tied_embeddings == "on"
+    for name in ON_OFF_FLAGS:
+        if getattr(args, name, None) is not None:
+            flags[name] = getattr(args, name) == "on"
     if getattr(args, "hf_config", None):
         from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 
@@ -154,18 +157,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:
     """``plan --recommend``: the lowest tier and every catalog GPU by time and money."""
-    from decimal import Decimal, InvalidOperation
+    from decimal import Decimal
 
-    from torchrig.planning.advice import advise
-
-    def money(text: str, what: str) -> Decimal:
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
-            raise InputError(f"{what}: {text!r} is not a number") from None
-        if not value.is_finite() or value <= 0:
-            raise InputError(f"{what}: must be a positive number, got {text}")
-        return value
+    from torchrig.planning.advice import advise, positive_amount, time_target_seconds
 
     hourly: dict[str, Decimal] = {}
     for entry in args.gpu_hour_price or ():
@@ -174,14 +168,12 @@ def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catal
             raise InputError(f"--gpu-hour-price {entry!r}: give PART_ID=AMOUNT")
         if catalog.get(part_id).category != "gpu":
             raise InputError(f"--gpu-hour-price: {part_id} is not a GPU")
-        hourly[part_id] = money(amount, f"--gpu-hour-price {part_id}")
-    rate = None if args.cny_per_usd is None else money(args.cny_per_usd, "--cny-per-usd")
+        hourly[part_id] = positive_amount(amount, f"--gpu-hour-price {part_id}")
+    rate = None if args.cny_per_usd is None else positive_amount(args.cny_per_usd,
+                                                                 "--cny-per-usd")
     target = None
     if args.time_target_hours is not None:
-        if not args.time_target_hours > 0 or args.time_target_hours == float("inf"):
-            raise InputError(f"--time-target-hours must be positive, got "
-                             f"{args.time_target_hours}")
-        target = args.time_target_hours * 3600.0
+        target = time_target_seconds(args.time_target_hours, "--time-target-hours")
     return advise(workload, catalog, currency=args.currency, cny_per_usd=rate,
                   hourly_prices=hourly, time_target_s=target)
 
@@ -282,7 +274,10 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
-              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style")
+              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
+              "denoising_steps")
+ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
+"""Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
                  "sample_bytes": "dataset.sample_bytes"}
@@ -337,6 +332,16 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     custom.add_argument("--style", choices=STYLES, help="transformer block style")
     custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
                         help="input and output embeddings share one matrix")
+    gen = p.add_argument_group("image generation (task image_generation)")
+    gen.add_argument("--denoising-steps", dest="denoising_steps", type=int,
+                     help="denoiser evaluations per generated image (default 50)")
+    gen.add_argument("--guidance", choices=["on", "off"],
+                     help="classifier-free guidance: two denoiser passes per step")
+    gen.add_argument("--precomputed-latents", dest="precomputed_latents", choices=["on", "off"],
+                     help="training reads VAE latents encoded beforehand (no VAE encoding)")
+    p.add_argument("--ema", choices=["on", "off"],
+                   help="training keeps an fp32 moving average of the weights (DiT, diffusers "
+                        "--use_ema)")
     moe = p.add_argument_group("mixture of experts (--model custom)")
     moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
     moe.add_argument("--active-experts", dest="active_experts", type=int,

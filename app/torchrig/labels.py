@@ -22,7 +22,38 @@ TASKS: dict[str, Msg] = {
     "llm_finetune_lora": Msg("LoRA fine-tuning", "LoRA 微调"),
     "llm_inference": Msg("LLM inference", "大模型推理"),
     "reinforcement_learning": Msg("Reinforcement learning", "强化学习"),
+    "image_generation": Msg("Image generation (diffusion)", "图像生成（扩散模型）"),
 }
+
+MODELS: dict[str, Msg] = {
+    "resnet18": Msg("ResNet-18", "ResNet-18"),
+    "resnet50": Msg("ResNet-50", "ResNet-50"),
+    "resnet152": Msg("ResNet-152", "ResNet-152"),
+    "vit-b-16": Msg("ViT-B/16", "ViT-B/16"),
+    "bert-base": Msg("BERT-base (uncased)", "BERT-base（不区分大小写）"),
+    "bert-base-cased": Msg("BERT-base (cased)", "BERT-base（区分大小写）"),
+    "bert-large": Msg("BERT-large (uncased)", "BERT-large（不区分大小写）"),
+    "gpt2": Msg("GPT-2 (124M)", "GPT-2（1.24 亿参数）"),
+    "llama-2-7b": Msg("Llama 2 7B", "Llama 2 7B"),
+    "llama-2-13b": Msg("Llama 2 13B", "Llama 2 13B"),
+    "llama-2-70b": Msg("Llama 2 70B", "Llama 2 70B"),
+    "llama-3-8b": Msg("Llama 3 8B", "Llama 3 8B"),
+    "llama-3-70b": Msg("Llama 3 70B", "Llama 3 70B"),
+    "gpt-3-175b": Msg("GPT-3 175B", "GPT-3 175B"),
+    "faster-rcnn-r50-fpn": Msg("Faster R-CNN ResNet-50-FPN", "Faster R-CNN ResNet-50-FPN"),
+    "mask-rcnn-r50-fpn": Msg("Mask R-CNN ResNet-50-FPN", "Mask R-CNN ResNet-50-FPN"),
+    "retinanet-r50-fpn": Msg("RetinaNet ResNet-50-FPN", "RetinaNet ResNet-50-FPN"),
+    "yolov8n": Msg("YOLOv8n (640 px)", "YOLOv8n（640 像素）"),
+    "yolov8s": Msg("YOLOv8s (640 px)", "YOLOv8s（640 像素）"),
+    "yolov8m": Msg("YOLOv8m (640 px)", "YOLOv8m（640 像素）"),
+    "nature-cnn": Msg("Nature DQN CNN (PPO actor-critic)",
+                      "Nature DQN 卷积网络（PPO 演员-评论家）"),
+    "sd-1.5": Msg("Stable Diffusion 1.5 (U-Net)", "Stable Diffusion 1.5（U-Net）"),
+    "sdxl-base-1.0": Msg("Stable Diffusion XL 1.0 base (U-Net)",
+                         "Stable Diffusion XL 1.0 基础模型（U-Net）"),
+    "dit-xl-2-256": Msg("DiT-XL/2 (256 px)", "DiT-XL/2（256 像素）"),
+}
+"""Model presets by id, as the Wizard's model list, the plan and the PDF name them."""
 
 MODES: dict[str, Msg] = {
     "train": Msg("training from scratch", "从头训练"),

@@ -1828,6 +1828,10 @@ It was kept as {1}.</source>
         <translation>强化学习</translation>
     </message>
     <message>
+        <source>Image generation (diffusion)</source>
+        <translation>图像生成（扩散模型）</translation>
+    </message>
+    <message>
         <source>Train from scratch</source>
         <translation>从头训练</translation>
     </message>
@@ -1924,6 +1928,18 @@ It was kept as {1}.</source>
         <translation>优化器状态和权重卸载到 CPU 内存</translation>
     </message>
     <message>
+        <source>The model&apos;s usual setting (on)</source>
+        <translation>模型的常用设置（开启）</translation>
+    </message>
+    <message>
+        <source>On: two denoiser passes per step</source>
+        <translation>开启：每步两次去噪网络前向</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2004,6 +2020,18 @@ It was kept as {1}.</source>
         <translation>训练轮数</translation>
     </message>
     <message>
+        <source>Keep a moving average of the weights (EMA)</source>
+        <translation>保留权重的滑动平均（EMA）</translation>
+    </message>
+    <message>
+        <source>Denoising steps per image (generation)</source>
+        <translation>每张图像的去噪步数（生成）</translation>
+    </message>
+    <message>
+        <source>Classifier-free guidance (generation)</source>
+        <translation>无分类器引导（生成）</translation>
+    </message>
+    <message>
         <source>Samples per epoch</source>
         <translation>每轮样本数</translation>
     </message>
@@ -2018,6 +2046,10 @@ It was kept as {1}.</source>
     <message>
         <source>Cache the dataset in RAM</source>
         <translation>将数据集缓存在内存中</translation>
+    </message>
+    <message>
+        <source>Images already encoded to VAE latents</source>
+        <translation>图像已预先编码为 VAE 潜变量</translation>
     </message>
     <message>
         <source>GPUs per node</source>
@@ -2114,6 +2146,22 @@ It was kept as {1}.</source>
     <message>
         <source>Passes over the dataset; used for the time estimate</source>
         <translation>遍历数据集的次数；用于估算时间</translation>
+    </message>
+    <message>
+        <source>Training keeps an FP32 exponential moving average of the weights, as diffusion training usually does: 4 more bytes per trained parameter</source>
+        <translation>训练时保留权重的 FP32 指数滑动平均（扩散模型训练通常如此）：每个训练参数多占 4 字节</translation>
+    </message>
+    <message>
+        <source>Image generation: denoiser passes per image (empty = 50); guidance doubles each</source>
+        <translation>图像生成：每张图像的去噪网络前向次数（留空为 50）；引导会使每次加倍</translation>
+    </message>
+    <message>
+        <source>Image generation: guidance runs the denoiser with and without the prompt (or class) at every step, twice the work per image</source>
+        <translation>图像生成：引导在每一步分别带与不带提示词（或类别）运行去噪网络，每张图像的计算量翻倍</translation>
+    </message>
+    <message>
+        <source>Image generation training: the images were encoded to latents beforehand, so the VAE does not encode each batch (less memory and time)</source>
+        <translation>图像生成训练：图像已预先编码为潜变量，VAE 无需逐批编码（更省显存和时间）</translation>
     </message>
     <message>
         <source>Images, sequences or environment steps in one epoch</source>
@@ -2220,6 +2268,74 @@ It was kept as {1}.</source>
         <translation>本机实测</translation>
     </message>
     <message>
+        <source>no time target</source>
+        <translation>无时间目标</translation>
+    </message>
+    <message>
+        <source>The run must finish within this many hours: tiers and GPUs that take longer are not recommended</source>
+        <translation>运行必须在这么多小时内完成：耗时更长的档位和 GPU 不予推荐</translation>
+    </message>
+    <message>
+        <source>Must finish within (hours)</source>
+        <translation>须在以下时间内完成（小时）</translation>
+    </message>
+    <message>
+        <source>US dollars (USD)</source>
+        <translation>美元（USD）</translation>
+    </message>
+    <message>
+        <source>Chinese yuan (CNY)</source>
+        <translation>人民币（CNY）</translation>
+    </message>
+    <message>
+        <source>The currency prices are compared in</source>
+        <translation>比较价格所用的币种</translation>
+    </message>
+    <message>
+        <source>Compare prices in</source>
+        <translation>价格币种</translation>
+    </message>
+    <message>
+        <source>no exchange rate</source>
+        <translation>无汇率</translation>
+    </message>
+    <message>
+        <source>CNY per USD, to compare catalog prices given in the other currency; starts at the default rate set in Settings</source>
+        <translation>每美元兑人民币数，用于比较以另一币种标价的目录价格；初始值为设置中的默认汇率</translation>
+    </message>
+    <message>
+        <source>Exchange rate (CNY per USD)</source>
+        <translation>汇率（1 美元兑人民币）</translation>
+    </message>
+    <message>
+        <source>The GPU your hourly price is for</source>
+        <translation>你的每小时价格对应的 GPU</translation>
+    </message>
+    <message>
+        <source>no price</source>
+        <translation>无价格</translation>
+    </message>
+    <message>
+        <source>What one GPU-hour of that GPU costs you (rental or internal charge rate), in the currency above: adds the cost per epoch or per million tokens</source>
+        <translation>该 GPU 每 GPU 小时的费用（租用价或内部计费），按上面的币种：据此给出每个 epoch 或每百万 token 的费用</translation>
+    </message>
+    <message>
+        <source>Your price per GPU-hour</source>
+        <translation>你的每 GPU 小时价格</translation>
+    </message>
+    <message>
+        <source>Time target: give a positive number of hours</source>
+        <translation>目标时间：请填写正的小时数</translation>
+    </message>
+    <message>
+        <source>Exchange rate: give a positive number of CNY per USD</source>
+        <translation>汇率：请填写正数（每美元兑人民币）</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour: give a positive amount</source>
+        <translation>每 GPU 小时价格：请填写正数金额</translation>
+    </message>
+    <message>
         <source>Custom…</source>
         <translation>自定义…</translation>
     </message>
@@ -2318,6 +2434,42 @@ It was kept as {1}.</source>
     <message>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
+    </message>
+    <message>
+        <source>run time on the tier&apos;s GPU: {0}</source>
+        <translation>在该档位 GPU 上的运行时间：{0}</translation>
+    </message>
+    <message>
+        <source>(target {0})</source>
+        <translation>（目标 {0}）</translation>
+    </message>
+    <message>
+        <source>No tier finishes within {0}.</source>
+        <translation>没有档位能在 {0} 内完成。</translation>
+    </message>
+    <message>
+        <source>no price in {0}</source>
+        <translation>无 {0} 价格</translation>
+    </message>
+    <message>
+        <source>{0}: {1} per GPU, run time {2}</source>
+        <translation>{0}：每块 {1}，运行时间 {2}</translation>
+    </message>
+    <message>
+        <source>At your price, {0}: no epoch or token rate to cost</source>
+        <translation>按你的价格，{0}：没有可计费的 epoch 或 token 速率</translation>
+    </message>
+    <message>
+        <source>At your price, {0}: {1} per epoch, run time {2}</source>
+        <translation>按你的价格，{0}：每个 epoch {1}，运行时间 {2}</translation>
+    </message>
+    <message>
+        <source>At your price, {0}: {1} per million tokens</source>
+        <translation>按你的价格，{0}：每百万 token {1}</translation>
+    </message>
+    <message>
+        <source>(misses the time target)</source>
+        <translation>（超出目标时间）</translation>
     </message>
     <message>
         <source>Changes that make it fit (re-planned):</source>

@@ -10,6 +10,7 @@ from torchrig.builds.capabilities import STORAGE_RANK
 from torchrig.catalog import load_catalog
 from torchrig.i18n import Msg, counted, plural
 from torchrig.planning import workload
+from torchrig.planning.presets import load_presets
 
 TABLES = {
     "TASKS": (labels.TASKS, workload.TASKS),
@@ -17,9 +18,17 @@ TABLES = {
     "PRECISIONS": (labels.PRECISIONS, workload.PRECISIONS),
     "OPTIMIZERS": (labels.OPTIMIZERS, workload.OPTIMIZERS),
     "STRATEGIES": (labels.STRATEGIES, workload.STRATEGIES),
+    "MODELS": (labels.MODELS, tuple(load_presets())),
     "CATEGORIES": (labels.CATEGORIES, CUSTOM_CATEGORIES),
     "STORAGE_KINDS": (labels.STORAGE_KINDS, tuple(STORAGE_RANK)),
 }
+
+
+def test_model_names_are_the_presets_names_and_read_as_chinese() -> None:
+    for pid, preset in load_presets().items():
+        assert labels.MODELS[pid].en == preset.name, pid
+        zh = labels.MODELS[pid].zh
+        assert "(" not in zh and " px" not in zh, zh  # full-width brackets, 像素
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))

@@ -33,6 +33,14 @@ PUBLISHED = {
     "llama-2-70b": 68_976_648_192,
     "llama-3-8b": 8_030_261_248,
     "llama-3-70b": 70_553_706_496,
+    # Ultralytics' model summaries (yolov8*.yaml): "225 layers, 3157200 parameters" etc.
+    "yolov8n": 3_157_200,
+    "yolov8s": 11_166_560,
+    "yolov8m": 25_902_640,
+    # diffusers configs built as published (diffusers counts); DiT: the official models.py.
+    "sd-1.5": 859_520_964,
+    "sdxl-base-1.0": 2_567_463_684,
+    "dit-xl-2-256": 675_129_632,
 }
 
 

@@ -739,6 +739,13 @@ def forward_flops(model: nn.Module, inputs: torch.Tensor) -> int:
 
 
 def vision_units(model: nn.Module) -> list[tuple[str, nn.Module]]:
+    from torchrig.bench.yolo_model import YoloV8
+
+    if isinstance(model, YoloV8):
+        # Layer by layer in yolov8.yaml's order (the skip connections keep some outputs
+        # alive: the sqrt(n) checkpointing estimate is only approximate for YOLO).
+        return [(f"layer{i}", m) for i, m in enumerate(model.layers)] + [("detect",
+                                                                          model.detect)]
     if isinstance(model, VitModel):
         units: list[tuple[str, nn.Module]] = [("patch_embed", model.patch_embed)]
         units += [(f"block{i}", b) for i, b in enumerate(model.blocks)]

@@ -10,6 +10,7 @@ the detected profile, benchmark results, the report header and the current page.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,8 @@ class MainWindow(QMainWindow):
         lang = self.lang
         self.targets_page = TargetsPage(catalog, lang)
         self.build_page = BuildPage(catalog, self.settings, lang)
-        self.wizard_page = WizardPage(catalog, lang)
+        self.wizard_page = WizardPage(catalog, lang,
+                                      default_cny_per_usd=self.default_exchange_rate())
         self.bench_page = BenchPage(catalog, self.settings, lang)
         self.report_page = ReportPage(catalog, self.settings, lang)
         for key, page in (("targets", self.targets_page), ("build", self.build_page),
@@ -455,6 +457,13 @@ class MainWindow(QMainWindow):
             self.report_page.apply_settings(changed)
             if "dataset_folder" in changed:
                 self.bench_page.folder_edit.setText(self.settings.dataset_folder)
+            if "exchange_rate" in changed:
+                self.wizard_page.set_default_exchange_rate(self.default_exchange_rate())
+
+    def default_exchange_rate(self) -> Decimal | None:
+        """The Settings' default CNY-per-USD rate, None when none is set (0)."""
+        rate = self.settings.exchange_rate
+        return Decimal(str(round(rate, 4))) if rate > 0 else None
 
     def _on_task_finished(self) -> None:
         if self._pending is not None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from torchrig.errors import InputError
 from torchrig.planning.analysis import Recommendation, recommend
 from torchrig.planning.gpu_choice import GpuOption, gpu_options
 from torchrig.planning.workload import Workload
@@ -52,3 +53,22 @@ def advise(w: Workload, catalog: Catalog, currency: str = "USD",
                                 o.time_s or 0.0))
     rec = recommend(w, catalog, time_target_s, currency, cny_per_usd)
     return Advice(rec, options, currency, cny_per_usd, time_target_s)
+
+
+def positive_amount(text: str, what: str) -> Decimal:
+    """A price or an exchange rate as the user typed it: a finite number above zero. The CLI's
+    options and the Wizard's fields are read with this one rule."""
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise InputError(f"{what}: {text!r} is not a number") from None
+    if not value.is_finite() or value <= 0:
+        raise InputError(f"{what}: must be a positive number, got {text}")
+    return value
+
+
+def time_target_seconds(hours: float, what: str) -> float:
+    """"Must finish within ``hours``" in seconds: a finite number of hours above zero."""
+    if not hours > 0 or hours == float("inf"):
+        raise InputError(f"{what} must be positive, got {hours}")
+    return hours * 3600.0

@@ -87,10 +87,11 @@ class GpuOption:
 
 
 def run_time(req: Requirements) -> float | None:
-    """The figure a researcher waits for: the whole training run, or a batch's prefill."""
+    """The figure a researcher waits for: the whole training run, a batch's prefill, or the
+    images an image-generation run makes."""
     if req.workload.is_training:
         return req.throughput.get("total_time_s").value  # type: ignore[union-attr]
-    item = req.throughput.get("prefill_time_s")
+    item = req.throughput.get("prefill_time_s") or req.throughput.get("total_time_s")
     return None if item is None else item.value
 
 
@@ -133,15 +134,20 @@ def gpu_options(w: Workload, catalog: Catalog, currency: str = "USD",
     return list(options)
 
 
+def candidate_gpus(catalog: Catalog) -> list[Part]:
+    """The catalog GPUs a recommendation weighs: NVIDIA parts of known memory (the planner's
+    device model is CUDA's)."""
+    return [part for part in catalog.by_category("gpu")
+            if part.gpu.vram_bytes is not None and part.vendor == "NVIDIA"]
+
+
 def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal | None,
              hourly_prices: Mapping[str, Decimal] | None, time_target_s: float | None,
              inter_link: Link | None) -> list[GpuOption]:
     from torchrig.planning.analysis import device_spec
 
     options = []
-    for part in catalog.by_category("gpu"):
-        if part.gpu.vram_bytes is None or part.vendor != "NVIDIA":
-            continue
+    for part in candidate_gpus(catalog):
         spec: DeviceSpec = device_spec(part)
         if inter_link is not None:
             spec = replace(spec, inter_link=inter_link)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 
 from torchrig.i18n import Msg, plural
 from torchrig.labels import (
+    MODELS,
     MODES,
     OPTIMIZERS,
     PRECISIONS,
@@ -68,6 +69,8 @@ LABELS: dict[str, Msg] = {
     "activations": Msg("Activations", "激活"),
     "backward_transient": Msg("Backward peak extra", "反向额外峰值"),
     "optimizer_step_transient": Msg("Optimizer step extra", "优化器步额外峰值"),
+    "frozen_encoders": Msg("Frozen VAE and text encoders", "冻结的 VAE 与文本编码器"),
+    "ema_weights": Msg("EMA copy of the weights", "权重的 EMA 副本"),
     "kv_cache": Msg("KV cache", "KV 缓存"),
     "comm_buffers": Msg("Communication buffers", "通信缓冲"),
     "overhead": Msg("CUDA overhead", "CUDA 开销"),
@@ -103,6 +106,7 @@ LABELS: dict[str, Msg] = {
     "tokens_per_s_upper_bound": Msg("Decode tokens/s (upper bound)", "解码 token/秒（上限）"),
     "prefill_flops": Msg("Prefill FLOPs", "预填充 FLOPs"),
     "prefill_time_s": Msg("Prefill time", "预填充时间"),
+    "time_per_image_s": Msg("Time per image", "每张图像耗时"),
     "prefill_tokens_per_s": Msg("Prefill tokens/s", "预填充 token/秒"),
     "time_to_first_token_s": Msg("Time to first token", "首 token 时间"),
     "decode_tokens_per_s": Msg("Decode tokens/s", "解码 token/秒"),
@@ -131,6 +135,7 @@ FORMATS: dict[str, Formatter] = {
     "time_per_epoch_s": fmt_seconds,
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
+    "time_per_image_s": fmt_seconds,
     "bytes_read_per_step": fmt_gib,
     "prefill_tokens_per_s": _per_s,
     "time_to_first_token_s": fmt_seconds,
@@ -225,7 +230,8 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
         return message.get(lang)
 
     model = resolve_model(workload)
-    name = model.preset.name if model.preset else t(Msg("custom model", "自定义模型"))
+    name = (label(MODELS, model.preset.id, lang) if model.preset
+            else t(Msg("custom model", "自定义模型")))
     params = f"{model.params / 1e6:,.1f}M"
     settings = [label(MODES, workload.mode, lang), label(PRECISIONS, workload.precision, lang)]
     if workload.is_training:

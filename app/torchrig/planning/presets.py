@@ -20,7 +20,7 @@ from torchrig.jsonio import get_num, get_str, load_versioned, req
 PRESETS_FORMAT = "torchrig.model-presets"
 PRESETS_VERSION = 1
 
-FAMILIES = ("cnn", "vit", "transformer")
+FAMILIES = ("cnn", "vit", "transformer", "diffusion")
 STYLES = ("gpt", "bert", "llama")
 """Transformer block styles the calibration measures: GPT-2 (pre-LN, GELU, dropout), BERT
 (post-LN, GELU, dropout) and Llama (RMSNorm, rotary, SwiGLU, no dropout, grouped K/V)."""
@@ -220,6 +220,58 @@ class TransformerArch:
 
 
 @dataclass(frozen=True)
+class DiffusionActs:
+    """Bytes autograd saves for one precision (fp32, amp, bf16) at the preset's resolution, and
+    the inference working set; measured by ``scripts/calibrate_diffusion.py``."""
+
+    bytes_per_sample: int
+    bytes_per_step: int
+    checkpointed_bytes_per_sample: int
+    checkpointed_bytes_per_step: int
+    inference_peak_bytes_per_sample: int
+
+
+@dataclass(frozen=True)
+class InferenceReference:
+    """A published end-to-end generation time the utilisation of eager inference is derived
+    from (see ``source``)."""
+
+    seconds_per_image: float
+    steps: int
+    peak_flops: float
+    source: str
+
+
+@dataclass(frozen=True)
+class DiffusionFacts:
+    """A latent diffusion model: the trained denoiser (U-Net or DiT; the preset's ``params``)
+    beside the frozen VAE and text encoder(s) that stay in memory.
+
+    ``forward_flops`` is one denoiser forward for one sample at the preset's image size;
+    ``attention_quadratic_flops`` is the part of it that grows with the square of the latent
+    area (self-attention's score and value products), the rest grows linearly."""
+
+    vae_params: int
+    text_encoder_params: int
+    guidance: bool
+    lora_params_per_rank: int
+    latent_size: int
+    forward_flops: int
+    attention_quadratic_flops: int
+    vae_encode_flops: int
+    vae_decode_flops: int
+    vae_encode_peak_bytes: dict[str, int]
+    vae_decode_peak_bytes: dict[str, int]
+    precisions: dict[str, DiffusionActs]
+    inference_reference: InferenceReference | None = None
+
+    def forward_flops_at(self, image: int, image_ref: int) -> float:
+        s = (image / image_ref) ** 2
+        q = self.attention_quadratic_flops
+        return (self.forward_flops - q) * s + q * s * s
+
+
+@dataclass(frozen=True)
 class ModelPreset:
     id: str
     name: str
@@ -237,6 +289,7 @@ class ModelPreset:
     activation_bytes_per_sample: int | None = None
     """Published figures for a model the calibration script cannot build (detection models):
     forward FLOPs and training activation bytes per sample at ``image_size``; see ``source``."""
+    diffusion: DiffusionFacts | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -386,6 +439,7 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
             max_positions=whole("max_positions"),
             tied_embeddings=bool(entry.get("tied_embeddings", True)),
         )
+    diffusion = _parse_diffusion(entry, where) if family == "diffusion" else None
     largest = whole("largest_layer_params", optional=True)
     if largest is None:
         if arch is None:
@@ -399,7 +453,50 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
         seq_len=whole("seq_len", optional=True), arch=arch,
         forward_flops_per_sample=whole("forward_flops_per_sample", optional=True),
         activation_bytes_per_sample=whole("activation_bytes_per_sample", optional=True),
+        diffusion=diffusion,
     )
+
+
+VAE_PRECISIONS = ("fp32", "bf16")
+
+
+def _parse_diffusion(entry: dict[str, Any], where: str) -> DiffusionFacts:
+    measured = req(entry, "measured", where)
+    w = f"{where}.measured"
+
+    def whole(data: Any, key: str, at: str) -> int:
+        return int(get_num(data, key, at, minimum=0, integer=True))
+
+    precisions = {}
+    for precision in ("fp32", "amp", "bf16"):
+        p = req(measured, precision, w)
+        precisions[precision] = DiffusionActs(**{
+            k: whole(p, k, f"{w}.{precision}") for k in (
+                "bytes_per_sample", "bytes_per_step", "checkpointed_bytes_per_sample",
+                "checkpointed_bytes_per_step", "inference_peak_bytes_per_sample")})
+    vae = req(measured, "vae", w)
+    ref = entry.get("inference_reference")
+    reference = None
+    if ref is not None:
+        r = f"{where}.inference_reference"
+        reference = InferenceReference(
+            seconds_per_image=float(get_num(ref, "seconds_per_image", r, minimum=0)),
+            steps=int(get_num(ref, "steps", r, minimum=1, integer=True)),
+            peak_flops=float(get_num(ref, "peak_flops", r, minimum=0)),
+            source=get_str(ref, "source", r))
+    return DiffusionFacts(
+        vae_params=whole(entry, "vae_params", where),
+        text_encoder_params=whole(entry, "text_encoder_params", where),
+        guidance=bool(entry.get("guidance", True)),
+        lora_params_per_rank=whole(entry, "lora_params_per_rank", where),
+        latent_size=whole(measured, "latent_size", w),
+        forward_flops=whole(measured, "forward_flops_per_sample", w),
+        attention_quadratic_flops=whole(measured, "attention_quadratic_flops", w),
+        vae_encode_flops=whole(vae, "encode_flops", w),
+        vae_decode_flops=whole(vae, "decode_flops", w),
+        vae_encode_peak_bytes={p: whole(vae, f"encode_peak_bytes_{p}", w) for p in VAE_PRECISIONS},
+        vae_decode_peak_bytes={p: whole(vae, f"decode_peak_bytes_{p}", w) for p in VAE_PRECISIONS},
+        precisions=precisions, inference_reference=reference)
 
 
 def _parse_calibration(data: Any, where: str) -> Calibration:

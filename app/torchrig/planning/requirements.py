@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, PRECISIONS, label
+from torchrig.planning import diffusion
 from torchrig.planning.presets import (
     Calibration,
+    ModelPreset,
     TransformerArch,
     TransformerCal,
     VisionCal,
@@ -94,7 +96,7 @@ INT4_GROUP = 128
 HOST_STORAGE_BYTES_PER_TOKEN = 4
 """Pre-tokenized text on disk: int32 token ids (assumption for text datasets)."""
 
-IMAGE_TASKS = ("image_classification", "detection_segmentation")
+IMAGE_TASKS = ("image_classification", "detection_segmentation", "image_generation")
 
 ATARI_FRAMES_PER_S_PER_CORE = 18_249 / 12
 FRAME_SKIP = 4
@@ -404,6 +406,16 @@ def accelerate_estimate(total_fp32_bytes: float, precision: str) -> tuple[float,
     return model, training
 
 
+def lora_trainable_params(w: Workload, model: ResolvedModel) -> float:
+    """Adapter parameters of a LoRA run: every linear layer of a transformer's blocks, or a
+    diffusion denoiser's attention projections (the count per rank is measured)."""
+    f = diffusion.facts(model.preset)
+    if f is not None:
+        return float(f.lora_params_per_rank * (w.lora_rank or 0))
+    assert model.arch is not None
+    return float(model.arch.lora_params(w.lora_rank or 0))
+
+
 def kv_cache_bytes(arch: TransformerArch, tokens: int, batch: int,
                    bytes_per_element: float) -> float:
     """vLLM (arXiv 2309.06180, sec. 3): 2 x layers x KV heads x head size x bytes x tokens."""
@@ -660,6 +672,8 @@ def inference_activations(w: Workload, model: ResolvedModel,
     :data:`PREFILL_CHUNK_TOKENS` (chunked prefill, as vLLM and SGLang schedule it), so the
     working set is one chunk's, however long and many the prompts are."""
     prec = _cal_precision(w)
+    if model.preset is not None and model.preset.diffusion is not None:
+        return Activations(*diffusion.inference_activation_bytes(w, model.preset, prec))
     if model.arch is not None and model.family == "transformer":
         arch = model.arch
         tc = cal.transformer_cal(arch.style, w.attention, "lm", prec) if cal else None
@@ -704,6 +718,8 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
     ck = 4 / 3 if w.gradient_checkpointing else 1.0
     ck_note = Msg(" x 4/3 (checkpointing repeats the forward)" if ck > 1 else "",
                   " × 4/3（检查点重算一次前向）" if ck > 1 else "")
+    if model.preset is not None and model.preset.diffusion is not None:
+        return diffusion.training_flops_per_sample(w, model.preset)
     if model.arch is not None and model.family == "transformer":
         arch, seq = model.arch, model.seq_len or 1
         n = arch.forward_matmul_params(lm_head=_head_kind(w, arch) == "lm")
@@ -850,20 +866,19 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
         items["optimizer_states"] = Item(0.0, Msg("inference: none", "推理：无"))
         acts = inference_activations(w, model, cal)
     elif w.is_lora:
-        assert model.arch is not None
         if w.precision in QUANTIZED:
             base, base_per = quantized_weight_bytes(model, w.precision)
         else:
             base_per = 4.0 if w.precision in ("fp32", "tf32") else 2.0
             base = model.params * base_per
-        adapters = model.arch.lora_params(w.lora_rank or 0)
+        adapters = lora_trainable_params(w, model)
+        where = (Msg("attention projections", "注意力投影层") if model.arch is None
+                 else Msg("all linear layers", "全部线性层"))
         items["weights"] = Item((base * ep + adapters * 4.0) / mp, Msg(
             f"frozen base {base_per:.3f} B/param ({label(PRECISIONS, w.precision, 'en')}) + "
-            f"{adapters / 1e6:.1f}M LoRA "
-            f"parameters (rank {w.lora_rank}, all linear layers) in fp32",
+            f"{adapters / 1e6:.1f}M LoRA parameters (rank {w.lora_rank}, {where.en}) in fp32",
             f"冻结基座每参数 {base_per:.3f} 字节（{label(PRECISIONS, w.precision, 'zh')}）+ "
-            f"{adapters / 1e6:.1f}M LoRA "
-            f"参数（秩 {w.lora_rank}，全部线性层）fp32"))
+            f"{adapters / 1e6:.1f}M LoRA 参数（秩 {w.lora_rank}，{where.zh}）fp32"))
         items["gradients"] = Item(adapters * 4.0 / mp, Msg(
             "fp32 gradients of the adapters only", "仅适配器的 fp32 梯度"))
         st = optimizer_state_bytes_per_param(w.optimizer, 4)
@@ -907,6 +922,15 @@ def _vram(w: Workload, model: ResolvedModel, cal: Calibration | None,
         comm = 4.0 * model.largest_layer_params
         comm_note = Msg("ZeRO-3 gather buffer: 4 B x largest layer (DeepSpeed estimator)",
                         "ZeRO-3 收集缓冲：4 字节 × 最大层参数（DeepSpeed 估算器）")
+    f = diffusion.facts(model.preset)
+    if f is not None:
+        frozen, frozen_note = diffusion.frozen_encoder_bytes(w, f)
+        items["frozen_encoders"] = Item(frozen, frozen_note)
+    if w.ema:
+        trained = lora_trainable_params(w, model) if w.is_lora else model.params / mp
+        items["ema_weights"] = Item(trained * 4.0, Msg(
+            "fp32 exponential moving average of the trained weights (4 B/param)",
+            "训练权重的 fp32 指数滑动平均（每参数 4 字节）"))
     if acts.bytes is None:
         incomplete.append("vram_per_gpu.activations")
     items["activations"] = Item(acts.bytes, acts.note)
@@ -950,8 +974,8 @@ def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int) -> Ite
     if w.strategy in ("zero1", "zero2", "zero3") and not w.is_lora:
         return Item(0.0, Msg("DeepSpeed's fused Adam needs no full-size temporaries",
                              "DeepSpeed 融合 Adam 无需整份临时张量"))
-    if w.is_lora and model.arch is not None:
-        params = model.arch.lora_params(w.lora_rank or 0) / mp
+    if w.is_lora:
+        params = lora_trainable_params(w, model) / mp
         elem = 4.0
     else:
         params = model.params / mp
@@ -966,6 +990,10 @@ def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int) -> Ite
 
 def _training_activations(w: Workload, model: ResolvedModel,
                           cal: Calibration | None) -> Activations:
+    if model.preset is not None and model.preset.diffusion is not None:
+        saved, full, note = diffusion.training_activation_bytes(w, model.preset,
+                                                                _cal_precision(w))
+        return Activations(saved, note, full)
     if model.arch is not None and model.family == "transformer":
         return transformer_activations(w, model.arch, model.seq_len or 1, cal,
                                        w.gradient_checkpointing)
@@ -1192,6 +1220,8 @@ def _cnn_memory_bound(w: Workload, model: ResolvedModel, cal: Calibration | None
 def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
                           vram: dict[str, Item], assumptions: list[Assumption],
                           no_gpu: Msg) -> tuple[dict[str, Item], float | None]:
+    if model.preset is not None and model.preset.diffusion is not None:
+        return _generation(w, model.preset, gpu, assumptions, no_gpu)
     items: dict[str, Item] = {}
     weights = vram["weights"].value or 0.0
     kv = vram["kv_cache"].value or 0.0
@@ -1225,6 +1255,44 @@ def _inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | N
         f"前向 FLOPs，按峰值的 {MFU:.0%}" if per_gpu else "未知"))
     total = None if per_gpu is None else per_gpu * w.total_gpus
     items["samples_per_s"] = Item(total, Msg("all GPUs", "全部 GPU"))
+    return items, total
+
+
+def _generation(w: Workload, preset: ModelPreset, gpu: DeviceSpec | None,
+                assumptions: list[Assumption], no_gpu: Msg
+                ) -> tuple[dict[str, Item], float | None]:
+    """Image generation: compute-bound denoiser steps, then the VAE decode, per image."""
+    items: dict[str, Item] = {}
+    f = preset.diffusion
+    assert f is not None
+    n, cfg = diffusion.steps(w), diffusion.guided(w, f)
+    flops = diffusion.generation_flops_per_image(w, preset)
+    items["flops_per_sample"] = Item(flops, Msg(
+        f"{n} denoising steps x {'2 (classifier-free guidance) x ' if cfg else ''}denoiser "
+        f"forward + VAE decode + text encoder, per {w.image_size}px image",
+        f"{n} 个去噪步 × {'2（无分类器引导）× ' if cfg else ''}去噪网络前向 + VAE 解码 + 文本编码，"
+        f"每张 {w.image_size}px 图像"))
+    util, util_note = diffusion.inference_utilisation(preset, MFU)
+    items["utilisation"] = Item(util, util_note)
+    assumptions.append(Assumption("generation_utilisation", util_note, util))
+    peak = gpu.peak_for(w.precision)[0] if gpu else None
+    items["peak_flops"] = Item(peak, Msg(f"{gpu.name}: dense peak", f"{gpu.name}：稠密峰值")
+                               if gpu else no_gpu)
+    per_image = None if not peak else flops / (peak * util)
+    items["time_per_image_s"] = Item(per_image, Msg(
+        "FLOPs per image / (peak x utilisation); a batch takes proportionally longer"
+        if per_image else no_gpu.en,
+        "每张图像 FLOPs /（峰值 × 利用率）；一批按比例更久" if per_image else no_gpu.zh))
+    per_gpu = None if per_image is None else 1.0 / per_image
+    items["samples_per_s_per_gpu"] = Item(per_gpu, Msg("images per second on one GPU",
+                                                        "单 GPU 每秒生成图像数")
+                                          if per_gpu else no_gpu)
+    total = None if per_gpu is None else per_gpu * w.total_gpus
+    items["samples_per_s"] = Item(total, Msg("one replica per GPU", "每 GPU 一个副本"))
+    images = w.dataset.samples
+    items["total_time_s"] = Item(None if not total or not images else images / total, Msg(
+        f"{images:,} images (the dataset's sample count) / images per second",
+        f"{images:,} 张图像（数据集样本数）/ 每秒图像数"))
     return items, total
 
 
@@ -1302,8 +1370,8 @@ def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> floa
     model = model or resolve_model(w)
     if not w.is_training:
         return 0.0
-    if w.is_lora and model.arch is not None:
-        return model.arch.lora_params(w.lora_rank or 0) * 4.0 / (w.tp_size * w.pp_size)
+    if w.is_lora:
+        return lora_trainable_params(w, model) * 4.0 / (w.tp_size * w.pp_size)
     mixed = w.precision in ("amp_fp16", "amp_bf16")
     zero = w.strategy in ("zero1", "zero2", "zero3")
     elem = 2.0 if (w.precision == "bf16" or (mixed and zero)) else 4.0
@@ -1405,7 +1473,8 @@ def _system_ram(w: Workload, model: ResolvedModel,
                                                "不缓存到内存（从存储读取）"))
     sample, sample_note = _batch_tensor_bytes(w, model)
     workers = w.num_workers if w.num_workers is not None else WORKERS_PER_GPU
-    if w.task == "reinforcement_learning" or not w.is_training and w.task in TEXT_TASKS:
+    if w.task == "reinforcement_learning" or not w.is_training and w.task in (
+            *TEXT_TASKS, "image_generation"):
         loader = 0.0
         loader_note = Msg("no DataLoader (environment simulation or served requests)",
                           "无 DataLoader（环境模拟或在线请求）")
@@ -1485,8 +1554,8 @@ def _storage(w: Workload, model: ResolvedModel, samples_per_s: float | None
     items["model_bytes"] = Item(model.params * stored, Msg(
         f"model file, {stored:g} B/param", f"模型文件，每参数 {stored:g} 字节"))
     if w.is_training:
-        if w.is_lora and model.arch is not None:
-            trainable = model.arch.lora_params(w.lora_rank or 0)
+        if w.is_lora:
+            trainable = lora_trainable_params(w, model)
             per = trainable * (4 + optimizer_state_bytes_per_param(w.optimizer, 4))
             note = Msg("adapters + their optimizer states (the base stays unchanged)",
                        "适配器及其优化器状态（基座不变）")

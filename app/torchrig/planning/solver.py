@@ -222,7 +222,15 @@ def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
                             "用 LoRA（秩 16）代替全量微调"),
                         {"task": "llm_finetune_lora", "lora_rank": 16, "strategy": "ddp",
                          "offload": "none"}))
-        if w.is_lora and w.precision not in ("int4", "int8"):
+        if w.task == "image_generation" and not w.precomputed_latents:
+            out.append((Msg("encode the images to VAE latents beforehand",
+                            "预先把图像编码为 VAE 潜变量"), {"precomputed_latents": True}))
+        if w.task == "image_generation" and not w.is_lora:
+            # diffusers' train_text_to_image_lora.py default: rank 4 on the attention.
+            out.append((Msg("LoRA (rank 4, attention projections) instead of a full fine-tune",
+                            "用 LoRA（秩 4，注意力投影层）代替全量微调"),
+                        {"lora_rank": 4, "strategy": "ddp", "offload": "none"}))
+        if w.task == "llm_finetune_lora" and w.precision not in ("int4", "int8"):
             out.append((Msg("QLoRA: 4-bit frozen base", "QLoRA：4 位冻结基座"),
                         {"precision": "int4"}))
     else:

@@ -29,7 +29,7 @@ WORKLOAD_VERSION = 1
 
 TASKS = (
     "image_classification", "detection_segmentation", "nlp_transformer", "llm_finetune_full",
-    "llm_finetune_lora", "llm_inference", "reinforcement_learning",
+    "llm_finetune_lora", "llm_inference", "reinforcement_learning", "image_generation",
 )
 MODES = ("train", "finetune", "infer")
 PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "int8", "int4")
@@ -70,6 +70,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "sliding_window": (1, 4_194_304),
     "sliding_layers": (0, 10_000),
     "grad_accumulation": (1, 1_000_000),
+    "denoising_steps": (1, 10_000),
     "env_steps_per_s_per_core": (0.001, 1e9),
     "lora_rank": (1, 65_536),
     "activation_bytes_per_sample": (0, 1e13),
@@ -94,6 +95,7 @@ INTEGER_FIELDS = {
     "checkpoints_kept", "dataset.samples", "head_dim", "experts", "active_experts", "expert_ffn",
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
     "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "max_positions",
+    "denoising_steps",
 }
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
                "tied_embeddings", "qkv_bias", "activation", "experts", "active_experts",
@@ -182,6 +184,17 @@ class Workload:
     checkpoints_kept: int = 3
     target_samples_per_s: float | None = None
     env_steps_per_s_per_core: float | None = None
+    denoising_steps: int | None = None
+    """Image generation: denoiser evaluations per image (the sampler's steps)."""
+    precomputed_latents: bool = False
+    """Image generation training: the images were encoded to VAE latents beforehand (as
+    fast-DiT's feature pre-extraction does), so no VAE encodes during training."""
+    ema: bool = False
+    """Training keeps an exponential moving average of the trained weights in fp32 (DiT's
+    train.py, diffusers' --use_ema)."""
+    guidance: bool | None = None
+    """Image generation: classifier-free guidance, which runs the denoiser twice per step
+    (with and without the prompt or class); None = the model's usual setting."""
     name: str = ""
 
     @property
@@ -204,7 +217,9 @@ class Workload:
 
     @property
     def is_lora(self) -> bool:
-        return self.task == "llm_finetune_lora"
+        """LoRA: the LLM task, or an image-generation run given a LoRA rank."""
+        return self.task == "llm_finetune_lora" or (
+            self.task == "image_generation" and self.lora_rank is not None)
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document (fields in a stable, readable order)."""
@@ -273,6 +288,14 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "llm_inference": dict(
         mode="infer", model="llama-3-8b", precision="bf16", optimizer="adamw", batch_size=1,
         seq_len=4096, dataset=Dataset(samples=0, sample_bytes=0), epochs=1.0,
+    ),
+    "image_generation": dict(
+        # Fine-tuning Stable Diffusion 1.5 at 512 px as diffusers' train_text_to_image.py does
+        # (AMP, gradient checkpointing, AdamW), on BK-SDM's 212,776 LAION-Aesthetics V2 6.5+
+        # image-text pairs (nota-ai/bk-sdm model cards); ~110 KB per JPEG (ImageNet's mean).
+        mode="finetune", model="sd-1.5", precision="amp_fp16", optimizer="adamw",
+        batch_size=8, image_size=512, gradient_checkpointing=True,
+        dataset=Dataset(samples=212_776, sample_bytes=110_000), epochs=1.0,
     ),
     "reinforcement_learning": dict(
         # PPO on Atari (Schulman et al. 2017): 10M environment steps (40M frames at frame
@@ -483,6 +506,10 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
         target_samples_per_s=r.number("target_samples_per_s", base.target_samples_per_s),
         env_steps_per_s_per_core=r.number("env_steps_per_s_per_core",
                                           base.env_steps_per_s_per_core),
+        denoising_steps=r.number("denoising_steps", base.denoising_steps),
+        guidance=r.flag("guidance", base.guidance),
+        precomputed_latents=r.flag("precomputed_latents", base.precomputed_latents),
+        ema=r.flag("ema", base.ema),
         name=name,
     )
     _check(workload, where, keys)
@@ -634,6 +661,28 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         raise err("image_size", "is required for an image model")
     if model.arch is not None and w.seq_len is None:
         raise err("seq_len", "is required for a transformer")
+    if model.family == "diffusion":
+        if w.seq_len is not None:
+            raise err("seq_len", "is only for transformer language models (give image_size)")
+        if w.image_size is None or w.image_size % 64:
+            raise err("image_size", "must be a multiple of 64 pixels for a latent diffusion "
+                      "model (the VAE divides it by 8, the denoiser's levels again)")
+    elif w.task == "image_generation" and w.model == CUSTOM:
+        raise err("model", "image generation needs one of the diffusion model presets")
+    if w.task != "image_generation":
+        for n in ("denoising_steps", "guidance"):
+            if getattr(w, n) is not None:
+                raise err(n, "applies to image generation only")
+    if w.precomputed_latents and (w.task != "image_generation" or not w.is_training):
+        raise err("precomputed_latents", "applies to image generation training only")
+    if w.ema and not w.is_training:
+        raise err("ema", "applies to training only")
+    if w.task == "image_generation" and w.is_training and w.denoising_steps is not None:
+        raise err("denoising_steps", "applies to inference only (training runs one denoiser "
+                  "step per sample)")
+    if w.task == "image_generation" and w.is_training and w.guidance is not None:
+        raise err("guidance", "applies to inference only (training runs the denoiser once "
+                  "per sample)")
 
     if w.task == "llm_inference" and w.mode != "infer":
         raise err("mode", "must be 'infer' for task llm_inference")
@@ -643,15 +692,18 @@ def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
         raise err("precision", f"{w.precision} is for inference only (or as the frozen base of "
                   "LoRA fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, "
                   "amp_bf16 or bf16")
-    if w.is_lora:
+    if w.is_lora and w.task == "image_generation":
+        if not w.is_training:
+            raise err("lora_rank", "applies to training (LoRA fine-tuning) only")
+    elif w.is_lora:
         if model.arch is None:
             raise err("model", "LoRA needs a transformer model")
         if w.lora_rank is None:
             raise err("lora_rank", "is required for LoRA fine-tuning")
         if w.lora_rank >= model.arch.hidden:
             raise err("lora_rank", f"must be smaller than the hidden size {model.arch.hidden}")
-    elif w.lora_rank is not None and w.task != "llm_finetune_lora":
-        raise err("lora_rank", "only applies to task llm_finetune_lora")
+    elif w.lora_rank is not None and w.task not in ("llm_finetune_lora", "image_generation"):
+        raise err("lora_rank", "only applies to tasks llm_finetune_lora and image_generation")
 
     if w.tp_size > 1 and w.strategy != "tensor_parallel":
         raise err("tp_size", "needs strategy tensor_parallel")

@@ -27,7 +27,7 @@ from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
 from torchrig.i18n import Lang, plural
-from torchrig.labels import PRECISIONS, TASKS, label
+from torchrig.labels import MODELS, PRECISIONS, TASKS, label
 from torchrig.planning.scaling_series import scaling_series
 from torchrig.report.sheet import (
     BenchRow,
@@ -272,7 +272,7 @@ def _workload_name(workload: Workload, lang: str) -> str:
     from torchrig.planning.workload import resolve_model
 
     model = resolve_model(workload)
-    model_name = model.preset.name if model.preset else workload.model
+    model_name = label(MODELS, model.preset.id, lang) if model.preset else workload.model
     gpus = plural(workload.total_gpus, STRINGS["workload.gpu"], STRINGS["workload.gpus"], lang)
     summary = text("workload.summary", lang, model=model_name,
                    precision=label(PRECISIONS, workload.precision, lang),

@@ -9,10 +9,12 @@ field. Planning is pure and fast (well under 50 ms), so it runs on every keystro
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from torchrig import labels
 from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
@@ -44,8 +46,10 @@ from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
 from torchrig.i18n import Msg
-from torchrig.planning.analysis import Analysis, Recommendation, analyze, recommend
+from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
+from torchrig.planning.analysis import Analysis, analyze
 from torchrig.planning.breakdown import requirement_bars
+from torchrig.planning.gpu_choice import candidate_gpus
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_presets
 from torchrig.planning.solver import Change, SolverAnswer
@@ -62,7 +66,7 @@ from torchrig.planning.workload import (
     load_workload,
     save_workload,
 )
-from torchrig.units import fmt_flops, fmt_gib, fmt_seconds
+from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
 
 CHOICE_LABELS = {
     # tasks
@@ -73,6 +77,7 @@ CHOICE_LABELS = {
     "llm_finetune_lora": QT_TRANSLATE_NOOP("WizardPage", "LLM fine-tuning (LoRA)"),
     "llm_inference": QT_TRANSLATE_NOOP("WizardPage", "LLM inference"),
     "reinforcement_learning": QT_TRANSLATE_NOOP("WizardPage", "Reinforcement learning"),
+    "image_generation": QT_TRANSLATE_NOOP("WizardPage", "Image generation (diffusion)"),
     # modes
     "train": QT_TRANSLATE_NOOP("WizardPage", "Train from scratch"),
     "finetune": QT_TRANSLATE_NOOP("WizardPage", "Fine-tune"),
@@ -103,6 +108,10 @@ CHOICE_LABELS = {
     "optimizer": QT_TRANSLATE_NOOP("WizardPage", "Optimizer states to CPU RAM"),
     "optimizer_and_params": QT_TRANSLATE_NOOP("WizardPage",
                                               "Optimizer states and weights to CPU RAM"),
+    # classifier-free guidance
+    "default": QT_TRANSLATE_NOOP("WizardPage", "The model's usual setting (on)"),
+    "on": QT_TRANSLATE_NOOP("WizardPage", "On: two denoiser passes per step"),
+    "off": QT_TRANSLATE_NOOP("WizardPage", "Off"),
 }
 """Display names of the workload's choice values (the values stay codes in the file)."""
 
@@ -139,6 +148,12 @@ FIELDS: dict[str, tuple[str, str, str]] = {
                                "bool"),
     "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank"), "int"),
     "epochs": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Epochs"), "float"),
+    "ema": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Keep a moving average of the "
+                                             "weights (EMA)"), "bool"),
+    "denoising_steps": (TRAINING_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Denoising steps per image (generation)"), "int"),
+    "guidance": (TRAINING_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Classifier-free guidance (generation)"), "choice"),
     "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch"), "int"),
     "dataset.sample_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
         "WizardPage", "Mean sample size on disk (bytes)"), "float"),
@@ -146,6 +161,8 @@ FIELDS: dict[str, tuple[str, str, str]] = {
         "WizardPage", "Decoded sample size (bytes, empty = derive)"), "float"),
     "dataset.cache_in_ram": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage",
                                                           "Cache the dataset in RAM"), "bool"),
+    "precomputed_latents": (DATA_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Images already encoded to VAE latents"), "bool"),
     "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node"), "int"),
     "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes"), "int"),
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
@@ -193,6 +210,18 @@ FIELD_HELP = {
         "WizardPage", "Rank of the LoRA adapters; only the adapters are trained"),
     "epochs": QT_TRANSLATE_NOOP(
         "WizardPage", "Passes over the dataset; used for the time estimate"),
+    "ema": QT_TRANSLATE_NOOP(
+        "WizardPage", "Training keeps an FP32 exponential moving average of the weights, as "
+        "diffusion training usually does: 4 more bytes per trained parameter"),
+    "denoising_steps": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation: denoiser passes per image (empty = 50); guidance "
+        "doubles each"),
+    "guidance": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation: guidance runs the denoiser with and without the "
+        "prompt (or class) at every step, twice the work per image"),
+    "precomputed_latents": QT_TRANSLATE_NOOP(
+        "WizardPage", "Image generation training: the images were encoded to latents "
+        "beforehand, so the VAE does not encode each batch (less memory and time)"),
     "dataset.samples": QT_TRANSLATE_NOOP(
         "WizardPage", "Images, sequences or environment steps in one epoch"),
     "dataset.sample_bytes": QT_TRANSLATE_NOOP(
@@ -221,8 +250,10 @@ FIELD_HELP = {
         "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
         "cost of PCIe traffic"),
 }
+GUIDANCE = {"default": None, "on": True, "off": False}
+"""The guidance combo's values and the workload's (None: the model's usual setting)."""
 CHOICES = {"task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
-           "strategy": STRATEGIES, "offload": OFFLOADS}
+           "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
 CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
 
 
@@ -236,10 +267,12 @@ class WizardPage(QWidget):
 
     workload_changed = Signal(object)
 
-    def __init__(self, catalog: Catalog, lang: str = "en", parent: QWidget | None = None) -> None:
+    def __init__(self, catalog: Catalog, lang: str = "en", parent: QWidget | None = None,
+                 default_cny_per_usd: Decimal | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog
         self.lang = lang
+        self.default_cny_per_usd = default_cny_per_usd
         self.presets = load_presets()
         self.profile: SystemProfile | None = None
         self.build_caps: Capabilities | None = None
@@ -253,14 +286,15 @@ class WizardPage(QWidget):
         # thread and typing never waits for it. Each edit takes a new generation number; a
         # plan is shown only if no newer edit came meanwhile, and an edit made while a plan
         # runs is planned when it ends - so a burst of keystrokes costs at most two plans.
-        self.recommendation_shown: Recommendation | None = None
+        self.advice_shown: Advice | None = None
         self._generation = 0
-        self._wanted: tuple[int, Workload, Capabilities] | None = None
+        self._wanted: tuple[int, Workload, Capabilities, tuple[Any, ...]] | None = None
         self._shut_down = False
         self.plan_runner = TaskRunner(self)
         self.plan_runner.succeeded.connect(self._on_planned)
         self.plan_runner.failed.connect(self._on_plan_failed)
         self.plan_runner.finished.connect(self._plan_next)
+        self._priced: tuple[str, ...] = ()  # GPUs the user gave an hourly price for
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
@@ -390,6 +424,7 @@ class WizardPage(QWidget):
         self.recommendation.setTextFormat(Qt.TextFormat.RichText)
         self.recommendation.setWordWrap(True)
         layout.addWidget(self.recommendation)
+        layout.addWidget(self._money_controls())
         self.solver_box = QWidget()
         self.solver_layout = QVBoxLayout(self.solver_box)
         self.solver_layout.setContentsMargins(0, 0, 0, 0)
@@ -408,6 +443,92 @@ class WizardPage(QWidget):
         layout.addWidget(tabs, 1)
         return host
 
+    def _money_controls(self) -> QWidget:
+        """The terms ``torchrig plan --recommend`` takes on the command line - a time target,
+        the currency, the exchange rate and the user's own GPU-hour price - fed to the same
+        advise()/recommend() path."""
+        box = QWidget()
+        form = QFormLayout(box)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.time_target_edit = QLineEdit()
+        self.time_target_edit.setPlaceholderText(self.tr("no time target"))
+        self.time_target_edit.setToolTip(self.tr(
+            "The run must finish within this many hours: tiers and GPUs that take longer are "
+            "not recommended"))
+        form.addRow(self.tr("Must finish within (hours)"), self.time_target_edit)
+        self.currency_box = QComboBox()
+        self.currency_box.addItem(self.tr("US dollars (USD)"), "USD")
+        self.currency_box.addItem(self.tr("Chinese yuan (CNY)"), "CNY")
+        self.currency_box.setToolTip(self.tr("The currency prices are compared in"))
+        form.addRow(self.tr("Compare prices in"), self.currency_box)
+        self.rate_edit = QLineEdit("" if self.default_cny_per_usd is None
+                                   else str(self.default_cny_per_usd))
+        self.rate_edit.setPlaceholderText(self.tr("no exchange rate"))
+        self.rate_edit.setToolTip(self.tr(
+            "CNY per USD, to compare catalog prices given in the other currency; starts at the "
+            "default rate set in Settings"))
+        form.addRow(self.tr("Exchange rate (CNY per USD)"), self.rate_edit)
+        row = QHBoxLayout()
+        self.hourly_gpu_box = QComboBox()
+        for part in sorted(candidate_gpus(self.catalog), key=lambda p: p.name):
+            self.hourly_gpu_box.addItem(part.name, part.id)
+        self.hourly_gpu_box.setToolTip(self.tr("The GPU your hourly price is for"))
+        self.hourly_price_edit = QLineEdit()
+        self.hourly_price_edit.setPlaceholderText(self.tr("no price"))
+        self.hourly_price_edit.setToolTip(self.tr(
+            "What one GPU-hour of that GPU costs you (rental or internal charge rate), in the "
+            "currency above: adds the cost per epoch or per million tokens"))
+        row.addWidget(self.hourly_gpu_box, 1)
+        row.addWidget(self.hourly_price_edit)
+        form.addRow(self.tr("Your price per GPU-hour"), row)
+        self.money_error = QLabel()
+        self.money_error.setStyleSheet(f"color: {colour('error')};")
+        self.money_error.setWordWrap(True)
+        self.money_error.hide()
+        form.addRow(self.money_error)
+        for edit in (self.time_target_edit, self.rate_edit, self.hourly_price_edit):
+            edit.textEdited.connect(lambda _t: self._timer.start())
+        for combo in (self.currency_box, self.hourly_gpu_box):
+            combo.currentIndexChanged.connect(lambda _i: self._timer.start())
+        return box
+
+    def set_default_exchange_rate(self, rate: Decimal | None) -> None:
+        """The Settings' default rate, shown in the exchange-rate field unless the user has
+        typed one of their own."""
+        shown = "" if self.default_cny_per_usd is None else str(self.default_cny_per_usd)
+        self.default_cny_per_usd = rate
+        if self.rate_edit.text().strip() == shown:
+            self.rate_edit.setText("" if rate is None else str(rate))
+            self.replan()
+
+    def money_terms(self) -> tuple[float | None, str, Decimal | None, dict[str, Decimal]]:
+        """(time target in seconds, currency, CNY per USD, {GPU: hourly price}) from the fields;
+        a field that does not parse is left out and named in the error line below them."""
+        errors: list[str] = []
+        target = None
+        text = self.time_target_edit.text().strip().replace(",", "")
+        if text:
+            try:
+                target = time_target_seconds(float(text), "time target")
+            except (ValueError, InputError):
+                errors.append(self.tr("Time target: give a positive number of hours"))
+        rate = None
+        if self.rate_edit.text().strip():
+            try:
+                rate = positive_amount(self.rate_edit.text().replace(",", ""), "exchange rate")
+            except InputError:
+                errors.append(self.tr("Exchange rate: give a positive number of CNY per USD"))
+        hourly: dict[str, Decimal] = {}
+        if self.hourly_price_edit.text().strip():
+            try:
+                hourly[self.hourly_gpu_box.currentData()] = positive_amount(
+                    self.hourly_price_edit.text().replace(",", ""), "GPU-hour price")
+            except InputError:
+                errors.append(self.tr("Price per GPU-hour: give a positive amount"))
+        self.money_error.setText("\n".join(errors))
+        self.money_error.setVisible(bool(errors))
+        return target, self.currency_box.currentData(), rate, hourly
+
     # --- fields <-> workload -------------------------------------------------------------------
 
     def _set_models_for(self, task: str, current: str) -> None:
@@ -417,7 +538,7 @@ class WizardPage(QWidget):
         combo.clear()
         for preset in self.presets.values():
             if task in preset.tasks:
-                combo.addItem(f"{preset.name}", preset.id)
+                combo.addItem(labels.label(labels.MODELS, preset.id, self.lang), preset.id)
         combo.addItem(self.tr("Custom…"), "custom")
         index = combo.findData(current)
         combo.setCurrentIndex(index if index >= 0 else 0)
@@ -433,6 +554,8 @@ class WizardPage(QWidget):
             for key, widget in self.widgets.items():
                 value = flat.get(key)
                 if isinstance(widget, QComboBox):
+                    if key == "guidance":
+                        value = next(k for k, v in GUIDANCE.items() if v is value)
                     if key != "model":
                         widget.setCurrentIndex(max(0, widget.findData(value)))
                 elif isinstance(widget, QCheckBox):
@@ -465,6 +588,8 @@ class WizardPage(QWidget):
             widget.setEnabled(custom or key not in CUSTOM_ONLY)
             if isinstance(widget, QComboBox):
                 value: Any = widget.currentData()
+                if key == "guidance":
+                    value = GUIDANCE[value]
             elif isinstance(widget, QCheckBox):
                 value = widget.isChecked()
             else:
@@ -511,9 +636,13 @@ class WizardPage(QWidget):
                 fields[key] = widget.isChecked()
             elif isinstance(widget, QLineEdit):
                 fields[key] = widget.text()
+        money = {"time_target": self.time_target_edit.text(),
+                 "currency": self.currency_box.currentData(), "rate": self.rate_edit.text(),
+                 "hourly_gpu": self.hourly_gpu_box.currentData(),
+                 "hourly_price": self.hourly_price_edit.text()}
         return {"workload": self.workload, "fields": fields, "step": self.tabs.currentIndex(),
                 "subject": self.subject_box.currentData(),
-                "collective_report": self.collective_report}
+                "collective_report": self.collective_report, "money": money}
 
     def restore(self, state: dict[str, Any]) -> None:
         self.collective_report = state["collective_report"]
@@ -533,6 +662,15 @@ class WizardPage(QWidget):
                     widget.setText(value)
         finally:
             self._loading = False
+        money = state.get("money")
+        if money:
+            self.time_target_edit.setText(money["time_target"])
+            self.currency_box.setCurrentIndex(max(0, self.currency_box.findData(
+                money["currency"])))
+            self.rate_edit.setText(money["rate"])
+            self.hourly_gpu_box.setCurrentIndex(max(0, self.hourly_gpu_box.findData(
+                money["hourly_gpu"])))
+            self.hourly_price_edit.setText(money["hourly_price"])
         self.tabs.setCurrentIndex(state["step"])
         self.replan()
 
@@ -576,8 +714,12 @@ class WizardPage(QWidget):
         if caps is None:
             caps = Capabilities(label=Msg.verbatim(self.tr("This machine (detecting…)")),
                                 kind="machine")
+        # The money terms are read here, on the GUI thread (their field errors show at once);
+        # the recommendation is worked out with them on the worker.
+        target, currency, rate, hourly = self.money_terms()
+        self._priced = tuple(hourly)
         self._generation += 1
-        self._wanted = (self._generation, workload, caps)
+        self._wanted = (self._generation, workload, caps, (currency, rate, hourly, target))
         self._plan_next()
         self.workload_changed.emit(workload)
 
@@ -591,26 +733,27 @@ class WizardPage(QWidget):
         this again)."""
         if self._wanted is None or self.plan_runner.running or self._shut_down:
             return
-        generation, workload, caps = self._wanted
+        generation, workload, caps, (currency, rate, hourly, target) = self._wanted
         self._wanted = None
         catalog = self.catalog
 
-        def task(_cancel: Any, _progress: Any) -> tuple[int, Analysis, Recommendation, float]:
+        def task(_cancel: Any, _progress: Any) -> tuple[int, Analysis, Advice, float]:
             started = time.perf_counter()
             analysis = analyze(workload, caps, catalog)
-            # Depends on the workload only; gpu_options' cache makes a repeat cheap.
-            rec = recommend(workload, catalog)
-            return generation, analysis, rec, (time.perf_counter() - started) * 1000
+            # The same advise() -> recommend() path as `torchrig plan --recommend`;
+            # gpu_options' cache makes the re-plans the overkill rule did cheap here.
+            advice = advise(workload, catalog, currency, rate, hourly, target)
+            return generation, analysis, advice, (time.perf_counter() - started) * 1000
 
         self.plan_runner.start(task)
 
-    def _on_planned(self, result: tuple[int, Analysis, Recommendation, float]) -> None:
-        generation, analysis, rec, ms = result
+    def _on_planned(self, result: tuple[int, Analysis, Advice, float]) -> None:
+        generation, analysis, advice, ms = result
         if generation != self._generation:
             return  # a newer edit is on its way
         self.analysis, self.last_plan_ms = analysis, ms
         self._show(analysis)
-        self._show_recommendation(rec)
+        self._show_recommendation(advice)
 
     def _on_plan_failed(self, message: str, details: str) -> None:
         # A planner bug must not look like an answer: say so where the verdict goes.
@@ -682,11 +825,12 @@ class WizardPage(QWidget):
                                         empty=self.tr("No bottlenecks found."))
         self._show_solver(analysis.solver)
 
-    def _show_recommendation(self, rec: Recommendation) -> None:
-        """The lowest tier and the best-value GPU, and the scaling chart that may be modelled
-        with that GPU."""
+    def _show_recommendation(self, advice: Advice) -> None:
+        """The lowest tier and the best-value GPU with the time and money behind them, and
+        the scaling chart that may be modelled with that GPU."""
         assert self.analysis is not None
-        self.recommendation_shown = rec
+        self.advice_shown = advice
+        rec = advice.recommendation
         if rec.tier:
             tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
                 self.tr("(seed {0})").format(rec.tier.section))
@@ -694,11 +838,54 @@ class WizardPage(QWidget):
             tier = escape(self.tr("none of the seed's tiers"))
         gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
                if rec.gpu else escape(self.tr("no catalog GPU fits")))
-        self.recommendation.setText(
-            _bold(self.tr("Recommended:")) + " "
-            + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per unit "
-                      "of work): {1}").format(tier, gpu))
-        self._show_scaling(self.analysis, rec)
+        lines = [_bold(self.tr("Recommended:")) + " "
+                 + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per "
+                           "unit of work): {1}").format(tier, gpu)]
+        lines += self._money_lines(advice)
+        self.recommendation.setText("<br/>".join(lines))
+        self._show_scaling(self.analysis, advice)
+
+    def _money_lines(self, advice: Advice) -> list[str]:
+        """The time and money behind the recommendation: the tier's run time against the
+        target, the best-value GPU's price and time, and the user's hourly price worked out."""
+        rec = advice.recommendation
+        lines: list[str] = []
+        target = advice.time_target_s
+        if rec.time_s is not None:
+            text = self.tr("run time on the tier's GPU: {0}").format(
+                fmt_seconds(rec.time_s, self.lang))
+            if target is not None:
+                text += " " + self.tr("(target {0})").format(fmt_seconds(target, self.lang))
+            lines.append(escape(text))
+        elif target is not None and rec.tier is None:
+            lines.append(_coloured(self.tr("No tier finishes within {0}.").format(
+                fmt_seconds(target, self.lang)), colour("warn")))
+        options = {o.part.id: o for o in advice.options}
+        best = options.get(rec.gpu.id) if rec.gpu is not None else None
+        if best is not None:
+            price = (self.tr("no price in {0}").format(advice.currency) if best.price is None
+                     else fmt_money(float(best.price), best.currency))
+            lines.append(escape(self.tr("{0}: {1} per GPU, run time {2}").format(
+                best.part.name, price, fmt_seconds(best.time_s, self.lang))))
+        for part_id, option in options.items():
+            if part_id not in self._priced:
+                continue
+            cost = option.cost_per_epoch if option.cost_per_epoch is not None \
+                else option.cost_per_million_tokens
+            if cost is None:
+                text = self.tr("At your price, {0}: no epoch or token rate to cost").format(
+                    option.part.name)
+            elif option.cost_per_epoch is not None:
+                text = self.tr("At your price, {0}: {1} per epoch, run time {2}").format(
+                    option.part.name, fmt_money(float(cost), option.currency),
+                    fmt_seconds(option.time_s, self.lang))
+            else:
+                text = self.tr("At your price, {0}: {1} per million tokens").format(
+                    option.part.name, fmt_money(float(cost), option.currency))
+            if option.meets_target is False:
+                text += " " + self.tr("(misses the time target)")
+            lines.append(escape(text))
+        return lines
 
     def _show_solver(self, answer: SolverAnswer | None) -> None:
         """The sizing solver's changes, settings first, each with an Apply button."""
@@ -742,9 +929,10 @@ class WizardPage(QWidget):
             return
         self.load_workload(workload)
 
-    def _show_scaling(self, analysis: Analysis, rec: Recommendation) -> None:
+    def _show_scaling(self, analysis: Analysis, advice: Advice) -> None:
         """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
         with the recommended catalog GPU when the subject has none."""
+        rec = advice.recommendation
         from torchrig.planning.analysis import device_spec
         from torchrig.planning.requirements import plan
         from torchrig.planning.scaling_series import scaling_series
