@@ -47,6 +47,7 @@ NAMES = {
     "nvidia-ml-py", "dmidecode", "cpufreq", "cgroup", "tmpfs", "virtio", "Xen", "overlay",
     "Gloo", "NCCL", "Megatron", "DeepSpeed", "ResNet", "ViT", "BERT", "GPT", "Tensor", "Ceph",
     "safetensors", "EnvPool", "README", "sail-sg", "envpool", "Arm",
+    "Transformer", "diffusers", "Stable", "Diffusion", "Nature",  # architectures, a journal
     # CPU feature flags as the kernel names them.
     "amx_fp16", "amx_bf16", "avx512_fp16", "avx512_bf16",
     "accelerate", "estimate-memory",  # Hugging Face's library and its command

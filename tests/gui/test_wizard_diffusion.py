@@ -44,10 +44,12 @@ def test_a_diffusion_workload_opens_and_its_fields_edit(window, qtbot, monkeypat
     qtbot.waitUntil(lambda: not page.stale, timeout=10_000)
     latents = page.widgets["precomputed_latents"]
     _show_field(page, latents)
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     before = page.analysis.requirements.throughput["flops_per_sample"].value
     latents.setFocus()
     qtbot.keyClick(latents, Qt.Key.Key_Space)  # the box has no text to click on: use the key
     qtbot.waitUntil(lambda: page.workload.precomputed_latents, timeout=10_000)
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     # No VAE encoder in each step any more.
     assert page.analysis.requirements.throughput["flops_per_sample"].value < before
 
@@ -92,10 +94,12 @@ def test_guidance_is_chosen_in_the_wizard_and_halves_the_work(window, qtbot, mon
     guidance = page.widgets["guidance"]
     assert guidance.currentData() == "on" and page.workload.guidance is True
     # FLOPs per image: the test machine has no GPU to turn them into seconds.
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     before = page.analysis.requirements.throughput["flops_per_sample"].value
     _show_field(page, guidance)
     guidance.setCurrentIndex(guidance.findData("off"))
     qtbot.waitUntil(lambda: page.workload.guidance is False, timeout=10_000)
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     after = page.analysis.requirements.throughput["flops_per_sample"].value
     assert 0.45 * before < after < 0.55 * before  # one denoiser pass per step, not two
     guidance.setCurrentIndex(guidance.findData("default"))

@@ -62,6 +62,10 @@ def _vae_precision(precision: str) -> str:
     return "fp32" if precision == "fp32" else "bf16"
 
 
+_PRECISION_ZH = {"amp": "自动混合精度", "fp32": "FP32", "bf16": "BF16"}
+"""The calibration's precision keys as Chinese text reads them."""
+
+
 def training_activation_bytes(w: Workload, preset: ModelPreset, precision: str
                               ) -> tuple[float, float, Msg]:
     """(saved bytes with the workload's checkpointing, saved bytes without, note) for one
@@ -89,7 +93,8 @@ def training_activation_bytes(w: Workload, preset: ModelPreset, precision: str
         + ("latents precomputed: no VAE encoding" if w.precomputed_latents else
            f"the VAE encoding the batch first needs {fmt_gib(encode)} (the larger of the two "
            "counts)"),
-        f"{preset.image_size}px 下实测每样本 {fmt_gib(per)}（{precision}，融合注意力），按潜空间"
+        f"{preset.image_size}px 下实测每样本 {fmt_gib(per)}"
+        f"（{_PRECISION_ZH.get(precision, precision)}，融合注意力），按潜空间"
         f"面积缩放至 {w.image_size}px，× 批大小 {b}{how.zh}；"
         + ("潜变量已预先计算：无需 VAE 编码" if w.precomputed_latents else
            f"VAE 先编码该批需 {fmt_gib(encode)}（取二者较大者）"))

@@ -165,7 +165,9 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
         lines.append(t(title))
         for name, item in items.items():
             label = t(LABELS.get(name, Msg(name, name)))
-            value = FORMATS.get(name, default)(item.value)
+            fmt = FORMATS.get(name, default)
+            # Durations are worded ("3.2 days" / "3.2 天"); other units are symbols.
+            value = fmt_seconds(item.value, lang) if fmt is fmt_seconds else fmt(item.value)
             if value == "unknown":
                 value = t(_UNKNOWN)
             lines.append(f"  {label:<30} {value:>18}   {t(item.note)}")
