@@ -93,3 +93,23 @@ def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
     qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=15_000)
     qtbot.waitUntil(lambda: win.targets_page.table.rowCount() == 7, timeout=5_000)
     win.close()
+
+
+def test_the_collector_freezes_once_and_a_rebuild_thaws(monkeypatch):
+    """gc_thread's first collection freezes what survived it (start-up objects), later ones
+    do not; a page rebuild (language switch) thaws so the old pages can be collected."""
+    import gc
+
+    from torchrig.gui import gc_thread
+
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+    monkeypatch.setitem(gc_thread._state, "frozen", False)
+    gc_thread._collect()
+    gc_thread._collect()
+    assert calls == ["collect", "freeze", "collect"]
+    gc_thread.thaw()
+    gc_thread._collect()
+    assert calls[3:] == ["unfreeze", "collect", "freeze"]

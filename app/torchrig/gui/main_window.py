@@ -414,6 +414,9 @@ class MainWindow(QMainWindow):
 
     def rebuild(self) -> None:
         """Recreate every page in the current language and theme, carrying their state over."""
+        from torchrig.gui.gc_thread import thaw
+
+        thaw()  # the old pages were frozen with the rest at start-up: let them be collected
         states = {key: page.snapshot() for key, page in self.pages.items()
                   if hasattr(page, "snapshot")}
         current = self.current_page()

@@ -59,6 +59,24 @@ class _Card(QFrame):
         grid.setRowStretch(len(section.rows) + 1, 1)
 
 
+PROFILE_CONSUMERS = (
+    "psutil", "torchrig.builds.capabilities", "torchrig.builds.targets",
+    "torchrig.planning.analysis", "torchrig.planning.advice", "torchrig.bench.storage",
+    "torchrig.bench.collective_launch", "torchrig.bench.collective_report",
+    "torchrig.bench.collective_options",
+)
+"""Modules the pages import when the profile arrives (targets, wizard, benchmark, cluster).
+PySide's import hook reads every module's source, so a first import on the GUI thread stalls
+the window; the detection thread imports them first (none of them imports torch)."""
+
+
+def _import_what_the_pages_need() -> None:
+    import importlib
+
+    for name in PROFILE_CONSUMERS:
+        importlib.import_module(name)
+
+
 class MachinePage(QWidget):
     """Detected CPU, memory, GPUs, storage and software.
 
@@ -123,7 +141,9 @@ class MachinePage(QWidget):
         def work(cancel: Any, progress: Any) -> SystemProfile:
             from torchrig.hardware import detect
 
-            return detect(use_torch=use_torch)
+            profile = detect(use_torch=use_torch)
+            _import_what_the_pages_need()
+            return profile
 
         self.runner.start(work)
 
