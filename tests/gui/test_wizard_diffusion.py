@@ -22,8 +22,8 @@ def _show_field(page, widget) -> None:
                                    if page.tabs.widget(i).isAncestorOf(widget)))
 
 
-def test_a_diffusion_workload_opens_and_its_fields_edit(window, qtbot, monkeypatch):
-    path = ROOT / "workloads" / "dit-xl2-train.json"
+def _open_with_the_button(window, qtbot, monkeypatch, path):
+    """The Wizard page after its "Open workload…" button opened ``path``."""
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     window.show()
     qtbot.waitExposed(window)
@@ -32,6 +32,12 @@ def test_a_diffusion_workload_opens_and_its_fields_edit(window, qtbot, monkeypat
     open_button = next(b for b in page.findChildren(type(page.next_button))
                        if b.text().startswith("Open workload"))
     qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton)
+    return page
+
+
+def test_a_diffusion_workload_opens_and_its_fields_edit(window, qtbot, monkeypatch):
+    path = ROOT / "workloads" / "dit-xl2-train.json"
+    page = _open_with_the_button(window, qtbot, monkeypatch, path)
     assert page.workload == load_workload(path)
     assert page.widgets["ema"].isChecked()
     # Denoising steps are for generation: typed into a training run, the field says so.
@@ -83,14 +89,7 @@ def test_diffusion_presets_are_in_the_chinese_wizard_with_human_names(qtbot, zh)
 
 def test_guidance_is_chosen_in_the_wizard_and_halves_the_work(window, qtbot, monkeypatch):
     path = ROOT / "workloads" / "sdxl-inference.json"
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
-    window.show()
-    qtbot.waitExposed(window)
-    window.show_page("wizard")
-    page = window.wizard_page
-    open_button = next(b for b in page.findChildren(type(page.next_button))
-                       if b.text().startswith("Open workload"))
-    qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton)
+    page = _open_with_the_button(window, qtbot, monkeypatch, path)
     guidance = page.widgets["guidance"]
     assert guidance.currentData() == "on" and page.workload.guidance is True
     # FLOPs per image: the test machine has no GPU to turn them into seconds.

@@ -221,6 +221,18 @@ def parse_line(line: str) -> dict[str, Any] | None:
 # --- the child ---------------------------------------------------------------------------------
 
 
+def parse_request(line: str, needs: str, who: str) -> dict[str, Any]:
+    """The request line as a JSON object with an object field ``needs``, or InputError naming
+    ``who`` (the child) and what is wrong."""
+    try:
+        request = json.loads(line)
+    except ValueError:
+        raise InputError(f"{who}: the request is not JSON") from None
+    if not isinstance(request, dict) or not isinstance(request.get(needs), dict):
+        raise InputError(f"{who}: the request has no {needs}")
+    return request
+
+
 class Channel:
     """Writes protocol lines; one lock so helper threads and the work never interleave half
     lines."""

@@ -21,7 +21,6 @@ torch. Nothing here knows about Qt.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -33,6 +32,7 @@ from torchrig.bench.child_io import (
     BenchProcessError,
     describe_exit,
     parse_line,
+    parse_request,
     run_child,
 )
 from torchrig.bench.report import BenchReport, BenchResult, Measurement
@@ -76,13 +76,7 @@ def settings_from_dict(d: Mapping[str, Any]) -> BenchSettings:
 
 
 def read_request(line: str) -> dict[str, Any]:
-    try:
-        request = json.loads(line)
-    except ValueError:
-        raise InputError("benchmark child: the request is not JSON") from None
-    if not isinstance(request, dict) or not isinstance(request.get("settings"), dict):
-        raise InputError("benchmark child: the request has no settings")
-    return request
+    return parse_request(line, "settings", "benchmark child")
 
 
 # --- the parent --------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ or ``cancelled``.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -25,6 +24,7 @@ from torchrig.bench.child_io import (
     Channel,
     describe_exit,
     parse_line,
+    parse_request,
     run_child,
     serve,
 )
@@ -35,13 +35,7 @@ CHILD_MODULE = "torchrig.bench.verify_child"
 
 
 def read_request(line: str) -> dict[str, Any]:
-    try:
-        request = json.loads(line)
-    except ValueError:
-        raise InputError("measurement child: the request is not JSON") from None
-    if not isinstance(request, dict) or not isinstance(request.get("workload"), dict):
-        raise InputError("measurement child: the request has no workload")
-    return request
+    return parse_request(line, "workload", "measurement child")
 
 
 def work(request: dict[str, Any], channel: Channel, cancel: threading.Event) -> int:
