@@ -16,7 +16,7 @@ from torchrig.builds.compat import check_build
 from torchrig.builds.pricing import price_build
 from torchrig.builds.targets import Status
 from torchrig.catalog import load_catalog
-from torchrig.catalog.model import Catalog
+from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.findings import Finding, Severity
 from torchrig.hardware.model import CpuInfo, MemoryInfo, SystemProfile
 from torchrig.i18n import Msg
@@ -275,3 +275,19 @@ def test_old_prices_and_parts_out_of_production_are_flagged_on_the_quote(catalog
     sheet = assemble_sheet(fresh, catalog, header=Header(date="2026-12-01"), lang="en",
                            options=SheetOptions(invariant=True))
     assert "months old" not in sheet.bom[0].note
+
+
+def test_a_web_source_shows_its_site_linked_to_the_page(catalog: Catalog) -> None:
+    """The customer's quote names the site a price comes from and links the full address,
+    instead of a dozen lines of URL in the narrow column."""
+    build = Build(name="links", currency="USD",
+                  line_items=[LineItem(part_id="intel-core-i9-13900k", quantity=1)])
+    pdf = render_sheet_bytes(_sheet(build, catalog))
+    text = _text(pdf)
+    source = best_catalog_price(catalog.get("intel-core-i9-13900k"), "USD").source
+    assert source.startswith("https://www.pcgamer.com/")
+    assert "pcgamer.com" in text and "intel-core-i9-14900k-review" not in text
+    links = [annot.get_object().get("/A", {}).get("/URI")
+             for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
+             for annot in page.get("/Annots", [])]
+    assert source in links
