@@ -35,16 +35,22 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.slow
-def test_a_whole_run_from_the_run_button_never_loads_torch_in_the_window(tmp_path):
+def _run_window_script(script: str, tmp_path) -> dict[str, str]:
+    """Run ``script`` in a fresh Python (a window of its own) and read the ``key=value``
+    words of its last output line."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TORCHRIG_DATA_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     line = out.stdout.strip().splitlines()[-1]
-    measured, loaded = (part.split("=")[1] for part in line.split())
-    assert int(measured) > 0
-    assert loaded == "False"
+    return dict(part.split("=", 1) for part in line.split())
+
+
+@pytest.mark.slow
+def test_a_whole_run_from_the_run_button_never_loads_torch_in_the_window(tmp_path):
+    seen = _run_window_script(SCRIPT, tmp_path)
+    assert int(seen["measured"]) > 0
+    assert seen["torch_loaded"] == "False"
 
 
 MEASURE_SCRIPT = textwrap.dedent("""
@@ -78,11 +84,6 @@ MEASURE_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_measuring_the_plan_from_the_wizard_never_loads_torch_in_the_window(tmp_path):
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TORCHRIG_DATA_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", MEASURE_SCRIPT], capture_output=True,
-                         text=True, timeout=300, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    line = out.stdout.strip().splitlines()[-1]
-    rows, loaded = (part.split("=")[1] for part in line.split())
-    assert int(rows) > 0
-    assert loaded == "False"
+    seen = _run_window_script(MEASURE_SCRIPT, tmp_path)
+    assert int(seen["rows"]) > 0
+    assert seen["torch_loaded"] == "False"

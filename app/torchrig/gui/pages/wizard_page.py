@@ -286,7 +286,6 @@ class WizardPage(QWidget):
         # thread and typing never waits for it. Each edit takes a new generation number; a
         # plan is shown only if no newer edit came meanwhile, and an edit made while a plan
         # runs is planned when it ends - so a burst of keystrokes costs at most two plans.
-        self.advice_shown: Advice | None = None
         self._generation = 0
         self._wanted: tuple[int, Workload, Capabilities, tuple[Any, ...]] | None = None
         self._shut_down = False
@@ -829,7 +828,6 @@ class WizardPage(QWidget):
         """The lowest tier and the best-value GPU with the time and money behind them, and
         the scaling chart that may be modelled with that GPU."""
         assert self.analysis is not None
-        self.advice_shown = advice
         rec = advice.recommendation
         if rec.tier:
             tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
