@@ -188,3 +188,22 @@ def test_prices_are_decimals() -> None:
     price = load_catalog().get("nvidia-rtx-4090").prices[0]
     assert price.amount == Decimal("1599")
     assert price.currency == "USD" and price.kind == "launch-msrp"
+
+
+def test_a_source_key_has_a_name_for_documents() -> None:
+    cat = load_catalog()
+    assert cat.source_link("PCPP-DS") == ("PCPartPicker", cat.sources["PCPP-DS"].url)
+    assert cat.source_link("EPOCH") == ("Epoch AI", None)  # a repository path is not a link
+    assert cat.source_link("https://example.com/p") == ("https://example.com/p",) * 2
+    assert cat.source_link("estimate: a range") == ("estimate: a range", None)
+
+
+@pytest.mark.parametrize("entry, fragment", [
+    ({"url": None, "what": "x", "nmae": "typo"}, "nmae"),
+    ({"url": None, "what": "x", "name": ""}, "'name'"),
+])
+def test_a_bad_source_entry_is_named(edit: Any, entry: dict[str, Any], fragment: str) -> None:
+    root = edit("catalog/sources.json", lambda d: d["sources"].update(BAD=entry))
+    with pytest.raises(InputError, match=r"sources\.json: source 'BAD'") as info:
+        load_catalog(root)
+    assert fragment in str(info.value)

@@ -291,3 +291,30 @@ def test_a_web_source_shows_its_site_linked_to_the_page(catalog: Catalog) -> Non
              for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
              for annot in page.get("/Annots", [])]
     assert source in links
+
+
+def test_a_keyed_source_shows_its_name_linked_to_its_page(catalog: Catalog) -> None:
+    """A price citing a sources.json key reads as the source's name ("PCPartPicker"), not as
+    the catalog's key ("PCPP-DS"), and links the source's page."""
+    cooler = next(p for p in catalog.by_category("cpu_cooler")
+                  if any(price.source == "PCPP-DS" for price in p.prices))
+    build = Build(name="keyed", currency="USD",
+                  line_items=[LineItem(part_id=cooler.id, quantity=1)])
+    sheet = _sheet(build, catalog)
+    assert (sheet.bom[0].price_source, sheet.bom[0].price_source_url) == (
+        "PCPartPicker", catalog.sources["PCPP-DS"].url)
+    pdf = render_sheet_bytes(sheet)
+    text = _text(pdf)
+    assert "PCPartPicker" in text and "PCPP-DS" not in text
+    links = [annot.get_object().get("/A", {}).get("/URI")
+             for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
+             for annot in page.get("/Annots", [])]
+    assert catalog.sources["PCPP-DS"].url in links
+
+
+def test_a_supplier_quote_stays_words(catalog: Catalog) -> None:
+    build = Build(name="quote", currency="USD", line_items=[LineItem(
+        part_id="nvidia-rtx-4090", quantity=1, unit_price=Decimal("1999"), currency="USD",
+        price_source="Supplier quote 17", price_date="2026-11-15")])
+    row = _sheet(build, catalog).bom[0]
+    assert (row.price_source, row.price_source_url) == ("Supplier quote 17", None)

@@ -118,13 +118,15 @@ def _load_sources(path: Path) -> dict[str, SourceRef]:
         where = f"{path}: source {key!r}"
         if not isinstance(entry, dict):
             raise InputError(f"{where}: must be an object with 'url' and 'what'")
+        check_keys(entry, {"url", "what", "name"}, where)
         url = entry.get("url")
         # A few sources (vendor whitepapers quoted in other files) have no URL we could verify;
         # they stay null rather than carrying a guessed link.
         if url is not None and (not isinstance(url, str) or not _is_url_or_repo(url)):
             raise InputError(f"{where}: field 'url' must be a URL, owner/repo:path or null, "
                              f"got {url!r}")
-        out[key] = SourceRef(key=key, url=url, what=text_field(entry, "what", where))
+        name = text_field(entry, "name", where) if "name" in entry else None
+        out[key] = SourceRef(key=key, url=url, what=text_field(entry, "what", where), name=name)
     return out
 
 

@@ -72,11 +72,14 @@ class EndOfLife:
 
 @dataclass(frozen=True)
 class SourceRef:
-    """A source named in the catalog: a short key (``"TPU"``) with its URL and description."""
+    """A source named in the catalog: a short key (``"TPU"``) with its URL and description.
+    ``name`` is how a customer document names it ("PCPartPicker"): the key is for the catalog's
+    authors, and a repository URL's site ("github.com") says nothing about where a price is from."""
 
     key: str
     url: str | None
     what: str
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -381,6 +384,18 @@ class Catalog:
         """A source key's URL (``"TPU"`` -> its URL); URLs and other text pass through."""
         src = self.sources.get(ref)
         return src.url or src.what if src else ref
+
+    def source_link(self, ref: str) -> tuple[str, str | None]:
+        """A source as a document shows it: (text, web address or None). A key gives its name
+        and its web page; a web address is both; anything else (``estimate: …``) is text."""
+        src = self.sources.get(ref)
+        if src is not None:
+            url = src.url if src.url and src.url.startswith(("https://", "http://")) else None
+            return src.name or url or src.what, url
+        plain = ref.strip()
+        if plain.startswith(("https://", "http://")) and " " not in plain:
+            return plain, plain
+        return ref, None
 
 
 __all__ = [

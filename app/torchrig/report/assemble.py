@@ -164,19 +164,20 @@ def _part(catalog: Catalog, item: LineItem) -> Part | None:
     return catalog.parts.get(item.part_id) if item.part_id else None
 
 
-def _price_facts(line: PricedLine, item: LineItem, part: Part | None,
-                 currency: str, lang: str) -> tuple[str | None, str, str | None]:
-    """(kind, source, date) of the price pricing used for ``line``."""
+def _price_facts(line: PricedLine, item: LineItem, part: Part | None, catalog: Catalog,
+                 currency: str, lang: str) -> tuple[str | None, tuple[str, str | None],
+                                                    str | None]:
+    """(kind, (source, its web address), date) of the price pricing used for ``line``."""
     if line.origin_kind == "override":
-        return "user", item.price_source, item.price_date or None
+        return "user", catalog.source_link(item.price_source), item.price_date or None
     if line.origin_kind == "catalog" and part is not None:
         price = best_catalog_price(part, currency)
         # The same choice pricing made; if the catalog changed under us, show pricing's words.
         if (price is not None and price.amount == line.source_amount
                 and price.currency == line.source_currency):
-            return price.kind, price.source, price.date
-        return line.price_kind, line.origin.get(lang), None
-    return None, "", None
+            return price.kind, catalog.source_link(price.source), price.date
+        return line.price_kind, (line.origin.get(lang), None), None
+    return None, ("", None), None
 
 
 def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str) -> str:
@@ -203,7 +204,8 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
     for line in priced.lines:
         item = build.line_items[line.index]
         part = _part(catalog, item)
-        kind, source, date = _price_facts(line, item, part, priced.currency, lang)
+        kind, (source, url), date = _price_facts(line, item, part, catalog, priced.currency,
+                                                 lang)
         rows.append(BomRow(
             category=line.category,
             part=line.label,
@@ -213,6 +215,7 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
             line_total=line.total,
             price_kind=kind,
             price_source=source,
+            price_source_url=url,
             price_date=date,
             note=_line_note(line, item, priced.currency, lang),
         ))

@@ -494,19 +494,21 @@ class _Renderer:
         if row.price_date:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
-        lines = [x for x in (first, self._source(row.price_source),
+        lines = [x for x in (first, self._source(row.price_source, row.price_source_url),
                              self._clipped(row.note)) if x]
         return "<br/>".join(lines)
 
-    def _source(self, value: str) -> str:
-        """A price's source for the narrow column: a web address as its site's name, linked
-        to the page (a 120-character URL filled a dozen lines of the customer's quote)."""
-        parsed = urlsplit(value.strip())
-        if parsed.scheme in ("http", "https") and parsed.netloc and " " not in value.strip():
-            site = parsed.netloc.removeprefix("www.")
-            href = value.strip().replace("&", "&amp;").replace('"', "%22").replace("<", "%3C")
-            return f'<a href="{href}" color="#1f5f99">{self.u(site)}</a>'
-        return self._clipped(value)
+    def _source(self, text: str, url: str | None) -> str:
+        """A price's source for the narrow column, linked to its page: a named source by its
+        name, a bare web address by its site's name (a 120-character URL filled a dozen lines
+        of the customer's quote)."""
+        address = (url or "").strip()
+        parsed = urlsplit(address)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            return self._clipped(text)
+        shown = parsed.netloc.removeprefix("www.") if text.strip() == address else text
+        href = address.replace("&", "&amp;").replace('"', "%22").replace("<", "%3C")
+        return f'<a href="{href}" color="#1f5f99">{self._clipped(shown)}</a>'
 
     def _clipped(self, value: str) -> str:
         """A price source or note for a table cell, shortened past :data:`CELL_TEXT_LIMIT`:

@@ -83,7 +83,9 @@ class BomRow:
         key_spec: one short line of its main figures.
         unit_price / line_total: in the sheet's currency; None when the line has no price.
         price_kind: ``launch-msrp``, ``retail``, ``estimate`` or ``user``.
-        price_source: where the price comes from (a source, URL or ``estimate: <basis>``).
+        price_source: where the price comes from, as the customer reads it (a source's name,
+            a URL, ``estimate: <basis>`` or a supplier's words).
+        price_source_url: the web page behind ``price_source`` when there is one (a link).
         price_date: when that price was true.
         note: anything pricing said about the line (a currency conversion, a missing price).
     """
@@ -96,6 +98,7 @@ class BomRow:
     line_total: Decimal | None
     price_kind: str | None = None
     price_source: str = ""
+    price_source_url: str | None = None
     price_date: str | None = None
     note: str = ""
 
