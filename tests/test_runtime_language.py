@@ -22,6 +22,7 @@ import pytest
 
 from torchrig.findings import Finding
 from torchrig.i18n import LANGS, Msg
+from torchrig.labels import citation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,14 +52,16 @@ NAMES = {
     # CPU feature flags as the kernel names them.
     "amx_fp16", "amx_bf16", "avx512_fp16", "avx512_bf16",
     "accelerate", "estimate-memory",  # Hugging Face's library and its command
-    # People and companies cited as sources.
-    "Korthikanti", "Chen", "Lambda", "Tim", "Systems",
+    # People, companies and papers cited as sources ("et al." stays Latin in Chinese citations).
+    "Korthikanti", "Chen", "Lambda", "Tim", "Systems", "ZeRO", "arXiv", "et", "al", "VLDB", "Li",
+    "PCWorld", "GPUDirect", "RDMA", "JEDEC", "QVL",
     # Deep-learning terms Chinese writing keeps in English.
     "token", "tokens", "Token", "epoch", "worker", "logits", "autocast", "foreach", "all-reduce",
     "all-gather", "reduce-scatter",
     # API and option names a user types as they are.
     "pin_memory", "gpu_memory_utilization", "target_samples_per_s", "num_workers",
     "multi_processor_count", "base_frequency", "total_memory",
+    "sm_75", "sm_80",  # CUDA architecture names as compilers print them
     # Units.
     "s", "ms", "min", "h", "W", "x", "mm", "px", "TFLOP", "GFLOP", "Gbit", "Gb", "kB",
 }
@@ -168,6 +171,9 @@ def _finding_texts(findings: list[Finding], where: str) -> dict[str, Msg]:
         for part in ("title", "detail", "fix"):
             out[f"{where} {f.code}.{part}"] = getattr(f, part)
         out[f"{where} {f.code}.severity"] = f.severity.label
+        # The citation as a reader sees it: the project's documents named in the language,
+        # prose in both; names of people, papers and vendors pass as names.
+        out[f"{where} {f.code}.source"] = Msg(citation(f.source, "en"), citation(f.source, "zh"))
     return out
 
 
@@ -311,13 +317,11 @@ def test_build_checks_and_comparison_in_one_language(catalog):
 
     texts: dict[str, Msg] = {}
     builds = dict(_builds(catalog))
-    # A build's name and its custom lines are the user's own text; a finding's source is a
-    # citation (a document's title). Both are quoted as written.
+    # A build's name and its custom lines are the user's own text, quoted as written.
     data = _catalog_names(catalog)
     for name, build in builds.items():
         data |= {build.name, *(item.text for item in build.line_items)}
         findings = check_build(build, catalog)
-        data |= {f.source for f in findings}
         texts |= _finding_texts(findings, name)
         priced = price_build(build, catalog)
         texts |= rendered(lambda lang, p=priced, f=findings:  # type: ignore[misc]

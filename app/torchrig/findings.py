@@ -57,7 +57,10 @@ class Finding:
         title: one line.
         detail: the numbers behind it, in words.
         fix: what to change (a catalog part, a technique).
-        source: where the rule comes from ("seed 4.2", "Dettmers", "ATX12V rule").
+        source: where the rule comes from: a citation of documents and people as text
+            ("seed 4.2", "Puget Systems; Tim Dettmers"; :func:`torchrig.labels.citation` names
+            the project's own documents in the reader's language), or a :class:`Msg` when it
+            says more than names ("maker specifications (card length …)").
         numbers: the same numbers in SI base units, for JSON consumers.
     """
 
@@ -66,7 +69,7 @@ class Finding:
     title: Msg
     detail: Msg
     fix: Msg
-    source: str
+    source: Msg | str
     numbers: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,7 +79,7 @@ class Finding:
             "title": self.title.to_dict(),
             "detail": self.detail.to_dict(),
             "fix": self.fix.to_dict(),
-            "source": self.source,
+            "source": self.source.to_dict() if isinstance(self.source, Msg) else self.source,
             "numbers": dict(self.numbers),
         }
 
@@ -104,9 +107,10 @@ def format_findings_text(findings: Iterable[Finding], lang: str = "en",
     if not ordered:
         return "  " + (none or _WORDS["none"][lang == "zh"]) + "\n"
     out = []
+    colon = "：" if lang == "zh" else ": "
     for f in ordered:
         out.append(f"  [{f.severity.label.get(lang)}] {f.title.get(lang)}")
         out.append(f"      {f.detail.get(lang)}")
-        out.append(f"      {_WORDS['fix'][lang == 'zh']}: {f.fix.get(lang)}")
-        out.append(f"      {_WORDS['source'][lang == 'zh']}: {citation(f.source, lang)}")
+        out.append(f"      {_WORDS['fix'][lang == 'zh']}{colon}{f.fix.get(lang)}")
+        out.append(f"      {_WORDS['source'][lang == 'zh']}{colon}{citation(f.source, lang)}")
     return "\n".join(out) + "\n"

@@ -164,15 +164,23 @@ def joined(table: Mapping[str, Msg], codes: tuple[str, ...] | list[str], lang: s
 
 
 _SEED_SECTIONS = re.compile(r"\bseed (\d+(?:\.\d+)?(?:(?:, |、)\d+(?:\.\d+)?)*)")
+_REFERENCE_SECTIONS = re.compile(
+    r"\b(hardware|estimation)(?: reference|\.md) sec(?:tion|\.) (\d+)")
+_REFERENCE_NAMES = {"hardware": "硬件参考", "estimation": "估算参考"}
 
 
-def citation(source: str, lang: str) -> str:
-    """A rule's source as the core records it ("seed 4.2", "Tim Dettmers; seed 1.1") for a
-    reader: the project's seed document is named in ``lang`` ("种子文档 4.2 节"); other sources
-    (papers, vendors, people) are titles and stay as written."""
+def citation(source: Msg | str, lang: str) -> str:
+    """A rule's source for a reader. Text ("seed 4.2", "Tim Dettmers; seed 1.1", "hardware
+    reference sec. 3", as benchmark reports also store it) names the project's own documents in
+    ``lang`` ("种子文档 4.2 节", "硬件参考第 3 节"); other names (papers, vendors, people) are
+    titles and stay as written. A :class:`Msg` is already in both languages."""
+    if isinstance(source, Msg):
+        return source.get(lang)
     if lang != "zh":
         return source
-    return _SEED_SECTIONS.sub(lambda m: f"种子文档 {m.group(1).replace(', ', '、')} 节", source)
+    text = _SEED_SECTIONS.sub(lambda m: f"种子文档 {m.group(1).replace(', ', '、')} 节", source)
+    return _REFERENCE_SECTIONS.sub(
+        lambda m: f"{_REFERENCE_NAMES[m.group(1)]}第 {m.group(2)} 节", text)
 
 
 def cores(n: int, lang: str) -> str:

@@ -63,7 +63,7 @@ def test_deliberately_wrong_build_gives_exactly_the_expected_findings() -> None:
     # The i9 at its 253 W maximum turbo power (not its 125 W base), 150 W for the rest.
     assert psu.numbers["load_w"] == 4 * 450 + 253 + 150
     assert psu.numbers["cpu_w"] == 253
-    assert "3x" in psu.source and "200%" in psu.source
+    assert "3x" in psu.source.en and "200%" in psu.source.zh
     socket = next(f for f in findings if f.code == "compat.socket")
     assert "LGA1700" in socket.detail.en and "AM5" in socket.detail.zh
 

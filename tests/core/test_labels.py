@@ -82,4 +82,16 @@ def test_a_seed_citation_names_the_document_in_chinese() -> None:
     assert labels.citation("seed 1.2, 4.3", "zh") == "种子文档 1.2、4.3 节"
     assert labels.citation("Tim Dettmers; seed 1.1", "zh") == "Tim Dettmers; 种子文档 1.1 节"
     assert labels.citation("seed 1.1", "en") == "seed 1.1"
-    assert labels.citation("vendor CPU specifications", "zh") == "vendor CPU specifications"
+    # Text other than the project's documents is a title and stays; prose comes as a Msg.
+    assert labels.citation("Puget Systems", "zh") == "Puget Systems"
+    specs = Msg("vendor CPU specifications", "CPU 厂商规格")
+    assert [labels.citation(specs, lang) for lang in ("en", "zh")] == [specs.en, specs.zh]
+
+
+def test_the_project_references_are_named_in_chinese() -> None:
+    """Benchmark reports store references' sources as text ("hardware reference sec. 3")."""
+    assert labels.citation("hardware reference sec. 3", "zh") == "硬件参考第 3 节"
+    assert labels.citation("seed 4.3; hardware reference sec. 3", "zh") == (
+        "种子文档 4.3 节; 硬件参考第 3 节")
+    assert labels.citation("estimation.md section 7", "zh") == "估算参考第 7 节"
+    assert labels.citation("hardware reference sec. 3", "en") == "hardware reference sec. 3"

@@ -232,9 +232,10 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     notes = [synthetic]
     if train_rate is not None:
         ref = Reference(kind="measured",
-                        label=Msg("CNN training rate measured by the train benchmark",
-                                  "train 基准测得的 CNN 训练速率"),
-                        source="train benchmark (best of FP32/AMP); seed 4.2",
+                        label=Msg("CNN training rate measured by the train benchmark (best "
+                                  "of FP32/AMP)",
+                                  "train 基准测得的 CNN 训练速率（FP32/AMP 取较快者）"),
+                        source="seed 4.2",
                         value=train_rate)
         if ctx.kind == "cpu":
             notes.append(Msg("on the CPU device, loading and training share the same cores",

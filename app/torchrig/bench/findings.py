@@ -84,7 +84,7 @@ def _busy_findings(report: BenchReport) -> list[Finding]:
         detail=Msg(" ".join(w.en for w in warnings), "".join(w.zh for w in warnings)),
         fix=Msg("Close other jobs and run the benchmark again.",
                 "关闭其他任务后重新运行基准测试。"),
-        source="benchmark methodology",
+        source=Msg("benchmark methodology", "基准测试方法"),
         numbers=numbers,
     )]
 
@@ -126,7 +126,8 @@ def _link_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                     "the BIOS PCIe generation setting; avoid x1/x4 risers.",
                     "使用直连 CPU 的 x16 插槽；检查 M.2 是否共享通道及 BIOS 的 PCIe 代数设置；"
                     "避免 x1/x4 转接线。"),
-            source="Puget Systems (x8 ~-3 %, gen4 x4 / gen3 x8 ~-10 %); Dettmers",
+            source=Msg("Puget Systems (x8 ~-3 %, gen4 x4 / gen3 x8 ~-10 %); Dettmers",
+                       "Puget Systems（x8 约 -3%，gen4 x4 / gen3 x8 约 -10%）；Dettmers"),
             numbers={"pcie_gen": gen, "pcie_width": width, "link_bps": link or 0.0},
         ))
     if pinned is not None and pinned.ratio is not None and pinned.ratio < LINK_BELOW:
@@ -145,7 +146,8 @@ def _link_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                     "BIOS, and check for another process using the GPU or the PCIe switch.",
                     "重新插拔显卡，检查转接线与插槽电气宽度，更新 BIOS，并检查是否有其他进程"
                     "占用 GPU 或 PCIe 交换芯片。"),
-            source="estimation reference sec. 5 (H200 on PCIe 5 x16: 55 of 63 GB/s)",
+            source=Msg("estimation reference sec. 5 (H200 on PCIe 5 x16: 55 of 63 GB/s)",
+                       "估算参考第 5 节（H200 在 PCIe 5 x16 上：63 GB/s 中实测 55）"),
             numbers={"measured_bps": pinned.value, "theoretical_bps": pinned.reference.value or 0},
         ))
     pageable = h2d.measurement("pageable_h2d")
@@ -162,7 +164,7 @@ def _link_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                        f"{fmt_rate(pinned.value)}。"),
             fix=Msg("DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True).",
                     "使用 DataLoader(pin_memory=True) 与 tensor.to(device, non_blocking=True)。"),
-            source="PyTorch docs: pin_memory",
+            source=Msg("PyTorch docs: pin_memory", "PyTorch 文档：pin_memory"),
             numbers={"pinned_bps": pinned.value, "pageable_bps": pageable.value},
         ))
     return out
@@ -209,7 +211,8 @@ def _spec_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                 "this card.",
                 "用 nvidia-smi 检查功耗上限是否被调低、频率与温度（过热降频）、GPU 上的其他进程，"
                 "并确认目录条目与这张卡一致。"),
-        source="estimation reference sec. 5 (A100 87 %, H100 80 % of peak in BF16 GEMM)",
+        source=Msg("estimation reference sec. 5 (A100 87 %, H100 80 % of peak in BF16 GEMM)",
+                   "估算参考第 5 节（BF16 GEMM 达到峰值的比例：A100 87%，H100 80%）"),
         numbers=numbers,
     )]
 
@@ -264,7 +267,7 @@ def _storage_findings(report: BenchReport, required_read_bps: float | None) -> l
                        "memory speed.", "此处无法绕过页缓存，读取速率可能是内存速度。"),
             fix=Msg("Run the benchmark on Linux, or with a dataset folder on a real disk.",
                     "在 Linux 上运行，或把数据集文件夹放在真实磁盘上。"),
-            source="storage benchmark",
+            source=Msg("storage benchmark", "存储基准测试"),
         ))
     return out
 

@@ -66,17 +66,18 @@ def _torch_uuid(index: int) -> str | None:
         return None
 
 
-def read_link_now(index: int) -> tuple[int | None, int | None, str]:
-    """(gen, width, how) of the link right now via NVML, matched to torch's device by UUID
-    (CUDA numbers GPUs fastest-first, NVML by PCI bus, so indexes can differ)."""
+def read_link_now(index: int) -> tuple[int | None, int | None, Msg]:
+    """(gen, width, how it was read) of the link right now via NVML, matched to torch's device
+    by UUID (CUDA numbers GPUs fastest-first, NVML by PCI bus, so indexes can differ)."""
     try:
         import pynvml
     except ImportError:
-        return None, None, "NVML binding (nvidia-ml-py) not installed"
+        return None, None, Msg("NVML binding (nvidia-ml-py) not installed",
+                               "未安装 NVML 绑定（nvidia-ml-py）")
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError as exc:
-        return None, None, f"NVML unavailable ({exc})"
+        return None, None, Msg(f"NVML unavailable ({exc})", f"NVML 不可用（{exc}）")
     try:
         handle = None
         uuid = _torch_uuid(index)
@@ -89,12 +90,15 @@ def read_link_now(index: int) -> tuple[int | None, int | None, str]:
                     handle = h
                     break
         if handle is None:
-            return None, None, "no NVML device with torch's UUID"
+            return None, None, Msg("no NVML device with torch's UUID",
+                                   "NVML 中没有与 torch 的 UUID 相同的设备")
         gen = pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)
         width = pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)
-        return int(gen), int(width), "NVML, read right after the transfers"
+        return int(gen), int(width), Msg("NVML, read right after the transfers",
+                                         "NVML，传输结束后立即读取")
     except pynvml.NVMLError as exc:
-        return None, None, f"NVML could not read the link ({exc})"
+        return None, None, Msg(f"NVML could not read the link ({exc})",
+                               f"NVML 无法读取链路（{exc}）")
     finally:
         with contextlib.suppress(pynvml.NVMLError):
             pynvml.nvmlShutdown()
@@ -153,7 +157,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     link_notes: list[Msg] = []
     if gen is None and gpu is not None:
         gen, width = gpu.pcie_gen_current, gpu.pcie_width_current
-        how = f"detected profile ({how}); an idle link may report a lower generation"
+        how = Msg(f"detected profile ({how.en}); an idle link may report a lower generation",
+                  f"检测到的配置（{how.zh}）；空闲链路可能报告较低的代数")
     max_rate = None
     if gpu is not None:
         max_rate = pcie_rate_bps(gpu.pcie_gen_max, gpu.pcie_width_max)
@@ -164,12 +169,13 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             kind="theoretical",
             label=Msg(f"PCIe gen{gen} x{width} theoretical, per direction",
                       f"PCIe {gen}.0 x{width} 理论值（单向）"),
-            source=f"link from {how}; lane rates from hardware reference section 3",
+            source="hardware reference sec. 3",  # the lane rates
             value=theoretical,
         )
+        link_notes.append(Msg(f"link read from {how.en}", f"链路读数来自{how.zh}"))
     else:
-        link_notes.append(Msg(f"PCIe link unknown ({how}): no theoretical rate to compare",
-                              f"PCIe 链路未知（{how}）：无理论值可比"))
+        link_notes.append(Msg(f"PCIe link unknown ({how.en}): no theoretical rate to compare",
+                              f"PCIe 链路未知（{how.zh}）：无理论值可比"))
     catalog = ctx.settings.peak("pcie_bps")
     if catalog is not None:
         link_notes.append(Msg(f"catalog link rate {catalog / GB:.1f} GB/s per direction",

@@ -3,18 +3,23 @@ where the network adapters go (slot width, PCIe generation, one per GPU across n
 
 from __future__ import annotations
 
-from torchrig.builds.check_node import Node, finding
+from torchrig.builds.check_node import BOARD_MANUAL, BOARD_SPECS, LANE_PAYLOAD, Node, finding
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
 
 INTEL_DESKTOP_SOCKETS = ("LGA1700", "LGA1851")
-INTEL_2DPC_NOTE = ("Intel Core desktop DDR5 with two DIMMs per channel is rated well below one "
-                   "DIMM per channel (about 4,000-4,400 MT/s vs 5,600; Intel ARK / platform "
-                   "notes, hardware.md section 6)")
+INTEL_2DPC_NOTE = Msg(
+    "Intel Core desktop DDR5 with two DIMMs per channel is rated well below one DIMM per "
+    "channel (about 4,000-4,400 MT/s vs 5,600; Intel ARK / platform notes, hardware.md section 6)",
+    "Intel Core 桌面平台 DDR5 每通道两条时的额定频率远低于每通道一条（约 4,000-4,400 MT/s，"
+    "对比 5,600；Intel ARK / 平台说明，硬件参考第 6 节）")
 PCIE_LANE_GB_S = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 """Payload per lane per direction in GB/s (128b/130b; Gen6 FLIT), hardware.md section 3."""
-NIC_PER_GPU_SOURCE = ("GPUDirect RDMA: each GPU's gradients cross the node through the NIC on "
-                      "its PCIe switch; NVIDIA DGX/HGX designs pair one NIC with each GPU")
+NIC_PER_GPU_SOURCE = Msg(
+    "GPUDirect RDMA: each GPU's gradients cross the node through the NIC on its PCIe switch; "
+    "NVIDIA DGX/HGX designs pair one NIC with each GPU",
+    "GPUDirect RDMA：每块 GPU 的梯度经同一 PCIe 交换芯片上的网卡出节点；NVIDIA DGX/HGX 设计为"
+    "每块 GPU 配一块网卡")
 
 
 def board_checks(node: Node) -> list[Finding]:
@@ -51,7 +56,8 @@ def _two_dimms_per_channel(node: Node) -> list[Finding]:
             return []
         why = Msg(f"{board.name if board else ''} rates two DIMMs per channel at {limit} MT/s.",
                   f"{board.name if board else ''} 每通道两条时额定 {limit} MT/s。")
-        source = "vendor board specifications (memory QVL, 2DPC)"
+        source = Msg("vendor board specifications (memory QVL, 2DPC)",
+                     "主板厂商规格（内存兼容列表、每通道两条）")
     elif cpu is not None and cpu.cpu.socket in INTEL_DESKTOP_SOCKETS:
         why = Msg("Intel rates its desktop CPUs well below one DIMM per channel with two "
                   "(about 4,000-4,400 MT/s).",
@@ -89,7 +95,7 @@ def _ecc(node: Node) -> list[Finding]:
         Msg("Choose a workstation or server board with ECC support, or save the cost with "
             "non-ECC modules.",
             "选择支持 ECC 的工作站或服务器主板，或改用非 ECC 内存以节省成本。"),
-        "vendor board specifications")]
+        BOARD_SPECS)]
 
 
 def _m2_sharing(node: Node) -> list[Finding]:
@@ -111,7 +117,7 @@ def _m2_sharing(node: Node) -> list[Finding]:
             Msg("Put the drives in the M.2 slots wired to the chipset (see the manual's "
                 "lane-sharing table).",
                 "把硬盘装在连接芯片组的 M.2 插槽上（见主板手册的通道共享表）。"),
-            "vendor board manual (lane sharing)", m2_drives=m2))
+            BOARD_MANUAL, m2_drives=m2))
     sata = node.count("storage", lambda p: p.storage.kind in ("sata-ssd", "hdd"))
     if b.m2_sata_sharing and m2 and sata:
         out.append(finding(
@@ -123,7 +129,7 @@ def _m2_sharing(node: Node) -> list[Finding]:
                 f"配置中有 {m2} 块 M.2 与 {sata} 块 SATA 硬盘。"),
             Msg("Check the manual and connect the SATA drives to ports that stay on.",
                 "查阅手册，把 SATA 硬盘接在不受影响的接口上。"),
-            "vendor board manual (lane sharing)", m2_drives=m2, sata_drives=sata))
+            BOARD_MANUAL, m2_drives=m2, sata_drives=sata))
     return out
 
 
@@ -161,7 +167,7 @@ def _nic_slots(node: Node) -> list[Finding]:
                     f"{nic.name} 需另找插槽（通常是较窄的芯片组插槽）。"),
                 Msg("Use a board with one more full-width slot (workstation or server).",
                     "选择多一个全宽插槽的主板（工作站或服务器）。"),
-                "vendor board specifications", slots=len(configs), gpus=len(cards)))
+                BOARD_SPECS, slots=len(configs), gpus=len(cards)))
             continue
         if host_gen is None or lanes is None or host_gen not in PCIE_LANE_GB_S:
             continue
@@ -179,7 +185,7 @@ def _nic_slots(node: Node) -> list[Finding]:
             Msg("Use a PCIe Gen5 host and a full x16 slot for 400 Gb/s, or a 200 Gb/s "
                 "adapter on Gen4.",
                 "400 Gb/s 网卡需 PCIe Gen5 主机和完整 x16 插槽；Gen4 平台可改用 200 Gb/s 网卡。"),
-            "PCIe payload per lane (hardware.md section 3)",
+            LANE_PAYLOAD,
             port_gbit=need_gbit, link_gbit=link_gbit))
     return out
 

@@ -57,7 +57,7 @@ class Capabilities:
     storage_kind: str | None = None  # fastest local drive: nvme | sata-ssd | hdd | network
     storage_bytes: int | None = None
     storage_read_bps: float | None = None  # sequential read, bytes/s
-    storage_read_basis: str = ""  # "measured", "catalog <part>", "typical for the kind"
+    storage_read_basis: Msg | None = None  # where storage_read_bps comes from, for the reader
     shared_storage: bool = False  # a network/distributed file system serves the nodes (seed 2.3)
     psu_w: float | None = None
     cpu_tdp_w: float | None = None
@@ -239,7 +239,8 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
         caps.storage_kind = next(k for k, v in STORAGE_RANK.items() if v == rank)
         caps.storage_bytes = sum(d[2] for d in drives) or None
         caps.storage_read_bps = rate
-        caps.storage_read_basis = "catalog sequential read of the fastest drive"
+        caps.storage_read_basis = Msg("catalog sequential read of the fastest drive",
+                                      "目录中最快硬盘的顺序读速度")
     for key, value in (("cpu_cores", caps.cpu_cores), ("ram_bytes", caps.ram_bytes),
                        ("vram_per_gpu_bytes", caps.vram_per_gpu_bytes)):
         if value is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from torchrig.builds.board_checks import board_checks
 from torchrig.builds.build import SERVER_PLATFORM, Build
-from torchrig.builds.check_node import Node, finding
+from torchrig.builds.check_node import BOARD_SPECS, CPU_SPECS, FORM_FACTOR_SPECS, Node, finding
 from torchrig.builds.fit_checks import fit_checks
 from torchrig.builds.power_checks import power_checks
 from torchrig.catalog.model import Catalog, Part
@@ -19,8 +19,12 @@ from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg, counted
 from torchrig.units import GiB
 
-PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs 5-10%"
-COOLING_SOURCE = "Dettmers: open-air cards side by side throttle; use blower or water cooling"
+PCIE_SOURCE = Msg("Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs "
+                  "5-10%",
+                  "Puget Systems：x8 比 x16 约慢 3%，gen4 x4 约慢 10%；Dettmers：x4 损失 5-10%")
+COOLING_SOURCE = Msg("Dettmers: open-air cards side by side throttle; use blower or water cooling",
+                     "Dettmers：开放式散热的显卡并排会降频；应使用涡轮或水冷")
+BUILD_COMPLETENESS = Msg("TorchRig build completeness", "TorchRig 配置完整性检查")
 
 SOCKETED_GPU_FORMS = ("sxm4", "sxm5", "oam")
 
@@ -71,7 +75,7 @@ def _missing(node: Node) -> list[Finding]:
                 "因此插槽、内存、扩展槽和电源检查均已跳过。"),
             Msg("Confirm GPU, memory and network support with the platform vendor's "
                 "configuration guide.", "请按平台厂商的配置指南确认 GPU、内存与网卡的支持情况。"),
-            "TorchRig build completeness"))
+            BUILD_COMPLETENESS))
     for cat in ("cpu", "motherboard", "psu", "memory", "storage", "gpu", "case", "cpu_cooler"):
         if node.has(cat) or (cat == "psu" and integrated_psu) or (
                 platform and cat in ("cpu", "motherboard", "psu", "case", "cpu_cooler")):
@@ -89,7 +93,7 @@ def _missing(node: Node) -> list[Finding]:
                       Msg(f"No {name.en} in the build", f"配置单缺少{name.zh}"), detail,
                       Msg(f"Add a {name.en} from the catalog or as a custom line.",
                           f"从目录中添加{name.zh}，或添加自定义行。"),
-                      "TorchRig build completeness"))
+                      BUILD_COMPLETENESS))
     return out
 
 
@@ -113,7 +117,7 @@ def _cpu_board(node: Node) -> list[Finding]:
                     f"{cpu.name} 为 {cpu.cpu.socket} 插槽；{board.name} 为 {b.socket}。"),
                 Msg(f"Choose a {cpu.cpu.socket} board or a {b.socket} CPU.",
                     f"改用 {cpu.cpu.socket} 主板，或 {b.socket} 插槽的 CPU。"),
-                "vendor socket specifications"))
+                Msg("vendor socket specifications", "插槽厂商规格")))
     n_cpu = node.count("cpu")
     sockets = b.cpu_sockets or 1
     if n_cpu > sockets:
@@ -124,7 +128,7 @@ def _cpu_board(node: Node) -> list[Finding]:
                 f"{n_cpu} 颗 CPU，而 {board.name} 只有 {sockets} 个插槽。"),
             Msg("Reduce the CPU count or choose a multi-socket board.",
                 "减少 CPU 数量或选择多路主板。"),
-            "vendor board specifications", cpus=n_cpu, sockets=sockets))
+            BOARD_SPECS, cpus=n_cpu, sockets=sockets))
     for line in cpus:
         max_sockets = line.part.cpu.max_sockets
         if n_cpu > 1 and max_sockets is not None and n_cpu > max_sockets:
@@ -136,7 +140,7 @@ def _cpu_board(node: Node) -> list[Finding]:
                     f"{n_cpu}.",
                     f"{line.part.name} 最多支持 {max_sockets} 路；配置为 {n_cpu} 路。"),
                 Msg("Use one CPU or a 2P-capable model.", "使用单颗 CPU 或支持双路的型号。"),
-                "vendor CPU specifications", cpus=n_cpu, max_sockets=max_sockets))
+                CPU_SPECS, cpus=n_cpu, max_sockets=max_sockets))
     return out
 
 
@@ -162,7 +166,8 @@ def _memory(node: Node) -> list[Finding]:
                     f"{kit.name} 为 {kind}；{board_name} 只支持 {b.memory_type}"
                     "（插槽防呆位不同）。"),
                 Msg(f"Choose a {b.memory_type} kit.", f"改用 {b.memory_type} 内存。"),
-                "JEDEC DDR4/DDR5 module keying; vendor board specifications"))
+                Msg("JEDEC DDR4/DDR5 module keying; vendor board specifications",
+                    "JEDEC DDR4/DDR5 内存防呆缺口；主板厂商规格")))
         for cl in cpus:
             types = cl.part.cpu.memory_types
             if types and kind and kind not in types:
@@ -173,7 +178,7 @@ def _memory(node: Node) -> list[Finding]:
                         f"{cl.part.name} 支持 {'/'.join(types)}；{kit.name} 为 {kind}。"),
                     Msg(f"Choose a {'/'.join(types)} kit and board.",
                         f"改用 {'/'.join(types)} 内存与主板。"),
-                    "vendor CPU specifications"))
+                    CPU_SPECS))
         if b and b.module_form and kit.memory.module_form and b.module_form != \
                 kit.memory.module_form:
             out.append(finding(
@@ -184,7 +189,7 @@ def _memory(node: Node) -> list[Finding]:
                     f"{b.module_form}.",
                     f"{kit.name} 为 {kit.memory.module_form}；{board_name} 需要 {b.module_form}。"),
                 Msg(f"Choose {b.module_form} modules.", f"改用 {b.module_form} 内存条。"),
-                "vendor board specifications"))
+                BOARD_SPECS))
     if b and board:
         for cl in cpus:
             types = cl.part.cpu.memory_types
@@ -199,7 +204,7 @@ def _memory(node: Node) -> list[Finding]:
                         f"{cl.part.name} 支持 {'/'.join(types)}。"),
                     Msg("Choose a board whose memory type the CPU supports.",
                         "选择 CPU 支持的内存类型的主板。"),
-                    "vendor CPU specifications"))
+                    CPU_SPECS))
     modules = sum((line.part.memory.modules or 0) * line.quantity for line in kits)
     total = sum((line.part.memory.total_bytes or 0) * line.quantity for line in kits)
     if b and board and b.memory_slots and modules > b.memory_slots:
@@ -209,7 +214,7 @@ def _memory(node: Node) -> list[Finding]:
             Msg(f"{modules} modules; {board_name} has {b.memory_slots} slots.",
                 f"{modules} 条内存；{board_name} 只有 {b.memory_slots} 个插槽。"),
             Msg("Use fewer, larger modules.", "改用数量更少、容量更大的内存条。"),
-            "vendor board specifications", modules=modules, slots=b.memory_slots))
+            BOARD_SPECS, modules=modules, slots=b.memory_slots))
     if b and board and b.max_memory_bytes and total > b.max_memory_bytes:
         out.append(finding(
             "compat.memory_max_board", Severity.BLOCKER,
@@ -220,7 +225,7 @@ def _memory(node: Node) -> list[Finding]:
                 f"{b.max_memory_bytes / GiB:.0f} GiB。"),
             Msg("Reduce the memory or choose a board with a higher limit.",
                 "减少内存或选择上限更高的主板。"),
-            "vendor board specifications", memory_bytes=total,
+            BOARD_SPECS, memory_bytes=total,
             max_memory_bytes=b.max_memory_bytes))
     n_cpu = max(1, node.count("cpu"))
     for cl in cpus[:1]:
@@ -237,7 +242,7 @@ def _memory(node: Node) -> list[Finding]:
                     "（厂商有时会在之后提高上限）。"),
                 Msg("Check the current vendor limit or reduce the memory.",
                     "核实厂商当前上限或减少内存。"),
-                "vendor CPU specifications", memory_bytes=total,
+                CPU_SPECS, memory_bytes=total,
                 max_memory_bytes=c.max_memory_bytes * n_cpu))
         channels = (c.memory_channels or 0) * n_cpu
         if channels and 0 < modules < channels:
@@ -256,7 +261,7 @@ def _memory(node: Node) -> list[Finding]:
                     f"{rate.zh}"),
                 Msg("Fit one module per channel (or a multiple of the channel count).",
                     "每个通道插一条（或通道数的整数倍）。"),
-                "vendor CPU specifications (memory channels)",
+                Msg("vendor CPU specifications (memory channels)", "CPU 厂商规格（内存通道）"),
                 modules=modules, channels=channels, bandwidth=used, peak_bandwidth=peak))
     return out
 
@@ -290,7 +295,7 @@ def _gpu_slots(node: Node) -> list[Finding]:
                     "此类模块不能插在 PCIe 插槽上。"),
                 Msg("Choose an HGX/OAM server with enough GPU sockets, or PCIe cards.",
                     "选择 GPU 插座足够的 HGX/OAM 服务器，或改用 PCIe 版 GPU。"),
-                "vendor form-factor specifications", gpus=socketed, sockets=have))
+                FORM_FACTOR_SPECS, gpus=socketed, sockets=have))
     if not n_cards:
         return out
     configs = b.gpu_lane_configs
@@ -303,7 +308,7 @@ def _gpu_slots(node: Node) -> list[Finding]:
                 f"{n_cards} 块 PCIe GPU；{board.name} 的 x16 尺寸插槽最多支持 {len(configs)} 块。"),
             Msg("Fewer GPUs, or a workstation/server board with more x16 slots.",
                 "减少 GPU，或选择 x16 插槽更多的工作站/服务器主板。"),
-            "vendor board specifications", gpus=n_cards, max_gpus=len(configs)))
+            BOARD_SPECS, gpus=n_cards, max_gpus=len(configs)))
         return out
     slots = configs[n_cards - 1]
     widths: list[tuple[Part, GpuSlot, int]] = []
@@ -348,7 +353,7 @@ def _gpu_slots(node: Node) -> list[Finding]:
                     "部分插槽会降速。"),
                 Msg("Check the board manual's lane-sharing table.",
                     "查看主板手册中的通道共享说明。"),
-                "vendor CPU specifications", lanes_needed=used, cpu_lanes=lanes))
+                CPU_SPECS, lanes_needed=used, cpu_lanes=lanes))
     return out
 
 
@@ -372,7 +377,7 @@ def _m2(node: Node) -> list[Finding]:
             f"{m2} 块 M.2 NVMe 硬盘；{board.name} 只有 {slots} 个 M.2 插槽。"),
         Msg("Use fewer, larger drives or a PCIe M.2 adapter card.",
             "改用数量更少、容量更大的硬盘，或使用 PCIe 转 M.2 扩展卡。"),
-        "vendor board specifications", drives=m2, slots=slots)]
+        BOARD_SPECS, drives=m2, slots=slots)]
 
 
 # --- cooling -----------------------------------------------------------------------------------
@@ -415,7 +420,7 @@ def _links(node: Node, build: Build) -> list[Finding]:
                     f"配置含 {line.part.name}，但 {', '.join(no_link)} 不支持 NVLink。"),
                 Msg("Remove the bridge or choose NVLink-capable GPUs.",
                     "移除桥接器，或选择支持 NVLink 的 GPU。"),
-                "vendor GPU specifications"))
+                Msg("vendor GPU specifications", "GPU 厂商规格")))
     if build.nodes > 1:
         nics = [line for line in node.of("network")
                 if line.part.network.kind in ("ethernet", "infiniband")]

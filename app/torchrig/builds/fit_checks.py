@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import re
 
-from torchrig.builds.check_node import Node, finding
+from torchrig.builds.check_node import FORM_FACTOR_SPECS, Node, finding
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
 
-FIT_SOURCE = "maker specifications (card length and thickness, case clearances, board layout)"
-PASSIVE_SOURCE = ("NVIDIA data sheets: passively cooled data-centre cards rely on the server "
-                  "chassis' airflow (hardware.md section 6)")
+FIT_SOURCE = Msg("maker specifications (card length and thickness, case clearances, board "
+                 "layout)", "厂商规格（显卡长度与厚度、机箱净空、主板布局）")
+PASSIVE_SOURCE = Msg("NVIDIA data sheets: passively cooled data-centre cards rely on the server "
+                     "chassis' airflow (hardware.md section 6)",
+                     "NVIDIA 数据手册：被动散热的数据中心卡依靠服务器机箱风道（硬件参考第 6 节）")
+COOLER_SOURCE = Msg("cooler maker's heat-load rating; CPU maker's power figures",
+                    "散热器厂商的散热功耗标称；CPU 厂商的功耗数据")
 THICK_CARD_SLOTS = 2.5
 """Cards thicker than this (3 to 3.5 slots) cover the next x16 slot on most desktop boards."""
 
@@ -129,7 +133,7 @@ def _cooler(node: Node) -> list[Finding]:
                 f"{cpu_w:.0f} W, or set a lower CPU power limit.",
                 f"查阅厂商额定值或评测中的持续负载测试，确认可承受至少 {cpu_w:.0f} W，"
                 "或调低 CPU 功耗上限。"),
-            "cooler maker's heat-load rating; CPU maker's power figures", cpu_w=cpu_w))
+            COOLER_SOURCE, cpu_w=cpu_w))
     return out
 
 
@@ -152,7 +156,7 @@ def _cooler_rating(cooler: Part, cpu: Part, heat: float, cpu_w: float, severity:
             "cooler), or set a lower CPU power limit.",
             f"选择额定散热不低于 {cpu_w:.0f} W 的散热器（塔式或 360 mm 水冷），"
             "或调低 CPU 功耗上限。"),
-        "cooler maker's heat-load rating; CPU maker's power figures",
+        COOLER_SOURCE,
         rated_heat_w=heat, cpu_w=cpu_w)
 
 
@@ -279,4 +283,4 @@ def _module(node: Node) -> list[Finding]:
             "不能插在 PCIe 插槽中。"),
         Msg("Quote it as its own system (with its carrier board), or choose a PCIe card.",
             "将其作为独立系统（含载板）报价，或改选 PCIe 显卡。"),
-        "vendor form-factor specifications")]
+        FORM_FACTOR_SPECS)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from torchrig.builds.check_node import Node, finding
+from torchrig.builds.check_node import PSU_CONNECTOR_SPECS, Node, finding
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
@@ -29,11 +29,15 @@ ATX3_EXCURSION_MIN_W = 450.0
 LEGACY_MARGIN = 1.3
 """PC-builder calculators' x1.2-1.3 over the sustained draw (estimation.md section 7)."""
 
-POWER_SOURCE = ("Intel (PCWorld interview, tweaktown.com/news/85717): GPUs may spike to 3x "
-                "sustained power for 100 µs, 150 W for the rest of the system; ATX 3.0 PSU "
-                "design guide (edc.intel.com, hothardware.com): 200% for 100 µs above 450 W with "
-                "12VHPWR, else 150%; CPU maximum power: Intel PL2 / AMD PPT (hardware.md section "
-                "6); PC builders x1.3 (estimation.md section 7)")
+POWER_SOURCE = Msg(
+    "Intel (PCWorld interview, tweaktown.com/news/85717): GPUs may spike to 3x sustained power "
+    "for 100 µs, 150 W for the rest of the system; ATX 3.0 PSU design guide (edc.intel.com, "
+    "hothardware.com): 200% for 100 µs above 450 W with 12VHPWR, else 150%; CPU maximum power: "
+    "Intel PL2 / AMD PPT (hardware.md section 6); PC builders x1.3 (estimation.md section 7)",
+    "Intel（PCWorld 采访，tweaktown.com 新闻 85717）：GPU 可在 100 µs 内冲到持续功耗的 3 倍，"
+    "系统其余部分按 150 W 计；ATX 3.0 电源设计指南（edc.intel.com、hothardware.com）：450 W "
+    "以上且带 12VHPWR 时 100 µs 内 200%，否则 150%；CPU 最大功耗：Intel PL2 / AMD PPT"
+    "（硬件参考第 6 节）；装机经验 ×1.3（估算参考第 7 节）")
 
 
 @dataclass(frozen=True)
@@ -222,5 +226,5 @@ def _connectors(node: Node, supply: _Supply) -> list[Finding]:
                 "splitters concentrate current on one cable).",
                 f"选择带 {need} 个原生 {label} 接口的电源"
                 "（转接线和一分二线会让电流集中在一根线上）。"),
-            "GPU and PSU maker specifications", needed=need, available=have))
+            PSU_CONNECTOR_SPECS, needed=need, available=have))
     return out

@@ -19,6 +19,7 @@ from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg, plural
+from torchrig.labels import STORAGE_KINDS
 from torchrig.planning.gpu_choice import (
     OVERKILL_TIME_FACTOR,
     GpuOption,
@@ -44,16 +45,22 @@ TIGHT_FRACTION = 0.9
 OVERKILL_FRACTION = 0.25
 """A workload using under a quarter of a GPU's memory does not need that GPU (seed 4.1)."""
 
-PCIE_SOURCE = "Puget Systems: x8 vs x16 about -3%, gen4 x4 / gen3 x8 about -10%; Dettmers"
-TORCH_ARCH_SOURCE = ("PyTorch CUDA support matrix: CUDA 13.x wheels build sm_75+; the legacy "
-                     "CUDA 12.6 wheels (last in 2.14) add 5.0-7.0 (pytorch/pytorch#172352, "
-                     "#190385)")
+PCIE_SOURCE = Msg("Puget Systems: x8 vs x16 about -3%, gen4 x4 / gen3 x8 about -10%; Dettmers",
+                  "Puget Systems：x8 比 x16 约慢 3%，gen4 x4 / gen3 x8 约慢 10%；Dettmers")
+TORCH_ARCH_SOURCE = Msg(
+    "PyTorch CUDA support matrix: CUDA 13.x wheels build sm_75+; the legacy CUDA 12.6 wheels "
+    "(last in 2.14) add 5.0-7.0 (pytorch/pytorch#172352, #190385)",
+    "PyTorch CUDA 支持矩阵：CUDA 13.x 安装包编译 sm_75 及以上；旧版 CUDA 12.6 安装包（最后见于 "
+    "2.14）另含 5.0-7.0（pytorch/pytorch#172352、#190385）")
+WORKLOAD_SOURCE = Msg("workload settings", "工作负载设置")
 
 # Sequential read rates by drive kind, when neither a measurement nor a catalog part says
 # more (hardware.md section 3, the low end of each range so a warning is not optimistic).
 TYPICAL_READ_BPS = {"hdd": 160e6, "sata-ssd": 560e6, "nvme": 3.5e9}
-TYPICAL_READ_SOURCE = ("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
-                       "NVMe gen3 ~3.5 GB/s")
+TYPICAL_READ_SOURCE = Msg("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
+                          "NVMe gen3 ~3.5 GB/s",
+                          "硬件参考第 3 节：7200 转机械硬盘 160-275 MB/s，SATA 固态约 560 MB/s，"
+                          "NVMe gen3 约 3.5 GB/s")
 
 
 def part_link(part: Part) -> Link | None:
@@ -106,7 +113,7 @@ class Analysis:
 
 
 def _f(code: str, sev: Severity, title: tuple[str, str], detail: tuple[str, str],
-       fix: tuple[str, str], source: str, **numbers: float) -> Finding:
+       fix: tuple[str, str], source: Msg | str, **numbers: float) -> Finding:
     return Finding(code, sev, Msg(*title), Msg(*detail), Msg(*fix), source,
                    {k: float(v) for k, v in numbers.items() if v is not None})
 
@@ -172,7 +179,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
              f"工作负载每节点使用 {w.gpus_per_node} 块 GPU；"
              f"{caps.label.zh} 只有 {caps.gpu_count} 块。"),
             ("Add GPUs or plan for fewer GPUs per node.", "增加 GPU，或按更少的 GPU 规划。"),
-            "workload", gpus_needed=w.gpus_per_node, gpus=caps.gpu_count))
+            WORKLOAD_SOURCE, gpus_needed=w.gpus_per_node, gpus=caps.gpu_count))
     need = req.vram_total
     vram = caps.vram_per_gpu_bytes
     if vram is None:
@@ -192,7 +199,8 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
                  f"含 {fmt_gib(margin)} 碎片余量每块 GPU 需要 {fmt_gib(need)}，不含余量需要 "
                  f"{fmt_gib(req.vram_without_margin)}；{caps.gpu_name} 有 {fmt_gib(vram)}。"
                  "可以运行，但离显存溢出只差一次分配峰值。"),
-                fix, "vLLM gpu_memory_utilization = 0.9 (margin); sizing solver",
+                fix, Msg("vLLM gpu_memory_utilization = 0.9 (margin); sizing solver",
+                    "vLLM gpu_memory_utilization = 0.9（余量）；配置求解器"),
                 vram_needed=need, vram=vram, vram_without_margin=req.vram_without_margin))
         else:
             out.append(_f(
@@ -248,7 +256,8 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
              "显存节省仍然有效。"),
             ("Choose a GPU with tensor cores (Volta or newer) for AMP.",
              "如需混合精度加速，请选择带 Tensor Core 的 GPU（Volta 及更新）。"),
-            "seed 3.1; NOTES.md (TU116 has no tensor cores)"))
+            Msg("seed 3.1; NOTES.md (TU116 has no tensor cores)",
+                "种子文档 3.1 节；NOTES.md（TU116 没有张量核心）")))
     if w.precision == "amp_bf16" or w.precision == "bf16":
         cc = _cc(caps.compute_capability)
         if cc is not None and cc < 8.0:
@@ -260,7 +269,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
                  f"{caps.gpu_name} 计算能力为 {caps.compute_capability}；8.0 之前 bf16 矩阵乘"
                  "为模拟或不支持。"),
                 ("Use AMP fp16 with a GradScaler.", "改用 AMP fp16 并配合 GradScaler。"),
-                "NVIDIA Ampere architecture (sm_80)"))
+                Msg("NVIDIA Ampere architecture (sm_80)", "NVIDIA Ampere 架构（sm_80）")))
     cc = _cc(caps.compute_capability)
     if cc is not None and cc < 7.5:
         out.append(_f(
@@ -373,7 +382,8 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
             ("Use more DataLoader workers on a CPU with more cores, or preprocess data once "
              "(seed 4.2).",
              "换用核心更多的 CPU 并增加 DataLoader 进程，或预先处理数据（种子文档 4.2 节）。"),
-            "seed 4.2; estimation.md section 4 (per-core decode rate is an estimate)",
+            Msg("seed 4.2; estimation.md section 4 (per-core decode rate is an estimate)",
+                "种子文档 4.2 节；估算参考第 4 节（每核解码速率为估计值）"),
             cores_needed=needed, cores=cores))
     if caps.gpu_count == 0:
         return out  # the per-GPU rules are about feeding GPUs
@@ -459,13 +469,14 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
         rate, basis = TYPICAL_READ_BPS[caps.storage_kind], TYPICAL_READ_SOURCE
     cached = w.dataset.cache_in_ram
     if rate_needed and rate and rate < rate_needed and not cached:
+        kind = STORAGE_KINDS.get(caps.storage_kind or "", Msg("drive", "硬盘"))
         out.append(_f(
             "analysis.storage_rate", Severity.BOTTLENECK,
             ("Storage too slow for the data rate", "存储速度跟不上数据读取"),
             (f"Training reads about {fmt_rate(rate_needed)}; the "
-             f"{(caps.storage_kind or 'drive').upper()} reads about {fmt_rate(rate)} ({basis}).",
-             f"训练约需读取 {fmt_rate(rate_needed)}；该 {(caps.storage_kind or '硬盘').upper()} "
-             f"约为 {fmt_rate(rate)}（{basis}）。"),
+             f"{kind.en} reads about {fmt_rate(rate)} ({basis.en if basis else ''}).",
+             f"训练约需读取 {fmt_rate(rate_needed)}；该{kind.zh}"
+             f"约为 {fmt_rate(rate)}（{basis.zh if basis else ''}）。"),
             ("Put the dataset on an NVMe SSD, or cache it in RAM / tmpfs (seed 1.2, 4.3).",
              "把数据集放到 NVMe SSD 上，或缓存到内存 / tmpfs（种子文档 1.2、4.3 节）。"),
             "seed 4.3", read_rate_needed=rate_needed, read_rate=rate))
@@ -489,7 +500,7 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
              f"需要 {fmt_gb(total)}（数据集、模型、检查点）；"
              f"{caps.label.zh} 只有 {fmt_gb(caps.storage_bytes)}。"),
             ("Add a larger drive.", "增加更大容量的硬盘。"),
-            "workload", storage_needed=total, storage=caps.storage_bytes))
+            WORKLOAD_SOURCE, storage_needed=total, storage=caps.storage_bytes))
     return out
 
 
@@ -601,7 +612,8 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
          f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。种子文档 2.3 节的“≥ 80%”在此不成立。"),
         (better.en + "; measure with the collective benchmark.",
          better.zh + "；请用集合通信基准实测。"),
-        "seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
+        Msg("seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
+            "种子文档 2.3 节；TorchRig 扩展模型（scaling.py）；Li et al. VLDB 2020"),
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 
 

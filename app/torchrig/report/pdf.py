@@ -690,7 +690,8 @@ class _Renderer:
                 ref_lines.append(f'<font size="6.8" color="#666666">'
                                  f"{self.u(row.reference_label)}</font>")
             if row.source:
-                ref_lines.append(f'<font size="6.8" color="#666666">{self.u(row.source)}</font>')
+                ref_lines.append(f'<font size="6.8" color="#666666">'
+                                 f'{self.u(citation(row.source, self.lang))}</font>')
             name = self.u(row.name)
             if row.note:
                 name += f'<br/><font size="6.8" color="#666666">{self.u(row.note)}</font>'
@@ -734,7 +735,8 @@ class _Renderer:
         for row in sheet.claims:
             seed = self.u(row.seed)
             if row.source:
-                seed += f'<br/><font size="6.8" color="#666666">{self.u(row.source)}</font>'
+                seed += (f'<br/><font size="6.8" color="#666666">'
+                         f'{self.u(citation(row.source, self.lang))}</font>')
             color = STATUS_COLORS[verdict_colors[row.verdict]]
             rows.append([
                 self.p(self.u(row.claim)),
