@@ -399,10 +399,11 @@ def _sxm_generation(gpus: list[NodeLine], board: Part) -> list[Finding]:
             Msg("GPU modules of another generation than the baseboard's sockets",
                 "GPU 模组与基板插座代际不符"),
             Msg(f"{line.part.name} is an {want.en}; {board.name} has sockets for the {have.en}. "
-                "SXM generations differ in connector, power delivery and NVLink wiring, so a "
-                "module fits only its own generation's baseboard.",
+                "Socketed GPU modules (SXM4, SXM5, SXM6, OAM) differ in connector, power "
+                "delivery and GPU links, so a module fits only a baseboard made for it.",
                 f"{line.part.name} 为 {want.zh}；{board.name} 的插座适配 {have.zh}。"
-                "各代 SXM 的接口、供电与 NVLink 布线不同，模组只能装在同代基板上。"),
+                "插座式 GPU 模组（SXM4、SXM5、SXM6、OAM）的接口、供电与 GPU 互连各不相同，"
+                "模组只能装在为其设计的基板上。"),
             Msg(f"Choose GPUs made as an {have.en}, or a server whose baseboard takes the "
                 f"{want.en}.",
                 f"改用 {have.zh} 规格的 GPU，或选择基板适配 {want.zh} 的服务器。"),
