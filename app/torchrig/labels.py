@@ -99,6 +99,15 @@ STORAGE_KINDS: dict[str, Msg] = {
     "unknown": Msg("unknown drive", "未知类型硬盘"),
 }
 
+GPU_FORMS: dict[str, Msg] = {
+    "pcie": Msg("PCIe card", "PCIe 卡"),
+    "sxm4": Msg("SXM4 module", "SXM4 模组"),
+    "sxm5": Msg("SXM5 module", "SXM5 模组"),
+    "sxm6": Msg("SXM6 module", "SXM6 模组"),
+    "oam": Msg("OAM module", "OAM 模组"),
+    "module": Msg("embedded module", "嵌入式模组"),
+}
+
 INTERCONNECTS: dict[str, Msg] = {
     "pcie": Msg("PCIe", "PCIe"),
     "nvlink": Msg("NVLink", "NVLink"),

@@ -57,6 +57,10 @@ GPUS.update({
     "nvidia-v100-32gb-pcie": (32, 897, 14.13, 112, None, 250, 3, 16, "7.0"),
 })
 
+# HGX B200 from NVIDIA's DGX B200 datasheet and HGX spec table (per-system figures / 8 GPUs,
+# sparse halved for dense) and NVIDIA's MLPerf system description (180 GB, 1,000 W, Gen5 x16).
+GPUS["nvidia-b200-sxm"] = (180, 8000, 75, 2250, 1125, 1000, 5, 16, "10.0")
+
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
 CPUS = {
     "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
@@ -82,6 +86,8 @@ CPUS = {
     "amd-ryzen-threadripper-pro-9995wx": (96, 192, 2.5, 5.4, 350, "sTR5", None),
     "intel-core-ultra-7-265k": (20, 20, 3.9, 5.4, 125, "LGA1851", None),
     "intel-xeon-w9-3595x": (60, 120, None, None, None, "LGA4677", None),
+    # The DGX B200's host CPU, from NVIDIA's DGX B200 user guide (TDP not found).
+    "intel-xeon-platinum-8570": (56, 112, 2.1, 4.0, None, "LGA4677", None),
 }
 
 
@@ -159,7 +165,7 @@ def test_datacenter_gpus_have_no_msrp_only_estimates() -> None:
     for pid in ("nvidia-a100-40gb-pcie", "nvidia-a100-80gb-sxm", "nvidia-h100-pcie",
                 "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-l40s", "amd-instinct-mi250x",
                 "amd-instinct-mi300x", "nvidia-h100-nvl", "nvidia-h200-nvl",
-                "amd-instinct-mi325x", "nvidia-v100-32gb-pcie"):
+                "amd-instinct-mi325x", "nvidia-v100-32gb-pcie", "nvidia-b200-sxm"):
         kinds = {price.kind for price in cat.get(pid).prices}
         assert kinds <= {"estimate"}, pid
     h100 = cat.get("nvidia-h100-sxm").prices[0]

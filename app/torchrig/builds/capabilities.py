@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from torchrig.catalog.specs import SXM_FORMS
 from torchrig.i18n import Msg
 from torchrig.labels import CATEGORIES, STORAGE_KINDS, joined
 
@@ -212,7 +213,7 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
             _gpu_figures(caps, part)
             caps.gpu_links.extend([(part.gpu.pcie_gen, part.gpu.pcie_lanes)] * qty)
             caps.gpu_interconnect = caps.gpu_interconnect or (
-                "nvlink" if part.gpu.form_factor in ("sxm4", "sxm5") else "pcie")
+                "nvlink" if part.gpu.form_factor in SXM_FORMS else "pcie")
         elif part.category == "memory":
             total = part.memory.total_bytes
             if total:

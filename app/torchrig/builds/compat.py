@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from torchrig.builds.board_checks import board_checks
 from torchrig.builds.build import SERVER_PLATFORM, Build
-from torchrig.builds.check_node import BOARD_SPECS, CPU_SPECS, FORM_FACTOR_SPECS, Node, finding
+from torchrig.builds.check_node import (
+    BOARD_SPECS,
+    CPU_SPECS,
+    FORM_FACTOR_SPECS,
+    Node,
+    NodeLine,
+    finding,
+)
 from torchrig.builds.fit_checks import fit_checks
 from torchrig.builds.power_checks import power_checks
 from torchrig.catalog.model import Catalog, Part
-from torchrig.catalog.specs import GpuSlot
+from torchrig.catalog.specs import SOCKETED_GPU_FORMS, GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg, counted
+from torchrig.labels import GPU_FORMS, label
 from torchrig.units import GiB
 
 PCIE_SOURCE = Msg("Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs "
@@ -25,8 +33,11 @@ PCIE_SOURCE = Msg("Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettm
 COOLING_SOURCE = Msg("Dettmers: open-air cards side by side throttle; use blower or water cooling",
                      "Dettmers：开放式散热的显卡并排会降频；应使用涡轮或水冷")
 BUILD_COMPLETENESS = Msg("TorchRig build completeness", "TorchRig 配置完整性检查")
-
-SOCKETED_GPU_FORMS = ("sxm4", "sxm5", "oam")
+SXM_GENERATION_SOURCE = Msg(
+    "NVIDIA HGX: each SXM generation ships on its own baseboard; B100 reaches HGX H100 servers "
+    "only by swapping the whole baseboard (glennklockwood.com/garden/processors/B200)",
+    "NVIDIA HGX：每一代 SXM 都配自己的基板；B100 进入 HGX H100 服务器只能整块更换基板"
+    "（glennklockwood.com/garden/processors/B200）")
 
 
 def check_build(build: Build, catalog: Catalog) -> list[Finding]:
@@ -62,7 +73,10 @@ _CATEGORY_NAMES = {
 
 def _missing(node: Node) -> list[Finding]:
     out = []
-    integrated_psu = any(line.part.motherboard.integrated_psu_w for line in node.of("motherboard"))
+    # A server sold as a system (it ships with its own supplies) includes its chassis and the
+    # CPU heatsinks, so only a power supply, case or cooler listed on top would be missing.
+    system = any(line.part.motherboard.integrated_psu_w or line.part.motherboard.redundant_psu_w
+                 for line in node.of("motherboard"))
     platform = SERVER_PLATFORM in node.custom_categories
     if platform:
         out.append(finding(
@@ -77,7 +91,7 @@ def _missing(node: Node) -> list[Finding]:
                 "configuration guide.", "请按平台厂商的配置指南确认 GPU、内存与网卡的支持情况。"),
             BUILD_COMPLETENESS))
     for cat in ("cpu", "motherboard", "psu", "memory", "storage", "gpu", "case", "cpu_cooler"):
-        if node.has(cat) or (cat == "psu" and integrated_psu) or (
+        if node.has(cat) or (system and cat in ("psu", "case", "cpu_cooler")) or (
                 platform and cat in ("cpu", "motherboard", "psu", "case", "cpu_cooler")):
             continue
         name = _CATEGORY_NAMES[cat]
@@ -296,6 +310,7 @@ def _gpu_slots(node: Node) -> list[Finding]:
                 Msg("Choose an HGX/OAM server with enough GPU sockets, or PCIe cards.",
                     "选择 GPU 插座足够的 HGX/OAM 服务器，或改用 PCIe 版 GPU。"),
                 FORM_FACTOR_SPECS, gpus=socketed, sockets=have))
+    out += _sxm_generation(gpus, board)
     if not n_cards:
         return out
     configs = b.gpu_lane_configs
@@ -378,6 +393,36 @@ def _m2(node: Node) -> list[Finding]:
         Msg("Use fewer, larger drives or a PCIe M.2 adapter card.",
             "改用数量更少、容量更大的硬盘，或使用 PCIe 转 M.2 扩展卡。"),
         BOARD_SPECS, drives=m2, slots=slots)]
+
+
+def _sxm_generation(gpus: list[NodeLine], board: Part) -> list[Finding]:
+    """Socketed modules of another generation than the baseboard's sockets (an SXM6 B200 on an
+    SXM5 HGX H100 board). Skipped when the board does not say which generation it takes."""
+    sockets = board.motherboard.sxm_gpu_form
+    if not sockets:
+        return []
+    have = Msg(label(GPU_FORMS, sockets, "en"), label(GPU_FORMS, sockets, "zh"))
+    out: list[Finding] = []
+    for line in gpus:
+        form = line.part.gpu.form_factor
+        if form not in SOCKETED_GPU_FORMS or form == sockets:
+            continue
+        want = Msg(label(GPU_FORMS, form, "en"), label(GPU_FORMS, form, "zh"))
+        out.append(finding(
+            "compat.sxm_generation", Severity.BLOCKER,
+            Msg("GPU modules of another generation than the baseboard's sockets",
+                "GPU 模组与基板插座代际不符"),
+            Msg(f"{line.part.name} is an {want.en}; {board.name} has sockets for the {have.en}. "
+                "Socketed GPU modules (SXM4, SXM5, SXM6, OAM) differ in connector, power "
+                "delivery and GPU links, so a module fits only a baseboard made for it.",
+                f"{line.part.name} 为 {want.zh}；{board.name} 的插座适配 {have.zh}。"
+                "插座式 GPU 模组（SXM4、SXM5、SXM6、OAM）的接口、供电与 GPU 互连各不相同，"
+                "模组只能装在为其设计的基板上。"),
+            Msg(f"Choose GPUs made as an {have.en}, or a server whose baseboard takes the "
+                f"{want.en}.",
+                f"改用 {have.zh} 规格的 GPU，或选择基板适配 {want.zh} 的服务器。"),
+            SXM_GENERATION_SOURCE, gpus=line.quantity))
+    return out
 
 
 # --- cooling -----------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ def _key_spec(part: Part, lang: str) -> str:
             widths = ["+".join(f"x{slot.lanes}" for slot in cfg) for cfg in s.gpu_lane_configs]
             bits.append(" / ".join(widths))
         if s.sxm_gpu_slots:
-            bits.append(f"{s.sxm_gpu_slots}x SXM")
+            bits.append(f"{s.sxm_gpu_slots}x {(s.sxm_gpu_form or 'SXM').upper()}")
     elif isinstance(s, PsuSpec):
         if s.wattage_w:
             bits.append(f"{s.wattage_w:.0f} W")

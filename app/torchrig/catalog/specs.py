@@ -23,6 +23,13 @@ Kind = Literal["num", "int", "str", "bool", "str_list", "int_list", "mem_support
 TERA = 1e12
 GIGA = 1e9
 
+SXM_FORMS: tuple[str, ...] = ("sxm4", "sxm5", "sxm6")
+"""NVIDIA SXM module generations (A100, H100/H200, B200/B300): NVLink GPUs on an HGX baseboard.
+Each generation has its own baseboard, so a module fits only sockets of its own generation."""
+SOCKETED_GPU_FORMS: tuple[str, ...] = (*SXM_FORMS, "oam")
+"""GPU modules that plug into a baseboard socket, not a PCIe slot."""
+GPU_FORMS: tuple[str, ...] = ("pcie", *SOCKETED_GPU_FORMS, "module")
+
 
 @dataclass(frozen=True)
 class FieldDef:
@@ -179,7 +186,8 @@ class MotherboardSpec:
 
     ``gpu_lane_configs[n - 1]`` is how the board wires ``n`` GPUs in its x16-size slots (for
     example ``x16`` for one card, ``x8 + x8`` for two); a board with no entry for ``n`` cannot
-    take ``n`` cards at all. ``sxm_gpu_slots`` counts SXM/OAM sockets on an HGX-type baseboard.
+    take ``n`` cards at all. ``sxm_gpu_slots`` counts SXM/OAM sockets on an HGX-type baseboard;
+    ``sxm_gpu_form`` is the module generation those sockets take (``sxm5``, ``sxm6``…).
     ``integrated_psu_w`` is set for server systems that ship with their own power supplies
     (usable, non-redundant watts); ``redundant_psu_w`` is what they still give with one supply
     failed (N+1), the figure to size a server by.
@@ -202,6 +210,7 @@ class MotherboardSpec:
     gpu_lane_configs: tuple[tuple[GpuSlot, ...], ...] = ()
     m2_slots: int | None = None
     sxm_gpu_slots: int | None = None
+    sxm_gpu_form: str | None = None
     onboard_lan: str | None = None
     integrated_psu_w: float | None = None
     redundant_psu_w: float | None = None
@@ -314,7 +323,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("gpu_link", "gpu_link", "str"),
         FieldDef("gpu_link_gb_s", "gpu_link_bandwidth", "num", GB, 1, 10_000),
         FieldDef("form_factor", "form_factor", "str", required=True,
-                 choices=("pcie", "sxm4", "sxm5", "oam", "module")),
+                 choices=GPU_FORMS),
         FieldDef("slot_width", "slot_width", "num", 1, 1, 5),
         FieldDef("cooling", "cooling", "str",
                  choices=("open-air", "blower", "passive", "liquid")),
@@ -380,6 +389,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("gpu_lane_configs", "gpu_lane_configs", "lane_configs"),
         FieldDef("m2_slots", "m2_slots", "int", 1, 0, 16),
         FieldDef("sxm_gpu_slots", "sxm_gpu_slots", "int", 1, 0, 16),
+        FieldDef("sxm_gpu_form", "sxm_gpu_form", "str", choices=SOCKETED_GPU_FORMS),
         FieldDef("onboard_lan", "onboard_lan", "str"),
         FieldDef("integrated_psu_w", "integrated_psu_w", "num", 1, 100, 20_000),
         FieldDef("redundant_psu_w", "redundant_psu_w", "num", 1, 100, 20_000),
