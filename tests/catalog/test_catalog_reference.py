@@ -82,6 +82,8 @@ CPUS = {
     "amd-ryzen-threadripper-pro-9995wx": (96, 192, 2.5, 5.4, 350, "sTR5", None),
     "intel-core-ultra-7-265k": (20, 20, 3.9, 5.4, 125, "LGA1851", None),
     "intel-xeon-w9-3595x": (60, 120, None, None, None, "LGA4677", None),
+    # The enterprise tier's HGX A100 host (EPYC 7003, SP3), from AMD's spec export (AMDCSV).
+    "amd-epyc-7543": (32, 64, 2.8, 3.7, 225, "SP3", None),
 }
 
 
