@@ -51,7 +51,7 @@ def test_custom_starter_lines_carry_sourced_prices() -> None:
     switch = custom["switch"]
     assert (switch.unit_price, switch.currency, switch.scope) == (Decimal("36000"), "USD",
                                                                   "cluster")
-    assert switch.price_date == "2024-08-22" and "fs.com" in switch.price_source
+    assert switch.price_date == "2024-08-22" and "FS.com" in switch.price_source
     assert custom["storage-system"].unit_price == Decimal("250")
     assert custom["network"].unit_price == Decimal("810")
     # Nothing sourced prices the server platform: it stays without a price, asking for a quote.
