@@ -317,10 +317,12 @@ def test_build_checks_and_comparison_in_one_language(catalog):
 
     texts: dict[str, Msg] = {}
     builds = dict(_builds(catalog))
-    # A build's name and its custom lines are the user's own text, quoted as written.
+    # A build's name, its custom lines and the sources typed with its prices are the user's own
+    # text, quoted as written.
     data = _catalog_names(catalog)
     for name, build in builds.items():
-        data |= {build.name, *(item.text for item in build.line_items)}
+        data |= {build.name, *(item.text for item in build.line_items),
+                 *(item.price_source for item in build.line_items)}
         findings = check_build(build, catalog)
         texts |= _finding_texts(findings, name)
         priced = price_build(build, catalog)

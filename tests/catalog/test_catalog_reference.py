@@ -88,6 +88,8 @@ CPUS = {
     "intel-xeon-w9-3595x": (60, 120, None, None, None, "LGA4677", None),
     # The DGX B200's host CPU, from NVIDIA's DGX B200 user guide (TDP not found).
     "intel-xeon-platinum-8570": (56, 112, 2.1, 4.0, None, "LGA4677", None),
+    # The enterprise tier's HGX A100 host (EPYC 7003, SP3), from AMD's spec export (AMDCSV).
+    "amd-epyc-7543": (32, 64, 2.8, 3.7, 225, "SP3", None),
 }
 
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from torchrig.catalog.line_price import MAX_SOURCE, PRICE_KEYS, parse_line_price
 from torchrig.catalog.loader import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
 from torchrig.catalog.specs import CATEGORIES
@@ -39,8 +40,6 @@ MAX_NODES = 10_000
 MAX_HEADER_TEXT = 200
 """Longest name, customer or project."""
 MAX_LINE_TEXT = 500
-MAX_SOURCE = 2000
-"""Longest price source or note."""
 
 Scope = Literal["node", "cluster"]
 
@@ -269,7 +268,9 @@ def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
     """"Start a build from this tier": the tier's starter parts, node count and note."""
     tier = catalog.tier(tier_id)
     lines = [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
-                      text=line.text, category=line.category)
+                      text=line.text, category=line.category, unit_price=line.unit_price,
+                      currency=line.currency, price_source=line.price_source,
+                      price_date=line.price_date)
              for line in tier.starter_lines]
     return Build(
         name=f"{tier.name.en} / {tier.name.zh}",
@@ -363,8 +364,7 @@ def _no_other_keys(raw: dict[str, Any], allowed: set[str], where: str) -> None:
         raise InputError(f"{where}.{_shown(unknown[0])} is not a field of {where.split(': ')[-1]}")
 
 
-_LINE_KEYS = {"part_id", "quantity", "unit_price", "currency", "price_source", "price_date",
-              "text", "category", "scope", "note"}
+_LINE_KEYS = {"part_id", "quantity", "text", "category", "scope", "note", *PRICE_KEYS}
 
 
 def _line(raw: Any, where: str) -> LineItem:
@@ -391,29 +391,14 @@ def _line(raw: Any, where: str) -> LineItem:
         if category not in CUSTOM_CATEGORIES:
             raise InputError(f"{where}.category must be one of {', '.join(CUSTOM_CATEGORIES)}, "
                              f"got {category!r}")
-    price: Decimal | None = None
-    currency = raw.get("currency")
-    if raw.get("unit_price") is not None:
-        price = _decimal(raw["unit_price"], f"{where}.unit_price")
-        if price < 0:
-            raise InputError(f"{where}.unit_price must not be negative")
-        if currency not in CURRENCIES:
-            raise InputError(f"{where}.currency must be CNY or USD when unit_price is set, "
-                             f"got {currency!r}")
-    else:
-        # No price yet (a custom line may wait for a supplier quote): pricing flags it.
-        currency = None
-    price_date = raw.get("price_date", "")
-    if price_date:
-        check_date(price_date, f"{where}.price_date")
-    price_source = raw.get("price_source", "")
+    price = parse_line_price(raw, where)
     note = raw.get("note", "")
-    for key, val in (("price_source", price_source), ("note", note)):
-        if not isinstance(val, str) or len(val) > MAX_SOURCE:
-            raise InputError(f"{where}.{key} must be text (at most {MAX_SOURCE} characters)")
+    if not isinstance(note, str) or len(note) > MAX_SOURCE:
+        raise InputError(f"{where}.note must be text (at most {MAX_SOURCE} characters)")
     scope = raw.get("scope", "node")
     if scope not in ("node", "cluster"):
         raise InputError(f"{where}.scope must be 'node' or 'cluster', got {scope!r}")
-    return LineItem(part_id=part_id, quantity=qty, unit_price=price, currency=currency,
-                    price_source=price_source, price_date=price_date, text=text,
-                    category=category, scope=scope, note=note)
+    return LineItem(part_id=part_id, quantity=qty, unit_price=price.unit_price,
+                    currency=price.currency, price_source=price.price_source,
+                    price_date=price.price_date, text=text, category=category, scope=scope,
+                    note=note)

@@ -298,7 +298,11 @@ class TierRequirements:
 @dataclass(frozen=True)
 class StarterLine:
     """One line of a tier's starter build: a catalog part, or (``part_id`` None) a custom line
-    for something the catalog cannot hold, such as a distributed storage system."""
+    for something the catalog cannot hold, such as a distributed storage system.
+
+    A custom line may carry a sourced price (``unit_price`` in ``currency``, with
+    ``price_source`` and ``price_date``), validated as a build's line price is; a build started
+    from the tier keeps it as the line's price."""
 
     part_id: str | None
     quantity: int
@@ -306,6 +310,10 @@ class StarterLine:
     scope: Literal["node", "cluster"] = "node"
     text: str = ""
     category: str = ""
+    unit_price: Decimal | None = None
+    currency: str | None = None
+    price_source: str = ""
+    price_date: str = ""
 
 
 @dataclass(frozen=True)

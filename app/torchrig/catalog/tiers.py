@@ -12,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.line_price import PRICE_KEYS, LinePrice, parse_line_price
 from torchrig.catalog.loader import (
     CATALOG_VERSION,
     check_keys,
@@ -207,6 +208,9 @@ def _parse_requirements(raw: Any, where: str, catalog: Catalog,
     )
 
 
+_STARTER_KEYS = {"role", "part_id", "quantity", "scope", "text", "category", *PRICE_KEYS}
+
+
 def _parse_starter_lines(raw: Any, where: str, catalog: Catalog) -> tuple[StarterLine, ...]:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: field 'lines' must be a non-empty list")
@@ -215,15 +219,26 @@ def _parse_starter_lines(raw: Any, where: str, catalog: Catalog) -> tuple[Starte
         w = f"{where}: lines[{i}]"
         if not isinstance(item, dict):
             raise InputError(f"{w} must be an object")
+        # A misspelt field ("unit_prise") would otherwise drop a price without a word.
+        check_keys(item, _STARTER_KEYS, w)
         pid = item.get("part_id")
         text, category = "", ""
+        price = LinePrice()
         if pid is None:
-            # A custom line (no catalog part): it must say what it is and its category.
+            # A custom line (no catalog part): it must say what it is and its category, and it
+            # may carry a sourced price (a catalog part's price lives in the catalog).
             text = text_field(item, "text", w)
             category = text_field(item, "category", w)
+            price = parse_line_price(item, w)
+            if price.unit_price is not None and not price.price_source.strip():
+                raise InputError(f"{w}.price_source must say where unit_price comes from")
         else:
             pid = text_field(item, "part_id", w)
             _require_part(catalog, pid, None, w)
+            priced = sorted(PRICE_KEYS & set(item))
+            if priced:
+                raise InputError(f"{w}.{priced[0]}: a catalog part's price belongs in the "
+                                 "catalog, not in the tier")
         qty = item.get("quantity")
         if isinstance(qty, bool) or not isinstance(qty, int) or qty < 1:
             raise InputError(f"{w}: field 'quantity' must be a whole number >= 1")
@@ -231,7 +246,9 @@ def _parse_starter_lines(raw: Any, where: str, catalog: Catalog) -> tuple[Starte
         if scope not in ("node", "cluster"):
             raise InputError(f"{w}: field 'scope' must be 'node' or 'cluster'")
         lines.append(StarterLine(part_id=pid, quantity=qty, role=text_field(item, "role", w),
-                                 scope=scope, text=text, category=category))
+                                 scope=scope, text=text, category=category,
+                                 unit_price=price.unit_price, currency=price.currency,
+                                 price_source=price.price_source, price_date=price.price_date))
     return tuple(lines)
 
 
@@ -243,7 +260,8 @@ def _names(parts: list[Part]) -> str:
 
 
 def tier_contradictions(tier: Tier, catalog: Catalog) -> list[Finding]:
-    """Where the tier's own parts or figures break the seed's general rules (1.1/1.2).
+    """Where the tier's own parts or figures break the seed's general rules (1.1/1.2), or ask
+    for what the tier's own platform cannot take.
 
     One finding per broken rule, naming every offending part; numbers are SI (bytes) or counts.
     """
@@ -344,6 +362,8 @@ def tier_contradictions(tier: Tier, catalog: Catalog) -> list[Finding]:
             numbers={"ram_bytes": float(have_ram), "required_ram_bytes": float(need_ram)},
         ))
 
+    out += _memory_type_contradiction(tier, catalog, gpus)
+
     rule = rules["storage_fast"]
     fast = {"nvme", "distributed"}
     if not fast & set(tier.requirements.storage_kinds):
@@ -356,6 +376,33 @@ def tier_contradictions(tier: Tier, catalog: Catalog) -> list[Finding]:
             source=f"{src} vs seed {rule.section}",
         ))
     return out
+
+
+def _memory_type_contradiction(tier: Tier, catalog: Catalog, gpus: list[Part]) -> list[Finding]:
+    """The tier asks for a memory type that the host CPUs of its own starter platform (the ones
+    that can carry its GPUs) do not support: the seed's figure cannot be built as written."""
+    want = tier.requirements.memory_type
+    hosts = [part for line in tier.starter_lines if line.part_id is not None
+             for part in [catalog.get(line.part_id)] if part.category == "cpu"]
+    hosts = list({p.id: p for p in hosts}.values())
+    types = sorted({t for p in hosts for t in p.cpu.memory_types})
+    if want is None or not types or want in types:
+        return []
+    have = "/".join(types)
+    cpu_en = ("the host CPU", "supports") if len(hosts) == 1 else ("the host CPUs", "support")
+    return [Finding(
+        code="tier.memory_type", severity=Severity.WARNING,
+        title=Msg(f"{tier.name.en}: the seed's {want} does not fit the tier's platform",
+                  f"{tier.name.zh}：种子文档要求的 {want} 与该档平台不符"),
+        detail=Msg(f"Seed {tier.section} asks for {want}, but {_names(hosts)} ({cpu_en[0]} of the "
+                   f"platform for {_names(gpus)}) {cpu_en[1]} {have} only.",
+                   f"种子文档 {tier.section} 要求 {want}，但 {_names(hosts)}（承载 "
+                   f"{_names(gpus)} 的平台主机 CPU）只支持 {have}。"),
+        fix=Msg(f"Fit {have} registered memory on this platform; {want} needs a newer platform "
+                "and a GPU generation it hosts.",
+                f"该平台请配 {have} 带寄存器内存；{want} 需要更新的平台及其支持的 GPU。"),
+        source=f"seed {tier.section} vs vendor CPU specifications",
+    )]
 
 
 __all__ = ["TIER_IDS", "load_tiers", "tier_contradictions"]
