@@ -57,6 +57,9 @@ def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
                      currency="USD", price_source="supplier X", price_date="2025-05"),
             LineItem(text="Rack rails", category="other", quantity=1,
                      unit_price=Decimal("80"), currency="USD", scope="cluster", note="n/a"),
+            LineItem(text="Switch", category="switch", quantity=1, unit_price=Decimal("36000"),
+                     currency="USD", price_source="estimate: a cost sheet", price_date="2024-08",
+                     price_kind="estimate", scope="cluster"),
         ],
         notes="two nodes", tier="professional",
     )
@@ -108,6 +111,8 @@ BAD_FIELDS = [
     (_line(1, unit_price="abc"), "line_items[1].unit_price"),
     (_line(1, unit_price="-1"), "line_items[1].unit_price must not be negative"),
     (_line(0, price_date="2025-02-30"), "line_items[0].price_date"),
+    (_line(1, price_kind="guess"), "line_items[1].price_kind must be one of"),
+    (_line(0, price_kind="estimate"), "line_items[0].price_kind must be one of"),  # no price
     (_line(0, scope="rack"), "line_items[0].scope"),
     (_line(0, colour="red"), "line_items[0].colour"),
     (_line(0, text="extra"), "line_items[0]"),

@@ -76,6 +76,7 @@ BAD_PRICES = [
     (lambda d: _starter(d, "switch").update(price_date="2024-13"), "price_date must be a date"),
     (lambda d: _starter(d, "switch").update(price_source=""), "price_source must say where"),
     (lambda d: _starter(d, "switch").update(unit_prise="1"), "unknown field 'unit_prise'"),
+    (lambda d: _starter(d, "switch").update(price_kind="cheap"), "price_kind must be one of"),
     (lambda d: _gpu_line(d).update(unit_price="1", currency="USD", price_source="x"),
      "belongs in the catalog"),
 ]

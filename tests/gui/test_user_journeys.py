@@ -9,6 +9,7 @@ Settings, About) are answered through their buttons.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -185,6 +186,9 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     assert page.build.line_items[-1].quantity == 2
     type_into_cell(qtbot, page.lines, last, 4, "65000")
     assert str(page.build.line_items[-1].unit_price) == "65000"
+    # The shop's price as of today, not the published figure's kind or date.
+    typed = page.build.line_items[-1]
+    assert (typed.price_date, typed.price_kind) == (datetime.date.today().isoformat(), "")
     assert page.priced.lines[-1].total == page.build.line_items[-1].unit_price * 2
 
     # Undo the price with Ctrl+Z, redo it with Ctrl+Shift+Z (through the Edit menu's actions).

@@ -318,3 +318,17 @@ def test_a_supplier_quote_stays_words(catalog: Catalog) -> None:
         price_source="Supplier quote 17", price_date="2026-11-15")])
     row = _sheet(build, catalog).bom[0]
     assert (row.price_source, row.price_source_url) == ("Supplier quote 17", None)
+
+
+def test_a_published_line_price_shows_its_kind(catalog: Catalog) -> None:
+    """A tier's sourced estimate on a custom line reads as an estimate, not as the user's
+    own price, and the totals say estimates are included."""
+    build = Build(name="switch", currency="USD", line_items=[LineItem(
+        text="NDR switch", category="switch", quantity=1, unit_price=Decimal("36000"),
+        currency="USD", price_source="estimate: a cost sheet", price_date="2024-08",
+        price_kind="estimate")])
+    sheet = _sheet(build, catalog)
+    assert sheet.bom[0].price_kind == "estimate"
+    assert any("estimate" in note for note in sheet.totals.notes)
+    own = replace(build, line_items=[replace(build.line_items[0], price_kind="")])
+    assert _sheet(own, catalog).bom[0].price_kind == "user"

@@ -73,7 +73,9 @@ class LineItem:
     """A catalog part (``part_id``) or a custom line (``text`` + ``category``).
 
     ``unit_price``/``currency`` override the catalog price for this build; ``price_source`` and
-    ``price_date`` say where an override came from (a price list, a supplier quote).
+    ``price_date`` say where an override came from (a price list, a supplier quote);
+    ``price_kind`` is set when it is a published figure (a tier's sourced estimate), not the
+    user's own price.
     ``scope`` "node" lines are multiplied by the build's node count; "cluster" lines (a switch,
     a storage system) are bought once.
     """
@@ -84,6 +86,7 @@ class LineItem:
     currency: str | None = None
     price_source: str = ""
     price_date: str = ""
+    price_kind: str = ""
     text: str = ""
     category: str = ""
     scope: Scope = "node"
@@ -108,6 +111,8 @@ class LineItem:
                 out["price_source"] = self.price_source
             if self.price_date:
                 out["price_date"] = self.price_date
+            if self.price_kind:
+                out["price_kind"] = self.price_kind
         if self.scope != "node":
             out["scope"] = self.scope
         if self.note:
@@ -270,7 +275,7 @@ def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
     lines = [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
                       text=line.text, category=line.category, unit_price=line.unit_price,
                       currency=line.currency, price_source=line.price_source,
-                      price_date=line.price_date)
+                      price_date=line.price_date, price_kind=line.price_kind)
              for line in tier.starter_lines]
     return Build(
         name=f"{tier.name.en} / {tier.name.zh}",
@@ -400,5 +405,5 @@ def _line(raw: Any, where: str) -> LineItem:
         raise InputError(f"{where}.scope must be 'node' or 'cluster', got {scope!r}")
     return LineItem(part_id=part_id, quantity=qty, unit_price=price.unit_price,
                     currency=price.currency, price_source=price.price_source,
-                    price_date=price.price_date, text=text, category=category, scope=scope,
-                    note=note)
+                    price_date=price.price_date, price_kind=price.price_kind, text=text,
+                    category=category, scope=scope, note=note)

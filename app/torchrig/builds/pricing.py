@@ -181,6 +181,7 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
         origin = (Msg(f"build override ({extra})", f"配置单中填写的价格（{extra}）") if extra
                   else Msg("build override", "配置单中填写的价格"))
         origin_kind: OriginKind = "override"
+        price_kind = item.price_kind or None
         # A typed price is as old as the date given with it; without one it is not judged.
         alerts = tuple(price_alerts(part, None, today, price_date=item.price_date or None))
     else:

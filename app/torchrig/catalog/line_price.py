@@ -11,24 +11,27 @@ from decimal import Decimal
 from typing import Any
 
 from torchrig.catalog.loader import check_date, parse_money
-from torchrig.catalog.model import CURRENCIES
+from torchrig.catalog.model import CURRENCIES, PRICE_KINDS
 from torchrig.errors import InputError
 
 MAX_SOURCE = 2000
 """Longest price source (and, in builds, note)."""
 
-PRICE_KEYS = frozenset({"unit_price", "currency", "price_source", "price_date"})
+PRICE_KEYS = frozenset({"unit_price", "currency", "price_source", "price_date", "price_kind"})
 
 
 @dataclass(frozen=True)
 class LinePrice:
     """``unit_price`` in ``currency`` (both None when the line has no price yet), where it came
-    from and the day it was taken (``YYYY-MM[-DD]``, or empty)."""
+    from, the day it was taken (``YYYY-MM[-DD]``, or empty) and, when the price is a published
+    figure rather than the user's own, its kind (``retail``, ``estimate``…: a quote then says
+    "estimate" instead of "user price")."""
 
     unit_price: Decimal | None = None
     currency: str | None = None
     price_source: str = ""
     price_date: str = ""
+    price_kind: str = ""
 
 
 def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
@@ -51,8 +54,12 @@ def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
     price_source = raw.get("price_source", "")
     if not isinstance(price_source, str) or len(price_source) > MAX_SOURCE:
         raise InputError(f"{where}.price_source must be text (at most {MAX_SOURCE} characters)")
+    price_kind = raw.get("price_kind", "")
+    if price_kind and (price_kind not in PRICE_KINDS or price is None):
+        raise InputError(f"{where}.price_kind must be one of {', '.join(PRICE_KINDS)} and come "
+                         f"with a unit_price, got {price_kind!r}")
     return LinePrice(unit_price=price, currency=currency, price_source=price_source,
-                     price_date=price_date)
+                     price_date=price_date, price_kind=price_kind)
 
 
 __all__ = ["MAX_SOURCE", "PRICE_KEYS", "LinePrice", "parse_line_price"]

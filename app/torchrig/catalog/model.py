@@ -314,6 +314,7 @@ class StarterLine:
     currency: str | None = None
     price_source: str = ""
     price_date: str = ""
+    price_kind: str = ""
 
 
 @dataclass(frozen=True)

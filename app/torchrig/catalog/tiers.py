@@ -248,7 +248,8 @@ def _parse_starter_lines(raw: Any, where: str, catalog: Catalog) -> tuple[Starte
         lines.append(StarterLine(part_id=pid, quantity=qty, role=text_field(item, "role", w),
                                  scope=scope, text=text, category=category,
                                  unit_price=price.unit_price, currency=price.currency,
-                                 price_source=price.price_source, price_date=price.price_date))
+                                 price_source=price.price_source, price_date=price.price_date,
+                                 price_kind=price.price_kind))
     return tuple(lines)
 
 

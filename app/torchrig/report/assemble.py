@@ -169,7 +169,8 @@ def _price_facts(line: PricedLine, item: LineItem, part: Part | None, catalog: C
                                                     str | None]:
     """(kind, (source, its web address), date) of the price pricing used for ``line``."""
     if line.origin_kind == "override":
-        return "user", catalog.source_link(item.price_source), item.price_date or None
+        return (item.price_kind or "user", catalog.source_link(item.price_source),
+                item.price_date or None)
     if line.origin_kind == "catalog" and part is not None:
         price = best_catalog_price(part, currency)
         # The same choice pricing made; if the catalog changed under us, show pricing's words.

@@ -9,6 +9,7 @@ edit on a QUndoStack and nothing else.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import replace
 from decimal import Decimal
 from html import escape
@@ -505,10 +506,12 @@ class BuildPage(QWidget):
                 return
             if not isinstance(price, Decimal):
                 new = replace(line, unit_price=None, currency=None, price_source="",
-                              price_date="")
+                              price_date="", price_kind="")
             else:
+                # The shop's own price as of today: not the published figure it replaces.
                 new = replace(line, unit_price=price, currency=self.build.currency,
-                              price_source=self.tr("edited in TorchRig"))
+                              price_source=self.tr("edited in TorchRig"),
+                              price_date=datetime.date.today().isoformat(), price_kind="")
         else:
             return
         lines = list(self.build.line_items)
