@@ -82,6 +82,12 @@ CPUS = {
     "amd-ryzen-threadripper-pro-9995wx": (96, 192, 2.5, 5.4, 350, "sTR5", None),
     "intel-core-ultra-7-265k": (20, 20, 3.9, 5.4, 125, "LGA1851", None),
     "intel-xeon-w9-3595x": (60, 120, None, None, None, "LGA4677", None),
+    # Platforms the checker recommends: Xeon W-2400 from ARK; EPYC 9005 from the quattor CPU
+    # templates (base clock, TDP) and AMD's product page (9575F boost).
+    "intel-xeon-w5-2455x": (12, 24, 3.2, 4.6, 200, "LGA4677", True),
+    "amd-epyc-9575f": (64, 128, 3.3, 5.0, 400, "SP5", None),
+    "amd-epyc-9555": (64, 128, 3.2, None, 360, "SP5", None),
+    "amd-epyc-9655": (96, 192, 2.6, None, 400, "SP5", None),
 }
 
 
