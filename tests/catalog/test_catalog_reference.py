@@ -90,6 +90,12 @@ CPUS = {
     "intel-xeon-platinum-8570": (56, 112, 2.1, 4.0, None, "LGA4677", None),
     # The enterprise tier's HGX A100 host (EPYC 7003, SP3), from AMD's spec export (AMDCSV).
     "amd-epyc-7543": (32, 64, 2.8, 3.7, 225, "SP3", None),
+    # Platforms the checker recommends: Xeon W-2400 from ARK; EPYC 9005 from the quattor CPU
+    # templates (base clock, TDP) and AMD's product page (9575F boost).
+    "intel-xeon-w5-2455x": (12, 24, 3.2, 4.6, 200, "LGA4677", True),
+    "amd-epyc-9575f": (64, 128, 3.3, 5.0, 400, "SP5", None),
+    "amd-epyc-9555": (64, 128, 3.2, None, 360, "SP5", None),
+    "amd-epyc-9655": (96, 192, 2.6, None, 400, "SP5", None),
 }
 
 
