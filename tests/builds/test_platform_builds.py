@@ -86,3 +86,16 @@ def test_seven_gpus_fill_the_w790_board_with_one_x8_slot() -> None:
                    ("nvidia-rtx-pro-6000-blackwell-max-q", 7))
     lanes = _findings(build)["compat.gpu_lanes"]
     assert lanes.severity is Severity.WARNING and lanes.numbers["min_lanes"] == 8
+
+
+
+def test_the_node_drives_the_fewer_of_the_boards_and_the_cpus_channels() -> None:
+    """A 4-channel Xeon W-2400 on the W790 board (wired for 8) drives 4; the w9-3495X all 8.
+    The channel advice and the two-DIMMs-per-channel check both read this one figure."""
+    from torchrig.builds.check_node import Node
+
+    def channels(name: str) -> int | None:
+        return Node(_platform(name), load_catalog()).memory_channels()
+
+    assert (channels("xeon-w2400-w790"), channels("xeon-w3400-w790")) == (4, 8)
+    assert channels("epyc-9005-sp5") == 12

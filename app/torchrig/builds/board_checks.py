@@ -32,18 +32,9 @@ def board_checks(node: Node) -> list[Finding]:
     return out
 
 
-def _channels(node: Node) -> int | None:
-    board, cpu = node.first("motherboard"), node.first("cpu")
-    if board is not None and board.motherboard.memory_channels:
-        return board.motherboard.memory_channels * (board.motherboard.cpu_sockets or 1)
-    if cpu is not None and cpu.cpu.memory_channels:
-        return cpu.cpu.memory_channels * max(1, node.count("cpu"))
-    return None
-
-
 def _two_dimms_per_channel(node: Node) -> list[Finding]:
     kits = node.of("memory")
-    channels = _channels(node)
+    channels = node.memory_channels()
     modules = sum((line.part.memory.modules or 0) * line.quantity for line in kits)
     ddr5 = [line.part for line in kits if line.part.memory.memory_type == "DDR5"]
     if not ddr5 or channels is None or modules <= channels:

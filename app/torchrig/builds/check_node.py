@@ -47,6 +47,19 @@ class Node:
     def count(self, category: str, pred: Callable[[Part], bool] = lambda p: True) -> int:
         return sum(line.quantity for line in self.of(category) if pred(line.part))
 
+    def memory_channels(self) -> int | None:
+        """Memory channels the node really drives: the fewer of what the board wires and what
+        the CPU has, per populated socket (a 4-channel Xeon W-2400 on a W790 board wired for
+        8 runs 4; a dual-socket board with one CPU runs half its slots)."""
+        board, cpu = self.first("motherboard"), self.first("cpu")
+        per_socket = [n for n in (board.motherboard.memory_channels if board else None,
+                                  cpu.cpu.memory_channels if cpu else None) if n]
+        if not per_socket:
+            return None
+        sockets = (self.count("cpu") if cpu is not None
+                   else board.motherboard.cpu_sockets if board is not None else None)
+        return min(per_socket) * max(1, sockets or 1)
+
     def has(self, category: str) -> bool:
         return bool(self.of(category)) or category in self.custom_categories
 

@@ -258,7 +258,7 @@ def _memory(node: Node) -> list[Finding]:
                     "核实厂商当前上限或减少内存。"),
                 CPU_SPECS, memory_bytes=total,
                 max_memory_bytes=c.max_memory_bytes * n_cpu))
-        channels = (c.memory_channels or 0) * n_cpu
+        channels = node.memory_channels() or 0
         if channels and 0 < modules < channels:
             peak = (c.memory_bandwidth or 0) * n_cpu
             used = peak * modules / channels
