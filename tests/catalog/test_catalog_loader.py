@@ -193,6 +193,10 @@ def test_prices_are_decimals() -> None:
 def test_a_source_key_has_a_name_for_documents() -> None:
     cat = load_catalog()
     assert cat.source_link("PCPP-DS") == ("PCPartPicker", cat.sources["PCPP-DS"].url)
+    # A citation may name the file after the key; the document shows the source's name.
+    cited = "PCPP-DS data/csv/memory.csv"
+    assert cat.source_link(cited) == ("PCPartPicker", cat.sources["PCPP-DS"].url)
+    assert cat.source_url(cited) == cat.sources["PCPP-DS"].url + " data/csv/memory.csv"
     assert cat.source_link("EPOCH") == ("Epoch AI", None)  # a repository path is not a link
     assert cat.source_link("https://example.com/p") == ("https://example.com/p",) * 2
     assert cat.source_link("estimate: a range") == ("estimate: a range", None)

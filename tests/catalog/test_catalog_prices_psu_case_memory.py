@@ -9,7 +9,7 @@ import pytest
 from torchrig.catalog import load_catalog
 from torchrig.catalog.model import best_catalog_price
 
-PCPP = "https://github.com/docyx/pc-part-dataset/blob/06ffc8eec068db5e8145e012ad2ec11e56a7c969/"
+PCPP = "PCPP-DS "  # the PCPartPicker dataset key, then the category file
 CATEGORIES = ("psu", "case", "memory", "storage", "network")
 
 

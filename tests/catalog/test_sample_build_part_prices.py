@@ -9,8 +9,7 @@ import pytest
 
 from torchrig.catalog import load_catalog
 
-PCPP_CSV = ("https://github.com/docyx/pc-part-dataset/blob/"
-            "06ffc8eec068db5e8145e012ad2ec11e56a7c969/data/csv/")
+PCPP_CSV = "PCPP-DS data/csv/"  # the PCPartPicker dataset key, then the category file
 
 # id: (amount, currency, date, kind, reliability, PCPartPicker file)
 BUILD_PART_PRICES = {

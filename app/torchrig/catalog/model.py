@@ -389,15 +389,24 @@ class Catalog:
 
         return match_part(self.by_category("cpu"), detected_name)
 
+    def _keyed(self, ref: str) -> tuple[SourceRef | None, str]:
+        """The source a citation names by key, and what follows the key (``"PCPP-DS
+        data/csv/memory.csv"`` -> PCPP-DS, ``"data/csv/memory.csv"``)."""
+        key, _, rest = ref.strip().partition(" ")
+        return self.sources.get(key), rest.strip()
+
     def source_url(self, ref: str) -> str:
-        """A source key's URL (``"TPU"`` -> its URL); URLs and other text pass through."""
-        src = self.sources.get(ref)
-        return src.url or src.what if src else ref
+        """A source key's URL (``"TPU"`` -> its URL, followed by anything the citation adds
+        after the key); URLs and other text pass through."""
+        src, rest = self._keyed(ref)
+        if src is None:
+            return ref
+        return " ".join(x for x in (src.url or src.what, rest) if x)
 
     def source_link(self, ref: str) -> tuple[str, str | None]:
         """A source as a document shows it: (text, web address or None). A key gives its name
         and its web page; a web address is both; anything else (``estimate: …``) is text."""
-        src = self.sources.get(ref)
+        src, _ = self._keyed(ref)
         if src is not None:
             url = src.url if src.url and src.url.startswith(("https://", "http://")) else None
             return src.name or url or src.what, url
