@@ -390,3 +390,18 @@ def test_a_png_logo_too_large_to_decode_is_refused_with_the_reason(tmp_path: Pat
     sheet = full_sheet()
     with pytest.raises(InputError, match="8000 x 6000 pixels"):
         render_sheet_bytes(replace(sheet, header=replace(sheet.header, logo_path=str(logo))))
+
+
+def test_addresses_quoted_in_a_source_show_their_site_linked() -> None:
+    """A sourced estimate quotes its pages inside the text ("estimate: … https://…"): each
+    address reads as its site, linked, instead of filling the narrow column."""
+    address = "https://docs.google.com/spreadsheets/d/1Ft3RbeZ-w43kYSiLfYc1vxO41mK5ImjjpcP9GOYHAWc"
+    source = f"estimate: a cost sheet ({address}), FS.com listing https://www.fs.com/p/123."
+    row = replace(bom_rows(1)[0], price_source=source, price_source_url=None)
+    pdf = render_sheet_bytes(full_sheet(bom=(row,)))
+    text = " ".join(all_text(pdf).split())
+    assert "docs.google.com" in text and "1Ft3RbeZ" not in text and "fs.com." in text
+    links = [annot.get_object().get("/A", {}).get("/URI")
+             for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
+             for annot in page.get("/Annots", [])]
+    assert address in links and "https://www.fs.com/p/123" in links

@@ -13,6 +13,7 @@ document-level file attachments, so the finished PDF is passed once through pypd
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -98,6 +99,17 @@ MAX_LOGO_PIXELS = 40_000_000
 MAX_PDF_BYTES = 64 * 1024 * 1024
 CELL_TEXT_LIMIT = 200
 """Characters of a line's price source or note shown in the parts table."""
+
+_WEB_ADDRESS = re.compile(r"(https?://[^\s()\[\]<>，。；（）]*[^\s()\[\]<>，。；（）.,;:'\"])")
+"""A web address quoted in a price source, without the punctuation around it."""
+
+
+def _site(address: str) -> str | None:
+    """``example.com`` for ``https://www.example.com/a/b``; None when it is not a web address."""
+    parsed = urlsplit(address.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or " " in address.strip():
+        return None
+    return parsed.netloc.removeprefix("www.")
 
 
 def render_sheet(sheet: Sheet, out: str | Path | IO[bytes]) -> None:
@@ -500,15 +512,32 @@ class _Renderer:
 
     def _source(self, text: str, url: str | None) -> str:
         """A price's source for the narrow column, linked to its page: a named source by its
-        name, a bare web address by its site's name (a 120-character URL filled a dozen lines
-        of the customer's quote)."""
+        name, a web address by its site's name (a 120-character URL filled a dozen lines of
+        the customer's quote), also where the text quotes one ("estimate: a cost sheet,
+        https://…")."""
         address = (url or "").strip()
-        parsed = urlsplit(address)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            return self._clipped(text)
-        shown = parsed.netloc.removeprefix("www.") if text.strip() == address else text
+        if _site(address) is not None:
+            shown = text if text.strip() != address else _site(address) or text
+            return self._link(address, self._clipped(shown))
+        out, left = [], CELL_TEXT_LIMIT
+        pieces = _WEB_ADDRESS.split(text)
+        for i, piece in enumerate(pieces):  # words, address, words, address, …
+            site = _site(piece) if i % 2 else None
+            shown = site if site is not None else piece
+            if len(shown) > left:
+                out.append(self.u(shown[:left]))
+                rest = len(shown) - left + sum(
+                    len(_site(x) or x) if j % 2 else len(x)
+                    for j, x in enumerate(pieces[i + 1:], start=i + 1))
+                return "".join(out) + self.t("bom.clipped", n=f"{rest:,}")
+            left -= len(shown)
+            out.append(self._link(piece, self.u(shown)) if site is not None else self.u(shown))
+        return "".join(out)
+
+    @staticmethod
+    def _link(address: str, shown: str) -> str:
         href = address.replace("&", "&amp;").replace('"', "%22").replace("<", "%3C")
-        return f'<a href="{href}" color="#1f5f99">{self._clipped(shown)}</a>'
+        return f'<a href="{href}" color="#1f5f99">{shown}</a>'
 
     def _clipped(self, value: str) -> str:
         """A price source or note for a table cell, shortened past :data:`CELL_TEXT_LIMIT`:
