@@ -3,6 +3,7 @@ sample build."""
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -53,13 +54,51 @@ def cat() -> Catalog:
     return load_catalog()
 
 
-def test_sample_build_is_clean_and_prices_the_gpus(cat: Catalog) -> None:
-    build = load_build(SAMPLE, cat)
+# What one DGX B200 ships with (NVIDIA DGX B200 user guide, "Component Descriptions"): catalog
+# parts by id, the rest (memory and drives, whose models NVIDIA does not name) by their text.
+DGX_CONTENTS = {"nvidia-b200-sxm": 8, "intel-xeon-platinum-8570": 2,
+                "nvidia-connectx-7-ndr-osfp": 8, "nvidia-bluefield-3-b3240": 2,
+                "2 TB in 32 DDR5 DIMMs": 32, "1.92 TB NVMe M.2": 2, "3.84 TB NVMe U.2": 8}
+SYSTEM_PRICE = Decimal("515000")  # USD 515K, reported 2025-03-16 (see the build's system line)
+
+
+def _content_key(item: LineItem) -> str:
+    if item.part_id is not None:
+        return item.part_id
+    return next(key for key in DGX_CONTENTS if key in item.text)
+
+
+def test_sample_build_is_clean(cat: Catalog) -> None:
     # No case, cooler or PSU is missing: the system ships with its chassis and six supplies.
-    assert check_build(build, cat) == []
-    priced = price_build(build, cat)
-    gpu_line = next(line for line in priced.lines if line.part_id == "nvidia-b200-sxm")
-    assert gpu_line.total == Decimal("320000.00")  # 8 x the USD 40,000 mid-2026 estimate
+    assert check_build(load_build(SAMPLE, cat), cat) == []
+
+
+def test_sample_build_lists_what_the_system_ships_with(cat: Catalog) -> None:
+    build = load_build(SAMPLE, cat)
+    contents = {_content_key(item): item.quantity for item in build.line_items
+                if item.part_id != "nvidia-dgx-b200"}
+    assert contents == DGX_CONTENTS
+
+
+def test_sample_build_is_priced_once_as_a_whole_system(cat: Catalog) -> None:
+    build = load_build(SAMPLE, cat)
+    priced = price_build(build, cat, today=datetime.date(2026, 11, 30))
+    assert not priced.incomplete and priced.missing_price_lines == ()
+    assert [line.status for line in priced.lines] == ["ok"] * len(build.line_items)
+    system = next(item for item in build.line_items if item.part_id == "nvidia-dgx-b200")
+    assert (system.unit_price, system.currency, system.price_date) == (SYSTEM_PRICE, "USD",
+                                                                         "2025-03-16")
+    assert system.price_source.startswith("reported figure: USD 515K")
+    # Everything inside the system is listed at 0 and says so, so nothing is counted twice.
+    for item in build.line_items:
+        if item is not system:
+            assert item.unit_price == 0 and item.currency == "USD", item
+            assert item.price_source.startswith("included in the DGX B200 system price"), item
+    assert priced.total == SYSTEM_PRICE
+    # The figure is older than six months: the quote says so on the system line only.
+    stale = [i for i, line in enumerate(priced.lines)
+             if any(a.code == "price.stale" for a in line.alerts)]
+    assert stale == [build.line_items.index(system)]
 
 
 def test_b200_on_its_own_system_passes(cat: Catalog) -> None:
