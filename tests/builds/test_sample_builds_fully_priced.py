@@ -17,9 +17,10 @@ from torchrig.catalog import load_catalog
 ROOT = Path(__file__).resolve().parents[2]
 RATE = ExchangeRate(Decimal("7.1"), "2026-11-30")
 TODAY = datetime.date(2026, 12, 1)
-# Priced in a change still under way (server platform and DGX system prices); see
-# tests/builds/test_enterprise_quote.py and test_hgx_b200.py for what they price today.
-NOT_YET = {"enterprise.json", "hgx-b200.json"}
+# The enterprise build's HGX A100 4-GPU server platform has neither a sourced spec sheet nor a
+# price: it stays a custom line asking for a vendor quote (test_enterprise_quote.py checks it is
+# the only unpriced line).
+NOT_YET = {"enterprise.json"}
 SAMPLES = sorted(p for p in (ROOT / "builds").glob("*.json") if p.name not in NOT_YET)
 
 
