@@ -309,6 +309,18 @@ def test_findings_fixes_and_plan_notes_in_one_language(catalog, tmp_path, monkey
     assert not check(texts, data), "\n".join(check(texts, data))
 
 
+def test_tier_contradictions_in_one_language(catalog):
+    """Where a tier contradicts the seed's general rules (the Targets page, the PDF)."""
+    from torchrig.catalog import TIER_IDS, tier_contradictions
+
+    texts: dict[str, Msg] = {}
+    for tier_id in TIER_IDS:
+        texts |= _finding_texts(tier_contradictions(catalog.tier(tier_id), catalog), tier_id)
+    assert any(key.endswith(".source") for key in texts)
+    assert not check(texts, _catalog_names(catalog)), "\n".join(
+        check(texts, _catalog_names(catalog)))
+
+
 def test_build_checks_and_comparison_in_one_language(catalog):
     from torchrig.builds.check_output import format_check_text
     from torchrig.builds.compare import compare_builds

@@ -188,6 +188,7 @@ def citation(source: Msg | str, lang: str) -> str:
     if lang != "zh":
         return source
     text = _SEED_SECTIONS.sub(lambda m: f"种子文档 {m.group(1).replace(', ', '、')} 节", source)
+    text = text.replace(" vs ", " 对照 ")  # "seed 2.1 vs seed 4.2": a tier checked against a rule
     return _REFERENCE_SECTIONS.sub(
         lambda m: f"{_REFERENCE_NAMES[m.group(1)]}第 {m.group(2)} 节", text)
 

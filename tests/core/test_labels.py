@@ -94,4 +94,5 @@ def test_the_project_references_are_named_in_chinese() -> None:
     assert labels.citation("seed 4.3; hardware reference sec. 3", "zh") == (
         "种子文档 4.3 节; 硬件参考第 3 节")
     assert labels.citation("estimation.md section 7", "zh") == "估算参考第 7 节"
+    assert labels.citation("seed 2.1 vs seed 4.2", "zh") == "种子文档 2.1 节 对照 种子文档 4.2 节"
     assert labels.citation("hardware reference sec. 3", "en") == "hardware reference sec. 3"

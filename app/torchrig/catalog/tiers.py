@@ -402,7 +402,8 @@ def _memory_type_contradiction(tier: Tier, catalog: Catalog, gpus: list[Part]) -
         fix=Msg(f"Fit {have} registered memory on this platform; {want} needs a newer platform "
                 "and a GPU generation it hosts.",
                 f"该平台请配 {have} 带寄存器内存；{want} 需要更新的平台及其支持的 GPU。"),
-        source=f"seed {tier.section} vs vendor CPU specifications",
+        source=Msg(f"seed {tier.section} vs vendor CPU specifications",
+                   f"种子文档 {tier.section} 节对照 CPU 厂商规格"),
     )]
 
 
