@@ -27,7 +27,14 @@ from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
-Formatter = Callable[[float | None], str]
+Formatter = Callable[[float | None, str], str]
+"""(value, language) -> text: durations are worded ("3.2 days" / "3.2 天"), other units are
+symbols that read the same in both languages."""
+
+
+def _symbols(fmt: Callable[[float | None], str]) -> Formatter:
+    """A unit written with symbols (GiB, GB/s, TFLOP): the language does not change it."""
+    return lambda value, lang: fmt(value)
 
 
 def _count(value: float | None) -> str:
@@ -53,13 +60,13 @@ def _fraction(value: float | None) -> str:
 
 
 SECTIONS: tuple[tuple[str, Msg, Formatter], ...] = (
-    ("vram_per_gpu", Msg("VRAM per GPU", "每 GPU 显存"), fmt_gib),
-    ("system_ram", Msg("System RAM per node", "每节点内存"), fmt_gib),
-    ("storage", Msg("Storage", "存储"), fmt_gb),
-    ("cpu", Msg("CPU cores per node", "每节点 CPU 核心"), _count),
-    ("interconnect", Msg("Interconnect (per step)", "互联（每步）"), fmt_gb),
-    ("throughput", Msg("Throughput and time", "吞吐与时间"), _count),
-    ("references", Msg("What other estimators print", "其他估算工具的结果"), fmt_gib),
+    ("vram_per_gpu", Msg("VRAM per GPU", "每 GPU 显存"), _symbols(fmt_gib)),
+    ("system_ram", Msg("System RAM per node", "每节点内存"), _symbols(fmt_gib)),
+    ("storage", Msg("Storage", "存储"), _symbols(fmt_gb)),
+    ("cpu", Msg("CPU cores per node", "每节点 CPU 核心"), _symbols(_count)),
+    ("interconnect", Msg("Interconnect (per step)", "互联（每步）"), _symbols(fmt_gb)),
+    ("throughput", Msg("Throughput and time", "吞吐与时间"), _symbols(_count)),
+    ("references", Msg("What other estimators print", "其他估算工具的结果"), _symbols(fmt_gib)),
 )
 
 LABELS: dict[str, Msg] = {
@@ -122,27 +129,27 @@ LABELS: dict[str, Msg] = {
 
 # Keys whose unit differs from their section's default.
 FORMATS: dict[str, Formatter] = {
-    "read_rate_bps": fmt_rate,
-    "flops_per_sample": _flop,
-    "prefill_flops": _flop,
-    "peak_flops": fmt_flops,
-    "utilisation": _fraction,
-    "samples_per_s_per_gpu": _per_s,
-    "samples_per_s": _per_s,
-    "tokens_per_s": _per_s,
-    "tokens_per_s_upper_bound": _per_s,
+    "read_rate_bps": _symbols(fmt_rate),
+    "flops_per_sample": _symbols(_flop),
+    "prefill_flops": _symbols(_flop),
+    "peak_flops": _symbols(fmt_flops),
+    "utilisation": _symbols(_fraction),
+    "samples_per_s_per_gpu": _symbols(_per_s),
+    "samples_per_s": _symbols(_per_s),
+    "tokens_per_s": _symbols(_per_s),
+    "tokens_per_s_upper_bound": _symbols(_per_s),
     "step_time_s": fmt_seconds,
     "time_per_epoch_s": fmt_seconds,
     "total_time_s": fmt_seconds,
     "prefill_time_s": fmt_seconds,
     "time_per_image_s": fmt_seconds,
-    "bytes_read_per_step": fmt_gib,
-    "prefill_tokens_per_s": _per_s,
+    "bytes_read_per_step": _symbols(fmt_gib),
+    "prefill_tokens_per_s": _symbols(_per_s),
     "time_to_first_token_s": fmt_seconds,
-    "decode_tokens_per_s": _per_s,
-    "kv_cache_budget_bytes": fmt_gib,
-    "scaling_efficiency": _fraction,
-    "environment_steps_per_s": _per_s,
+    "decode_tokens_per_s": _symbols(_per_s),
+    "kv_cache_budget_bytes": _symbols(fmt_gib),
+    "scaling_efficiency": _symbols(_fraction),
+    "environment_steps_per_s": _symbols(_per_s),
 }
 
 _UNKNOWN = Msg("unknown", "未知")
@@ -166,8 +173,7 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
         for name, item in items.items():
             label = t(LABELS.get(name, Msg(name, name)))
             fmt = FORMATS.get(name, default)
-            # Durations are worded ("3.2 days" / "3.2 天"); other units are symbols.
-            value = fmt_seconds(item.value, lang) if fmt is fmt_seconds else fmt(item.value)
+            value = fmt(item.value, lang)
             if value == "unknown":
                 value = t(_UNKNOWN)
             lines.append(f"  {label:<30} {value:>18}   {t(item.note)}")
