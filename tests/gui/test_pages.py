@@ -47,6 +47,19 @@ def test_targets_compare_this_machine_with_each_tier(window):
     assert "seed 1.1" in page.contradictions.toPlainText()
 
 
+def test_a_long_build_name_in_the_targets_header_is_elided_with_the_whole_name_on_hover(
+        window, dialogs):
+    """At 1280x720 the build's column header showed "fessional: dual RTX 4090 / 专业级：双 RTX 4(",
+    clipped on both sides."""
+    window.resize(1280, 720)
+    assert window.open_file(ROOT / "builds" / "pro-dual-4090.json")
+    page = window.targets_page
+    page.set_profile(detect())
+    head = page.table.horizontalHeaderItem(page.table.columnCount() - 1)
+    assert head.toolTip() == head.text() and "dual RTX 4090" in head.text()
+    assert page.table.horizontalHeader().textElideMode() == Qt.TextElideMode.ElideRight
+
+
 def test_start_a_build_from_a_tier(window, dialogs):
     window.targets_page.tier_box.setCurrentIndex(
         window.targets_page.tier_box.findData("professional"))

@@ -117,6 +117,11 @@ class TargetsPage(QWidget):
         headers += [s.label.get(self.lang) for s in subjects]
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
+        for c, text in enumerate(headers):
+            # A build's name can be longer than its column: elided, the whole name on hover.
+            head = self.table.horizontalHeaderItem(c)
+            if head is not None:
+                head.setToolTip(text)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             self.table.setItem(r, 0, QTableWidgetItem(row.dimension.get(self.lang)))
@@ -132,6 +137,9 @@ class TargetsPage(QWidget):
                 self.table.setItem(r, c, item)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # A header clips a name wider than its column on both sides ("fessional: dual…")
+        # unless it is told to elide.
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.resizeRowsToContents()
         if subjects:
             counts = [sum(1 for row in rows if row.cells[i].status.value == "short")
