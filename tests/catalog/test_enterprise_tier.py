@@ -98,7 +98,7 @@ def test_seed_ddr5_does_not_fit_the_a100_platform() -> None:
     assert finding.severity is Severity.WARNING
     assert "DDR5" in finding.detail.en and "DDR4 only" in finding.detail.en
     assert "EPYC 7543" in finding.detail.en and "EPYC 7543" in finding.detail.zh
-    assert finding.fix.zh and "seed 2.3" in finding.source
+    assert finding.fix.zh and "seed 2.3" in finding.source.en
 
 
 def test_no_memory_contradiction_when_the_host_takes_the_seed_memory(edit: Any) -> None:
