@@ -15,6 +15,7 @@ from torchrig.catalog import load_catalog
 PCPP = "PCPP-DS data/csv/"
 TURIN_1KU = "https://www.storagereview.com/fr/review/amd-epyc-turin-review-192-cores-of-zen-5"
 TR_PRO_9000 = "RajanSandha/auto_blog:_posts/2025-07-17-amds-beastly-96-core-threadripper-pro"
+PCPP_2024_05 = "https://github.com/docyx/pc-part-dataset/blob/f810caf26b91bbbfe44a544396c7c24735f74b74/"
 
 # id: (amount, currency, date, kind, reliability, start of the source).
 PLATFORM_PRICES = {
@@ -37,6 +38,8 @@ PLATFORM_PRICES = {
                                    PCPP + "motherboard.csv"),
     "amd-radeon-pro-w7900": ("3640", "USD", "2025-07-23", "retail", "high",
                              PCPP + "video-card.csv"),
+    "deepcool-ak620": ("54.99", "USD", "2024-05-14", "retail", "medium", PCPP_2024_05),
+    "deepcool-ls720-se": ("92.18", "USD", "2024-05-14", "retail", "medium", PCPP_2024_05),
 }
 
 # Parts with no sourced price yet: they stay in the catalog and the quote asks for a price.
@@ -68,7 +71,7 @@ UNPRICED = {
     # Cases
     "nfortec-krater-x", "nfortec-caelum",
     # CPU coolers
-    "deepcool-ak620", "deepcool-ls720-se", "arctic-liquid-freezer-ws360-sp5",
+    "arctic-liquid-freezer-ws360-sp5",
     "arctic-liquid-freezer-ws360-sp6", "arctic-liquid-freezer-ws360-4710",
 }
 
