@@ -15,7 +15,7 @@ from torchrig.catalog import load_catalog
 PCPP = "PCPP-DS data/csv/"
 TURIN_1KU = "https://www.storagereview.com/fr/review/amd-epyc-turin-review-192-cores-of-zen-5"
 TR_PRO_9000 = "RajanSandha/auto_blog:_posts/2025-07-17-amds-beastly-96-core-threadripper-pro"
-PCPP_2024_05 = "https://github.com/docyx/pc-part-dataset/blob/f810caf26b91bbbfe44a544396c7c24735f74b74/"
+PCPP_2024_05 = "PCPP-DS-2024 "  # the 2024-05-14 PCPartPicker scrape, then the category file
 
 # id: (amount, currency, date, kind, reliability, start of the source).
 PLATFORM_PRICES = {
