@@ -21,6 +21,7 @@ from torchrig.builds.build import Build, LineItem
 from torchrig.catalog.alerts import Alert, price_alerts
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
+from torchrig.labels import PRICE_KINDS
 
 CENT = Decimal("0.01")
 
@@ -178,8 +179,11 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
     if item.unit_price is not None:
         amount, src_currency = item.unit_price, item.currency
         extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
-        origin = (Msg(f"build override ({extra})", f"配置单中填写的价格（{extra}）") if extra
-                  else Msg("build override", "配置单中填写的价格"))
+        # A published figure carried on the line (a tier's sourced estimate) says its kind.
+        what = (Msg(f"{PRICE_KINDS[item.price_kind].en} in the build",
+                    f"配置单中的{PRICE_KINDS[item.price_kind].zh}")
+                if item.price_kind in PRICE_KINDS else Msg("build override", "配置单中填写的价格"))
+        origin = Msg(f"{what.en} ({extra})", f"{what.zh}（{extra}）") if extra else what
         origin_kind: OriginKind = "override"
         price_kind = item.price_kind or None
         # A typed price is as old as the date given with it; without one it is not judged.
