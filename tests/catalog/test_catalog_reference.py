@@ -96,6 +96,10 @@ CPUS = {
     "amd-epyc-9575f": (64, 128, 3.3, 5.0, 400, "SP5", None),
     "amd-epyc-9555": (64, 128, 3.2, None, 360, "SP5", None),
     "amd-epyc-9655": (96, 192, 2.6, None, 400, "SP5", None),
+    # Xeon 6900P (LGA7529) from the quattor CPU templates (cores, threads, base, TDP) and
+    # Hardwareluxx's launch table (3.9 GHz boost, socket).
+    "intel-xeon-6980p": (128, 256, 2.0, 3.9, 500, "LGA7529", None),
+    "intel-xeon-6972p": (96, 192, 2.4, 3.9, 500, "LGA7529", None),
 }
 
 
@@ -195,6 +199,7 @@ SOURCED_PRICES = {
     "intel-core-i5-12400f": (167, "USD", "2022-01", "launch-msrp"),
     "intel-core-i7-13700k": (409, "USD", "2022-09", "launch-msrp"),
     "intel-xeon-w9-3495x": (5889, "USD", "2023-03", "launch-msrp"),
+    "intel-xeon-6980p": (17800, "USD", "2024-09", "launch-msrp"),
     "nvidia-a100-80gb-sxm": (15000, "USD", "2026-03-20", "estimate"),
 }
 

@@ -96,3 +96,17 @@ def test_epyc_9005_and_xeon_w2400_platform_figures() -> None:
     assert (w5.memory_channels, w5.pcie_lanes, w5.max_turbo_power_w, w5.max_sockets) == (
         4, 64, 240, 1)
     assert w5.memory_bandwidth == 153.6e9
+
+
+def test_xeon_6900p_platform_figures() -> None:
+    # Hardwareluxx launch table: LGA7529, 12x DDR5-6400, 96 PCIe/CXL lanes; one or two sockets.
+    cat = load_catalog()
+    for pid in ("intel-xeon-6980p", "intel-xeon-6972p"):
+        cpu = cat.get(pid).cpu
+        assert (cpu.socket, cpu.max_sockets, cpu.memory_channels) == ("LGA7529", 2, 12), pid
+        assert [m.text() for m in cpu.memory_support] == ["DDR5-6400"], pid
+        assert (cpu.pcie_lanes, cpu.pcie_gen, cpu.memory_bandwidth) == (96, 5, 614.4e9), pid
+        assert cat.get(pid).is_derived("memory_bandwidth"), pid
+    # The string Linux reports for the CPU finds the part.
+    detected = cat.match_cpu("Intel(R) Xeon(R) 6980P CPU @ 2.00GHz")
+    assert detected is not None and detected.id == "intel-xeon-6980p"
