@@ -48,7 +48,7 @@ UNPRICED = {
     # CPUs
     "amd-ryzen-threadripper-7980x", "amd-ryzen-threadripper-9970x",
     "amd-ryzen-threadripper-9980x", "intel-xeon-w9-3595x", "intel-xeon-platinum-8570",
-    "intel-xeon-w5-2455x",
+    "intel-xeon-w5-2455x", "intel-xeon-6972p",
     # Boards and systems (NVIDIA sells the DGX B200 only whole; its sample quotes the system)
     "asus-pro-ws-trx50-sage-wifi", "asrock-rack-4u8g-turin2", "nvidia-dgx-b200",
     "asus-pro-ws-wrx90e-sage-se", "asus-pro-ws-w790e-sage-se", "asrock-rack-genoad12m3-2q-h",
