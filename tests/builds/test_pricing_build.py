@@ -141,3 +141,14 @@ def test_sample_builds_price() -> None:
         assert len(priced.lines) == len(load_build(path, cat).line_items)
     pro = price_build(load_build(ROOT / "builds" / "pro-dual-4090.json", cat), cat)
     assert pro.lines[1].total == D("3198.00")  # 2 x USD 1,599 launch MSRP
+
+
+def test_a_published_line_price_names_its_kind_in_the_origin() -> None:
+    item = LineItem(text="NDR switch", category="switch", quantity=1, unit_price=D("36000"),
+                    currency="USD", price_source="a cost sheet", price_date="2024-08",
+                    price_kind="estimate")
+    priced = price_build(Build(name="t", currency="USD", line_items=[item]), load_catalog())
+    line = priced.lines[0]
+    assert line.origin == Msg("estimate in the build (a cost sheet, 2024-08)",
+                              "配置单中的估算（a cost sheet, 2024-08）")
+    assert line.is_estimate and priced.has_estimates
