@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from torchrig.catalog import load_catalog
 from torchrig.catalog.loader import default_resources_dir
 
 Editor = Callable[[str, Callable[[dict[str, Any]], None]], Path]
@@ -42,3 +44,8 @@ def edit(resources_copy: Path) -> Editor:
 
 def part(data: dict[str, Any], part_id: str) -> dict[str, Any]:
     return next(p for p in data["parts"] if p["id"] == part_id)
+
+
+def price_facts(pid: str) -> list[tuple[Decimal, str, str, str]]:
+    """(amount, currency, date, kind) of each catalog price of ``pid``, for price tables."""
+    return [(p.amount, p.currency, p.date, p.kind) for p in load_catalog().get(pid).prices]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from catalog_helpers import price_facts
 
 from torchrig.catalog import load_catalog
 from torchrig.units import GiB
@@ -206,7 +207,4 @@ SOURCED_PRICES = {
 
 @pytest.mark.parametrize("pid", sorted(SOURCED_PRICES))
 def test_sourced_prices(pid: str) -> None:
-    amount, currency, date, kind = SOURCED_PRICES[pid]
-    prices = load_catalog().get(pid).prices
-    assert [(p.amount, p.currency, p.date, p.kind) for p in prices] == [
-        (amount, currency, date, kind)]
+    assert price_facts(pid) == [SOURCED_PRICES[pid]]

@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from catalog_helpers import price_facts
 
 from torchrig.catalog import load_catalog, tier_contradictions
 from torchrig.errors import InputError
@@ -22,11 +23,8 @@ ENTERPRISE_PRICES = {
 
 @pytest.mark.parametrize("pid", sorted(ENTERPRISE_PRICES))
 def test_enterprise_part_prices(pid: str) -> None:
-    amount, currency, date, kind = ENTERPRISE_PRICES[pid]
-    prices = load_catalog().get(pid).prices
-    assert [(p.amount, p.currency, p.date, p.kind) for p in prices] == [
-        (amount, currency, date, kind)]
-    assert all(p.source for p in prices)
+    assert price_facts(pid) == [ENTERPRISE_PRICES[pid]]
+    assert all(p.source for p in load_catalog().get(pid).prices)
 
 
 def test_epyc_7003_host_specs() -> None:
@@ -49,13 +47,13 @@ def test_custom_starter_lines_carry_sourced_prices() -> None:
     tier = load_catalog().tier("enterprise")
     custom = {line.category: line for line in tier.starter_lines if line.part_id is None}
     switch = custom["switch"]
-    assert (switch.unit_price, switch.currency, switch.scope) == (Decimal("36000"), "USD",
-                                                                  "cluster")
-    assert switch.price_date == "2024-08-22" and "FS.com" in switch.price_source
-    assert custom["storage-system"].unit_price == Decimal("250")
-    assert custom["network"].unit_price == Decimal("810")
+    assert (switch.price.unit_price, switch.price.currency, switch.scope) == (
+        Decimal("36000"), "USD", "cluster")
+    assert switch.price.price_date == "2024-08-22" and "FS.com" in switch.price.price_source
+    assert custom["storage-system"].price.unit_price == Decimal("250")
+    assert custom["network"].price.unit_price == Decimal("810")
     # Nothing sourced prices the server platform: it stays without a price, asking for a quote.
-    assert custom["server-platform"].unit_price is None
+    assert custom["server-platform"].price.unit_price is None
 
 
 def _starter(data: dict[str, Any], category: str) -> dict[str, Any]:

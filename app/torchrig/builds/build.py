@@ -273,9 +273,9 @@ def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
     """"Start a build from this tier": the tier's starter parts, node count and note."""
     tier = catalog.tier(tier_id)
     lines = [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
-                      text=line.text, category=line.category, unit_price=line.unit_price,
-                      currency=line.currency, price_source=line.price_source,
-                      price_date=line.price_date, price_kind=line.price_kind)
+                      text=line.text, category=line.category, unit_price=line.price.unit_price,
+                      currency=line.price.currency, price_source=line.price.price_source,
+                      price_date=line.price.price_date, price_kind=line.price.price_kind)
              for line in tier.starter_lines]
     return Build(
         name=f"{tier.name.en} / {tier.name.zh}",

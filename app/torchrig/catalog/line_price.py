@@ -6,32 +6,17 @@ a tier may carry is exactly a price a build may carry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from torchrig.catalog.loader import check_date, parse_money
-from torchrig.catalog.model import CURRENCIES, PRICE_KINDS
+from torchrig.catalog.model import CURRENCIES, PRICE_KINDS, LinePrice
 from torchrig.errors import InputError
 
 MAX_SOURCE = 2000
 """Longest price source (and, in builds, note)."""
 
 PRICE_KEYS = frozenset({"unit_price", "currency", "price_source", "price_date", "price_kind"})
-
-
-@dataclass(frozen=True)
-class LinePrice:
-    """``unit_price`` in ``currency`` (both None when the line has no price yet), where it came
-    from, the day it was taken (``YYYY-MM[-DD]``, or empty) and, when the price is a published
-    figure rather than the user's own, its kind (``retail``, ``estimate``…: a quote then says
-    "estimate" instead of "user price")."""
-
-    unit_price: Decimal | None = None
-    currency: str | None = None
-    price_source: str = ""
-    price_date: str = ""
-    price_kind: str = ""
 
 
 def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
@@ -62,4 +47,4 @@ def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
                      price_date=price_date, price_kind=price_kind)
 
 
-__all__ = ["MAX_SOURCE", "PRICE_KEYS", "LinePrice", "parse_line_price"]
+__all__ = ["MAX_SOURCE", "PRICE_KEYS", "parse_line_price"]

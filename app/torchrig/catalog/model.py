@@ -296,13 +296,26 @@ class TierRequirements:
 
 
 @dataclass(frozen=True)
+class LinePrice:
+    """``unit_price`` in ``currency`` (both None when the line has no price yet), where it came
+    from, the day it was taken (``YYYY-MM[-DD]``, or empty) and, when the price is a published
+    figure rather than the user's own, its kind (``retail``, ``estimate``…: a quote then says
+    "estimate" instead of "user price")."""
+
+    unit_price: Decimal | None = None
+    currency: str | None = None
+    price_source: str = ""
+    price_date: str = ""
+    price_kind: str = ""
+
+
+@dataclass(frozen=True)
 class StarterLine:
     """One line of a tier's starter build: a catalog part, or (``part_id`` None) a custom line
     for something the catalog cannot hold, such as a distributed storage system.
 
-    A custom line may carry a sourced price (``unit_price`` in ``currency``, with
-    ``price_source`` and ``price_date``), validated as a build's line price is; a build started
-    from the tier keeps it as the line's price."""
+    A custom line may carry a sourced ``price``, validated as a build's line price is; a build
+    started from the tier keeps it as the line's price."""
 
     part_id: str | None
     quantity: int
@@ -310,11 +323,7 @@ class StarterLine:
     scope: Literal["node", "cluster"] = "node"
     text: str = ""
     category: str = ""
-    unit_price: Decimal | None = None
-    currency: str | None = None
-    price_source: str = ""
-    price_date: str = ""
-    price_kind: str = ""
+    price: LinePrice = LinePrice()
 
 
 @dataclass(frozen=True)
@@ -427,6 +436,7 @@ __all__ = [
     "PriceKind",
     "SeedRule",
     "SourceRef",
+    "LinePrice",
     "StarterLine",
     "Tier",
     "TierPartChoice",

@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from torchrig.catalog.line_price import PRICE_KEYS, LinePrice, parse_line_price
+from torchrig.catalog.line_price import PRICE_KEYS, parse_line_price
 from torchrig.catalog.loader import (
     CATALOG_VERSION,
     check_keys,
@@ -22,6 +22,7 @@ from torchrig.catalog.loader import (
 )
 from torchrig.catalog.model import (
     Catalog,
+    LinePrice,
     Part,
     SeedRule,
     StarterLine,
@@ -246,10 +247,7 @@ def _parse_starter_lines(raw: Any, where: str, catalog: Catalog) -> tuple[Starte
         if scope not in ("node", "cluster"):
             raise InputError(f"{w}: field 'scope' must be 'node' or 'cluster'")
         lines.append(StarterLine(part_id=pid, quantity=qty, role=text_field(item, "role", w),
-                                 scope=scope, text=text, category=category,
-                                 unit_price=price.unit_price, currency=price.currency,
-                                 price_source=price.price_source, price_date=price.price_date,
-                                 price_kind=price.price_kind))
+                                 scope=scope, text=text, category=category, price=price))
     return tuple(lines)
 
 
