@@ -11,7 +11,7 @@ and reports the median - and prints both side by side:
   and threads, and vs a long single-threaded numpy copy (np.copyto) for scale;
 * training: the CNN's FP32 samples/s and its AMP speed-up, and the checkpointing time ratio,
   vs Timer around each configuration's whole training step on its own (same network and
-  batch, built by torchrig.bench.nets; each side timed for min-run-time seconds);
+  batch, built by torchrig.bench.benchmarks.nets; each side timed for min-run-time seconds);
 * storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder;
 * collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
   --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
@@ -167,7 +167,7 @@ def _cnn_fp32_rate(threads: int, min_run_time: float) -> float:
     """Samples/s of the suite's CNN in FP32, timed on its own with Timer."""
     import torch
 
-    from torchrig.bench import nets
+    from torchrig.bench.benchmarks import nets
 
     shape = nets.cnn_shape("cpu", "full")
     torch.manual_seed(0)
@@ -179,7 +179,7 @@ def _cnn_fp32_rate(threads: int, min_run_time: float) -> float:
 def _training_rows(report, threads: int, min_run_time: float, cnn_before: float) -> list:
     import torch
 
-    from torchrig.bench import nets
+    from torchrig.bench.benchmarks import nets
 
     rows = []
     train = report.result("train")
@@ -271,8 +271,8 @@ def _collective_rows() -> list:
 
     import torch.multiprocessing as mp
 
-    from torchrig.bench.collective_launch import launch_local
-    from torchrig.bench.collective_report import load_collective_report
+    from torchrig.bench.collective.launch import launch_local
+    from torchrig.bench.collective.report import load_collective_report
 
     with tempfile.TemporaryDirectory(prefix="torchrig-verify-") as tmp:
         path = launch_local(2, "gloo", ["--sizes", "1M", "--ops", "all_reduce"], 300,

@@ -17,7 +17,7 @@ autograd saves are exact and can be counted on the CPU, without a GPU:
   flash / memory-efficient kernels regenerate dropout masks from the RNG state instead of saving
   them, while the CPU kernel falls back to the math path when dropout is on.
 
-The architectures live in ``torchrig.bench.verify_models`` (shared with ``torchrig verify``),
+The architectures live in ``torchrig.verify.reference_models`` (shared with ``torchrig verify``),
 written with ``torch.nn`` (torchvision and transformers are not needed): ResNet-18/50/152 and
 ViT-B/16 as torchvision defines them, BERT / GPT-2 / Llama-style transformer blocks as the
 Hugging Face implementations compute them, and the Nature DQN CNN.
@@ -45,7 +45,7 @@ from torch import nn
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
-from torchrig.bench.verify_models import (  # noqa: E402 - after the path set-up above
+from torchrig.verify.reference_models import (  # noqa: E402 - after the path set-up above
     PRECISIONS,
     NatureCnnPolicy,
     SavedCount,
@@ -62,7 +62,7 @@ from torchrig.bench.verify_models import (  # noqa: E402 - after the path set-up
     saved_bytes,
     vision_units,
 )
-from torchrig.bench.yolo_model import YoloV8  # noqa: E402 - after the path set-up above
+from torchrig.verify.yolo_model import YoloV8  # noqa: E402 - after the path set-up above
 
 
 def measure_vision(model: nn.Module, image: int, channels: int = 3) -> dict[str, Any]:

@@ -6,7 +6,7 @@ Run on a machine with an NVIDIA GPU (the CI machines have none):
     python scripts/gpu_check.py [--device cuda:0] [--json gpu_check.json] [--full]
 
 It runs hardware detection (NVML and torch merged), the whole suite on the GPU in its child
-process (``python -m torchrig.bench.child``, as the GUI and CLI run it: matmul in
+process (``python -m torchrig.bench.process.child``, as the GUI and CLI run it: matmul in
 FP32/TF32/FP16/BF16, memory bandwidth, pinned and pageable host<->device copies with the PCIe
 link read under load, FP32 vs AMP-fp16 training interleaved step by step with GradScaler and
 peak-memory stats, gradient checkpointing, data loading, storage, CPU matmul), checks that each
@@ -137,9 +137,9 @@ def check_verify(device: str, check: Any) -> list[dict[str, Any]]:
     resets between them, within 30 s, nothing left allocated afterwards."""
     import torch
 
-    from torchrig.bench.verify import device_for_plan, verify
-    from torchrig.bench.verify_compare import format_text
     from torchrig.planning.workload import load_workload
+    from torchrig.verify.compare import format_text
+    from torchrig.verify.measure import device_for_plan, verify
 
     print("== verify (measured vs planned)")
     folder = Path(__file__).resolve().parents[1] / "workloads"
@@ -167,11 +167,11 @@ def check_verify(device: str, check: Any) -> list[dict[str, Any]]:
             check(f"verify {name}: fp16 autocast with GradScaler",
                   "GradScaler" in result.precision_note, result.precision_note)
         results.append(result.to_dict())
-    # The Wizard's Measure button runs the same in a child process (bench/verify_child.py):
+    # The Wizard's Measure button runs the same in a child process (verify/child.py):
     # the GPU result must come back through the pipe whole.
     import threading as _threading
 
-    from torchrig.bench.verify_child import run_verify_isolated
+    from torchrig.verify.child import run_verify_isolated
 
     workload = load_workload(folder / VERIFY_WORKLOADS[0])
     try:
@@ -197,7 +197,7 @@ def _run_and_kill(run_isolated: Any, settings: Any) -> Any:
 
     def kill_child(_measurement: Any) -> None:
         for proc in psutil.Process().children():
-            if "torchrig.bench.child" in " ".join(proc.cmdline()):
+            if "torchrig.bench.process.child" in " ".join(proc.cmdline()):
                 os.kill(proc.pid, signal.SIGKILL)
 
     return run_isolated(settings, cancel=threading.Event(), on_measurement=kill_child)
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from torchrig.bench.findings import bench_findings
     from torchrig.bench.format import format_measurement
-    from torchrig.bench.isolated import run_isolated
+    from torchrig.bench.process.isolated import run_isolated
     from torchrig.bench.report import save_report
     from torchrig.bench.runner import detect_profile
     from torchrig.bench.settings import BenchSettings, resolve_device

@@ -321,7 +321,7 @@ def launch() -> ModuleType:
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        # torchrun's worker command line, then torchrun itself as collective_launch starts it
+        # torchrun's worker command line, then torchrun itself as collective.launch starts it
         (["-u", "-m", "torchrig.bench.collective", "--ops", "all_reduce"],
          ("torchrig.bench.collective", ["--ops", "all_reduce"], True)),
         (["-m", "torch.distributed.run", "--nnodes", "1"],

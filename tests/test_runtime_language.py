@@ -352,7 +352,7 @@ def test_build_checks_and_comparison_in_one_language(catalog):
 @pytest.mark.slow
 def test_benchmark_log_in_one_language(tmp_path):
     pytest.importorskip("torch")
-    from torchrig.bench.cli_bench import summary
+    from torchrig.bench.cli import summary
     from torchrig.bench.format import format_measurement, progress_line, result_line
     from torchrig.bench.runner import run_suite
     from torchrig.bench.settings import BenchSettings

@@ -237,7 +237,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from torchrig.bench.cli_verify import run_verify_cli
+    from torchrig.verify.cli import run_verify_cli
 
     return run_verify_cli(args)
 
@@ -247,10 +247,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.collective:
-        from torchrig.bench.collective_launch import run_collective_cli
+        from torchrig.bench.collective.launch import run_collective_cli
 
         return run_collective_cli(args)
-    from torchrig.bench.cli_bench import run_cli
+    from torchrig.bench.cli import run_cli
 
     return run_cli(args, catalog_peaks=True)
 
@@ -258,8 +258,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _add_bench_options(parser: argparse.ArgumentParser) -> None:
     """Imported only when the bench command is used: the bench package is not needed (and
     costs import time) for detect, check or plan."""
-    from torchrig.bench.cli_bench import add_bench_arguments
-    from torchrig.bench.collective_launch import add_cli_arguments
+    from torchrig.bench.cli import add_bench_arguments
+    from torchrig.bench.collective.launch import add_cli_arguments
 
     add_bench_arguments(parser)
     parser.add_argument("--lang", choices=["en", "zh"], default="en")
@@ -421,7 +421,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="run a workload's own model here for a few steps and "
                        "put the measurement beside the plan")
     if "verify" in argv:
-        from torchrig.bench.cli_verify import add_verify_arguments
+        from torchrig.verify.cli import add_verify_arguments
 
         add_verify_arguments(p)
     p.set_defaults(handler=cmd_verify)

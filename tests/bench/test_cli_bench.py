@@ -16,7 +16,7 @@ import child_fakes
 import pytest
 
 from torchrig.bench.__main__ import main as bench_main
-from torchrig.bench.cli_bench import add_bench_arguments, run_cli
+from torchrig.bench.cli import add_bench_arguments, run_cli
 from torchrig.bench.report import list_reports, load_report
 
 
@@ -75,7 +75,7 @@ def test_full_flag_selects_full_preset(tmp_path: Path):
 
 
 def test_storage_plan_is_announced_before_running(tmp_path: Path):
-    from torchrig.bench.storage import BENCHMARK as STORAGE
+    from torchrig.bench.benchmarks.storage import BENCHMARK as STORAGE
 
     assert child_fakes.STORAGE[0].id == STORAGE.id
     code, _, err = _cli("--dataset-dir", str(tmp_path), registry="child_fakes:STORAGE")
@@ -148,7 +148,7 @@ def test_module_entry_point_parses_flags():
 
 
 def test_importing_the_bench_package_does_not_load_torch():
-    code = ("import sys, torchrig.bench, torchrig.bench.registry, torchrig.bench.cli_bench, "
+    code = ("import sys, torchrig.bench, torchrig.bench.benchmarks.registry, torchrig.bench.cli, "
             "torchrig.bench.findings; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True)
@@ -205,7 +205,7 @@ def test_without_a_home_folder_the_report_is_kept_in_a_working_folder(monkeypatc
 
 def test_a_report_the_history_cannot_take_is_saved_in_the_working_folder(
         monkeypatch, tmp_path: Path):
-    import torchrig.bench.cli_bench as cli_bench
+    import torchrig.bench.cli as cli_bench
     from torchrig.errors import InputError
 
     def refuse(report):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchrig.bench.collective_report import REPORT_FIELDS, report_from_dict
+from torchrig.bench.collective.report import REPORT_FIELDS, report_from_dict
 from torchrig.bench.report import BenchReport
 from torchrig.catalog.loader import parse_money
 from torchrig.errors import MAX_MESSAGE, InputError

@@ -80,9 +80,9 @@ def test_cancel_stops_within_a_second(window, qtbot, monkeypatch):
 def test_measured_figures_of_a_custom_model_go_back_into_the_workload(window, qtbot,
                                                                       monkeypatch):
     import torchrig.gui.verify_panel as vp
-    from torchrig.bench.verify_compare import Measured, compare
     from torchrig.i18n import Msg
     from torchrig.planning.requirements import plan
+    from torchrig.verify.compare import Measured, compare
 
     def fake(workload, cancel, emit):
         req = plan(workload)

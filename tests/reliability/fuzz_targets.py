@@ -27,8 +27,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from torchrig import jsonio
-from torchrig.bench.collective_math import message_layout
-from torchrig.bench.collective_report import (
+from torchrig.bench.collective.report import (
     CollectiveReport,
     RankInfo,
     Settings,
@@ -48,6 +47,7 @@ from torchrig.builds.pricelist import PriceList, load_price_list
 from torchrig.builds.pricing import price_build
 from torchrig.catalog.loader import clear_catalog_cache, load_catalog
 from torchrig.catalog.model import Catalog
+from torchrig.collective_math import message_layout
 from torchrig.errors import InputError
 from torchrig.hardware.model import (
     CpuInfo,

@@ -90,7 +90,7 @@ def test_the_recorder_sees_every_kind_of_attempt(monkeypatch: pytest.MonkeyPatch
 
 
 def test_core_paths_make_no_network_access(no_network: list[str], tmp_path: Path) -> None:
-    from torchrig.bench.collective_report import load_collective_report
+    from torchrig.bench.collective.report import load_collective_report
     from torchrig.bench.findings import bench_findings
     from torchrig.bench.report import load_report
     from torchrig.builds.build import load_build, save_build
@@ -174,9 +174,9 @@ SOCKET_ALLOWED: dict[str, set[str]] = {
     "hardware/detection.py": {"gethostname"},
     # the collective benchmark: a free port on 127.0.0.1 for torch.distributed's local
     # rendezvous, and which interface holds 127.0.0.1
-    "bench/collective_launch.py": {"socket", "AF_INET", "SOCK_STREAM"},
+    "bench/collective/launch.py": {"socket", "AF_INET", "SOCK_STREAM"},
     # each rank reports its host name
-    "bench/collective_worker.py": {"gethostname"},
+    "bench/collective/worker.py": {"gethostname"},
 }
 """Modules that may import ``socket``, and the only ``socket.<name>`` each may use."""
 

@@ -141,9 +141,9 @@ def test_temp_files_use_the_safe_creators() -> None:
 
 DIRECT_WRITERS = {
     # the disk benchmark's own scratch files, in a folder it made with mkdtemp
-    "bench/storage.py",
+    "bench/benchmarks/storage.py",
     # the collective launcher's log, a mkstemp file it unlinks at once
-    "bench/collective_launch.py",
+    "bench/collective/launch.py",
     # the crash log is appended to, line by line (losing a half line to a crash is fine)
     "gui/crash.py",
 }

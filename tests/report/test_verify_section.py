@@ -7,13 +7,13 @@ import io
 import pypdf
 import pytest
 
-from torchrig.bench.verify_compare import Measured, compare
 from torchrig.i18n import Msg
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import workload_from_options
 from torchrig.report.pdf import render_sheet_bytes
 from torchrig.report.sheet import Header, Sheet, SheetOptions
 from torchrig.report.verify_section import verify_section
+from torchrig.verify.compare import Measured, compare
 
 
 def sample_result(kind: str = "cpu", activations_factor: float = 1.0):

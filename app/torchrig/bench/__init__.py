@@ -12,6 +12,7 @@ Public API (none of it imports torch; benchmarks import it when they run):
 from __future__ import annotations
 
 from torchrig.bench.base import Progress
+from torchrig.bench.benchmarks.storage import storage_plan
 from torchrig.bench.findings import bench_findings
 from torchrig.bench.report import (
     BenchReport,
@@ -26,7 +27,6 @@ from torchrig.bench.report import (
 )
 from torchrig.bench.runner import list_benchmarks, run_suite
 from torchrig.bench.settings import BenchSettings
-from torchrig.bench.storage import storage_plan
 
 __all__ = [
     "BenchReport",

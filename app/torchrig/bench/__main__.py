@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from torchrig.bench.cli_bench import add_bench_arguments, run_cli
+from torchrig.bench.cli import add_bench_arguments, run_cli
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from torchrig.bench.h2d import pcie_rate_bps
+from torchrig.bench.benchmarks.h2d import pcie_rate_bps
 from torchrig.bench.machine_state import busy_warnings
 from torchrig.bench.report import BenchReport, Measurement
 from torchrig.errors import InputError

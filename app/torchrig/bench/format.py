@@ -75,7 +75,7 @@ def format_measurement(m: Measurement, lang: str = "en") -> str:
 
 
 def _title(bench_id: str) -> Msg:
-    from torchrig.bench.registry import BENCHMARKS
+    from torchrig.bench.benchmarks.registry import BENCHMARKS
 
     return next((b.title for b in BENCHMARKS if b.id == bench_id), Msg.verbatim(bench_id))
 

@@ -59,7 +59,7 @@ overran, so a slow first benchmark cannot starve all the others to nothing."""
 
 def list_benchmarks() -> list[Benchmark]:
     """The registered benchmarks in run order (for the GUI's checklist)."""
-    from torchrig.bench.registry import BENCHMARKS
+    from torchrig.bench.benchmarks.registry import BENCHMARKS
 
     return list(BENCHMARKS)
 

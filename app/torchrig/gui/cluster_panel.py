@@ -160,7 +160,7 @@ class ClusterPanel(QWidget):
             self.result.setText(self.summary_text(state["report"]))
 
     def update_command(self) -> None:
-        from torchrig.bench.collective_launch import torchrun_command
+        from torchrig.bench.collective.launch import torchrun_command
 
         try:
             text = torchrun_command(self.nodes_spin.value(), self.gpus_spin.value(),
@@ -174,7 +174,7 @@ class ClusterPanel(QWidget):
         """Measure on this machine: NCCL over its GPUs when detection found 2+, else 2 gloo
         processes. The choice comes from detection, not torch: torch is never imported in the
         GUI's process."""
-        from torchrig.bench.collective_launch import launch_local, parse_progress
+        from torchrig.bench.collective.launch import launch_local, parse_progress
 
         if self.runner.running:
             return
@@ -183,7 +183,7 @@ class ClusterPanel(QWidget):
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             if work is not None:
                 return work(cancel, emit)
-            from torchrig.bench.collective_report import load_collective_report
+            from torchrig.bench.collective.report import load_collective_report
 
             path = launch_local(nproc, backend, ("--sizes", "8..4M") if backend == "gloo"
                                 else (), cancel=cancel,
@@ -207,7 +207,7 @@ class ClusterPanel(QWidget):
             self.open_path(Path(path))
 
     def open_path(self, path: Path) -> bool:
-        from torchrig.bench.collective_report import load_collective_report
+        from torchrig.bench.collective.report import load_collective_report
 
         try:
             self._on_report(load_collective_report(path))

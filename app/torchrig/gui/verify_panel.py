@@ -1,7 +1,7 @@
 """The Wizard's "Measure on this machine" panel: run the planned workload's own model here
-(:func:`torchrig.bench.verify.verify`) on a worker thread and show measured beside planned.
+(:func:`torchrig.verify.measure.verify`) on a worker thread and show measured beside planned.
 
-The table's words come from the core (:mod:`torchrig.bench.verify_compare`, both languages), so
+The table's words come from the core (:mod:`torchrig.verify.compare`, both languages), so
 the CLI, this panel and the PDF read the same.
 """
 
@@ -37,7 +37,7 @@ def _measure_here(workload: Workload, cancel: threading.Event,
                   emit: Callable[[Any], None]) -> Any:
     """The real measurement, on the first GPU torch can use (else the CPU), in a child
     process: torch is never imported into the window, and a crash ends the child only."""
-    from torchrig.bench.verify_child import run_verify_isolated
+    from torchrig.verify.child import run_verify_isolated
 
     return run_verify_isolated(workload, cancel=cancel, progress=emit)
 
@@ -115,7 +115,7 @@ class VerifyPanel(QWidget):
         workload, measure, lang = self.workload, self._measure or _measure_here, self.lang
 
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
-            from torchrig.bench.verify_child import MeasureFailed
+            from torchrig.verify.child import MeasureFailed
 
             try:
                 return measure(workload, cancel, emit)
@@ -147,7 +147,7 @@ class VerifyPanel(QWidget):
         self.result_ready.emit(result)
 
     def show_result(self, result: Any) -> None:
-        from torchrig.bench.verify_compare import summary_lines, table
+        from torchrig.verify.compare import summary_lines, table
 
         header, body = table(result, self.lang)
         self.table.setRowCount(len(body))
@@ -180,7 +180,7 @@ class VerifyPanel(QWidget):
             self.status.setText(self.tr("Stopped."))
 
     def _apply(self) -> None:
-        from torchrig.bench.verify import feedback_workload
+        from torchrig.verify.measure import feedback_workload
 
         if self.result is not None:
             updated = feedback_workload(self.result)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from torchrig.bench.collective_math import bus_factor
+from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.workload import Workload

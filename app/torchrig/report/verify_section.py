@@ -12,7 +12,7 @@ from torchrig.report.markup import escape_text
 if TYPE_CHECKING:
     from reportlab.platypus import Flowable
 
-    from torchrig.bench.verify_compare import VerifyResult
+    from torchrig.verify.compare import VerifyResult
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class VerifySection:
 
 def verify_section(result: VerifyResult, lang: str) -> VerifySection:
     """The data of the section, from a verification (the CLI and the Wizard show the same)."""
-    from torchrig.bench.verify_compare import summary_lines, table
+    from torchrig.verify.compare import summary_lines, table
 
     header, body = table(result, lang)
     return VerifySection(

@@ -1,7 +1,7 @@
 """Benchmark: run the suite in a child process, watch it fill in, compare with spec peaks.
 
-A :class:`~torchrig.gui.workers.TaskRunner` thread starts ``python -m torchrig.bench.child``
-through :func:`~torchrig.bench.isolated.run_isolated` and turns its JSON lines into queued
+A :class:`~torchrig.gui.workers.TaskRunner` thread starts ``python -m torchrig.bench.process.child``
+through :func:`~torchrig.bench.process.isolated.run_isolated` and turns its JSON lines into queued
 signals. torch is only ever imported in the child, so its import never holds this process's
 interpreter lock, and a crash in a kernel or an out-of-memory kill ends the child, not the
 window: the page then shows what had been measured and how the child ended. Cancel asks the
@@ -218,7 +218,7 @@ class BenchPage(QWidget):
                              dataset_dir=Path(folder) if folder else None, peaks=peaks)
 
     def _update_storage_note(self) -> None:
-        from torchrig.bench.storage import plan_for
+        from torchrig.bench.benchmarks.storage import plan_for
 
         try:
             plan = plan_for(self.bench_settings())
@@ -258,8 +258,8 @@ class BenchPage(QWidget):
         def run(cancel: threading.Event, emit: Callable[[Any], None]) -> Any:
             if work is not None:
                 return work(cancel, emit)
-            from torchrig.bench.child_io import BenchProcessError
-            from torchrig.bench.isolated import run_isolated
+            from torchrig.bench.process.channel import BenchProcessError
+            from torchrig.bench.process.isolated import run_isolated
             from torchrig.bench.report import save_to_history
 
             try:

@@ -61,9 +61,9 @@ class _Card(QFrame):
 
 PROFILE_CONSUMERS = (
     "psutil", "torchrig.builds.capabilities", "torchrig.builds.targets",
-    "torchrig.planning.analysis", "torchrig.planning.advice", "torchrig.bench.storage",
-    "torchrig.bench.collective_launch", "torchrig.bench.collective_report",
-    "torchrig.bench.collective_options",
+    "torchrig.planning.analysis", "torchrig.planning.advice", "torchrig.bench.benchmarks.storage",
+    "torchrig.bench.collective.launch", "torchrig.bench.collective.report",
+    "torchrig.bench.collective.options",
 )
 """Modules the pages import when the profile arrives (targets, wizard, benchmark, cluster).
 PySide's import hook reads every module's source, so a first import on the GUI thread stalls

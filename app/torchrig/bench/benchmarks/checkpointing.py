@@ -1,0 +1,115 @@
+"""Gradient checkpointing on the reference transformer: memory saved and time added.
+
+The seed (3.3) claims 60-80 % less memory for 10-20 % more time; Chen et al. (arXiv 1604.06174)
+put the cost at about one extra forward pass (~33 % when backward costs twice a forward). This
+measures both on the user's machine with torch.utils.checkpoint (use_reentrant=False) around
+every block, the same weights with and without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
+from torchrig.bench.benchmarks import nets
+from torchrig.bench.benchmarks.trainloop import Variant, fit_batch, run_ab
+from torchrig.bench.report import Measurement, Reference
+from torchrig.i18n import Msg
+
+SEED_MEMORY = Reference(
+    kind="seed_claim", label=Msg("seed claim: 60-80 % less memory", "原文说法：显存减少 60%-80%"),
+    source="seed 3.3", low=0.6, high=0.8)
+SEED_TIME = Reference(
+    kind="seed_claim", label=Msg("seed claim: 10-20 % more time", "原文说法：时间增加 10%-20%"),
+    source="seed 3.3", low=0.1, high=0.2)
+
+_LAYERS = {"smoke": 2, "quick": 4, "full": 8}
+_HOW = {False: Msg("without checkpointing", "不启用检查点"),
+        True: Msg("with checkpointing", "启用检查点")}
+
+
+def run(ctx: BenchContext) -> Iterator[Event]:
+    import torch
+
+    layers = _LAYERS[ctx.preset] if ctx.kind == "cpu" else 12
+    shape = nets.transformer_shape(ctx.kind, ctx.preset, ctx.scale, layers=layers)
+    yield Progress("checkpointing", 0, 3, Msg("building the transformer", "构建 Transformer"))
+    torch.manual_seed(0)
+    model = nets.build_transformer(shape).to(ctx.device)
+    make = nets.token_batch_maker(shape, ctx.device)
+    # Sized for the run without checkpointing, the one that needs the memory.
+    batch = fit_batch(ctx, model, make, shape.batch)
+    x, y = make(batch)
+    details = {"batch": batch, "seq": shape.seq, "d_model": shape.d_model,
+               "layers": shape.layers}
+    yield Progress("checkpointing", 1, 3, Msg("timing with and without, interleaved",
+                                              "交替计时：启用与不启用"))
+
+    def switch(on: bool) -> Variant:
+        def prepare() -> None:
+            model.checkpointing = on
+        return Variant(amp=False, prepare=prepare)
+
+    ab = run_ab(ctx, model, x, y, switch(False), switch(True),
+                slice_s=max(0.0, ctx.time_left() * 0.9), batch=batch)
+    plain, ckpt = ab.a, ab.b
+    yield Progress("checkpointing", 2, 3, Msg("results", "结果"))
+    for checkpointing, r in ((False, plain), (True, ckpt)):
+        how = _HOW[checkpointing]
+        tag = "checkpointed" if checkpointing else "plain"
+        yield Measurement(
+            id=f"step_s_{tag}", label=Msg(f"Step time {how.en}", f"单步时间（{how.zh}）"),
+            value=r.step_s, unit="s", details={**details, "repeats": r.repeats,
+                                               "spread_samples_per_s": r.spread})
+        yield Measurement(
+            id=f"saved_bytes_{tag}",
+            label=Msg(f"Activations saved for backward, {how.en}", f"为反向保存的激活（{how.zh}）"),
+            value=float(r.saved_bytes), unit="B",
+            notes=(Msg("saved_tensors_hooks, each storage once, parameters excluded",
+                       "saved_tensors_hooks 统计，每个存储只计一次，不含参数"),))
+        if r.peak_bytes is not None:
+            yield Measurement(
+                id=f"peak_bytes_{tag}",
+                label=Msg(f"Peak memory in a step, {how.en}", f"单步峰值显存（{how.zh}）"),
+                value=float(r.peak_bytes), unit="B",
+                notes=(Msg("torch.cuda.max_memory_allocated; includes weights, gradients and "
+                           "AdamW states", "max_memory_allocated；含权重、梯度与 AdamW 状态"),))
+    spread_ = ab.ratio_details()
+    yield Measurement(
+        id="time_added", label=Msg("Time added by checkpointing", "检查点增加的时间"),
+        value=ab.ratio - 1, unit="ratio", reference=SEED_TIME,
+        notes=(Msg(f"steps with and without alternate (A B, B A, ...); median over "
+                   f"{spread_['pairs']} adjacent pairs of the step-time ratio, range "
+                   f"{spread_['min'] - 1:+.0%} to {spread_['max'] - 1:+.0%}",
+                   f"启用与不启用逐步交替（A B、B A……）；取 {spread_['pairs']} 组相邻步"
+                   f"步时比的中位数，范围 {spread_['min'] - 1:+.0%} 至 {spread_['max'] - 1:+.0%}"),
+               Msg("Chen et al. (arXiv 1604.06174): about one extra forward pass, ~33 %",
+                   "Chen 等（arXiv 1604.06174）：约多一次前向，约 33%")),
+        details={"pairs": spread_["pairs"], "median": ab.ratio - 1,
+                 "min": spread_["min"] - 1, "max": spread_["max"] - 1},
+    )
+    if plain.peak_bytes and ckpt.peak_bytes is not None:
+        saving = 1 - ckpt.peak_bytes / plain.peak_bytes
+        basis = Msg("on the CUDA allocator's peak during a whole step",
+                    "基于整步的 CUDA 分配器峰值")
+    else:
+        saving = 1 - ckpt.saved_bytes / plain.saved_bytes
+        basis = Msg("on activations held between forward and backward; the transient "
+                    "recomputation of one block during backward is not included",
+                    "基于前向与反向之间保留的激活；不含反向时重算单个块的临时内存")
+    yield Measurement(
+        id="memory_saved", label=Msg("Memory saved by checkpointing", "检查点节省的内存"),
+        value=saving, unit="ratio", reference=SEED_MEMORY,
+        notes=(basis, Msg("FP32, every block checkpointed (use_reentrant=False)",
+                          "FP32，每个块都做检查点（use_reentrant=False）")),
+    )
+    yield Progress("checkpointing", 3, 3, Msg("done", "完成"))
+
+
+BENCHMARK = Benchmark(
+    id="checkpointing",
+    title=Msg("Gradient checkpointing: memory vs time", "梯度检查点：内存与时间"),
+    devices=("cpu", "cuda", "mps"),
+    run=run,
+    weight=3.0,
+)

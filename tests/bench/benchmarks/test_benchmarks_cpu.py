@@ -1,0 +1,156 @@
+"""Every real benchmark once on the CPU at the tiny "smoke" sizes, plus their clean-up rules."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("torch")
+
+from torchrig.bench.base import BenchContext, Cancelled  # noqa: E402
+from torchrig.bench.benchmarks import nets  # noqa: E402
+from torchrig.bench.benchmarks.dataload import SyntheticImages, measure_workers, worker_counts  # noqa: E402
+from torchrig.bench.benchmarks.h2d import pcie_rate_bps  # noqa: E402
+from torchrig.bench.report import UNITS, BenchReport  # noqa: E402
+from torchrig.bench.runner import run_suite  # noqa: E402
+from torchrig.bench.settings import BenchSettings  # noqa: E402
+from torchrig.hardware.model import CpuInfo, SystemProfile  # noqa: E402
+from torchrig.units import GB, MiB  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def smoke_report(tmp_path_factory) -> BenchReport:
+    folder = tmp_path_factory.mktemp("dataset")
+    profile = SystemProfile(cpu=CpuInfo(usable_cpus=2, cache_bytes={"L3": 4 * MiB},
+                                        isa_features=["avx2"]))
+    # Smoke sizes do minimal repeats, so the generous budget only matters on a machine that
+    # is busy with other work (a shared CI runner): it keeps the test from being flaky.
+    report = run_suite(BenchSettings(preset="smoke", device="cpu", dataset_dir=folder,
+                                     budget_s=60),
+                       cancel=threading.Event(), profile=profile)
+    report.settings["_folder_after"] = sorted(p.name for p in folder.iterdir())
+    return report
+
+
+@pytest.mark.slow
+def test_smoke_suite_runs_every_benchmark_on_cpu(smoke_report: BenchReport):
+    statuses = {r.id: r.status for r in smoke_report.results}
+    assert list(statuses) == ["matmul", "membw", "h2d", "train", "checkpointing", "dataload",
+                              "storage", "cpu_matmul"]
+    assert statuses.pop("h2d").startswith("skipped: no accelerator")
+    assert set(statuses.values()) == {"ok"}, statuses
+    for result in smoke_report.results:
+        for m in result.measurements:
+            assert m.unit in UNITS
+            assert m.value is not None, (result.id, m.id)
+            # Ratios may be negative (AMP's bf16 weight copies can outweigh what it saves on
+            # a toy model) and a count may be 0 workers; rates, sizes and times are positive.
+            assert m.unit in ("ratio", "count") or m.value > 0, (result.id, m.id)
+    r = smoke_report
+    assert r.value("matmul", "fp32") > 1e8  # any CPU does 0.1 GFLOP/s
+    # avx2 only in the given profile: no native 16-bit matmul, so neither is measured.
+    assert r.value("matmul", "bf16") is None and r.value("cpu_matmul", "bf16") is None
+    assert any("TF32" in n.en for n in r.result("matmul").notes)
+    assert r.value("membw", "copy_rw") == pytest.approx(2 * r.value("membw", "copy_once"))
+    membw = r.result("membw").measurement("copy_rw")
+    assert membw.details["buffer_bytes"] >= 4 * 4 * MiB  # >= 4x the profile's L3
+    for net in ("cnn", "transformer"):
+        assert r.value("train", f"{net}_fp32") > 0 and r.value("train", f"{net}_amp") > 0
+        assert r.result("train").measurement(f"{net}_amp_speedup").reference.source == "seed 3.1"
+    ckpt = r.result("checkpointing")
+    assert ckpt.value("saved_bytes_checkpointed") < ckpt.value("saved_bytes_plain")
+    assert ckpt.measurement("memory_saved").reference.low == 0.6
+    dataload = r.result("dataload")
+    assert dataload.value("workers_0") > 0
+    best = dataload.measurement("best_rate")
+    assert best.reference is not None and best.reference.kind == "measured"
+    storage = r.result("storage")
+    assert storage.value("seq_read") > 0 and storage.value("small_read") > 0
+    assert storage.measurement("seq_read").details["cached"] is False  # fadvise on Linux
+    assert r.value("cpu_matmul", "fp32") > 1e8
+    assert r.settings["_folder_after"] == []  # storage removed its test files
+
+
+def test_matmul_and_cpu_matmul_restore_torch_state():
+    import torch
+
+    from torchrig.bench.benchmarks import cpu_matmul, matmul
+
+    before_tf32 = torch.backends.cuda.matmul.allow_tf32
+    before_threads = torch.get_num_threads()
+    torch.backends.cuda.matmul.allow_tf32 = not before_tf32
+    try:
+        for mod in (matmul, cpu_matmul):
+            ctx = BenchContext(settings=BenchSettings(preset="smoke"), device="cpu",
+                               cancel=threading.Event(), budget_s=1.0)
+            list(mod.run(ctx))
+        assert torch.backends.cuda.matmul.allow_tf32 is (not before_tf32)
+        assert torch.get_num_threads() == before_threads
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before_tf32
+
+
+def test_saved_tensor_meter_counts_activations_not_parameters():
+    import torch
+
+    shape = nets.transformer_shape("cpu", "smoke")
+    model = nets.build_transformer(shape)
+    tokens = torch.randint(0, shape.vocab, (shape.batch, shape.seq))
+    meter = nets.SavedTensorMeter(model.parameters())
+    with meter.hooks():
+        model(tokens).sum().backward()
+    params = sum(p.numel() * 4 for p in model.parameters())
+    logits = shape.batch * shape.seq * shape.vocab * 4
+    assert meter.bytes > 0
+    assert meter.bytes < params + 50 * logits  # no parameter storage double counted
+
+
+def test_worker_counts():
+    assert worker_counts(1) == [0, 1]
+    assert worker_counts(2) == [0, 2]
+    assert worker_counts(5) == [0, 2, 4, 5]
+    assert worker_counts(16) == [0, 2, 4, 6, 8, 12, 16]
+
+
+def test_dataloader_workers_are_shut_down_on_cancel():
+    dataset = SyntheticImages(crop=16, length=100_000)
+    cancel = threading.Event()
+    ctx = BenchContext(settings=BenchSettings(preset="smoke"), device="cpu", cancel=cancel,
+                       budget_s=30)
+    timer = threading.Timer(0.5, cancel.set)
+    timer.start()
+    try:
+        with pytest.raises(Cancelled):
+            measure_workers(ctx, dataset, workers=2, batch=4, slot_s=30)
+    finally:
+        timer.join()
+    deadline = time.monotonic() + 5
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+
+
+def test_dataloader_workers_are_shut_down_after_a_normal_run():
+    ctx = BenchContext(settings=BenchSettings(preset="smoke"), device="cpu",
+                       cancel=threading.Event(), budget_s=5)
+    rate, first_batch_s, batches = measure_workers(ctx, SyntheticImages(crop=16), workers=1,
+                                                   batch=4, slot_s=0.1)
+    assert rate > 0 and batches >= 3 and first_batch_s > 0
+    assert multiprocessing.active_children() == []
+
+
+def test_synthetic_sample_shape_and_normalisation():
+    dataset = SyntheticImages(crop=32)
+    x, label = dataset[5]
+    assert tuple(x.shape) == (3, 32, 32) and 0 <= label < 1000
+    assert abs(float(x.mean())) < 5  # normalised, not raw 0..255 pixels
+
+
+def test_pcie_rates():
+    assert pcie_rate_bps(4, 16) == pytest.approx(31.5 * GB, rel=0.001)
+    assert pcie_rate_bps(5, 16) == pytest.approx(63.0 * GB, rel=0.001)
+    assert pcie_rate_bps(3, 8) == pytest.approx(7.88 * GB, rel=0.001)
+    assert pcie_rate_bps(None, 16) is None and pcie_rate_bps(7, 16) is None
