@@ -10,9 +10,9 @@ written). Prints seconds per case and the page count; ``--check-target`` exits 1
 Where the time went, and what changed: reportlab broke every long word one character at a
 time, again for each of the about seven layout passes a table makes over each cell, and the
 price sources and notes made every row taller than a page. Now each paragraph is laid out once
-per width (``pdf._Paragraph``), the parts table is a ``LongTable`` (splitting it no longer
-re-measures the remaining rows), and sources and notes are shown up to 200 characters in the
-table (the file, attached to the PDF, keeps them whole).
+per width (``pdf_layout.CachedParagraph``), the parts table is a ``LongTable`` (splitting it no
+longer re-measures the remaining rows), and sources and notes are shown up to 200 characters in
+the table (the file, attached to the PDF, keeps them whole).
 
 Usage: ``python benchmarks/bench_export_worst_case.py [--lines 500] [--check-target]``
 """

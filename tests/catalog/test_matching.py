@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from torchrig.catalog import load_catalog
-from torchrig.catalog.matching import normalize_name
+from torchrig.catalog.matching import match_cpu, match_gpu, normalize_name
 from torchrig.units import GiB
 
 
@@ -24,7 +24,7 @@ from torchrig.units import GiB
     ("Tesla V100-PCIE-32GB", "nvidia-v100-32gb-pcie"),
 ])
 def test_match_gpu(detected: str, expected: str) -> None:
-    part = load_catalog().match_gpu(detected)
+    part = match_gpu(load_catalog(), detected)
     assert part is not None and part.id == expected
 
 
@@ -33,13 +33,13 @@ def test_match_gpu(detected: str, expected: str) -> None:
     "Some Unknown GPU",
 ])
 def test_near_misses_do_not_match(detected: str) -> None:
-    assert load_catalog().match_gpu(detected) is None
+    assert match_gpu(load_catalog(), detected) is None
 
 
 def test_vram_tells_same_named_models_apart() -> None:
     cat = load_catalog()
-    assert cat.match_gpu("NVIDIA GeForce RTX 3060", vram_bytes=int(11.7 * GiB)) is not None
-    assert cat.match_gpu("NVIDIA GeForce RTX 3060", vram_bytes=8 * GiB) is None
+    assert match_gpu(cat, "NVIDIA GeForce RTX 3060", vram_bytes=int(11.7 * GiB)) is not None
+    assert match_gpu(cat, "NVIDIA GeForce RTX 3060", vram_bytes=8 * GiB) is None
 
 
 @pytest.mark.parametrize(("detected", "expected"), [
@@ -52,14 +52,14 @@ def test_vram_tells_same_named_models_apart() -> None:
     ("Intel(R) Core(TM) Ultra 9 285K", "intel-core-ultra-9-285k"),
 ])
 def test_match_cpu(detected: str, expected: str) -> None:
-    part = load_catalog().match_cpu(detected)
+    part = match_cpu(load_catalog(), detected)
     assert part is not None and part.id == expected
 
 
 def test_match_cpu_rejects_other_models() -> None:
     cat = load_catalog()
-    assert cat.match_cpu("13th Gen Intel(R) Core(TM) i9-13900KS") is None
-    assert cat.match_cpu("Intel(R) Core(TM) i5-12400") is None
+    assert match_cpu(cat, "13th Gen Intel(R) Core(TM) i9-13900KS") is None
+    assert match_cpu(cat, "Intel(R) Core(TM) i5-12400") is None
 
 
 def test_normalize_name() -> None:

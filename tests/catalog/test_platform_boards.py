@@ -4,6 +4,7 @@ desktop sockets), with the slot, lane and memory figures the fit and board check
 from __future__ import annotations
 
 from torchrig.catalog import load_catalog
+from torchrig.catalog.matching import match_cpu
 from torchrig.catalog.specs import GpuSlot
 from torchrig.units import GiB
 
@@ -108,5 +109,5 @@ def test_xeon_6900p_platform_figures() -> None:
         assert (cpu.pcie_lanes, cpu.pcie_gen, cpu.memory_bandwidth) == (96, 5, 614.4e9), pid
         assert cat.get(pid).is_derived("memory_bandwidth"), pid
     # The string Linux reports for the CPU finds the part.
-    detected = cat.match_cpu("Intel(R) Xeon(R) 6980P CPU @ 2.00GHz")
+    detected = match_cpu(cat, "Intel(R) Xeon(R) 6980P CPU @ 2.00GHz")
     assert detected is not None and detected.id == "intel-xeon-6980p"

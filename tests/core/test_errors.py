@@ -4,7 +4,7 @@ import pytest
 
 from torchrig.bench.collective.report import REPORT_FIELDS, report_from_dict
 from torchrig.bench.report import BenchReport
-from torchrig.catalog.loader import parse_money
+from torchrig.catalog.fields import parse_money
 from torchrig.errors import MAX_MESSAGE, InputError
 from torchrig.planning.workload import Workload, default_workload
 

@@ -8,7 +8,7 @@ import pytest
 
 from torchrig.gui.qt import QMessageBox, QPdfDocument
 from torchrig.planning.workload import load_workload
-from torchrig.report.pdf import extract_build_json
+from torchrig.report.pdf_files import extract_build_json
 
 ROOT = Path(__file__).resolve().parents[2]
 

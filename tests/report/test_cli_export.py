@@ -13,7 +13,7 @@ import pytest
 
 from torchrig.builds.build import load_build
 from torchrig.report.cli_export import run_export_cli, sheet_date
-from torchrig.report.pdf import extract_build_json
+from torchrig.report.pdf_files import extract_build_json
 
 BUILDS = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))
 

@@ -15,7 +15,8 @@ import pypdf
 import pytest
 
 from torchrig.errors import InputError
-from torchrig.report.pdf import extract_build_json, render_sheet, render_sheet_bytes
+from torchrig.report.pdf import render_sheet, render_sheet_bytes
+from torchrig.report.pdf_files import extract_build_json
 from torchrig.report.sheet import BomRow, Header, Sheet, SheetOptions
 
 from .conftest import bom_rows, full_sheet, with_lang
@@ -340,11 +341,11 @@ def test_long_sources_and_notes_are_shortened_in_the_table_and_kept_in_the_file(
 def test_a_paragraph_lays_out_once_per_width() -> None:
     from reportlab.lib.styles import ParagraphStyle
 
-    from torchrig.report.pdf import _Paragraph
+    from torchrig.report.pdf_layout import CachedParagraph
 
     style = ParagraphStyle("s", fontName="Helvetica", fontSize=8, leading=10,
                            splitLongWords=1)
-    para = _Paragraph("W" * 400 + " tail", style)
+    para = CachedParagraph("W" * 400 + " tail", style)
     calls = []
     real = para.breakLines
     para.breakLines = lambda widths: calls.append(widths) or real(widths)  # type: ignore

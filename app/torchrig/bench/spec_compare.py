@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from torchrig.bench.report import BenchReport
+from torchrig.catalog.matching import match_gpu
 from torchrig.catalog.model import Catalog, Part
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg
@@ -105,7 +106,7 @@ def peaks_lookup(catalog: Catalog) -> PeaksFn:
         if device == "cpu" or profile is None or not profile.gpus:
             return None
         gpu = next((g for g in profile.gpus if g.torch_device == device), profile.gpus[0])
-        part = catalog.match_gpu(gpu.name or "", gpu.vram_total_bytes)
+        part = match_gpu(catalog, gpu.name or "", gpu.vram_total_bytes)
         return catalog_peaks(part, (gpu.pcie_gen_max, gpu.pcie_width_max))
 
     return lookup

@@ -13,8 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from torchrig.catalog.fields import check_date, parse_money
 from torchrig.catalog.line_price import MAX_SOURCE, PRICE_KEYS, parse_line_price
-from torchrig.catalog.loader import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError

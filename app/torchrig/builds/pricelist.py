@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from torchrig.builds.build import Build, LineItem, validate_line
-from torchrig.catalog.loader import check_date, parse_money
+from torchrig.catalog.fields import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
 from torchrig.errors import InputError
 from torchrig.jsonio import read_text_file

@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from torchrig.catalog.loader import check_date, parse_money
+from torchrig.catalog.fields import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, PRICE_KINDS, LinePrice
 from torchrig.errors import InputError
 

@@ -10,13 +10,18 @@ Resource folder, first match wins: the ``root`` argument, ``$TORCHRIG_RESOURCES`
 
 from __future__ import annotations
 
-import datetime
 import re
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.fields import (
+    CATALOG_VERSION,
+    check_date,
+    msg_field,
+    parse_money,
+    text_field,
+)
 from torchrig.catalog.model import (
     CURRENCIES,
     PRICE_KINDS,
@@ -35,16 +40,12 @@ from torchrig.catalog.specs import (
     MemorySupport,
 )
 from torchrig.errors import InputError
-from torchrig.i18n import Msg
 from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
 
 CATALOG_FORMAT = "torchrig.catalog"
 SOURCES_FORMAT = "torchrig.sources"
-CATALOG_VERSION = 1
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-MONEY_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-DATE_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 MEM_RE = re.compile(r"^(DDR[45])(?:-(\d{3,5}))?$")
 REPO_PATH_RE = re.compile(r"^[\w.-]+/[\w.-]+:\S+$")
 
@@ -369,39 +370,6 @@ def _parse_price(raw: Any, where: str, sources: dict[str, SourceRef]) -> Price:
                  reliability=reliability, note=note)
 
 
-def parse_money(value: Any, where: str) -> Decimal:
-    """A money amount from JSON: a decimal string ("12999.00") or a number; never NaN/inf."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
-    if isinstance(value, str) and not MONEY_RE.fullmatch(value.strip()):
-        # Decimal() would also take "1_000" and non-ASCII digits; a price is plain digits.
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
-    try:
-        amount = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}") from None
-    if not amount.is_finite():
-        raise InputError(f"{where} must be a finite amount, got {value!r}")
-    if abs(amount) >= Decimal("1e12"):
-        # A thousand-digit number would fill the terminal: its size says enough.
-        raise InputError(f"{where} is implausibly large: {amount:.3e} (at most 1e12)")
-    return amount
-
-
-def check_date(value: Any, where: str) -> str:
-    """``YYYY-MM`` or ``YYYY-MM-DD`` with a real month/day; returned unchanged."""
-    m = DATE_RE.match(value) if isinstance(value, str) else None
-    ok = m is not None and 1990 <= int(m.group(1)) <= 2100 and 1 <= int(m.group(2)) <= 12
-    if ok and m is not None and m.group(3):
-        try:
-            datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        except ValueError:
-            ok = False
-    if not ok:
-        raise InputError(f"{where} must be a date YYYY-MM or YYYY-MM-DD, got {value!r}")
-    return value
-
-
 def _is_url_or_repo(text: str) -> bool:
     return text.startswith(("https://", "http://")) or bool(REPO_PATH_RE.match(text))
 
@@ -437,18 +405,3 @@ def _str_items(obj: dict[str, Any], key: str, where: str) -> list[str]:
         if not isinstance(item, str) or not item.strip():
             raise InputError(f"{where}: field '{key}' must list non-empty texts")
     return items
-
-
-def text_field(obj: dict[str, Any], key: str, where: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{where}: field '{key}' must be non-empty text, got {value!r}")
-    return value
-
-
-def msg_field(obj: dict[str, Any], key: str, where: str) -> Msg:
-    value = obj.get(key)
-    if (not isinstance(value, dict) or not isinstance(value.get("en"), str)
-            or not isinstance(value.get("zh"), str)):
-        raise InputError(f"{where}: field '{key}' must be an object with 'en' and 'zh' texts")
-    return Msg(en=value["en"], zh=value["zh"])

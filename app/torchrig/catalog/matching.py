@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from torchrig.catalog.model import Part
+from torchrig.catalog.model import Catalog, Part
 
 _NOISE = [
     re.compile(r"\((?:r|tm)\)", re.I),
@@ -54,3 +54,13 @@ def match_part(parts: Iterable[Part], detected_name: str,
             continue
         return part
     return None
+
+
+def match_gpu(catalog: Catalog, detected_name: str, vram_bytes: int | None = None) -> Part | None:
+    """The catalog GPU a detected GPU is (see :func:`match_part`), or None."""
+    return match_part(catalog.by_category("gpu"), detected_name, vram_bytes=vram_bytes)
+
+
+def match_cpu(catalog: Catalog, detected_name: str) -> Part | None:
+    """The catalog CPU a detected CPU is, or None."""
+    return match_part(catalog.by_category("cpu"), detected_name)

@@ -388,16 +388,6 @@ class Catalog:
             known = ", ".join(self.tiers)
             raise InputError(f"unknown tier {tier_id!r}: use one of {known}") from None
 
-    def match_gpu(self, detected_name: str, vram_bytes: int | None = None) -> Part | None:
-        from torchrig.catalog.matching import match_part
-
-        return match_part(self.by_category("gpu"), detected_name, vram_bytes=vram_bytes)
-
-    def match_cpu(self, detected_name: str) -> Part | None:
-        from torchrig.catalog.matching import match_part
-
-        return match_part(self.by_category("cpu"), detected_name)
-
     def _keyed(self, ref: str) -> tuple[SourceRef | None, str]:
         """The source a citation names by key, and what follows the key (``"PCPP-DS
         data/csv/memory.csv"`` -> PCPP-DS, ``"data/csv/memory.csv"``)."""

@@ -12,14 +12,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.fields import CATALOG_VERSION, msg_field, parse_money, text_field
 from torchrig.catalog.line_price import PRICE_KEYS, parse_line_price
-from torchrig.catalog.loader import (
-    CATALOG_VERSION,
-    check_keys,
-    msg_field,
-    parse_money,
-    text_field,
-)
 from torchrig.catalog.model import (
     Catalog,
     LinePrice,
@@ -33,7 +27,7 @@ from torchrig.catalog.model import (
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg
-from torchrig.jsonio import parse_json_text, read_text_file, upgrade_document
+from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
 from torchrig.units import GB, GiB
 
 TIERS_FORMAT = "torchrig.tiers"

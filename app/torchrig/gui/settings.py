@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from torchrig.builds.build import Build, ExchangeRate, validate_build
-from torchrig.catalog.loader import check_date
+from torchrig.catalog.fields import check_date
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
 from torchrig.paths import fallback_dir, home_dir
@@ -74,7 +74,7 @@ def _short_text(value: Any) -> bool:
 
 
 def _date_or_empty(value: Any) -> bool:
-    """A date as build files hold it (the catalog's check_date), or "" for none."""
+    """A date as build files hold it (catalog.fields.check_date), or "" for none."""
     if value == "":
         return True
     try:

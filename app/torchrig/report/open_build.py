@@ -20,7 +20,7 @@ def load_build_or_sheet(path: str | Path, catalog: Catalog | None = None) -> Bui
     path = Path(path)
     if not is_pdf(path):
         return load_build(path, catalog)
-    from torchrig.report.pdf import extract_build_json
+    from torchrig.report.pdf_files import extract_build_json
 
     where = f"{path} (attached build)"
     build = Build.from_dict(extract_build_json(path), where=where)

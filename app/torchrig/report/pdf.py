@@ -1,20 +1,17 @@
-"""Draw a :class:`~torchrig.report.sheet.Sheet` as an A4 PDF, and read the build back out.
+"""Draw a :class:`~torchrig.report.sheet.Sheet` as an A4 PDF.
 
 Layout: a header block (sender, title, number, dates, customer), then the sections the sheet
 asks for, each a heading over a table or chart; every page ends with "page x of y" and the
 TorchRig version. Tables use one Paragraph per cell so text wraps (long words are split), and
-repeat their header row when they run over a page.
-
-The build file is attached as an embedded file (``build.json``). reportlab has no API for
-document-level file attachments, so the finished PDF is passed once through pypdf's
-``PdfWriter.add_attachment``; :func:`extract_build_json` reads it back with pypdf.
+repeat their header row when they run over a page. Page measures, colours and the shared
+layout pieces are in :mod:`torchrig.report.pdf_layout`; the attached build file and the logo
+in :mod:`torchrig.report.pdf_files`.
 """
 
 from __future__ import annotations
 
 import io
 import re
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -38,7 +35,6 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.flowables import HRFlowable
 
 from torchrig import jsonio
 from torchrig.builds.targets import Status
@@ -48,55 +44,35 @@ from torchrig.labels import CATEGORIES, PRICE_KINDS, citation, label
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
+from torchrig.report.pdf_files import LOGO_BOX, MAX_LOGO_BYTES, attach, small_logo
+from torchrig.report.pdf_layout import (
+    ACCENT,
+    CONTENT_W,
+    FRAME_PAD,
+    INK,
+    MARGIN_BOTTOM,
+    MARGIN_TOP,
+    MARGIN_X,
+    MUTED,
+    NEUTRAL_STATUS,
+    PAGE_H,
+    PAGE_W,
+    RULE,
+    SEVERITY_COLORS,
+    SHORT_SECTION_H,
+    STATUS_COLORS,
+    ZEBRA,
+    CachedParagraph,
+    height_of,
+    lead_height,
+    numbered_canvas,
+    row_split,
+    rule,
+)
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
 
-PAGE_W, PAGE_H = A4
-MARGIN_X = 16 * mm
-MARGIN_TOP = 18 * mm
-MARGIN_BOTTOM = 18 * mm
-CONTENT_W = PAGE_W - 2 * MARGIN_X
-FRAME_PAD = 6
-"""reportlab's default frame padding: the document margins are this much smaller, so the
-frame's inside is exactly CONTENT_W wide and full-width tables line up with the running header
-and footer instead of sticking out on the right."""
-FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
-SHORT_SECTION_H = FRAME_H / 3
-"""A section shorter than this moves to the next page whole rather than split."""
-
-ACCENT = charts.ACCENT
-INK = charts.INK
-MUTED = charts.MUTED
-RULE = charts.RULE
-ZEBRA = colors.HexColor("#F4F6F9")
-
-SEVERITY_COLORS: dict[Severity, colors.Color] = {
-    Severity.BLOCKER: colors.HexColor("#C0392B"),
-    Severity.BOTTLENECK: colors.HexColor("#E67E22"),
-    Severity.WARNING: colors.HexColor("#D4A017"),
-    Severity.OVERKILL: colors.HexColor("#8E44AD"),
-    Severity.ADVICE: colors.HexColor("#2E86C1"),
-}
-
-STATUS_COLORS: dict[Status, str] = {
-    Status.MEETS: "#1E8449",
-    Status.SHORT: "#C0392B",
-    # "Exceeds" is where money may be over-spent (seed 4.1): the overkill colour.
-    Status.EXCEEDS: "#8E44AD",
-    Status.UNKNOWN: "#7F8C8D",
-}
-NEUTRAL_STATUS = "#7F8C8D"
-"""Grey for a status without a colour of its own (unknown, no target)."""
-
-MAX_LOGO_BYTES = 8 * 1024 * 1024
-LOGO_BOX = (45 * mm, 16 * mm)
-"""Largest size a logo is drawn at (points)."""
-LOGO_DPI = 600
-"""Pixels per inch a logo is kept at: sharp in print, a few hundred kB at most."""
-MAX_LOGO_PIXELS = 40_000_000
-"""A PNG (or other non-JPEG) logo is decoded whole; 40 MP is at most 160 MB as RGBA."""
-MAX_PDF_BYTES = 64 * 1024 * 1024
 CELL_TEXT_LIMIT = 200
 """Characters of a line's price source or note shown in the parts table."""
 
@@ -125,131 +101,8 @@ def render_sheet_bytes(sheet: Sheet) -> bytes:
     """The PDF for ``sheet`` as bytes (same sheet + ``invariant`` -> same bytes)."""
     pdf = _Renderer(sheet).build()
     if sheet.build_json is not None and sheet.shows("attachment"):
-        pdf = _attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
+        pdf = attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
     return pdf
-
-
-def _small_logo(path: Path, data: bytes) -> tuple[bytes, int, int]:
-    """The logo as a PNG no larger than it is drawn (at :data:`LOGO_DPI`), with its size.
-
-    A 12,000 x 12,000 logo, a few hundred kB as a file, cost 1.4 GB decoded at full size. JPEGs
-    are decoded already scaled down (``draft``: 1/2 to 1/8 in the decoder); other formats
-    cannot be, so over :data:`MAX_LOGO_PIXELS` they are refused with the reason.
-    """
-    from PIL import Image as PILImage
-
-    with warnings.catch_warnings():
-        # PIL warns of "decompression bombs" by pixel count; this function decodes big
-        # images scaled down or refuses them, which is the point.
-        warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
-        im = PILImage.open(io.BytesIO(data))
-    with im:
-        width, height = im.size
-        if width <= 0 or height <= 0:
-            raise InputError(f"{path}: logo image is empty")
-        target = tuple(max(1, round(side / 72 * LOGO_DPI)) for side in LOGO_BOX)
-        if im.format == "JPEG":
-            im.draft("RGB", target)  # type: ignore[arg-type]
-        elif width * height > MAX_LOGO_PIXELS:
-            raise InputError(f"{path}: logo is {width} x {height} pixels, more than this "
-                             f"sheet decodes ({MAX_LOGO_PIXELS // 10**6} megapixels): use a "
-                             "smaller image or a JPEG")
-        im.thumbnail(target)  # type: ignore[arg-type]
-        small = im if im.mode in ("RGB", "RGBA", "L", "LA", "P") else im.convert("RGB")
-        out = io.BytesIO()
-        small.save(out, "PNG")
-    return out.getvalue(), width, height
-
-
-class _Paragraph(Paragraph):
-    """A Paragraph that lays its lines out once per width.
-
-    A table measures every cell, then measures again for each page it is split over and
-    once more to draw: seven line breaks of the same text at the same width per cell, which
-    made the largest valid build (500 lines of long unbroken words) take minutes to export.
-    The lines depend only on the width and the style, so the first result is kept.
-    """
-
-    _memo: tuple[float, Any, float] | None = None
-
-    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
-        memo = self._memo
-        if memo is not None and memo[0] == availWidth:
-            self.width, self.blPara, self.height = memo
-            return self.width, self.height
-        size = super().wrap(availWidth, availHeight)
-        if availWidth >= 1:  # reportlab answers "cannot fit" without laying anything out
-            self._memo = (availWidth, self.blPara, self.height)
-        return size
-
-
-def extract_build_json(pdf_path: str | Path) -> dict[str, Any]:
-    """The build attached to a TorchRig sheet, as the JSON object it was saved as.
-
-    The caller validates it like any build file; every failure here (not a PDF, no attached
-    build, broken JSON) is an InputError naming the file.
-    """
-    import pypdf
-    from pypdf.errors import PyPdfError
-
-    path = Path(pdf_path)
-    # The JSON loaders' reader: a FIFO hung here and /dev/zero was read until memory ran out.
-    pdf = jsonio.read_file_bytes(path, MAX_PDF_BYTES)
-    try:
-        reader = pypdf.PdfReader(io.BytesIO(pdf))
-        attachments = reader.attachments
-        contents = attachments.get(ATTACHMENT_NAME)
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        raise InputError(f"{path}: not a readable PDF") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if not contents:
-        raise InputError(f"{path}: no attached {ATTACHMENT_NAME} (not a TorchRig build sheet, "
-                         "or exported without the build file)")
-    raw = contents[0]
-    if len(raw) > jsonio.MAX_FILE_BYTES:
-        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is too large")
-    try:
-        decoded = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is not UTF-8 text") from None
-    data = jsonio.parse_json_text(decoded, f"{path}: attached {ATTACHMENT_NAME}")
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: attached {ATTACHMENT_NAME} is not a JSON object")
-    return data
-
-
-def _attach(pdf: bytes, name: str, payload: bytes) -> bytes:
-    import pypdf
-
-    writer = pypdf.PdfWriter(clone_from=io.BytesIO(pdf))
-    writer.add_attachment(name, payload)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-def _numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
-    """A canvas class that holds every page until the end, so the footer can say "of y"."""
-
-    class NumberedCanvas(Canvas):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._pages: list[dict[str, Any]] = []
-
-        def showPage(self) -> None:  # noqa: N802 - reportlab's name
-            self._pages.append(dict(self.__dict__))
-            self._startPage()
-
-        def save(self) -> None:
-            total = len(self._pages)
-            for number, state in enumerate(self._pages, start=1):
-                self.__dict__.update(state)
-                footer(self, number, total)
-                super().showPage()
-            super().save()
-
-    return NumberedCanvas
 
 
 class _Renderer:
@@ -308,7 +161,7 @@ class _Renderer:
                                          leading=11.5)
 
     def p(self, markup: str, style: ParagraphStyle | None = None) -> Paragraph:
-        return _Paragraph(markup, style or self.cell)
+        return CachedParagraph(markup, style or self.cell)
 
     # --- document -------------------------------------------------------------------------
 
@@ -330,7 +183,7 @@ class _Renderer:
         story = self._story()
         # The first page carries the full header block; later pages a one-line running header.
         doc.build(story, onFirstPage=lambda c, d: None, onLaterPages=self._running_header,
-                  canvasmaker=_numbered_canvas(self._footer))
+                  canvasmaker=numbered_canvas(self._footer))
         return buf.getvalue()
 
     def _title_text(self) -> str:
@@ -392,12 +245,12 @@ class _Renderer:
         of a page, its chart on the next, reads as a mistake."""
         if not body:
             return []
-        heading = [Paragraph(self.t(key), self.h2), _rule()]
-        if sum(_height(flowable) for flowable in body) < SHORT_SECTION_H:
+        heading = [Paragraph(self.t(key), self.h2), rule()]
+        if sum(height_of(flowable) for flowable in body) < SHORT_SECTION_H:
             # A short section (the tier comparison, a few findings) reads as one piece:
             # splitting it leaves a row or two stranded at the top of the next page.
             return [KeepTogether([*heading, *body])]
-        need = 14 * mm + _lead_height(body)
+        need = 14 * mm + lead_height(body)
         return [CondPageBreak(need), *heading, *body]
 
     def _table(self, rows: list[list[Any]], widths: list[float], header: bool = True,
@@ -417,7 +270,7 @@ class _Renderer:
             ]
         style += extra or []
         return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
-                         style=TableStyle(style), splitInRow=_row_split(rows, widths),
+                         style=TableStyle(style), splitInRow=row_split(rows, widths),
                          hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
@@ -430,7 +283,7 @@ class _Renderer:
         try:
             if path.stat().st_size > MAX_LOGO_BYTES:
                 raise InputError(f"{path}: logo is larger than {MAX_LOGO_BYTES // 2**20} MB")
-            data, width, height = _small_logo(path, jsonio.read_file_bytes(path, MAX_LOGO_BYTES))
+            data, width, height = small_logo(path, jsonio.read_file_bytes(path, MAX_LOGO_BYTES))
         except InputError:
             raise
         except FileNotFoundError:
@@ -804,7 +657,7 @@ class _Renderer:
                                   self.cell_small))
         rows: list[list[Any]] = [["", content]]
         widths = [3, CONTENT_W - 3]
-        return Table(rows, colWidths=widths, splitInRow=_row_split(rows, widths),
+        return Table(rows, colWidths=widths, splitInRow=row_split(rows, widths),
                      hAlign="LEFT", style=TableStyle([
                          ("BACKGROUND", (0, 0), (0, -1), color),
                          ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -836,35 +689,3 @@ class _Renderer:
 
 
 
-def _lead_height(body: list[Flowable]) -> float:
-    """Height of what has to share the page with a section heading: the first flowable, and
-    with it each following one while the previous keeps with its next (a group heading and
-    its first finding). A table splits by rows, so room for its first rows is enough."""
-    total = 0.0
-    for flowable in body:
-        height = _height(flowable)
-        total += min(height, 30 * mm) if isinstance(flowable, Table) else height
-        if not flowable.getKeepWithNext():
-            break
-    return total
-
-
-def _row_split(rows: list[list[Any]], widths: list[float]) -> int:
-    """``splitInRow`` for a table: 0 (a row moves to the next page whole, so a benchmark or a
-    part is never cut in two) unless a row is too tall to move - a pasted essay in a note -
-    which may then break across pages rather than fail the export."""
-    probe = Table(rows, colWidths=widths)
-    probe.wrap(CONTENT_W, FRAME_H)
-    return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
-
-
-def _height(flowable: Flowable) -> float:
-    """Height of a flowable laid out at full width (KeepTogether has no wrap of its own
-    outside a document, so its parts are measured)."""
-    if isinstance(flowable, KeepTogether):
-        return sum(_height(part) for part in flowable._content)
-    return flowable.wrap(CONTENT_W, PAGE_H)[1]
-
-
-def _rule() -> Flowable:
-    return HRFlowable(width="100%", thickness=0.6, color=RULE, spaceBefore=0, spaceAfter=5)

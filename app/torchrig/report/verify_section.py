@@ -47,7 +47,7 @@ def verify_flowables(renderer: Any, section: VerifySection) -> list[Flowable]:
     from reportlab.platypus import Spacer
 
     from torchrig.findings import Severity
-    from torchrig.report.pdf import CONTENT_W, SEVERITY_COLORS
+    from torchrig.report.pdf_layout import CONTENT_W, SEVERITY_COLORS
 
     r = renderer
     out: list[Flowable] = [r.p(r.u(line), r.small) for line in section.context]

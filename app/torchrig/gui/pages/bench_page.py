@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.matching import match_gpu
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.charts import ThroughputChart
@@ -211,7 +212,7 @@ class BenchPage(QWidget):
             if gpu is None and self.profile.gpus:
                 gpu = self.profile.gpus[0]
             if gpu is not None:
-                part = self.catalog.match_gpu(gpu.name or "", gpu.vram_total_bytes)
+                part = match_gpu(self.catalog, gpu.name or "", gpu.vram_total_bytes)
                 peaks = catalog_peaks(part, (gpu.pcie_gen_max, gpu.pcie_width_max))
         folder = self.folder_edit.text().strip()
         return BenchSettings(preset=self.preset_box.currentData(), device=device,

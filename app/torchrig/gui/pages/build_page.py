@@ -35,7 +35,7 @@ from torchrig.builds.recovery import (
     new_recovery_path,
     save_recovery,
 )
-from torchrig.catalog.loader import parse_money
+from torchrig.catalog.fields import parse_money
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name

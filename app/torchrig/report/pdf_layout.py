@@ -1,0 +1,139 @@
+"""Page geometry, colours and the layout pieces every section of the PDF sheet shares.
+
+Kept apart from the renderer (:mod:`torchrig.report.pdf`) so that a section drawn elsewhere
+(:mod:`torchrig.report.verify_section`) uses the same measures without importing the renderer
+back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, KeepTogether, Paragraph, Table
+from reportlab.platypus.flowables import HRFlowable
+
+from torchrig.builds.targets import Status
+from torchrig.findings import Severity
+from torchrig.report import charts
+
+PAGE_W, PAGE_H = A4
+MARGIN_X = 16 * mm
+MARGIN_TOP = 18 * mm
+MARGIN_BOTTOM = 18 * mm
+CONTENT_W = PAGE_W - 2 * MARGIN_X
+FRAME_PAD = 6
+"""reportlab's default frame padding: the document margins are this much smaller, so the
+frame's inside is exactly CONTENT_W wide and full-width tables line up with the running header
+and footer instead of sticking out on the right."""
+FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
+SHORT_SECTION_H = FRAME_H / 3
+"""A section shorter than this moves to the next page whole rather than split."""
+
+ACCENT = charts.ACCENT
+INK = charts.INK
+MUTED = charts.MUTED
+RULE = charts.RULE
+ZEBRA = colors.HexColor("#F4F6F9")
+
+SEVERITY_COLORS: dict[Severity, colors.Color] = {
+    Severity.BLOCKER: colors.HexColor("#C0392B"),
+    Severity.BOTTLENECK: colors.HexColor("#E67E22"),
+    Severity.WARNING: colors.HexColor("#D4A017"),
+    Severity.OVERKILL: colors.HexColor("#8E44AD"),
+    Severity.ADVICE: colors.HexColor("#2E86C1"),
+}
+
+STATUS_COLORS: dict[Status, str] = {
+    Status.MEETS: "#1E8449",
+    Status.SHORT: "#C0392B",
+    # "Exceeds" is where money may be over-spent (seed 4.1): the overkill colour.
+    Status.EXCEEDS: "#8E44AD",
+    Status.UNKNOWN: "#7F8C8D",
+}
+NEUTRAL_STATUS = "#7F8C8D"
+"""Grey for a status without a colour of its own (unknown, no target)."""
+
+
+class CachedParagraph(Paragraph):
+    """A Paragraph that lays its lines out once per width.
+
+    A table measures every cell, then measures again for each page it is split over and
+    once more to draw: seven line breaks of the same text at the same width per cell, which
+    made the largest valid build (500 lines of long unbroken words) take minutes to export.
+    The lines depend only on the width and the style, so the first result is kept.
+    """
+
+    _memo: tuple[float, Any, float] | None = None
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        memo = self._memo
+        if memo is not None and memo[0] == availWidth:
+            self.width, self.blPara, self.height = memo
+            return self.width, self.height
+        size = super().wrap(availWidth, availHeight)
+        if availWidth >= 1:  # reportlab answers "cannot fit" without laying anything out
+            self._memo = (availWidth, self.blPara, self.height)
+        return size
+
+
+def numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
+    """A canvas class that holds every page until the end, so the footer can say "of y"."""
+
+    class NumberedCanvas(Canvas):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._pages: list[dict[str, Any]] = []
+
+        def showPage(self) -> None:  # noqa: N802 - reportlab's name
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self) -> None:
+            total = len(self._pages)
+            for number, state in enumerate(self._pages, start=1):
+                self.__dict__.update(state)
+                footer(self, number, total)
+                super().showPage()
+            super().save()
+
+    return NumberedCanvas
+
+
+def lead_height(body: list[Flowable]) -> float:
+    """Height of what has to share the page with a section heading: the first flowable, and
+    with it each following one while the previous keeps with its next (a group heading and
+    its first finding). A table splits by rows, so room for its first rows is enough."""
+    total = 0.0
+    for flowable in body:
+        height = height_of(flowable)
+        total += min(height, 30 * mm) if isinstance(flowable, Table) else height
+        if not flowable.getKeepWithNext():
+            break
+    return total
+
+
+def row_split(rows: list[list[Any]], widths: list[float]) -> int:
+    """``splitInRow`` for a table: 0 (a row moves to the next page whole, so a benchmark or a
+    part is never cut in two) unless a row is too tall to move - a pasted essay in a note -
+    which may then break across pages rather than fail the export."""
+    probe = Table(rows, colWidths=widths)
+    probe.wrap(CONTENT_W, FRAME_H)
+    return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
+
+
+def height_of(flowable: Flowable) -> float:
+    """Height of a flowable laid out at full width (KeepTogether has no wrap of its own
+    outside a document, so its parts are measured)."""
+    if isinstance(flowable, KeepTogether):
+        return sum(height_of(part) for part in flowable._content)
+    return flowable.wrap(CONTENT_W, PAGE_H)[1]
+
+
+def rule() -> Flowable:
+    """The thin line under a section heading."""
+    return HRFlowable(width="100%", thickness=0.6, color=RULE, spaceBefore=0, spaceAfter=5)
