@@ -35,7 +35,7 @@ from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
-    from torchrig.planning.scaling import Link
+    from torchrig.planning.links import Link
 
 _GPU, _GPUS = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
 
@@ -66,7 +66,7 @@ TYPICAL_READ_SOURCE = Msg("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SAT
 def part_link(part: Part) -> Link | None:
     """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
     module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
-    from torchrig.planning.scaling import LINKS
+    from torchrig.planning.links import LINKS
 
     g = part.gpu
     if g.nvlink and (g.form_factor or "").startswith("sxm"):
@@ -540,7 +540,7 @@ def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
 
 def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
     """The scaling model's links for a subject: GPU-to-GPU inside a node, and between nodes."""
-    from torchrig.planning.scaling import LINKS
+    from torchrig.planning.links import LINKS
 
     intra = None
     if caps.gpu_interconnect == "nvlink":

@@ -24,7 +24,7 @@ from torchrig.planning.workload import Workload
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part
-    from torchrig.planning.scaling import Link
+    from torchrig.planning.links import Link
 
 OVERKILL_TIME_FACTOR = 1.25
 """A smaller GPU replaces the current one in "overkill" advice only if the run takes at most 25%

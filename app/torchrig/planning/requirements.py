@@ -40,7 +40,7 @@ from torchrig.planning.workload import (
 from torchrig.units import GB, GiB, fmt_gb, fmt_gib
 
 if TYPE_CHECKING:
-    from torchrig.planning.scaling import Link
+    from torchrig.planning.links import Link
 
 # --- assumptions (each one is shown to the user with its basis) --------------------------------
 

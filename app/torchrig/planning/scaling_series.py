@@ -14,8 +14,9 @@ from typing import Any
 from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements import Requirements
-from torchrig.planning.scaling import LINKS, Link, ScalingPoint, measured_link, scaling_curve
+from torchrig.planning.scaling import ScalingPoint, measured_link, scaling_curve
 from torchrig.planning.workload import Workload
 
 INTRA_CANDIDATES = ("pcie4_x16", "pcie5_x16", "nvlink3", "nvlink4")
