@@ -228,7 +228,7 @@ def test_expert_parallelism_splits_the_routed_experts_over_the_gpus():
 
 
 def test_the_solver_offers_expert_parallelism_for_a_moe_model():
-    from torchrig.planning.requirements import DeviceSpec
+    from torchrig.planning.device import DeviceSpec
     from torchrig.planning.solver import solve
     from torchrig.units import GiB
 

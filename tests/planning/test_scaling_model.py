@@ -11,8 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from torchrig.errors import InputError
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.links import LINKS
-from torchrig.planning.requirements import DeviceSpec, plan
+from torchrig.planning.requirements import plan
 from torchrig.planning.scaling import (
     allreduce_time,
     interconnect_for_target,

@@ -15,13 +15,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, PRECISIONS, label
 from torchrig.planning import diffusion
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import (
     Calibration,
     ModelPreset,
@@ -38,9 +39,6 @@ from torchrig.planning.workload import (
     resolve_model,
 )
 from torchrig.units import GB, GiB, fmt_gb, fmt_gib
-
-if TYPE_CHECKING:
-    from torchrig.planning.links import Link
 
 # --- assumptions (each one is shown to the user with its basis) --------------------------------
 
@@ -115,38 +113,6 @@ one core each under a subprocess vector env."""
 
 
 # --- public data types ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    """The GPU the plan is for; the lead adapts catalog parts and detected GPUs to it.
-
-    ``peak_flops`` holds dense FLOP/s per precision key: fp32, tf32, fp16, bf16, int8 (tensor
-    figures with FP32 accumulate where the GPU has tensor cores). None = unknown.
-    """
-
-    name: str
-    vram_bytes: int | None
-    peak_flops: Mapping[str, float | None] = field(default_factory=dict)
-    memory_bandwidth_bps: float | None = None
-    tensor_cores: bool | None = None
-    intra_link: Link | None = None
-    inter_link: Link | None = None
-    """How this GPU reaches its peers inside a node and between nodes (the scaling model's
-    links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
-
-    def peak_for(self, precision: str) -> tuple[float | None, str]:
-        """The peak that applies to a workload precision, and which key it came from.
-
-        Weight-only int8/int4 models compute in 16 bit (the weights are dequantized), so they
-        use the fp16 peak; tf32 falls back to fp32 on GPUs without TF32 tensor cores.
-        """
-        key = {"fp32": "fp32", "tf32": "tf32", "amp_fp16": "fp16", "amp_bf16": "bf16",
-               "bf16": "bf16", "int8": "fp16", "int4": "fp16"}[precision]
-        value = self.peak_flops.get(key)
-        if value is None and key == "tf32":
-            key, value = "fp32", self.peak_flops.get("fp32")
-        return value, key
 
 
 @dataclass(frozen=True)
