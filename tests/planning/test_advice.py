@@ -19,11 +19,8 @@ from torchrig.planning.analysis import analyze, recommend
 from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.gpu_choice import gpu_options
 from torchrig.planning.links import LINKS
-from torchrig.planning.requirements import (
-    ATARI_FRAMES_PER_S_PER_CORE,
-    FRAME_SKIP,
-    plan,
-)
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.assumptions import ATARI_FRAMES_PER_S_PER_CORE, FRAME_SKIP
 from torchrig.planning.scaling import scaling_curve
 from torchrig.planning.solver import solve
 from torchrig.planning.workload import load_workload

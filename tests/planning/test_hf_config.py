@@ -13,9 +13,9 @@ from torchrig.cli import main
 from torchrig.errors import InputError
 from torchrig.planning.hf_config import FAMILIES, hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_calibration
-from torchrig.planning.requirements import (
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.activations import (
     layer_bytes_per_token,
-    plan,
     transformer_activations,
 )
 from torchrig.planning.workload import resolve_model, workload_from_options

@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any
 from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.planning.links import LINKS, Link
+from torchrig.planning.requirements.interconnect import gradient_sync_bytes
 from torchrig.planning.workload import Workload
 
 if TYPE_CHECKING:
-    from torchrig.planning.requirements import Requirements
+    from torchrig.planning.requirements.types import Requirements
 
 DDP_BUCKET_BYTES = 25 * 1024**2
 """DistributedDataParallel's default bucket_cap_mb = 25."""
@@ -134,7 +135,6 @@ def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
             ) -> tuple[float, float]:
     """(per-GPU compute time of one step, bytes the strategy communicates per step)."""
-    from torchrig.planning.requirements import gradient_sync_bytes
     from torchrig.planning.workload import resolve_model
 
     if isinstance(requirements_or_step_time, (int, float)):
