@@ -41,7 +41,6 @@ def korthikanti_layer_bytes(seq: int, batch: int, hidden: int, heads: int, tp: i
     return sbh * (34 + scores)
 
 
-
 def cal_precision(w: Workload) -> str:
     """Which calibration column applies: fp32 (also tf32), amp (autocast, also the compute of
     QLoRA-style quantized bases) or bf16 (whole model in 16 bit)."""
@@ -52,12 +51,10 @@ def cal_precision(w: Workload) -> str:
     return "amp"
 
 
-
 def head_kind(w: Workload, arch: TransformerArch) -> str:
     """BERT fine-tuned for a sentence task has a pooled classifier; everything else computes
     logits over the vocabulary (masked or causal LM)."""
     return "cls" if (arch.style == "bert" and w.mode == "finetune") else "lm"
-
 
 
 def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal,
@@ -84,7 +81,6 @@ def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal
     return per_token, Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
 
 
-
 def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> float:
     """BERT's masked-LM loss under AMP: the 16-bit logits are cast to fp32 for the loss and
     both stay saved, 6 bytes per vocabulary entry per token where the calibration has 4."""
@@ -93,14 +89,12 @@ def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> 
     return 0.0
 
 
-
 @dataclass(frozen=True)
 class Activations:
     bytes: float | None
     note: Msg
     without_checkpointing: float | None = None
     transient: float = 0.0  # backward peak on top of the saved bytes (LM head gradients)
-
 
 
 def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
@@ -144,6 +138,16 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
         # Backward of the fp32 loss makes the gradient of the fp32 logits, then its cast.
         act = 4 if prec == "fp32" else 2
         transient = b * seq * arch.vocab * (4 + (0 if prec == "fp32" else act))
+    note = _transformer_note(w, arch, seq, prec, checkpointing, per_token, fixes, outside,
+                             copies)
+    return Activations(saved, note, full, transient)
+
+
+def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
+                      checkpointing: bool, per_token: float, fixes: Msg, outside: float,
+                      copies: float) -> Msg:
+    """How :func:`transformer_activations` got its figure, with Korthikanti's minimum."""
+    b, tp, layers = w.batch_size, w.tp_size, arch.layers
     ratio = Msg("", "")
     if tp > 1:
         ratio = Msg(f"; x Korthikanti's TP ratio for t={tp}",
@@ -169,7 +173,7 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     if copies:
         cp = Msg(f" (incl. {fmt_gib(copies)} of 16-bit autocast weight copies)",
                  f"（含 {fmt_gib(copies)} 的 16 位 autocast 权重副本）")
-    note = Msg(
+    return Msg(
         f"measured {per_token:,.0f} B/token/layer ({calibrated}) x "
         f"{seq} tokens x batch {b} x {layers} layers + embeddings/head "
         f"{fmt_gib(outside)}{cp.en}{ratio.en}{pp.en}{ck.en}; Korthikanti's 16-bit minimum "
@@ -177,8 +181,6 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
         f"实测每层每 token {per_token:,.0f} 字节（{calibrated}）× "
         f"{seq} token × 批大小 {b} × {layers} 层 + 嵌入/输出头 {fmt_gib(outside)}"
         f"{cp.zh}{ratio.zh}{pp.zh}{ck.zh}；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
-    return Activations(saved, note, full, transient)
-
 
 
 def _checkpoint_segments(units: tuple[tuple[int, int], ...], scale: float,
@@ -206,34 +208,15 @@ def _checkpoint_segments(units: tuple[tuple[int, int], ...], scale: float,
     return min(checkpointed, sum(u[0] for u in units)) * scale
 
 
-
 def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | None,
                        checkpointing: bool) -> Activations:
+    """Saved bytes of a CNN or ViT from its calibration (per sample, scaled to the image
+    size), else a published or the user's figure."""
     vc: VisionCal | None = None
     if cal is not None and model.preset is not None:
         vc = cal.vision.get(model.preset.id)
-    published = model.preset.activation_bytes_per_sample if model.preset else None
-    if vc is None and published is not None and model.preset is not None:
-        ref = model.preset.image_size or 1
-        image = w.image_size or ref
-        b = published * (image / ref) ** 2 * w.batch_size
-        return Activations(b, Msg(
-            f"published figure {fmt_gib(published)}/image at {ref}px (see the preset's "
-            f"source), scaled by image area to {image}px, x batch {w.batch_size}"
-            + ("; checkpointing not modelled for this model" if checkpointing else ""),
-            f"公开数据每图 {fmt_gib(published)}（{ref}px，见预设来源），按面积缩放至 {image}px，"
-            f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
     if vc is None:
-        if w.activation_bytes_per_sample is not None:
-            b = w.activation_bytes_per_sample * w.batch_size
-            return Activations(b, Msg(
-                f"your figure {fmt_gib(w.activation_bytes_per_sample)}/sample x batch "
-                f"{w.batch_size}", f"你提供的每样本 {fmt_gib(w.activation_bytes_per_sample)} × "
-                f"批大小 {w.batch_size}"), b)
-        return Activations(None, Msg(
-            "unknown for a custom model: give activation_bytes_per_sample (measure it with "
-            "scripts/calibrate_activations.py's method)",
-            "自定义模型未知：请提供 activation_bytes_per_sample（可用校准脚本的方法测量）"))
+        return _uncalibrated_vision(w, model, checkpointing)
     prec = cal_precision(w)
     pc = vc.precisions[prec]
     image = w.image_size or vc.image_size
@@ -268,6 +251,32 @@ def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | Non
         f"{how.zh}至 {image}px，× 批大小 {w.batch_size}{step.zh}{ck.zh}")
     return Activations(saved, note, full)
 
+
+def _uncalibrated_vision(w: Workload, model: ResolvedModel, checkpointing: bool
+                         ) -> Activations:
+    """A vision model without a calibration: the preset's published figure scaled by image
+    area, the user's figure, or unknown."""
+    published = model.preset.activation_bytes_per_sample if model.preset else None
+    if published is not None and model.preset is not None:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        b = published * (image / ref) ** 2 * w.batch_size
+        return Activations(b, Msg(
+            f"published figure {fmt_gib(published)}/image at {ref}px (see the preset's "
+            f"source), scaled by image area to {image}px, x batch {w.batch_size}"
+            + ("; checkpointing not modelled for this model" if checkpointing else ""),
+            f"公开数据每图 {fmt_gib(published)}（{ref}px，见预设来源），按面积缩放至 {image}px，"
+            f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
+    if w.activation_bytes_per_sample is not None:
+        b = w.activation_bytes_per_sample * w.batch_size
+        return Activations(b, Msg(
+            f"your figure {fmt_gib(w.activation_bytes_per_sample)}/sample x batch "
+            f"{w.batch_size}", f"你提供的每样本 {fmt_gib(w.activation_bytes_per_sample)} × "
+            f"批大小 {w.batch_size}"), b)
+    return Activations(None, Msg(
+        "unknown for a custom model: give activation_bytes_per_sample (measure it with "
+        "scripts/calibrate_activations.py's method)",
+        "自定义模型未知：请提供 activation_bytes_per_sample（可用校准脚本的方法测量）"))
 
 
 def inference_activations(w: Workload, model: ResolvedModel,
@@ -314,9 +323,8 @@ def inference_activations(w: Workload, model: ResolvedModel,
         f"批大小 {w.batch_size}（上界）"))
 
 
-
 def training_activations(w: Workload, model: ResolvedModel,
-                          cal: Calibration | None) -> Activations:
+                         cal: Calibration | None) -> Activations:
     if model.preset is not None and model.preset.diffusion is not None:
         saved, full, note = diffusion.training_activation_bytes(w, model.preset,
                                                                 cal_precision(w))

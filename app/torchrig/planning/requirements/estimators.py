@@ -17,7 +17,6 @@ def deepspeed_zero2_estimate(params: float, gpus_per_node: int, nodes: int, cpu_
                                                                                    / total))
 
 
-
 def deepspeed_zero3_estimate(params: float, largest_layer: float, gpus_per_node: int,
                              nodes: int, offload_optimizer: bool, offload_params: bool,
                              zero_init: bool = True,
@@ -40,7 +39,6 @@ def deepspeed_zero3_estimate(params: float, largest_layer: float, gpus_per_node:
         cpu = (largest_layer * 4 * gpus_per_node if zero_init
                else params * 4 * gpus_per_node) * buffer_factor
     return int(cpu), int(gpu)
-
 
 
 def accelerate_estimate(total_fp32_bytes: float, precision: str) -> tuple[float, float]:

@@ -33,8 +33,8 @@ def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> floa
     return model.params * expert_parallel_share(w, model) * elem / (w.tp_size * w.pp_size)
 
 
-
 def interconnect_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
+    """Bytes each GPU sends per step: data-parallel, expert-parallel, tensor-parallel."""
     items: dict[str, Item] = {}
     grads = gradient_sync_bytes(w, model)
     n = w.data_parallel
@@ -71,7 +71,6 @@ def interconnect_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
         "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"
         + ("" if w.is_training else "；推理：仅前向，按一批预填充计")))
     return items
-
 
 
 def _all_to_all_item(w: Workload, model: ResolvedModel) -> Item:

@@ -25,14 +25,12 @@ class ModelStates:
     note_states: Msg
 
 
-
 def optimizer_state_bytes_per_param(optimizer: str, state_bytes: int) -> float:
     """Optimizer state per parameter: SGD none, momentum one buffer, Adam/AdamW two moments,
     8-bit Adam two 1-byte moments (bitsandbytes; block-wise scales are negligible)."""
     if optimizer == "adam_8bit":
         return 2.0
     return {"sgd": 0, "sgd_momentum": 1, "adamw": 2}[optimizer] * float(state_bytes)
-
 
 
 def model_state_bytes(params: float, precision: str, optimizer: str, strategy: str,
@@ -96,7 +94,6 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
     )
 
 
-
 def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
     """Share of the parameters one GPU holds: expert parallelism gives each of ``ep_size`` GPUs
     1/ep of the routed experts and a full copy of everything else (attention, shared experts,
@@ -107,7 +104,6 @@ def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
     return (model.params - experts + experts / w.ep_size) / model.params
 
 
-
 def lora_trainable_params(w: Workload, model: ResolvedModel) -> float:
     """Adapter parameters of a LoRA run: every linear layer of a transformer's blocks, or a
     diffusion denoiser's attention projections (the count per rank is measured)."""
@@ -116,7 +112,6 @@ def lora_trainable_params(w: Workload, model: ResolvedModel) -> float:
         return float(f.lora_params_per_rank * (w.lora_rank or 0))
     assert model.arch is not None
     return float(model.arch.lora_params(w.lora_rank or 0))
-
 
 
 def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
@@ -135,7 +130,6 @@ def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Ms
         f"{', fp16 scale per 128 weights' if w.precision == 'int4' else ''}); embeddings, "
         "norms and LM head stay 16-bit",
         f"线性层每参数 {per:.3f} 字节（{w.precision}）；嵌入、归一化和输出头保持 16 位")
-
 
 
 def quantized_weight_bytes(model: ResolvedModel, precision: str) -> tuple[float, float]:

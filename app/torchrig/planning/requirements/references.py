@@ -27,6 +27,7 @@ from torchrig.units import GB, fmt_gb, fmt_gib
 
 
 def rules_of_thumb(w: Workload, gpu: DeviceSpec | None) -> list[dict[str, Any]]:
+    """Published rules of thumb for CPU cores and RAM, for comparison with the plan."""
     g = w.gpus_per_node
     vram = gpu.vram_bytes if gpu else None
     return [
@@ -46,7 +47,6 @@ def rules_of_thumb(w: Workload, gpu: DeviceSpec | None) -> list[dict[str, Any]]:
         {"topic": "ram", "source": "seed 1.2", "value": 32 * GB,
          "text": Msg(">= 32 GB, enable swap", "至少 32 GB，并启用交换空间").to_dict()},
     ]
-
 
 
 def reference_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
@@ -78,9 +78,9 @@ def reference_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
     return items
 
 
-
 def seed_claims(w: Workload, model: ResolvedModel, cal: Calibration | None,
-                 vram: dict[str, Item], extras: VramExtras) -> list[SeedClaim]:
+                vram: dict[str, Item], extras: VramExtras) -> list[SeedClaim]:
+    """The seed document's claims, each beside what the planner computes for this workload."""
     claims: list[SeedClaim] = []
     seed_ds = 100_000 * 224 * 224 * 3
     decoded = decoded_bytes(w, model)
@@ -127,11 +127,9 @@ def seed_claims(w: Workload, model: ResolvedModel, cal: Calibration | None,
     return claims
 
 
-
 def _activation_bytes(w: Workload, model: ResolvedModel, cal: Calibration | None
                       ) -> float | None:
     return training_activations(w, model, cal).bytes
-
 
 
 def _vram_body(w: Workload, model: ResolvedModel, cal: Calibration | None) -> float | None:

@@ -28,7 +28,6 @@ def kv_cache_bytes(arch: TransformerArch, tokens: int, batch: int,
     return arch.kv_cache_bytes_per_token(bytes_per_element) * tokens * batch
 
 
-
 def kv_share_per_gpu(w: Workload, arch: TransformerArch) -> float:
     """Share of the KV cache one GPU holds: tensor parallelism splits the KV heads (a head
     cannot be split, so fewer heads than GPUs are replicated; a latent cache is replicated),
@@ -37,7 +36,6 @@ def kv_share_per_gpu(w: Workload, arch: TransformerArch) -> float:
     if w.tp_size > 1 and not arch.is_mla:
         share = max(1, arch.kv_heads // w.tp_size) / arch.kv_heads
     return share / w.pp_size
-
 
 
 def kv_cache_item(w: Workload, model: ResolvedModel) -> Item:
@@ -73,10 +71,11 @@ def kv_cache_item(w: Workload, model: ResolvedModel) -> Item:
         f"{w.batch_size}（vLLM 论文第 3 节）"))
 
 
-
 def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
-                          vram: dict[str, Item], assumptions: list[Assumption],
-                          no_gpu: Msg) -> tuple[dict[str, Item], float | None]:
+                         vram: dict[str, Item], assumptions: list[Assumption],
+                         no_gpu: Msg) -> tuple[dict[str, Item], float | None]:
+    """Inference speed: image generation, LLM serving (no single samples-per-second figure:
+    None), or a vision model's forward passes."""
     if model.preset is not None and model.preset.diffusion is not None:
         return _generation(w, model.preset, gpu, assumptions, no_gpu)
     items: dict[str, Item] = {}
@@ -97,6 +96,17 @@ def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | No
             f"{GPU_MEMORY_UTILIZATION:.0%} 显存（vLLM 默认 gpu_memory_utilization）中剩余的部分；"
             f"预填充按稠密峰值的 {MFU:.0%}"), GPU_MEMORY_UTILIZATION))
         return items, None
+    per_gpu = _forward_rate(w, model, gpu)
+    items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
+        f"forward FLOPs at {MFU:.0%} of peak" if per_gpu else "unknown",
+        f"前向 FLOPs，按峰值的 {MFU:.0%}" if per_gpu else "未知"))
+    total = None if per_gpu is None else per_gpu * w.total_gpus
+    items["samples_per_s"] = Item(total, Msg("all GPUs", "全部 GPU"))
+    return items, total
+
+
+def _forward_rate(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None) -> float | None:
+    """Forward passes per second on one GPU at :data:`MFU` of its peak (vision inference)."""
     per_gpu = None
     if gpu and model.preset is not None:
         cal = load_calibration()
@@ -107,13 +117,7 @@ def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | No
         if flops and ref and peak:
             image = w.image_size or ref
             per_gpu = peak * MFU / (flops * (image / ref) ** 2)
-    items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
-        f"forward FLOPs at {MFU:.0%} of peak" if per_gpu else "unknown",
-        f"前向 FLOPs，按峰值的 {MFU:.0%}" if per_gpu else "未知"))
-    total = None if per_gpu is None else per_gpu * w.total_gpus
-    items["samples_per_s"] = Item(total, Msg("all GPUs", "全部 GPU"))
-    return items, total
-
+    return per_gpu
 
 
 def _generation(w: Workload, preset: ModelPreset, gpu: DeviceSpec | None,
@@ -154,15 +158,22 @@ def _generation(w: Workload, preset: ModelPreset, gpu: DeviceSpec | None,
     return items, total
 
 
-
 def _serving(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None,
              vram: dict[str, Item], read: float, no_gpu: Msg) -> dict[str, Item]:
     """What a serving engine gets from one tensor-parallel group: prefill is compute-bound and
     split over the group's GPUs, decode reads every weight and the KV cache once per step
     (memory-bound until the batch is large), the KV cache fills what memory is left."""
+    items = _prefill(w, arch, gpu, no_gpu)
+    items.update(_decode(w, arch, gpu, read, no_gpu))
+    items.update(_kv_budget(w, arch, gpu, vram, no_gpu))
+    return items
+
+
+def _prefill(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None, no_gpu: Msg
+             ) -> dict[str, Item]:
+    """Prefill of the batch's prompts, compute-bound at :data:`MFU` of the group's peak."""
     items: dict[str, Item] = {}
     seq, batch, tp = w.seq_len or 1, w.batch_size, max(1, w.tp_size)
-    bw = gpu.memory_bandwidth_bps if gpu else None
     peak = gpu.peak_for(w.precision)[0] if gpu else None
     n = arch.forward_matmul_params(lm_head=True)
 
@@ -187,6 +198,18 @@ def _serving(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None,
     items["time_to_first_token_s"] = Item(prefill_time(1), Msg(
         f"prefill of one {seq:,}-token prompt on an idle engine", f"空闲时一个 {seq:,} token "
         "提示的预填充时间") if peak else no_gpu)
+    return items
+
+
+def _decode(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None, read: float,
+            no_gpu: Msg) -> dict[str, Item]:
+    """Decoding: bandwidth-bound (``read`` bytes per step) until computing 2N per sequence
+    takes longer."""
+    items: dict[str, Item] = {}
+    batch, tp = w.batch_size, max(1, w.tp_size)
+    bw = gpu.memory_bandwidth_bps if gpu else None
+    peak = gpu.peak_for(w.precision)[0] if gpu else None
+    n = arch.forward_matmul_params(lm_head=True)
     upper = None if not bw or not read else bw / read * batch
     items["tokens_per_s_upper_bound"] = Item(upper, Msg(
         "memory bandwidth / bytes read per step x batch (bandwidth-bound decoding; "
@@ -201,6 +224,15 @@ def _serving(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None,
         f"({fmt_gib(read)}) or computes 2N per sequence, whichever is slower",
         f"批大小 {batch} / 每步时间；每步读取本 GPU 的权重与 KV 缓存（{fmt_gib(read)}）或每序列"
         "计算 2N，取较慢者") if decode else no_gpu)
+    return items
+
+
+def _kv_budget(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None,
+               vram: dict[str, Item], no_gpu: Msg) -> dict[str, Item]:
+    """The KV cache gets :data:`GPU_MEMORY_UTILIZATION` of the GPU's memory less the weights,
+    activations and CUDA context; how many sequences fit in it."""
+    items: dict[str, Item] = {}
+    seq = w.seq_len or 1
     vram_bytes = gpu.vram_bytes if gpu else None
     fixed = sum(vram[k].value or 0.0 for k in ("weights", "activations", "overhead"))
     budget = None if vram_bytes is None else max(0.0, vram_bytes * GPU_MEMORY_UTILIZATION

@@ -28,74 +28,28 @@ from torchrig.planning.workload import ResolvedModel, Workload
 
 
 def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
-                gpu: DeviceSpec | None, vram: dict[str, Item],
-                assumptions: list[Assumption]) -> tuple[dict[str, Item], float | None]:
-    items: dict[str, Item] = {}
+                     gpu: DeviceSpec | None, vram: dict[str, Item],
+                     assumptions: list[Assumption]) -> tuple[dict[str, Item], float | None]:
+    """Speed and time of the run on ``gpu`` (inference: :func:`inference_throughput`), and the
+    samples per second of all GPUs together (None when unknown)."""
     no_gpu = Msg("no GPU chosen: pick one to estimate speed", "未选择 GPU：选择后可估算速度")
     if not w.is_training:
         return inference_throughput(w, model, gpu, vram, assumptions, no_gpu)
+    items: dict[str, Item] = {}
     flops, flops_note = training_flops_per_sample(w, model, cal)
     items["flops_per_sample"] = Item(flops, flops_note)
     peak, key = (gpu.peak_for(w.precision) if gpu else (None, ""))
-    peak_note = Msg(f"{gpu.name}: dense {key} peak" if gpu else no_gpu.en,
-                    f"{gpu.name}：稠密 {key} 峰值" if gpu else no_gpu.zh)
-    if gpu is not None and gpu.tensor_cores is False and w.precision.startswith("amp"):
-        peak_note = Msg(f"{peak_note.en}; no tensor cores, so AMP speeds little up (seed 3.1 "
-                        "assumes them)", f"{peak_note.zh}；无张量核心，AMP 提速有限（文档 3.1 "
-                        "的说法以其为前提）")
-    items["peak_flops"] = Item(peak, peak_note)
-    items["utilisation"] = Item(MFU, Msg(
-        f"assumed {MFU:.0%} of peak (published measurements imply {MFU_RANGE[0]:.0%}-"
-        f"{MFU_RANGE[1]:.0%})", f"假设达到峰值的 {MFU:.0%}（公开测量对应 {MFU_RANGE[0]:.0%}-"
-        f"{MFU_RANGE[1]:.0%}）"))
-    assumptions.append(Assumption("mfu", Msg(
-        f"training reaches {MFU:.0%} of the dense tensor peak (30% Lambda BERT-base A100, 48% "
-        "NVIDIA BERT-large A100; matmuls alone reach 80-87%)",
-        f"训练达到稠密张量峰值的 {MFU:.0%}（Lambda BERT-base A100 为 30%，NVIDIA BERT-large "
-        "A100 为 48%；纯矩阵乘可达 80-87%）"), MFU))
+    items["peak_flops"] = Item(peak, _peak_note(w, gpu, key, no_gpu))
+    items["utilisation"] = _utilisation(assumptions)
     per_gpu: float | None = None
     if gpu is None or flops is None or peak is None:
-        if gpu is None:
-            reason = no_gpu
-        elif peak is None:
-            reason = Msg(f"unknown: no dense {key} figure for {gpu.name} (bf16 needs Ampere or "
-                         "newer)", f"未知：{gpu.name} 没有稠密 {key} 数据（bf16 需 Ampere 或更新）")
-        else:
-            reason = Msg("unknown: the model's FLOPs are unknown", "未知：模型 FLOPs 未知")
-        items["samples_per_s_per_gpu"] = Item(None, reason)
+        items["samples_per_s_per_gpu"] = Item(None, _unknown_rate(gpu, peak, key, no_gpu))
     else:
-        per_gpu = peak * MFU / flops
-        note = Msg(f"compute-bound: peak x {MFU:.0%} / FLOPs per sample",
-                   f"计算受限：峰值 × {MFU:.0%} / 每样本 FLOPs")
-        if model.family == "cnn" and gpu.memory_bandwidth_bps:
-            memory_bound = _cnn_memory_bound(w, model, cal, gpu.memory_bandwidth_bps)
-            if memory_bound is not None and memory_bound < per_gpu:
-                per_gpu = memory_bound
-                note = Msg("memory-bound: bandwidth / traffic per image (traffic per activation "
-                           "byte from NVIDIA's ResNet-50 AMP A100 measurement)",
-                           "内存带宽受限：带宽 / 每图流量（每激活字节流量取自 NVIDIA ResNet-50 "
-                           "AMP A100 实测）")
-                assumptions.append(Assumption("cnn_traffic", Msg(
-                    "CNN memory traffic per image scales with its activation bytes, calibrated "
-                    "on ResNet-50 AMP A100 (2470 img/s); published CNN throughputs on other GPUs "
-                    "differ from this model by up to +-55%",
-                    "CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）标定；"
-                    "其他 GPU 的公开数据与此模型相差可达 ±55%")))
-        if w.pp_size > 1:
-            per_gpu /= w.pp_size
-        if w.task == "reinforcement_learning":
-            note = Msg(f"{note.en}; GPU side only - the environment simulation usually limits",
-                       f"{note.zh}；仅 GPU 端 - 通常受环境模拟限制")
+        per_gpu, note = _per_gpu_rate(w, model, cal, gpu, peak, flops, assumptions)
         items["samples_per_s_per_gpu"] = Item(per_gpu, note)
-    total = None if per_gpu is None else per_gpu * w.total_gpus / max(1, w.tp_size)
     scaling = _scaling_efficiency(w, gpu, per_gpu)
     items["scaling_efficiency"] = scaling
-    total_note = Msg("unknown", "未知")
-    if total is not None:
-        eff = scaling.value if scaling.value is not None else 1.0
-        total *= eff
-        total_note = Msg(f"x {w.data_parallel} data-parallel ranks x {eff:.0%} scaling "
-                         "efficiency", f"× {w.data_parallel} 个数据并行进程 × {eff:.0%} 扩展效率")
+    total, total_note = _all_gpus(w, per_gpu, scaling)
     if w.task == "reinforcement_learning":
         env = _environment_rate(w, assumptions)
         items["environment_steps_per_s"] = env
@@ -104,6 +58,90 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
             total_note = Msg("bound by the CPU environment simulation (GPU side would do more)",
                              "受 CPU 环境模拟限制（GPU 端本可更快）")
     items["samples_per_s"] = Item(total, total_note)
+    items.update(_run_time(w, model, per_gpu, total))
+    return items, total
+
+
+def _peak_note(w: Workload, gpu: DeviceSpec | None, key: str, no_gpu: Msg) -> Msg:
+    peak_note = Msg(f"{gpu.name}: dense {key} peak" if gpu else no_gpu.en,
+                    f"{gpu.name}：稠密 {key} 峰值" if gpu else no_gpu.zh)
+    if gpu is not None and gpu.tensor_cores is False and w.precision.startswith("amp"):
+        peak_note = Msg(f"{peak_note.en}; no tensor cores, so AMP speeds little up (seed 3.1 "
+                        "assumes them)", f"{peak_note.zh}；无张量核心，AMP 提速有限（文档 3.1 "
+                        "的说法以其为前提）")
+    return peak_note
+
+
+def _utilisation(assumptions: list[Assumption]) -> Item:
+    """The assumed share of the dense peak (:data:`MFU`)."""
+    item = Item(MFU, Msg(
+        f"assumed {MFU:.0%} of peak (published measurements imply {MFU_RANGE[0]:.0%}-"
+        f"{MFU_RANGE[1]:.0%})", f"假设达到峰值的 {MFU:.0%}（公开测量对应 {MFU_RANGE[0]:.0%}-"
+        f"{MFU_RANGE[1]:.0%}）"))
+    assumptions.append(Assumption("mfu", Msg(
+        f"training reaches {MFU:.0%} of the dense tensor peak (30% Lambda BERT-base A100, 48% "
+        "NVIDIA BERT-large A100; matmuls alone reach 80-87%)",
+        f"训练达到稠密张量峰值的 {MFU:.0%}（Lambda BERT-base A100 为 30%，NVIDIA BERT-large "
+        "A100 为 48%；纯矩阵乘可达 80-87%）"), MFU))
+    return item
+
+
+def _unknown_rate(gpu: DeviceSpec | None, peak: float | None, key: str, no_gpu: Msg) -> Msg:
+    """Why the samples per second per GPU are unknown."""
+    if gpu is None:
+        return no_gpu
+    if peak is None:
+        return Msg(f"unknown: no dense {key} figure for {gpu.name} (bf16 needs Ampere or "
+                   "newer)", f"未知：{gpu.name} 没有稠密 {key} 数据（bf16 需 Ampere 或更新）")
+    return Msg("unknown: the model's FLOPs are unknown", "未知：模型 FLOPs 未知")
+
+
+def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                  gpu: DeviceSpec, peak: float, flops: float,
+                  assumptions: list[Assumption]) -> tuple[float, Msg]:
+    """Samples per second one GPU trains: compute-bound at :data:`MFU` of the peak, or
+    memory-bound for a CNN where that is slower; a pipeline stage does 1/p of it."""
+    per_gpu = peak * MFU / flops
+    note = Msg(f"compute-bound: peak x {MFU:.0%} / FLOPs per sample",
+               f"计算受限：峰值 × {MFU:.0%} / 每样本 FLOPs")
+    if model.family == "cnn" and gpu.memory_bandwidth_bps:
+        memory_bound = _cnn_memory_bound(w, model, cal, gpu.memory_bandwidth_bps)
+        if memory_bound is not None and memory_bound < per_gpu:
+            per_gpu = memory_bound
+            note = Msg("memory-bound: bandwidth / traffic per image (traffic per activation "
+                       "byte from NVIDIA's ResNet-50 AMP A100 measurement)",
+                       "内存带宽受限：带宽 / 每图流量（每激活字节流量取自 NVIDIA ResNet-50 "
+                       "AMP A100 实测）")
+            assumptions.append(Assumption("cnn_traffic", Msg(
+                "CNN memory traffic per image scales with its activation bytes, calibrated "
+                "on ResNet-50 AMP A100 (2470 img/s); published CNN throughputs on other GPUs "
+                "differ from this model by up to +-55%",
+                "CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）标定；"
+                "其他 GPU 的公开数据与此模型相差可达 ±55%")))
+    if w.pp_size > 1:
+        per_gpu /= w.pp_size
+    if w.task == "reinforcement_learning":
+        note = Msg(f"{note.en}; GPU side only - the environment simulation usually limits",
+                   f"{note.zh}；仅 GPU 端 - 通常受环境模拟限制")
+    return per_gpu, note
+
+
+def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
+    """Samples per second of every data-parallel rank, at the scaling efficiency."""
+    total = None if per_gpu is None else per_gpu * w.total_gpus / max(1, w.tp_size)
+    total_note = Msg("unknown", "未知")
+    if total is not None:
+        eff = scaling.value if scaling.value is not None else 1.0
+        total *= eff
+        total_note = Msg(f"x {w.data_parallel} data-parallel ranks x {eff:.0%} scaling "
+                         "efficiency", f"× {w.data_parallel} 个数据并行进程 × {eff:.0%} 扩展效率")
+    return total, total_note
+
+
+def _run_time(w: Workload, model: ResolvedModel, per_gpu: float | None, total: float | None
+              ) -> dict[str, Item]:
+    """Step time, tokens per second, and the time of one epoch and of the whole run."""
+    items: dict[str, Item] = {}
     step = None if per_gpu is None else w.batch_size / per_gpu
     items["step_time_s"] = Item(step, Msg("micro-batch / samples per second per GPU",
                                           "微批次 / 每 GPU 每秒样本数"))
@@ -120,13 +158,14 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
         f"{w.dataset.samples:,} 个样本 / 每秒样本数"))
     items["total_time_s"] = Item(None if epoch is None else epoch * w.epochs, Msg(
         f"x {w.epochs:g} epochs", f"× {w.epochs:g} 个 epoch"))
-    return items, total
-
+    return items
 
 
 def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | None) -> Item:
     """Data-parallel efficiency from the scaling model (planning/scaling.py) over the GPU's
     links; gradients are synchronised once per optimizer step (after the accumulation)."""
+    # Imported here, not at the top: scaling imports requirements.interconnect, and importing
+    # any module of this package first runs its __init__, which imports this module.
     from torchrig.planning.scaling import scaling_curve
 
     dp = w.data_parallel
@@ -157,7 +196,6 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
         "重叠（上界：只计通信）"))
 
 
-
 def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
     """Environment steps per second the CPUs simulate: one core per environment process."""
     cores = (w.num_workers or DEFAULT_ENV_PROCESSES) * w.nodes
@@ -177,7 +215,6 @@ def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
     return Item(cores * per_core, Msg(
         f"{cores} environment processes (one core each) x {per_core:,.0f} steps/s ({source.en})",
         f"{cores} 个环境进程（各占一核）× 每秒 {per_core:,.0f} 步（{source.zh}）"))
-
 
 
 def _cnn_memory_bound(w: Workload, model: ResolvedModel, cal: Calibration | None,

@@ -1,6 +1,6 @@
 """The planner's result types: :class:`Requirements` (what :func:`plan` returns, and its
-``torchrig plan --json`` document, see docs/plan-json.md), the :class:`Item` every figure is, the
-:class:`Assumption` and :class:`SeedClaim` records, and the VRAM verdict.
+``torchrig plan --json`` document, see docs/plan-json.md), :class:`Item` (one figure with its
+note), the :class:`Assumption` and :class:`SeedClaim` records, and the VRAM verdict.
 """
 
 from __future__ import annotations
@@ -22,13 +22,11 @@ class Item:
     note: Msg
 
 
-
 @dataclass(frozen=True)
 class Assumption:
     key: str
     text: Msg
     value: float | None = None
-
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,6 @@ class SeedClaim:
     computed: float | None
     unit: str
     note: Msg
-
 
 
 @dataclass(frozen=True)
@@ -119,7 +116,6 @@ class Requirements:
         return out
 
 
-
 def vram_verdict(total: float, without_margin: float, vram: float | None) -> str | None:
     if vram is None:
         return None
@@ -128,12 +124,10 @@ def vram_verdict(total: float, without_margin: float, vram: float | None) -> str
     return "tight" if without_margin <= vram else "does_not_fit"
 
 
-
 def _section_dict(items: Mapping[str, Item]) -> dict[str, Any]:
     out: dict[str, Any] = {k: _json_number(i.value) for k, i in items.items()}
     out["notes"] = {k: i.note.to_dict() for k, i in items.items()}
     return out
-
 
 
 def _json_number(value: float | None) -> float | int | None:
