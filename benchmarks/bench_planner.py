@@ -18,8 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
+from torchrig.planning.device import DeviceSpec  # noqa: E402
 from torchrig.planning.plan_output import format_plan_text  # noqa: E402
-from torchrig.planning.requirements import DeviceSpec, plan  # noqa: E402
+from torchrig.planning.requirements import plan  # noqa: E402
 from torchrig.planning.workload import load_workload  # noqa: E402
 from torchrig.units import GiB  # noqa: E402
 

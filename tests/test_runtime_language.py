@@ -277,7 +277,8 @@ def test_hardware_reasons_in_one_language(tmp_path, monkeypatch):
 def test_findings_fixes_and_plan_notes_in_one_language(catalog, tmp_path, monkeypatch):
     from torchrig.builds.capabilities import from_build, from_profile, from_tier
     from torchrig.planning.advice import advise
-    from torchrig.planning.analysis import analyze, subject_device
+    from torchrig.planning.analysis import analyze
+    from torchrig.planning.device import subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
     from torchrig.planning.solver import solve

@@ -123,7 +123,7 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.catalog import load_catalog
-    from torchrig.planning.analysis import device_spec, subject_device
+    from torchrig.planning.device import device_spec, subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
     from torchrig.planning.solver import solve

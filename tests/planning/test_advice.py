@@ -15,15 +15,13 @@ from torchrig.catalog import load_catalog
 from torchrig.cli import main
 from torchrig.findings import Severity
 from torchrig.hardware.model import CpuInfo, DiskInfo, GpuInfo, MemoryInfo, SystemProfile
-from torchrig.planning.analysis import analyze, device_spec, recommend
+from torchrig.planning.analysis import analyze, recommend
+from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.gpu_choice import gpu_options
-from torchrig.planning.requirements import (
-    ATARI_FRAMES_PER_S_PER_CORE,
-    FRAME_SKIP,
-    DeviceSpec,
-    plan,
-)
-from torchrig.planning.scaling import LINKS, scaling_curve
+from torchrig.planning.links import LINKS
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.assumptions import ATARI_FRAMES_PER_S_PER_CORE, FRAME_SKIP
+from torchrig.planning.scaling import scaling_curve
 from torchrig.planning.solver import solve
 from torchrig.planning.workload import load_workload
 from torchrig.units import TB, GiB

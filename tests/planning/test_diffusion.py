@@ -14,8 +14,10 @@ import pytest
 
 from torchrig.cli import main
 from torchrig.errors import InputError
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import get_preset
-from torchrig.planning.requirements import DeviceSpec, lora_trainable_params, plan
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.model_states import lora_trainable_params
 from torchrig.planning.workload import Workload, default_workload, load_workload, resolve_model
 from torchrig.units import GiB
 

@@ -13,9 +13,9 @@ from torchrig.cli import main
 from torchrig.errors import InputError
 from torchrig.planning.hf_config import FAMILIES, hf_workload_fields, load_hf_config
 from torchrig.planning.presets import load_calibration
-from torchrig.planning.requirements import (
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.activations import (
     layer_bytes_per_token,
-    plan,
     transformer_activations,
 )
 from torchrig.planning.workload import resolve_model, workload_from_options
@@ -228,7 +228,7 @@ def test_expert_parallelism_splits_the_routed_experts_over_the_gpus():
 
 
 def test_the_solver_offers_expert_parallelism_for_a_moe_model():
-    from torchrig.planning.requirements import DeviceSpec
+    from torchrig.planning.device import DeviceSpec
     from torchrig.planning.solver import solve
     from torchrig.units import GiB
 

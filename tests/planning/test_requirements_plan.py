@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.plan_output import format_plan_text
 from torchrig.planning.presets import get_preset, load_calibration
-from torchrig.planning.requirements import MFU_RANGE, DeviceSpec, plan
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.assumptions import MFU_RANGE
 from torchrig.planning.workload import default_workload, load_workload, workload_from_options
 from torchrig.units import GB, GiB
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from torchrig.planning.presets import get_preset
-from torchrig.planning.requirements import (
+from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.activations import korthikanti_layer_bytes
+from torchrig.planning.requirements.estimators import (
     accelerate_estimate,
     deepspeed_zero2_estimate,
     deepspeed_zero3_estimate,
-    korthikanti_layer_bytes,
-    model_state_bytes,
-    plan,
 )
+from torchrig.planning.requirements.model_states import model_state_bytes
 from torchrig.planning.workload import workload_from_options
 from torchrig.units import GB, GiB, fmt_gib
 

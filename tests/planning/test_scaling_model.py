@@ -11,9 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 from torchrig.errors import InputError
-from torchrig.planning.requirements import DeviceSpec, plan
+from torchrig.planning.device import DeviceSpec
+from torchrig.planning.links import LINKS
+from torchrig.planning.requirements import plan
 from torchrig.planning.scaling import (
-    LINKS,
     allreduce_time,
     interconnect_for_target,
     measured_link,

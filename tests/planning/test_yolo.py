@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from torchrig.cli import main
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import get_preset, load_calibration
-from torchrig.planning.requirements import DeviceSpec, plan
+from torchrig.planning.requirements import plan
 from torchrig.planning.workload import load_workload
 from torchrig.units import GiB
 

@@ -20,6 +20,7 @@ from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg, plural
 from torchrig.labels import STORAGE_KINDS
+from torchrig.planning.device import DeviceSpec, link_for, subject_device
 from torchrig.planning.gpu_choice import (
     OVERKILL_TIME_FACTOR,
     GpuOption,
@@ -28,14 +29,13 @@ from torchrig.planning.gpu_choice import (
     part_price,
     run_time,
 )
-from torchrig.planning.requirements import DeviceSpec, Requirements, plan, vram_verdict
+from torchrig.planning.requirements import Requirements, plan, vram_verdict
 from torchrig.planning.solver import Change, SolverAnswer, solve
 from torchrig.planning.workload import Workload
 from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
-    from torchrig.planning.scaling import Link
 
 _GPU, _GPUS = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
 
@@ -61,43 +61,6 @@ TYPICAL_READ_SOURCE = Msg("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SAT
                           "NVMe gen3 ~3.5 GB/s",
                           "硬件参考第 3 节：7200 转机械硬盘 160-275 MB/s，SATA 固态约 560 MB/s，"
                           "NVMe gen3 约 3.5 GB/s")
-
-
-def part_link(part: Part) -> Link | None:
-    """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
-    module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
-    from torchrig.planning.scaling import LINKS
-
-    g = part.gpu
-    if g.nvlink and (g.form_factor or "").startswith("sxm"):
-        return LINKS["nvlink4"] if g.architecture == "Hopper" else LINKS["nvlink3"]
-    if g.pcie_gen is None:
-        return None
-    return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
-
-
-def device_spec(part: Part) -> DeviceSpec:
-    """A catalog GPU as the planner's DeviceSpec (dense peaks, FP32 accumulate)."""
-    g = part.gpu
-    return DeviceSpec(
-        name=part.name, vram_bytes=g.vram_bytes,
-        peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
-                    "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
-        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
-        intra_link=part_link(part))
-
-
-def subject_device(caps: Capabilities) -> DeviceSpec | None:
-    if caps.gpu_count == 0:
-        return None
-    intra, inter = link_for(caps)
-    if caps.gpu_part is not None:
-        spec = device_spec(caps.gpu_part)
-        if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
-            spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
-        return replace(spec, intra_link=intra, inter_link=inter)
-    return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
-                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter)
 
 
 @dataclass
@@ -538,34 +501,6 @@ def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
         PCIE_SOURCE, link_share=share)]
 
 
-def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
-    """The scaling model's links for a subject: GPU-to-GPU inside a node, and between nodes."""
-    from torchrig.planning.scaling import LINKS
-
-    intra = None
-    if caps.gpu_interconnect == "nvlink":
-        name = (caps.gpu_part.gpu.architecture or "") if caps.gpu_part else ""
-        if "Hopper" in name:
-            intra = LINKS["nvlink4"]
-        elif caps.gpu_part is not None and caps.gpu_part.gpu.chip == "GA102":
-            intra = LINKS["nvlink3_ga102"]
-        else:
-            intra = LINKS["nvlink3"]
-    elif caps.gpu_count:
-        gens = [g for g, _ in caps.gpu_links if g]
-        gen = min(gens) if gens else 4
-        intra = LINKS.get(f"pcie{min(max(gen, 3), 5)}_x16")
-    inter = None
-    if caps.node_network and caps.node_network_bps:
-        gbit = caps.node_network_bps / 1e9
-        if caps.node_network == "infiniband":
-            inter = LINKS["ib_ndr"] if gbit >= 400 else LINKS["ib_hdr"]
-        else:
-            inter = LINKS["eth_100g"] if gbit >= 100 else (
-                LINKS["eth_25g"] if gbit >= 25 else LINKS["eth_10g"])
-    return intra, inter
-
-
 def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
     from torchrig.planning.scaling import interconnect_for_target, scaling_curve
 
@@ -717,5 +652,4 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                           None if tier_time is None or math.isinf(tier_time) else tier_time)
 
 
-__all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "device_spec",
-           "link_for", "recommend", "subject_device"]
+__all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "recommend"]

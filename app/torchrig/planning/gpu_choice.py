@@ -19,12 +19,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from torchrig.errors import InputError
-from torchrig.planning.requirements import DeviceSpec, Requirements, plan
+from torchrig.planning.device import DeviceSpec, device_spec
+from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.workload import Workload
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part
-    from torchrig.planning.scaling import Link
+    from torchrig.planning.links import Link
 
 OVERKILL_TIME_FACTOR = 1.25
 """A smaller GPU replaces the current one in "overkill" advice only if the run takes at most 25%
@@ -144,8 +145,6 @@ def candidate_gpus(catalog: Catalog) -> list[Part]:
 def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal | None,
              hourly_prices: Mapping[str, Decimal] | None, time_target_s: float | None,
              inter_link: Link | None) -> list[GpuOption]:
-    from torchrig.planning.analysis import device_spec
-
     options = []
     for part in candidate_gpus(catalog):
         spec: DeviceSpec = device_spec(part)

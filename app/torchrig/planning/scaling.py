@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
-from torchrig.i18n import Msg
+from torchrig.planning.links import LINKS, Link
+from torchrig.planning.requirements.interconnect import gradient_sync_bytes
 from torchrig.planning.workload import Workload
 
 if TYPE_CHECKING:
-    from torchrig.planning.requirements import Requirements
+    from torchrig.planning.requirements.types import Requirements
 
 DDP_BUCKET_BYTES = 25 * 1024**2
 """DistributedDataParallel's default bucket_cap_mb = 25."""
@@ -49,88 +50,6 @@ BACKWARD_SHARE = 2 / 3
 
 BACKWARD_SHARE_CHECKPOINTED = 3 / 4
 """With checkpointing backward also re-runs the forward: 3 of the 4 passes overlap."""
-
-
-@dataclass(frozen=True)
-class Link:
-    """A GPU-to-GPU or node-to-node link.
-
-    Attributes:
-        bandwidth_bps: per direction, bytes/s (per GPU for NVLink/PCIe, per port for networks).
-        achievable_fraction: share of ``bandwidth_bps`` an all-reduce reaches as busbw.
-        latency_s: time of one small collective (assumption unless measured).
-        scope: "intra" (inside a node) or "inter" (between nodes).
-        max_gpus: the most GPUs the link connects (a 2-way bridge), None = no limit.
-    """
-
-    id: str
-    name: str
-    bandwidth_bps: float
-    achievable_fraction: float
-    latency_s: float
-    scope: str
-    source: str
-    fraction_basis: str
-    max_gpus: int | None = None
-
-    @property
-    def busbw_bps(self) -> float:
-        return self.bandwidth_bps * self.achievable_fraction
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "name": self.name, "bandwidth_bps": self.bandwidth_bps,
-            "achievable_fraction": self.achievable_fraction, "busbw_bps": self.busbw_bps,
-            "latency_s": self.latency_s, "scope": self.scope, "source": self.source,
-            "fraction_basis": self.fraction_basis, "max_gpus": self.max_gpus,
-        }
-
-
-_PCIE_FRACTION = ("0.8: assumption; host-to-device copies reach 87% of PCIe 5 x16 (H200, "
-                  "estimation.md sec. 5), collectives through the root complex reach less")
-_NET_FRACTION = "0.8: assumption (protocol and NCCL overheads); measure with the collective bench"
-_INTRA_LATENCY = 10e-6
-_NET_LATENCY = 20e-6
-_ETH_LATENCY = 50e-6
-
-LINKS: dict[str, Link] = {link.id: link for link in (
-    Link("pcie3_x16", "PCIe 3.0 x16", 15.75e9, 0.8, _INTRA_LATENCY, "intra",
-         "hardware.md sec. 3 (Wikipedia NVLink table): 15.75 GB/s per direction", _PCIE_FRACTION),
-    Link("pcie4_x16", "PCIe 4.0 x16", 31.5e9, 0.8, _INTRA_LATENCY, "intra",
-         "hardware.md sec. 3: 31.5 GB/s per direction", _PCIE_FRACTION),
-    Link("pcie5_x16", "PCIe 5.0 x16", 63e9, 0.8, _INTRA_LATENCY, "intra",
-         "hardware.md sec. 3: 63 GB/s per direction", _PCIE_FRACTION),
-    Link("nvlink3_ga102", "NVLink 3 bridge (RTX 3090 / RTX A6000)", 56.25e9, 0.78,
-         _INTRA_LATENCY, "intra", "hardware.md sec. 3: 112.5 GB/s total = 56.25 per direction, "
-         "2-way bridge", "0.78: the A100 NVLink 3 measurement (235 of 300 GB/s)", max_gpus=2),
-    Link("nvlink3", "NVLink 3 (A100)", 300e9, 0.78, _INTRA_LATENCY, "intra",
-         "hardware.md sec. 3: 600 GB/s total = 300 per direction",
-         "0.78: measured all-reduce busbw ~235 GB/s on A100 NVLink (estimation.md sec. 5)"),
-    Link("nvlink4", "NVLink 4 (H100/H200 SXM)", 450e9, 0.82, _INTRA_LATENCY, "intra",
-         "hardware.md sec. 3: 900 GB/s total = 450 per direction",
-         "0.82: measured all-reduce busbw ~368 GB/s on H200 (estimation.md sec. 5)"),
-    Link("eth_10g", "10 GbE", 1.25e9, 0.8, _ETH_LATENCY, "inter",
-         "hardware.md sec. 3: 10 Gb/s line rate", _NET_FRACTION),
-    Link("eth_25g", "25 GbE", 3.125e9, 0.8, _ETH_LATENCY, "inter",
-         "hardware.md sec. 3: 25 Gb/s line rate", _NET_FRACTION),
-    Link("eth_100g", "100 GbE", 12.5e9, 0.8, _ETH_LATENCY, "inter",
-         "hardware.md sec. 3: 100 Gb/s line rate", _NET_FRACTION),
-    Link("ib_hdr", "InfiniBand HDR (200 Gb/s)", 25e9, 0.8, _NET_LATENCY, "inter",
-         "hardware.md sec. 3: 200 Gb/s per 4x port", _NET_FRACTION),
-    Link("ib_ndr", "InfiniBand NDR (400 Gb/s)", 50e9, 0.8, _NET_LATENCY, "inter",
-         "hardware.md sec. 3: 400 Gb/s per 4x port", _NET_FRACTION),
-)}
-
-LATENCY_ASSUMPTION = Msg(
-    "collective latency: 10 us inside a node, 20 us over InfiniBand, 50 us over Ethernet "
-    "(assumptions; the collective benchmark measures it)",
-    "集合通信延迟：节点内 10 微秒，InfiniBand 20 微秒，以太网 50 微秒（假设；集合通信基准会实测）")
-
-
-def get_link(link_id: str) -> Link:
-    if link_id not in LINKS:
-        raise InputError(f"unknown link {link_id!r}: use one of {', '.join(LINKS)}")
-    return LINKS[link_id]
 
 
 def measured_link(report: Any, base: Link | None = None, op: str = "all_reduce") -> Link:
@@ -216,7 +135,6 @@ def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
             ) -> tuple[float, float]:
     """(per-GPU compute time of one step, bytes the strategy communicates per step)."""
-    from torchrig.planning.requirements import gradient_sync_bytes
     from torchrig.planning.workload import resolve_model
 
     if isinstance(requirements_or_step_time, (int, float)):

@@ -14,8 +14,10 @@ from typing import Any
 from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.planning.device import link_for
+from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements import Requirements
-from torchrig.planning.scaling import LINKS, Link, ScalingPoint, measured_link, scaling_curve
+from torchrig.planning.scaling import ScalingPoint, measured_link, scaling_curve
 from torchrig.planning.workload import Workload
 
 INTRA_CANDIDATES = ("pcie4_x16", "pcie5_x16", "nvlink3", "nvlink4")
@@ -41,8 +43,6 @@ def scaling_series(workload: Workload, requirements: Requirements,
                    collective_report: Any = None) -> list[Series]:
     """Curves up to the workload's GPU count (at least 8 inside one node). Empty when the plan
     has no step time (no GPU peak known) or the workload is not data-parallel training."""
-    from torchrig.planning.analysis import link_for
-
     step = requirements.throughput.get("step_time_s")
     if not workload.is_training or step is None or not step.value:
         return []

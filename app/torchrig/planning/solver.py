@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.planning.device import DeviceSpec
 from torchrig.planning.gpu_choice import best_value, gpu_options, run_time
-from torchrig.planning.requirements import DeviceSpec, Requirements, plan
+from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_gib, fmt_seconds
 

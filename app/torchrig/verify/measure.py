@@ -36,7 +36,7 @@ from torchrig.planning.workload import CUSTOM, VISION_TASKS, Workload, resolve_m
 from torchrig.verify.compare import Measured, VerifyResult, compare
 
 if TYPE_CHECKING:
-    from torchrig.planning.requirements import DeviceSpec
+    from torchrig.planning.device import DeviceSpec
     from torchrig.verify.probe import CudaMemory, ProbeResult, ProbeSpec, Size
 
 CPU_MEMORY_SHARE = 0.5
@@ -618,7 +618,7 @@ def device_for_plan(device: str) -> DeviceSpec | None:
     from torchrig.builds.capabilities import from_profile
     from torchrig.catalog import load_catalog
     from torchrig.hardware import detect
-    from torchrig.planning.analysis import subject_device
+    from torchrig.planning.device import subject_device
 
     spec = subject_device(from_profile(detect(use_torch=True), load_catalog()))
     return spec if spec is not None and spec.peak_flops else None

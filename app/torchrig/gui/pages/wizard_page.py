@@ -931,7 +931,7 @@ class WizardPage(QWidget):
         """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
         with the recommended catalog GPU when the subject has none."""
         rec = advice.recommendation
-        from torchrig.planning.analysis import device_spec
+        from torchrig.planning.device import device_spec
         from torchrig.planning.requirements import plan
         from torchrig.planning.scaling_series import scaling_series
 

@@ -1,0 +1,110 @@
+"""The GPU a plan is for (:class:`DeviceSpec`), and how a catalog part or a machine's
+capabilities become one: dense tensor peaks (FP32 accumulate) and memory from the catalog, the
+links to its peers from :mod:`torchrig.planning.links` (hardware.md sec. 3) - the NVLink of an
+SXM module or the GPU's PCIe slot inside a node, the node network between nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from torchrig.planning.links import LINKS, Link
+
+if TYPE_CHECKING:
+    from torchrig.builds.capabilities import Capabilities
+    from torchrig.catalog.model import Part
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """The GPU the plan is for; the lead adapts catalog parts and detected GPUs to it.
+
+    ``peak_flops`` holds dense FLOP/s per precision key: fp32, tf32, fp16, bf16, int8 (tensor
+    figures with FP32 accumulate where the GPU has tensor cores). None = unknown.
+    """
+
+    name: str
+    vram_bytes: int | None
+    peak_flops: Mapping[str, float | None] = field(default_factory=dict)
+    memory_bandwidth_bps: float | None = None
+    tensor_cores: bool | None = None
+    intra_link: Link | None = None
+    inter_link: Link | None = None
+    """How this GPU reaches its peers inside a node and between nodes (the scaling model's
+    links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
+
+    def peak_for(self, precision: str) -> tuple[float | None, str]:
+        """The peak that applies to a workload precision, and which key it came from.
+
+        Weight-only int8/int4 models compute in 16 bit (the weights are dequantized), so they
+        use the fp16 peak; tf32 falls back to fp32 on GPUs without TF32 tensor cores.
+        """
+        key = {"fp32": "fp32", "tf32": "tf32", "amp_fp16": "fp16", "amp_bf16": "bf16",
+               "bf16": "bf16", "int8": "fp16", "int4": "fp16"}[precision]
+        value = self.peak_flops.get(key)
+        if value is None and key == "tf32":
+            key, value = "fp32", self.peak_flops.get("fp32")
+        return value, key
+
+
+def part_link(part: Part) -> Link | None:
+    """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
+    module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
+    g = part.gpu
+    if g.nvlink and (g.form_factor or "").startswith("sxm"):
+        return LINKS["nvlink4"] if g.architecture == "Hopper" else LINKS["nvlink3"]
+    if g.pcie_gen is None:
+        return None
+    return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
+
+
+def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
+    """The scaling model's links for a subject: GPU-to-GPU inside a node, and between nodes."""
+    intra = None
+    if caps.gpu_interconnect == "nvlink":
+        name = (caps.gpu_part.gpu.architecture or "") if caps.gpu_part else ""
+        if "Hopper" in name:
+            intra = LINKS["nvlink4"]
+        elif caps.gpu_part is not None and caps.gpu_part.gpu.chip == "GA102":
+            intra = LINKS["nvlink3_ga102"]
+        else:
+            intra = LINKS["nvlink3"]
+    elif caps.gpu_count:
+        gens = [g for g, _ in caps.gpu_links if g]
+        gen = min(gens) if gens else 4
+        intra = LINKS.get(f"pcie{min(max(gen, 3), 5)}_x16")
+    inter = None
+    if caps.node_network and caps.node_network_bps:
+        gbit = caps.node_network_bps / 1e9
+        if caps.node_network == "infiniband":
+            inter = LINKS["ib_ndr"] if gbit >= 400 else LINKS["ib_hdr"]
+        else:
+            inter = LINKS["eth_100g"] if gbit >= 100 else (
+                LINKS["eth_25g"] if gbit >= 25 else LINKS["eth_10g"])
+    return intra, inter
+
+
+def device_spec(part: Part) -> DeviceSpec:
+    """A catalog GPU as the planner's DeviceSpec (dense peaks, FP32 accumulate)."""
+    g = part.gpu
+    return DeviceSpec(
+        name=part.name, vram_bytes=g.vram_bytes,
+        peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
+                    "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
+        memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
+        intra_link=part_link(part))
+
+
+def subject_device(caps: Capabilities) -> DeviceSpec | None:
+    if caps.gpu_count == 0:
+        return None
+    intra, inter = link_for(caps)
+    if caps.gpu_part is not None:
+        spec = device_spec(caps.gpu_part)
+        if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
+            spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
+        return replace(spec, intra_link=intra, inter_link=inter)
+    return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
+                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter)

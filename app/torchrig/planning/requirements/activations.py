@@ -1,0 +1,342 @@
+"""Activations: the bytes a training step saves for backward, and the working set of an
+inference forward pass.
+
+Transformers use the coefficients *measured* by ``scripts/calibrate_activations.py`` (read from
+the presets file), corrected where a family's Hugging Face code saves more or less, with
+Korthikanti et al.'s Table 2 (arXiv 2205.05198) for tensor parallelism and as the 16-bit
+minimum; vision models use measured per-sample and per-block figures (checkpointing with
+checkpoint_sequential's sqrt(n) segments, Chen et al.) or a published figure; diffusion models
+come from :mod:`torchrig.planning.diffusion`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from torchrig.i18n import Msg
+from torchrig.planning import diffusion
+from torchrig.planning.presets import Calibration, TransformerArch, TransformerCal, VisionCal
+from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
+from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
+from torchrig.units import fmt_gib
+
+
+def korthikanti_layer_bytes(seq: int, batch: int, hidden: int, heads: int, tp: int = 1,
+                            sequence_parallel: bool = False, recompute: str = "none",
+                            attention_scores: bool = True) -> float:
+    """Korthikanti et al. (arXiv 2205.05198) Table 2: activation bytes per transformer layer
+    with 16-bit activations and 1-byte dropout masks. ``attention_scores=False`` drops the
+    5as/h term, which fused (flash) attention does not store."""
+    sbh = seq * batch * hidden
+    scores = 5 * heads * seq / hidden if attention_scores else 0.0
+    if recompute == "full":
+        return 2.0 * sbh
+    if recompute == "selective":
+        return 34.0 * sbh / tp
+    if sequence_parallel:
+        return sbh * (34 / tp + scores / tp)
+    if tp > 1:
+        return sbh * (10 + 24 / tp + scores / tp)
+    return sbh * (34 + scores)
+
+
+def cal_precision(w: Workload) -> str:
+    """Which calibration column applies: fp32 (also tf32), amp (autocast, also the compute of
+    QLoRA-style quantized bases) or bf16 (whole model in 16 bit)."""
+    if w.precision in ("fp32", "tf32"):
+        return "fp32"
+    if w.precision == "bf16" or (not w.is_training and w.precision in QUANTIZED):
+        return "bf16"
+    return "amp"
+
+
+def head_kind(w: Workload, arch: TransformerArch) -> str:
+    """BERT fine-tuned for a sentence task has a pooled classifier; everything else computes
+    logits over the vocabulary (masked or causal LM)."""
+    return "cls" if (arch.style == "bert" and w.mode == "finetune") else "lm"
+
+
+def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal,
+                          seq: int) -> tuple[float, Msg]:
+    """Saved bytes per token of one layer: the calibrated figure, corrected where the Hugging
+    Face code of a family saves what the calibration model does not (or less).
+
+    - Grouped-query attention under sdpa saves K and V at the KV width; the calibration model
+      repeats them to every head first (as eager attention does).
+    - GPT-2's default ``gelu_new`` is a Python expression: autograd keeps three more FFN-wide
+      tensors than the fused tanh GELU the calibration uses.
+    """
+    per_token = tc.layer_bytes_per_token(arch, seq)
+    elem = 4.0 if cal_precision(w) == "fp32" else 2.0
+    notes: list[Msg] = []
+    if arch.style == "llama" and w.attention == "sdpa" and arch.kv_dim < arch.q_dim:
+        per_token -= 2 * elem * (arch.q_dim - arch.kv_dim)
+        notes.append(Msg("sdpa keeps grouped K/V at the KV width",
+                         "sdpa 以 KV 宽度保存分组 K/V"))
+    if arch.activation == "gelu_new":
+        per_token += 3 * elem * arch.activation_ffn
+        notes.append(Msg("gelu_new keeps 3 more FFN-wide tensors",
+                         "gelu_new 额外保存 3 个 FFN 宽度的张量"))
+    return per_token, Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
+
+
+def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> float:
+    """BERT's masked-LM loss under AMP: the 16-bit logits are cast to fp32 for the loss and
+    both stay saved, 6 bytes per vocabulary entry per token where the calibration has 4."""
+    if arch.style == "bert" and head == "lm" and cal_precision(w) == "amp":
+        return 2.0 * arch.vocab
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Activations:
+    bytes: float | None
+    note: Msg
+    without_checkpointing: float | None = None
+    transient: float = 0.0  # backward peak on top of the saved bytes (LM head gradients)
+
+
+def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
+                            cal: Calibration | None, checkpointing: bool) -> Activations:
+    """Saved-for-backward bytes per GPU for one micro-batch, from measured coefficients."""
+    prec = cal_precision(w)
+    head = head_kind(w, arch)
+    tc: TransformerCal | None = cal.transformer_cal(arch.style, w.attention, head, prec) \
+        if cal else None
+    if tc is None:
+        return Activations(None, Msg(
+            "not calibrated for this architecture: run scripts/calibrate_activations.py",
+            "该结构未校准：请运行 scripts/calibrate_activations.py"))
+    b = w.batch_size
+    per_token, fixes = layer_bytes_per_token(w, arch, tc, seq)
+    layer = per_token * seq * b
+    tp = w.tp_size
+    if tp > 1:
+        # Megatron TP splits all but the layer norms, dropout masks and residuals: scale the
+        # measured figure by Korthikanti's TP ratio.
+        scores = (5 * arch.heads * seq / arch.hidden) if w.attention == "eager" else 0.0
+        layer *= (10 + 24 / tp + scores / tp) / (34 + scores)
+    outside = (tc.outside_bytes_per_sequence(arch, seq)
+               + _mlm_loss_extra_per_token(w, arch, head) * seq) * b
+    copies = 0.0
+    if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
+        # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
+        # measures this as the batch-independent part).
+        matmul = arch.total_matmul_params() + (arch.vocab * arch.hidden if head == "lm" else 0)
+        copies = 2.0 * matmul / (tp * w.pp_size)
+        outside += copies
+    layers = arch.layers
+    full = layers * layer + outside
+    if checkpointing:
+        boundary = tc.layer_input_bytes_per_hidden * arch.hidden * seq * b
+        saved = layers * boundary + layer + outside
+    else:
+        saved = full
+    transient = 0.0
+    if head == "lm":
+        # Backward of the fp32 loss makes the gradient of the fp32 logits, then its cast.
+        act = 4 if prec == "fp32" else 2
+        transient = b * seq * arch.vocab * (4 + (0 if prec == "fp32" else act))
+    note = _transformer_note(w, arch, seq, prec, checkpointing, per_token, fixes, outside,
+                             copies)
+    return Activations(saved, note, full, transient)
+
+
+def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
+                      checkpointing: bool, per_token: float, fixes: Msg, outside: float,
+                      copies: float) -> Msg:
+    """How :func:`transformer_activations` got its figure, with Korthikanti's minimum."""
+    b, tp, layers = w.batch_size, w.tp_size, arch.layers
+    ratio = Msg("", "")
+    if tp > 1:
+        ratio = Msg(f"; x Korthikanti's TP ratio for t={tp}",
+                    f"；乘以 Korthikanti 张量并行比例（t={tp}）")
+    pp = Msg("", "")
+    if w.pp_size > 1:
+        pp = Msg(f"; 1F1B pipeline: the first stage holds {w.pp_size} micro-batches of "
+                 f"{layers // w.pp_size} layers = all layers' worth (Korthikanti sec. 4.2.3)",
+                 f"；1F1B 流水线：第一阶段保存 {w.pp_size} 个微批次 × {layers // w.pp_size} 层 "
+                 "= 全部层的量（Korthikanti 4.2.3 节）")
+    ck = Msg("", "")
+    if checkpointing:
+        ck = Msg("; checkpointing: each layer keeps only its input, one layer is recomputed "
+                 "at a time", "；检查点：每层只保存输入，反向时每次重算一层")
+    if fixes.en:
+        ck = Msg(f"{ck.en}; {fixes.en}", f"{ck.zh}；{fixes.zh}")
+    minimum = layers * korthikanti_layer_bytes(
+        seq, b, arch.hidden, arch.heads, tp, attention_scores=w.attention == "eager",
+        recompute="full" if checkpointing else "none")
+    # The calibration's keys (architecture style, attention kernel, precision class) are codes.
+    calibrated = ", ".join(key.upper() for key in (arch.style, w.attention, prec))
+    cp = Msg("", "")
+    if copies:
+        cp = Msg(f" (incl. {fmt_gib(copies)} of 16-bit autocast weight copies)",
+                 f"（含 {fmt_gib(copies)} 的 16 位 autocast 权重副本）")
+    return Msg(
+        f"measured {per_token:,.0f} B/token/layer ({calibrated}) x "
+        f"{seq} tokens x batch {b} x {layers} layers + embeddings/head "
+        f"{fmt_gib(outside)}{cp.en}{ratio.en}{pp.en}{ck.en}; Korthikanti's 16-bit minimum "
+        f"{fmt_gib(minimum)}",
+        f"实测每层每 token {per_token:,.0f} 字节（{calibrated}）× "
+        f"{seq} token × 批大小 {b} × {layers} 层 + 嵌入/输出头 {fmt_gib(outside)}"
+        f"{cp.zh}{ratio.zh}{pp.zh}{ck.zh}；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
+
+
+def _checkpoint_segments(units: tuple[tuple[int, int], ...], scale: float,
+                         per_block: bool) -> float:
+    """Saved bytes per sample with checkpointing, from measured per-unit figures.
+
+    per_block: every block is checkpointed and keeps only its input (transformers, timm).
+    Otherwise torch.utils.checkpoint.checkpoint_sequential with sqrt(n) segments (Chen et al.):
+    segment inputs + the last segment (not checkpointed) + the largest segment recomputed.
+    """
+    if not units:
+        return 0.0
+    if per_block:
+        inputs = sum(u[1] for u in units)
+        return (inputs + max(u[0] for u in units)) * scale
+    n = len(units)
+    k = max(1, round(math.sqrt(n)))
+    size = math.ceil(n / k)
+    segments = [units[i:i + size] for i in range(0, n, size)]
+    inputs = sum(seg[0][1] for seg in segments[:-1])
+    last = sum(u[0] for u in segments[-1])
+    largest = max((sum(u[0] for u in seg) for seg in segments[:-1]), default=0)
+    # Backward frees the last segment's tensors before the first recomputation starts.
+    checkpointed = inputs + max(last, largest)
+    return min(checkpointed, sum(u[0] for u in units)) * scale
+
+
+def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                       checkpointing: bool) -> Activations:
+    """Saved bytes of a CNN or ViT from its calibration (per sample, scaled to the image
+    size), else a published or the user's figure."""
+    vc: VisionCal | None = None
+    if cal is not None and model.preset is not None:
+        vc = cal.vision.get(model.preset.id)
+    if vc is None:
+        return _uncalibrated_vision(w, model, checkpointing)
+    prec = cal_precision(w)
+    pc = vc.precisions[prec]
+    image = w.image_size or vc.image_size
+    if model.family == "vit":
+        patch = 16
+        scale = ((image // patch) ** 2 + 1) / ((vc.image_size // patch) ** 2 + 1)
+        how = Msg("scaled by token count", "按 token 数缩放")
+    else:
+        scale = (image / vc.image_size) ** 2
+        how = Msg("scaled by image area", "按图像面积缩放")
+    per_sample = pc.bytes_per_sample * scale
+    full = per_sample * w.batch_size + pc.bytes_per_step
+    if checkpointing:
+        saved = _checkpoint_segments(pc.units, scale, model.family == "vit") * w.batch_size \
+            + pc.bytes_per_step
+    else:
+        saved = full
+    step = Msg("", "")
+    if pc.bytes_per_step:
+        step = Msg(f" + {fmt_gib(pc.bytes_per_step)} per step (autocast weight copies, "
+                   "norm statistics)", f" + 每步 {fmt_gib(pc.bytes_per_step)}"
+                   "（autocast 权重副本、归一化统计量）")
+    ck = Msg("", "")
+    if checkpointing:
+        ck = Msg("; checkpointing per block" if model.family == "vit"
+                 else "; checkpoint_sequential with sqrt(n) segments (Chen et al.)",
+                 "；逐块检查点" if model.family == "vit" else "；checkpoint_sequential 分 √n 段")
+    note = Msg(
+        f"measured {fmt_gib(pc.bytes_per_sample)}/sample at {vc.image_size}px ({prec.upper()}), "
+        f"{how.en} to {image}px, x batch {w.batch_size}{step.en}{ck.en}",
+        f"实测 {vc.image_size}px 下每样本 {fmt_gib(pc.bytes_per_sample)}（{prec.upper()}），"
+        f"{how.zh}至 {image}px，× 批大小 {w.batch_size}{step.zh}{ck.zh}")
+    return Activations(saved, note, full)
+
+
+def _uncalibrated_vision(w: Workload, model: ResolvedModel, checkpointing: bool
+                         ) -> Activations:
+    """A vision model without a calibration: the preset's published figure scaled by image
+    area, the user's figure, or unknown."""
+    published = model.preset.activation_bytes_per_sample if model.preset else None
+    if published is not None and model.preset is not None:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        b = published * (image / ref) ** 2 * w.batch_size
+        return Activations(b, Msg(
+            f"published figure {fmt_gib(published)}/image at {ref}px (see the preset's "
+            f"source), scaled by image area to {image}px, x batch {w.batch_size}"
+            + ("; checkpointing not modelled for this model" if checkpointing else ""),
+            f"公开数据每图 {fmt_gib(published)}（{ref}px，见预设来源），按面积缩放至 {image}px，"
+            f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
+    if w.activation_bytes_per_sample is not None:
+        b = w.activation_bytes_per_sample * w.batch_size
+        return Activations(b, Msg(
+            f"your figure {fmt_gib(w.activation_bytes_per_sample)}/sample x batch "
+            f"{w.batch_size}", f"你提供的每样本 {fmt_gib(w.activation_bytes_per_sample)} × "
+            f"批大小 {w.batch_size}"), b)
+    return Activations(None, Msg(
+        "unknown for a custom model: give activation_bytes_per_sample (measure it with "
+        "scripts/calibrate_activations.py's method)",
+        "自定义模型未知：请提供 activation_bytes_per_sample（可用校准脚本的方法测量）"))
+
+
+def inference_activations(w: Workload, model: ResolvedModel,
+                          cal: Calibration | None) -> Activations:
+    """Working set of a forward pass without autograd: one layer's (one block's) tensors at a
+    time. Estimated from the training measurements of one layer - an upper bound, since
+    inference frees tensors as it goes. A transformer's prompts are prefilled in chunks of
+    :data:`PREFILL_CHUNK_TOKENS` (chunked prefill, as vLLM and SGLang schedule it), so the
+    working set is one chunk's, however long and many the prompts are."""
+    prec = cal_precision(w)
+    if model.preset is not None and model.preset.diffusion is not None:
+        return Activations(*diffusion.inference_activation_bytes(w, model.preset, prec))
+    if model.arch is not None and model.family == "transformer":
+        arch = model.arch
+        tc = cal.transformer_cal(arch.style, w.attention, "lm", prec) if cal else None
+        if tc is None:
+            return Activations(None, Msg("not calibrated", "未校准"))
+        seq = model.seq_len or 1
+        tokens = seq * w.batch_size
+        chunk = min(tokens, PREFILL_CHUNK_TOKENS) if arch.style != "bert" else tokens
+        per_token, _ = layer_bytes_per_token(w, arch, tc, seq)
+        layer = per_token * chunk / max(1, w.tp_size)
+        logits = w.batch_size * arch.vocab * 4
+        how = (Msg(f"chunked prefill: {chunk:,} of the {tokens:,} prompt tokens at a time",
+                   f"分块预填充：每次处理 {tokens:,} 个提示 token 中的 {chunk:,} 个")
+               if chunk < tokens else
+               Msg(f"prefill of {seq} tokens x batch {w.batch_size}",
+                   f"预填充 {seq} token × 批大小 {w.batch_size}"))
+        return Activations(layer + logits, Msg(
+            f"{how.en}: one layer's tensors ({fmt_gib(layer)}, upper bound from the training "
+            "measurement) + fp32 logits of the last position",
+            f"{how.zh}：一层的张量（{fmt_gib(layer)}，由训练实测给出的上界）+ 最后位置的 fp32 "
+            "logits"))
+    vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
+    if vc is None:
+        return Activations(None, Msg("unknown for a custom model", "自定义模型未知"))
+    pc = vc.precisions[prec]
+    image = w.image_size or vc.image_size
+    scale = (image / vc.image_size) ** 2
+    largest = max(u[0] + u[1] for u in pc.units) * scale * w.batch_size
+    return Activations(largest, Msg(
+        f"largest block's tensors and input, measured at {vc.image_size}px, x batch "
+        f"{w.batch_size} (upper bound)", f"最大模块的张量及输入（{vc.image_size}px 实测）× "
+        f"批大小 {w.batch_size}（上界）"))
+
+
+def training_activations(w: Workload, model: ResolvedModel,
+                         cal: Calibration | None) -> Activations:
+    if model.preset is not None and model.preset.diffusion is not None:
+        saved, full, note = diffusion.training_activation_bytes(w, model.preset,
+                                                                cal_precision(w))
+        return Activations(saved, note, full)
+    if model.arch is not None and model.family == "transformer":
+        return transformer_activations(w, model.arch, model.seq_len or 1, cal,
+                                       w.gradient_checkpointing)
+    if model.family in ("cnn", "vit"):
+        return vision_activations(w, model, cal, w.gradient_checkpointing)
+    if w.activation_bytes_per_sample is not None:
+        b = w.activation_bytes_per_sample * w.batch_size
+        return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小"), b)
+    return Activations(None, Msg(
+        "unknown: give activation_bytes_per_sample for a custom model",
+        "未知：自定义模型请提供 activation_bytes_per_sample"))

@@ -1,0 +1,73 @@
+"""FLOPs of one training sample: 6N + 12·L·s·h per token for transformers (PaLM appendix B;
+4N + attention under LoRA), 3 x the forward FLOPs for vision models (counted by
+torch.utils.flop_counter, or published), checkpointing's recompute included as hardware work.
+"""
+
+from __future__ import annotations
+
+from torchrig.i18n import Msg
+from torchrig.planning import diffusion
+from torchrig.planning.presets import Calibration, TransformerArch
+from torchrig.planning.requirements.activations import head_kind
+from torchrig.planning.workload import ResolvedModel, Workload
+
+
+def training_flops_per_sample(w: Workload, model: ResolvedModel,
+                              cal: Calibration | None) -> tuple[float | None, Msg]:
+    """Model FLOPs of one training sample (forward + backward), checkpointing recompute
+    included as hardware work."""
+    ck = 4 / 3 if w.gradient_checkpointing else 1.0
+    ck_note = Msg(" x 4/3 (checkpointing repeats the forward)" if ck > 1 else "",
+                  " × 4/3（检查点重算一次前向）" if ck > 1 else "")
+    if model.preset is not None and model.preset.diffusion is not None:
+        return diffusion.training_flops_per_sample(w, model.preset)
+    if model.arch is not None and model.family == "transformer":
+        return _transformer_flops(w, model.arch, model.seq_len or 1, ck, ck_note)
+    if w.forward_flops_per_sample is not None:
+        return 3 * w.forward_flops_per_sample * ck, Msg(
+            f"3 x your forward figure{ck_note.en}", f"3 × 你提供的前向 FLOPs{ck_note.zh}")
+    return _vision_flops(w, model, cal, ck, ck_note)
+
+
+def _transformer_flops(w: Workload, arch: TransformerArch, seq: int, ck: float, ck_note: Msg
+                       ) -> tuple[float, Msg]:
+    n = arch.forward_matmul_params(lm_head=head_kind(w, arch) == "lm")
+    attn = 12 * arch.layers * arch.hidden * seq
+    if w.is_lora:
+        # Frozen base: backward computes input gradients only (no weight gradients).
+        per_token = (4 * n + 8 * arch.layers * arch.hidden * seq)
+        base = Msg(f"LoRA: (4N + attention) per token, N = {n / 1e9:.2f}B matmul params",
+                   f"LoRA：每 token (4N + 注意力)，N = {n / 1e9:.2f}B")
+    else:
+        per_token = 6 * n + attn
+        base = Msg(f"6N + 12·L·s·h per token (PaLM appendix B), N = {n / 1e9:.2f}B matmul "
+                   "params", f"每 token 6N + 12·L·s·h（PaLM 附录 B），N = {n / 1e9:.2f}B")
+    total = per_token * seq * ck
+    return total, Msg(f"{base.en} x {seq} tokens{ck_note.en}",
+                      f"{base.zh} × {seq} token{ck_note.zh}")
+
+
+def _vision_flops(w: Workload, model: ResolvedModel, cal: Calibration | None, ck: float,
+                  ck_note: Msg) -> tuple[float | None, Msg]:
+    """3 x the forward FLOPs: counted by the calibration, else the preset's published figure."""
+    vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
+    if vc is None and model.preset is not None and model.preset.forward_flops_per_sample:
+        ref = model.preset.image_size or 1
+        image = w.image_size or ref
+        fwd = model.preset.forward_flops_per_sample * (image / ref) ** 2
+        return 3 * fwd * ck, Msg(
+            f"3 x forward {fwd / 1e9:.1f} GFLOP of the whole model (published, at {ref}px, "
+            f"scaled by area; backward ~ 2x forward){ck_note.en}",
+            f"3 × 整个模型前向 {fwd / 1e9:.1f} GFLOP（公开数据，{ref}px，按面积缩放；反向约为前向"
+            f" 2 倍）{ck_note.zh}")
+    if vc is None:
+        return None, Msg("unknown for a custom model without forward_flops_per_sample",
+                         "自定义模型缺少 forward_flops_per_sample，无法估算")
+    image = w.image_size or vc.image_size
+    scale = (image / vc.image_size) ** 2
+    fwd = vc.forward_flops_per_sample * scale
+    return 3 * fwd * ck, Msg(
+        f"3 x forward {fwd / 1e9:.2f} GFLOP (counted by torch.utils.flop_counter at "
+        f"{vc.image_size}px, scaled by area; backward ~ 2x forward){ck_note.en}",
+        f"3 × 前向 {fwd / 1e9:.2f} GFLOP（torch.utils.flop_counter 在 {vc.image_size}px 计数，"
+        f"按面积缩放；反向约为前向 2 倍）{ck_note.zh}")

@@ -1,0 +1,143 @@
+"""Model states per GPU (ZeRO paper sec. 3.1, 5): weights, gradients and optimizer states
+under each precision and ZeRO stage, sharded by tensor / pipeline / expert parallelism; the
+weights of an inference model (16-bit, or weight-only int8/int4 as bitsandbytes, GPTQ and AWQ
+store them); and the trainable parameters of a LoRA run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torchrig.i18n import Msg
+from torchrig.labels import OPTIMIZERS, label
+from torchrig.planning import diffusion
+from torchrig.planning.requirements.assumptions import INT4_GROUP
+from torchrig.planning.workload import ResolvedModel, Workload
+
+
+@dataclass(frozen=True)
+class ModelStates:
+    weights: float
+    gradients: float
+    optimizer_states: float
+    note_weights: Msg
+    note_gradients: Msg
+    note_states: Msg
+
+
+def optimizer_state_bytes_per_param(optimizer: str, state_bytes: int) -> float:
+    """Optimizer state per parameter: SGD none, momentum one buffer, Adam/AdamW two moments,
+    8-bit Adam two 1-byte moments (bitsandbytes; block-wise scales are negligible)."""
+    if optimizer == "adam_8bit":
+        return 2.0
+    return {"sgd": 0, "sgd_momentum": 1, "adamw": 2}[optimizer] * float(state_bytes)
+
+
+def model_state_bytes(params: float, precision: str, optimizer: str, strategy: str,
+                      data_parallel: int, model_parallel: int = 1) -> ModelStates:
+    """Per-GPU weights, gradients and optimizer states.
+
+    fp32/tf32: 4 + 4 + states. PyTorch AMP under DDP keeps fp32 parameters and gradients
+    (4 + 4 + fp32 states). DeepSpeed-style mixed precision under ZeRO keeps 16-bit parameters
+    and gradients plus K bytes of fp32 master copy and states (2 + 2 + K, K = 12 for Adam; ZeRO
+    paper, arXiv 1910.02054). Pure bf16 keeps everything in bf16. ZeRO stage 1 shards the
+    states over ``data_parallel`` ranks, stage 2 also the gradients, stage 3 also the weights;
+    tensor / pipeline parallelism split everything over ``model_parallel``.
+    """
+    zero = strategy in ("zero1", "zero2", "zero3")
+    mixed = precision in ("amp_fp16", "amp_bf16")
+    if precision == "bf16":
+        w, g, state_elem, master = 2.0, 2.0, 2, 0.0
+        layout = Msg("pure bf16: weights, gradients and optimizer states all 2 bytes",
+                     "纯 bf16：权重、梯度和优化器状态均为 2 字节")
+    elif mixed and zero:
+        w, g, state_elem, master = 2.0, 2.0, 4, 4.0
+        layout = Msg("ZeRO mixed precision: 16-bit weights and gradients, fp32 master copy "
+                     "and states (ZeRO paper sec. 3.1)",
+                     "ZeRO 混合精度：16 位权重和梯度，fp32 主副本与状态（ZeRO 论文 3.1 节）")
+    else:
+        w, g, state_elem, master = 4.0, 4.0, 4, 0.0
+        layout = (Msg("PyTorch AMP keeps fp32 weights and gradients; autocast makes 16-bit "
+                      "copies (counted with activations)",
+                      "PyTorch AMP 保留 fp32 权重和梯度；autocast 生成 16 位副本（计入激活）")
+                  if mixed else Msg("fp32 weights and gradients", "fp32 权重和梯度"))
+    states = master + optimizer_state_bytes_per_param(optimizer, state_elem)
+    n = max(1, data_parallel)
+    shard_w = n if strategy == "zero3" else 1
+    shard_g = n if strategy in ("zero2", "zero3") else 1
+    shard_s = n if zero else 1
+    mp = max(1, model_parallel)
+    shard_note = {
+        "zero1": Msg(f"optimizer states sharded over {n} ranks (ZeRO-1)",
+                     f"优化器状态分片到 {n} 个进程（ZeRO-1）"),
+        "zero2": Msg(f"states and gradients sharded over {n} ranks (ZeRO-2)",
+                     f"状态和梯度分片到 {n} 个进程（ZeRO-2）"),
+        "zero3": Msg(f"weights, gradients and states sharded over {n} ranks (ZeRO-3 / FSDP)",
+                     f"权重、梯度和状态分片到 {n} 个进程（ZeRO-3 / FSDP）"),
+    }.get(strategy, Msg("replicated on every data-parallel GPU", "每个数据并行 GPU 各存一份"))
+    if mp > 1:
+        shard_note = Msg(f"split over {mp} model-parallel GPUs, replicated over {n} "
+                         "data-parallel ranks",
+                         f"按 {mp} 个模型并行 GPU 切分，在 {n} 个数据并行进程间复制")
+    per = params / mp
+    state_note = Msg(
+        f"{states:g} B/param ({label(OPTIMIZERS, optimizer, 'en')}); {shard_note.en}",
+        f"每参数 {states:g} 字节（{label(OPTIMIZERS, optimizer, 'zh')}）；{shard_note.zh}")
+    return ModelStates(
+        weights=per * w / shard_w, gradients=per * g / shard_g,
+        optimizer_states=per * states / shard_s,
+        note_weights=Msg(f"{w:g} B/param; {layout.en}; {shard_note.en}",
+                         f"每参数 {w:g} 字节；{layout.zh}；{shard_note.zh}"),
+        note_gradients=Msg(f"{g:g} B/param; {shard_note.en}",
+                           f"每参数 {g:g} 字节；{shard_note.zh}"),
+        note_states=state_note,
+    )
+
+
+def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
+    """Share of the parameters one GPU holds: expert parallelism gives each of ``ep_size`` GPUs
+    1/ep of the routed experts and a full copy of everything else (attention, shared experts,
+    embeddings)."""
+    if w.strategy != "expert_parallel" or model.arch is None or not model.params:
+        return 1.0
+    experts = model.arch.routed_expert_params()
+    return (model.params - experts + experts / w.ep_size) / model.params
+
+
+def lora_trainable_params(w: Workload, model: ResolvedModel) -> float:
+    """Adapter parameters of a LoRA run: every linear layer of a transformer's blocks, or a
+    diffusion denoiser's attention projections (the count per rank is measured)."""
+    f = diffusion.facts(model.preset)
+    if f is not None:
+        return float(f.lora_params_per_rank * (w.lora_rank or 0))
+    assert model.arch is not None
+    return float(model.arch.lora_params(w.lora_rank or 0))
+
+
+def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
+    p = model.params
+    if w.precision in ("fp32", "tf32"):
+        return 4.0 * p, Msg("4 B/param (fp32)", "每参数 4 字节（fp32）")
+    if w.precision in ("amp_fp16", "amp_bf16"):
+        return 6.0 * p, Msg("fp32 weights + 16-bit autocast copies (6 B/param); cast the model "
+                            "to bf16 to need 2", "fp32 权重 + 16 位 autocast 副本（每参数 6 字节）"
+                            "；把模型转为 bf16 只需 2 字节")
+    if w.precision == "bf16":
+        return 2.0 * p, Msg("2 B/param (bf16/fp16)", "每参数 2 字节（bf16/fp16）")
+    total, per = quantized_weight_bytes(model, w.precision)
+    return total, Msg(
+        f"{per:.3f} B/param for the transformer's linear layers ({w.precision}"
+        f"{', fp16 scale per 128 weights' if w.precision == 'int4' else ''}); embeddings, "
+        "norms and LM head stay 16-bit",
+        f"线性层每参数 {per:.3f} 字节（{w.precision}）；嵌入、归一化和输出头保持 16 位")
+
+
+def quantized_weight_bytes(model: ResolvedModel, precision: str) -> tuple[float, float]:
+    """(bytes, bytes per quantized weight) of a weight-only int8/int4 model: the blocks' linear
+    layers are quantized, embeddings, norms and the LM head stay 16-bit (as bitsandbytes, GPTQ
+    and AWQ leave them)."""
+    per = 1.0 if precision == "int8" else 0.5 + 2.0 / INT4_GROUP
+    quantized = float(model.params)
+    if model.arch is not None:
+        quantized = float(model.arch.layers * model.arch.layer_matmul_params())
+    return quantized * per + (model.params - quantized) * 2.0, per

@@ -1,0 +1,47 @@
+"""The planner: :func:`plan` combines the concerns - VRAM, throughput, interconnect, host RAM,
+storage, CPU, reference estimators, seed claims, rules of thumb - into :class:`Requirements`.
+"""
+
+from __future__ import annotations
+
+from torchrig.planning.device import DeviceSpec
+from torchrig.planning.presets import load_calibration
+from torchrig.planning.requirements.host import cpu_items, storage_items, system_ram_items
+from torchrig.planning.requirements.interconnect import interconnect_items
+from torchrig.planning.requirements.references import reference_items, rules_of_thumb, seed_claims
+from torchrig.planning.requirements.throughput import throughput_items
+from torchrig.planning.requirements.types import Assumption, Requirements
+from torchrig.planning.requirements.vram import vram_items
+from torchrig.planning.workload import Workload, resolve_model
+
+
+def plan(workload: Workload, gpu: DeviceSpec | None = None) -> Requirements:
+    """Requirements of ``workload``; with ``gpu``, also throughput, time and fit."""
+    w = workload.validate()
+    model = resolve_model(w)
+    cal = load_calibration()
+    assumptions: list[Assumption] = []
+    incomplete: list[str] = []
+
+    vram, extras = vram_items(w, model, cal, assumptions, incomplete)
+    throughput, samples_per_s = throughput_items(w, model, cal, gpu, vram, assumptions)
+    interconnect = interconnect_items(w, model)
+    system_ram = system_ram_items(w, model, assumptions)
+    storage = storage_items(w, model, samples_per_s)
+    cpu = cpu_items(w, samples_per_s, assumptions)
+    references = reference_items(w, model)
+    claims = seed_claims(w, model, cal, vram, extras)
+    rules = rules_of_thumb(w, gpu)
+    return Requirements(
+        workload=w, device=gpu, vram_per_gpu=vram, system_ram=system_ram, storage=storage,
+        cpu=cpu, interconnect=interconnect, throughput=throughput,
+        assumptions=_dedupe(assumptions), seed_claims=claims, references=references,
+        incomplete=incomplete, rules_of_thumb=rules,
+    )
+
+
+def _dedupe(assumptions: list[Assumption]) -> list[Assumption]:
+    seen: dict[str, Assumption] = {}
+    for a in assumptions:
+        seen.setdefault(a.key, a)
+    return list(seen.values())

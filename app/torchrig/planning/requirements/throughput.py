@@ -1,0 +1,234 @@
+"""Training throughput: compute-bound at an assumed share of the dense tensor peak (MFU,
+estimation.md sec. 5), memory-bound for CNNs (scaled from NVIDIA's ResNet-50 AMP A100
+measurement), data-parallel scaling efficiency from the scaling model (planning/scaling.py),
+and the CPU environment simulation that bounds reinforcement learning (EnvPool's Atari rate).
+Inference goes to :mod:`torchrig.planning.requirements.serving`.
+"""
+
+from __future__ import annotations
+
+from torchrig.errors import InputError
+from torchrig.i18n import Msg
+from torchrig.planning.device import DeviceSpec
+from torchrig.planning.presets import Calibration
+from torchrig.planning.requirements.activations import cal_precision
+from torchrig.planning.requirements.assumptions import (
+    ATARI_ENV_SOURCE,
+    ATARI_FRAMES_PER_S_PER_CORE,
+    CNN_REFERENCE,
+    DEFAULT_ENV_PROCESSES,
+    FRAME_SKIP,
+    MFU,
+    MFU_RANGE,
+)
+from torchrig.planning.requirements.flops import training_flops_per_sample
+from torchrig.planning.requirements.serving import inference_throughput
+from torchrig.planning.requirements.types import Assumption, Item
+from torchrig.planning.workload import ResolvedModel, Workload
+
+
+def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                     gpu: DeviceSpec | None, vram: dict[str, Item],
+                     assumptions: list[Assumption]) -> tuple[dict[str, Item], float | None]:
+    """Speed and time of the run on ``gpu`` (inference: :func:`inference_throughput`), and the
+    samples per second of all GPUs together (None when unknown)."""
+    no_gpu = Msg("no GPU chosen: pick one to estimate speed", "未选择 GPU：选择后可估算速度")
+    if not w.is_training:
+        return inference_throughput(w, model, gpu, vram, assumptions, no_gpu)
+    items: dict[str, Item] = {}
+    flops, flops_note = training_flops_per_sample(w, model, cal)
+    items["flops_per_sample"] = Item(flops, flops_note)
+    peak, key = (gpu.peak_for(w.precision) if gpu else (None, ""))
+    items["peak_flops"] = Item(peak, _peak_note(w, gpu, key, no_gpu))
+    items["utilisation"] = _utilisation(assumptions)
+    per_gpu: float | None = None
+    if gpu is None or flops is None or peak is None:
+        items["samples_per_s_per_gpu"] = Item(None, _unknown_rate(gpu, peak, key, no_gpu))
+    else:
+        per_gpu, note = _per_gpu_rate(w, model, cal, gpu, peak, flops, assumptions)
+        items["samples_per_s_per_gpu"] = Item(per_gpu, note)
+    scaling = _scaling_efficiency(w, gpu, per_gpu)
+    items["scaling_efficiency"] = scaling
+    total, total_note = _all_gpus(w, per_gpu, scaling)
+    if w.task == "reinforcement_learning":
+        env = _environment_rate(w, assumptions)
+        items["environment_steps_per_s"] = env
+        if total is not None and env.value is not None and env.value < total:
+            total = env.value
+            total_note = Msg("bound by the CPU environment simulation (GPU side would do more)",
+                             "受 CPU 环境模拟限制（GPU 端本可更快）")
+    items["samples_per_s"] = Item(total, total_note)
+    items.update(_run_time(w, model, per_gpu, total))
+    return items, total
+
+
+def _peak_note(w: Workload, gpu: DeviceSpec | None, key: str, no_gpu: Msg) -> Msg:
+    peak_note = Msg(f"{gpu.name}: dense {key} peak" if gpu else no_gpu.en,
+                    f"{gpu.name}：稠密 {key} 峰值" if gpu else no_gpu.zh)
+    if gpu is not None and gpu.tensor_cores is False and w.precision.startswith("amp"):
+        peak_note = Msg(f"{peak_note.en}; no tensor cores, so AMP speeds little up (seed 3.1 "
+                        "assumes them)", f"{peak_note.zh}；无张量核心，AMP 提速有限（文档 3.1 "
+                        "的说法以其为前提）")
+    return peak_note
+
+
+def _utilisation(assumptions: list[Assumption]) -> Item:
+    """The assumed share of the dense peak (:data:`MFU`)."""
+    item = Item(MFU, Msg(
+        f"assumed {MFU:.0%} of peak (published measurements imply {MFU_RANGE[0]:.0%}-"
+        f"{MFU_RANGE[1]:.0%})", f"假设达到峰值的 {MFU:.0%}（公开测量对应 {MFU_RANGE[0]:.0%}-"
+        f"{MFU_RANGE[1]:.0%}）"))
+    assumptions.append(Assumption("mfu", Msg(
+        f"training reaches {MFU:.0%} of the dense tensor peak (30% Lambda BERT-base A100, 48% "
+        "NVIDIA BERT-large A100; matmuls alone reach 80-87%)",
+        f"训练达到稠密张量峰值的 {MFU:.0%}（Lambda BERT-base A100 为 30%，NVIDIA BERT-large "
+        "A100 为 48%；纯矩阵乘可达 80-87%）"), MFU))
+    return item
+
+
+def _unknown_rate(gpu: DeviceSpec | None, peak: float | None, key: str, no_gpu: Msg) -> Msg:
+    """Why the samples per second per GPU are unknown."""
+    if gpu is None:
+        return no_gpu
+    if peak is None:
+        return Msg(f"unknown: no dense {key} figure for {gpu.name} (bf16 needs Ampere or "
+                   "newer)", f"未知：{gpu.name} 没有稠密 {key} 数据（bf16 需 Ampere 或更新）")
+    return Msg("unknown: the model's FLOPs are unknown", "未知：模型 FLOPs 未知")
+
+
+def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                  gpu: DeviceSpec, peak: float, flops: float,
+                  assumptions: list[Assumption]) -> tuple[float, Msg]:
+    """Samples per second one GPU trains: compute-bound at :data:`MFU` of the peak, or
+    memory-bound for a CNN where that is slower; a pipeline stage does 1/p of it."""
+    per_gpu = peak * MFU / flops
+    note = Msg(f"compute-bound: peak x {MFU:.0%} / FLOPs per sample",
+               f"计算受限：峰值 × {MFU:.0%} / 每样本 FLOPs")
+    if model.family == "cnn" and gpu.memory_bandwidth_bps:
+        memory_bound = _cnn_memory_bound(w, model, cal, gpu.memory_bandwidth_bps)
+        if memory_bound is not None and memory_bound < per_gpu:
+            per_gpu = memory_bound
+            note = Msg("memory-bound: bandwidth / traffic per image (traffic per activation "
+                       "byte from NVIDIA's ResNet-50 AMP A100 measurement)",
+                       "内存带宽受限：带宽 / 每图流量（每激活字节流量取自 NVIDIA ResNet-50 "
+                       "AMP A100 实测）")
+            assumptions.append(Assumption("cnn_traffic", Msg(
+                "CNN memory traffic per image scales with its activation bytes, calibrated "
+                "on ResNet-50 AMP A100 (2470 img/s); published CNN throughputs on other GPUs "
+                "differ from this model by up to +-55%",
+                "CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）标定；"
+                "其他 GPU 的公开数据与此模型相差可达 ±55%")))
+    if w.pp_size > 1:
+        per_gpu /= w.pp_size
+    if w.task == "reinforcement_learning":
+        note = Msg(f"{note.en}; GPU side only - the environment simulation usually limits",
+                   f"{note.zh}；仅 GPU 端 - 通常受环境模拟限制")
+    return per_gpu, note
+
+
+def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
+    """Samples per second of every data-parallel rank, at the scaling efficiency."""
+    total = None if per_gpu is None else per_gpu * w.total_gpus / max(1, w.tp_size)
+    total_note = Msg("unknown", "未知")
+    if total is not None:
+        eff = scaling.value if scaling.value is not None else 1.0
+        total *= eff
+        total_note = Msg(f"x {w.data_parallel} data-parallel ranks x {eff:.0%} scaling "
+                         "efficiency", f"× {w.data_parallel} 个数据并行进程 × {eff:.0%} 扩展效率")
+    return total, total_note
+
+
+def _run_time(w: Workload, model: ResolvedModel, per_gpu: float | None, total: float | None
+              ) -> dict[str, Item]:
+    """Step time, tokens per second, and the time of one epoch and of the whole run."""
+    items: dict[str, Item] = {}
+    step = None if per_gpu is None else w.batch_size / per_gpu
+    items["step_time_s"] = Item(step, Msg("micro-batch / samples per second per GPU",
+                                          "微批次 / 每 GPU 每秒样本数"))
+    tokens = None
+    if total is not None and model.seq_len:
+        tokens = total * model.seq_len
+    items["tokens_per_s"] = Item(tokens, Msg("samples/s x sequence length",
+                                             "每秒样本数 × 序列长度"))
+    epoch = None
+    if total and w.dataset.samples:
+        epoch = w.dataset.samples / total
+    items["time_per_epoch_s"] = Item(epoch, Msg(
+        f"{w.dataset.samples:,} samples / samples per second",
+        f"{w.dataset.samples:,} 个样本 / 每秒样本数"))
+    items["total_time_s"] = Item(None if epoch is None else epoch * w.epochs, Msg(
+        f"x {w.epochs:g} epochs", f"× {w.epochs:g} 个 epoch"))
+    return items
+
+
+def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | None) -> Item:
+    """Data-parallel efficiency from the scaling model (planning/scaling.py) over the GPU's
+    links; gradients are synchronised once per optimizer step (after the accumulation)."""
+    # Imported here, not at the top: scaling imports requirements.interconnect, and importing
+    # any module of this package first runs its __init__, which imports this module.
+    from torchrig.planning.scaling import scaling_curve
+
+    dp = w.data_parallel
+    if dp <= 1:
+        return Item(1.0, Msg("one data-parallel rank: no gradient synchronisation",
+                             "单个数据并行进程：无需梯度同步"))
+    if gpu is None or per_gpu is None:
+        return Item(None, Msg("unknown without a GPU and its speed", "未选择 GPU，未知"))
+    if w.tp_size * w.pp_size > 1 or gpu.intra_link is None \
+            or (w.nodes > 1 and gpu.inter_link is None):
+        return Item(None, Msg(
+            "not modelled for this layout or link (unknown GPU links or model parallelism): "
+            "time assumes perfect scaling, an upper bound",
+            "此布局或链路未建模（GPU 链路未知或使用模型并行）：时间按理想扩展计算，为上界"))
+    compute = w.batch_size * w.grad_accumulation / per_gpu
+    try:
+        point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
+                              gpu.inter_link)[0]
+    except InputError as exc:
+        return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
+                              f"未建模：{exc}；时间按理想扩展计算"))
+    links = gpu.intra_link.name + (f" + {gpu.inter_link.name}" if w.nodes > 1 and gpu.inter_link
+                                   else "")
+    return Item(point.efficiency, Msg(
+        f"scaling model over {links}: {point.comm_time_s * 1e3:.1f} ms of gradient traffic per "
+        "optimizer step, partly hidden behind backward (an upper bound: communication only)",
+        f"扩展模型（{links}）：每个优化器步梯度通信 {point.comm_time_s * 1e3:.1f} ms，部分与反向"
+        "重叠（上界：只计通信）"))
+
+
+def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
+    """Environment steps per second the CPUs simulate: one core per environment process."""
+    cores = (w.num_workers or DEFAULT_ENV_PROCESSES) * w.nodes
+    per_core = w.env_steps_per_s_per_core
+    if per_core is None:
+        if w.model != "nature-cnn":
+            return Item(None, Msg(
+                "unknown: give env_steps_per_s_per_core for this environment",
+                "未知：请为该环境给出 env_steps_per_s_per_core"))
+        per_core = ATARI_FRAMES_PER_S_PER_CORE / FRAME_SKIP
+        source = Msg(f"Atari, {ATARI_ENV_SOURCE.en}", f"Atari，{ATARI_ENV_SOURCE.zh}")
+    else:
+        source = Msg("your figure", "你提供的数值")
+    assumptions.append(Assumption("environment_rate", Msg(
+        f"{per_core:,.0f} environment steps/s per core ({source.en})",
+        f"每核每秒 {per_core:,.0f} 个环境步（{source.zh}）"), per_core))
+    return Item(cores * per_core, Msg(
+        f"{cores} environment processes (one core each) x {per_core:,.0f} steps/s ({source.en})",
+        f"{cores} 个环境进程（各占一核）× 每秒 {per_core:,.0f} 步（{source.zh}）"))
+
+
+def _cnn_memory_bound(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                      bandwidth: float) -> float | None:
+    rate, ref_bw, ref_id = CNN_REFERENCE
+    if cal is None or model.preset is None or ref_id not in cal.vision:
+        return None
+    ref = cal.vision[ref_id].precisions["amp"].bytes_per_sample
+    traffic_per_byte = ref_bw / rate / ref
+    vc = cal.vision.get(model.preset.id)
+    if vc is None:
+        return None
+    image = w.image_size or vc.image_size
+    acts = vc.precisions[cal_precision(w)].bytes_per_sample * (image / vc.image_size) ** 2
+    if w.gradient_checkpointing:
+        acts *= 4 / 3
+    return bandwidth / (acts * traffic_per_byte)
