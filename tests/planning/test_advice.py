@@ -21,7 +21,7 @@ from torchrig.planning.gpu_choice import gpu_options
 from torchrig.planning.links import LINKS
 from torchrig.planning.requirements import plan
 from torchrig.planning.requirements.assumptions import ATARI_FRAMES_PER_S_PER_CORE, FRAME_SKIP
-from torchrig.planning.scaling import scaling_curve
+from torchrig.planning.requirements.scaling import scaling_curve
 from torchrig.planning.solver import solve
 from torchrig.planning.workload import load_workload
 from torchrig.units import TB, GiB
@@ -205,7 +205,7 @@ def test_resnet50_on_8_a100_stays_an_upper_bound_of_nvidias_measurement(catalog)
     """NVIDIA DeepLearningExamples (PyTorch 21.03): ResNet-50 AMP on 8x A100 80GB, 16,621 img/s
     (2,470 on one). The scaling model counts communication only, which NVLink hides here, so the
     plan stays an upper bound ~19% above: the measured loss is the data pipeline (the analysis
-    flags the CPU cores it needs), not gradient traffic (planning/scaling.py)."""
+    flags the CPU cores it needs), not gradient traffic (planning/requirements/scaling.py)."""
     w = _workload("imagenet-resnet50-amp-8gpu")
     t = plan(w, device_spec(catalog.get("nvidia-a100-80gb-sxm"))).throughput
     assert t["samples_per_s_per_gpu"].value == pytest.approx(2470, rel=0.01)

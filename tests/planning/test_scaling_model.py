@@ -14,7 +14,7 @@ from torchrig.errors import InputError
 from torchrig.planning.device import DeviceSpec
 from torchrig.planning.links import LINKS
 from torchrig.planning.requirements import plan
-from torchrig.planning.scaling import (
+from torchrig.planning.requirements.scaling import (
     allreduce_time,
     interconnect_for_target,
     measured_link,

@@ -30,6 +30,7 @@ from torchrig.planning.gpu_choice import (
     run_time,
 )
 from torchrig.planning.requirements import Requirements, plan, vram_verdict
+from torchrig.planning.requirements.scaling import interconnect_for_target, scaling_curve
 from torchrig.planning.solver import Change, SolverAnswer, solve
 from torchrig.planning.workload import Workload
 from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
@@ -502,8 +503,6 @@ def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
 
 
 def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
-    from torchrig.planning.scaling import interconnect_for_target, scaling_curve
-
     if w.total_gpus <= 1 or w.mode == "infer" or not w.is_training:
         return []
     step = _value(req.throughput, "step_time_s")
@@ -547,7 +546,7 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
          f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。种子文档 2.3 节的“≥ 80%”在此不成立。"),
         (better.en + "; measure with the collective benchmark.",
          better.zh + "；请用集合通信基准实测。"),
-        Msg("seed 2.3; scaling model (planning/scaling.py); Li et al. VLDB 2020",
+        Msg("seed 2.3; scaling model (planning/requirements/scaling.py); Li et al. VLDB 2020",
             "种子文档 2.3 节；TorchRig 扩展模型（scaling.py）；Li et al. VLDB 2020"),
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 

@@ -4,8 +4,9 @@ share of it an all-reduce achieves as bus bandwidth, and the latency of one smal
 
 Bandwidths follow nccl-tests' *bus bandwidth* convention: a link's busbw is its per-direction
 bandwidth x an achievable fraction (measured where estimation.md sec. 5 has a measurement, an
-assumption otherwise; each link names its basis). :mod:`torchrig.planning.scaling` models
-data-parallel scaling over these links; :mod:`torchrig.planning.device` gives a GPU its links.
+assumption otherwise; each link names its basis). :mod:`torchrig.planning.requirements.scaling`
+models data-parallel scaling over these links; :mod:`torchrig.planning.device` gives a GPU its
+links.
 """
 
 from __future__ import annotations

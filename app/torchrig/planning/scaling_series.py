@@ -17,7 +17,7 @@ from torchrig.i18n import Msg
 from torchrig.planning.device import link_for
 from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements import Requirements
-from torchrig.planning.scaling import ScalingPoint, measured_link, scaling_curve
+from torchrig.planning.requirements.scaling import ScalingPoint, measured_link, scaling_curve
 from torchrig.planning.workload import Workload
 
 INTRA_CANDIDATES = ("pcie4_x16", "pcie5_x16", "nvlink3", "nvlink4")

@@ -1,7 +1,7 @@
 """Interconnect traffic per step: the gradients a data-parallel rank synchronises (ring
 all-reduce 2(n-1)/n, ZeRO-3's 3Ψ, ZeRO paper sec. 7), Megatron tensor parallelism's activation
-all-reduces, and expert parallelism's all-to-alls. :mod:`torchrig.planning.scaling` turns the
-gradient bytes into time over a link.
+all-reduces, and expert parallelism's all-to-alls. :mod:`.scaling` turns the gradient bytes
+into time over a link.
 """
 
 from __future__ import annotations

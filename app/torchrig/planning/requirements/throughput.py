@@ -1,7 +1,7 @@
 """Training throughput: compute-bound at an assumed share of the dense tensor peak (MFU,
 estimation.md sec. 5), memory-bound for CNNs (scaled from NVIDIA's ResNet-50 AMP A100
-measurement), data-parallel scaling efficiency from the scaling model (planning/scaling.py),
-and the CPU environment simulation that bounds reinforcement learning (EnvPool's Atari rate).
+measurement), data-parallel scaling efficiency from the scaling model (:mod:`.scaling`), and
+the CPU environment simulation that bounds reinforcement learning (EnvPool's Atari rate).
 Inference goes to :mod:`torchrig.planning.requirements.serving`.
 """
 
@@ -22,6 +22,7 @@ from torchrig.planning.requirements.assumptions import (
     MFU_RANGE,
 )
 from torchrig.planning.requirements.flops import training_flops_per_sample
+from torchrig.planning.requirements.scaling import scaling_curve
 from torchrig.planning.requirements.serving import inference_throughput
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import ResolvedModel, Workload
@@ -162,12 +163,8 @@ def _run_time(w: Workload, model: ResolvedModel, per_gpu: float | None, total: f
 
 
 def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | None) -> Item:
-    """Data-parallel efficiency from the scaling model (planning/scaling.py) over the GPU's
-    links; gradients are synchronised once per optimizer step (after the accumulation)."""
-    # Imported here, not at the top: scaling imports requirements.interconnect, and importing
-    # any module of this package first runs its __init__, which imports this module.
-    from torchrig.planning.scaling import scaling_curve
-
+    """Data-parallel efficiency from the scaling model (:mod:`.scaling`) over the GPU's links;
+    gradients are synchronised once per optimizer step (after the accumulation)."""
     dp = w.data_parallel
     if dp <= 1:
         return Item(1.0, Msg("one data-parallel rank: no gradient synchronisation",

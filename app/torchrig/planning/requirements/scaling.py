@@ -37,7 +37,7 @@ from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements.interconnect import gradient_sync_bytes
-from torchrig.planning.workload import Workload
+from torchrig.planning.workload import Workload, resolve_model
 
 if TYPE_CHECKING:
     from torchrig.planning.requirements.types import Requirements
@@ -135,8 +135,6 @@ def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
             ) -> tuple[float, float]:
     """(per-GPU compute time of one step, bytes the strategy communicates per step)."""
-    from torchrig.planning.workload import resolve_model
-
     if isinstance(requirements_or_step_time, (int, float)):
         compute = float(requirements_or_step_time)
     else:
@@ -162,8 +160,6 @@ def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | 
     ``inter_link``. ``requirements_or_step_time``: a plan made with a GPU (its one-GPU step
     time is used) or that step time in seconds.
     """
-    from torchrig.planning.workload import resolve_model
-
     compute, volume_bytes = _inputs(workload, requirements_or_step_time)
     layers = resolve_model(workload).arch
     points = []
