@@ -21,12 +21,23 @@ def _no_running_qthreads(qtbot):
     gc.enable()
 
 
+def _discard_unsaved_edits(_window) -> None:
+    """pytest-qt closes the window before the test's fixtures are torn down, so a test's own
+    answer to "Save changes?" (Cancel, say) still holds: the close was refused, the pages were
+    never shut down, and a plan still running on a busy machine outlived its deleted window.
+    The test is over: close as a user who discards the edits."""
+    from torchrig.gui.qt import QMessageBox
+
+    # monkeypatch still holds the original and restores it after the test.
+    QMessageBox.question = lambda *args, **kwargs: QMessageBox.StandardButton.Discard
+
+
 @pytest.fixture
 def window(qtbot):
     from torchrig.gui.main_window import MainWindow
 
     win = MainWindow()
-    qtbot.addWidget(win)
+    qtbot.addWidget(win, before_close_func=_discard_unsaved_edits)
     yield win
     win.close()
 
