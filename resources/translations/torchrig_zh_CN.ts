@@ -2352,6 +2352,49 @@ It was kept as {1}.</source>
         <translation>本机（检测中…）</translation>
     </message>
     <message>
+        <source>Cannot apply the change</source>
+        <translation>无法应用此改动</translation>
+    </message>
+    <message>
+        <source>Open workload</source>
+        <translation>打开工作负载</translation>
+    </message>
+    <message>
+        <source>Workload (*.json)</source>
+        <translation>工作负载 (*.json)</translation>
+    </message>
+    <message>
+        <source>Cannot open workload</source>
+        <translation>无法打开工作负载</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>导入 Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json)</source>
+        <translation>模型配置（config.json *.json）</translation>
+    </message>
+    <message>
+        <source>Cannot import the config</source>
+        <translation>无法导入该配置</translation>
+    </message>
+    <message>
+        <source>Save workload</source>
+        <translation>保存工作负载</translation>
+    </message>
+    <message>
+        <source>Cannot save workload</source>
+        <translation>无法保存工作负载</translation>
+    </message>
+</context>
+<context>
+    <name>WizardResults</name>
+    <message>
+        <source>Planning failed: {0}</source>
+        <translation>规划失败：{0}</translation>
+    </message>
+    <message>
         <source>Out of date: these results are for the last valid input. Correct the field marked in red to plan again.</source>
         <translation>已过期：以下结果对应上一次有效的输入。请改正标红的字段后重新规划。</translation>
     </message>
@@ -2408,6 +2451,10 @@ It was kept as {1}.</source>
         <translation>规划用时 {0} 毫秒</translation>
     </message>
     <message>
+        <source>No bottlenecks found.</source>
+        <translation>未发现瓶颈。</translation>
+    </message>
+    <message>
         <source>(seed {0})</source>
         <translation>（种子文档 {0} 节）</translation>
     </message>
@@ -2426,14 +2473,6 @@ It was kept as {1}.</source>
     <message>
         <source>lowest tier {0}; catalog GPU of best value that fits (price per unit of work): {1}</source>
         <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
-    </message>
-    <message>
-        <source>No bottlenecks found.</source>
-        <translation>未发现瓶颈。</translation>
-    </message>
-    <message>
-        <source>Planning failed: {0}</source>
-        <translation>规划失败：{0}</translation>
     </message>
     <message>
         <source>run time on the tier&apos;s GPU: {0}</source>
@@ -2492,48 +2531,12 @@ It was kept as {1}.</source>
         <translation>把工作负载改为此设置</translation>
     </message>
     <message>
-        <source>Cannot apply the change</source>
-        <translation>无法应用此改动</translation>
-    </message>
-    <message>
         <source>modelled with {0}</source>
         <translation>按 {0} 建模</translation>
     </message>
     <message>
         <source>No scaling curve: inference, or no GPU throughput to model with.</source>
         <translation>无扩展曲线：推理任务，或没有可用于建模的 GPU 吞吐量。</translation>
-    </message>
-    <message>
-        <source>Open workload</source>
-        <translation>打开工作负载</translation>
-    </message>
-    <message>
-        <source>Workload (*.json)</source>
-        <translation>工作负载 (*.json)</translation>
-    </message>
-    <message>
-        <source>Cannot open workload</source>
-        <translation>无法打开工作负载</translation>
-    </message>
-    <message>
-        <source>Import a Hugging Face config.json</source>
-        <translation>导入 Hugging Face config.json</translation>
-    </message>
-    <message>
-        <source>Model config (config.json *.json)</source>
-        <translation>模型配置（config.json *.json）</translation>
-    </message>
-    <message>
-        <source>Cannot import the config</source>
-        <translation>无法导入该配置</translation>
-    </message>
-    <message>
-        <source>Save workload</source>
-        <translation>保存工作负载</translation>
-    </message>
-    <message>
-        <source>Cannot save workload</source>
-        <translation>无法保存工作负载</translation>
     </message>
 </context>
 <context>
