@@ -385,86 +385,6 @@
         <translation>最近打开或保存的配置单文件</translation>
     </message>
     <message>
-        <source>Quote</source>
-        <translation>报价信息</translation>
-    </message>
-    <message>
-        <source>The build&apos;s name: the quote&apos;s title and the suggested file name</source>
-        <translation>配置单名称：用作报价单标题和建议的文件名</translation>
-    </message>
-    <message>
-        <source>Who the quote is for (printed on the PDF)</source>
-        <translation>报价对象（打印在 PDF 上）</translation>
-    </message>
-    <message>
-        <source>The customer&apos;s project or purchase reference (printed on the PDF)</source>
-        <translation>客户的项目名称或采购编号（打印在 PDF 上）</translation>
-    </message>
-    <message>
-        <source>Identical machines: per-node lines are multiplied</source>
-        <translation>相同配置的机器台数：按节点计的行会乘以该数</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Customer</source>
-        <translation>客户</translation>
-    </message>
-    <message>
-        <source>Project</source>
-        <translation>项目</translation>
-    </message>
-    <message>
-        <source>Nodes</source>
-        <translation>节点数</translation>
-    </message>
-    <message>
-        <source>Currency of the quote; prices in the other currency are converted with the exchange rate</source>
-        <translation>报价币种；另一币种的价格按汇率换算</translation>
-    </message>
-    <message>
-        <source>not set</source>
-        <translation>未设置</translation>
-    </message>
-    <message>
-        <source>CNY per USD, as you set it (no online rates)</source>
-        <translation>1 美元兑人民币的汇率，由您自行设置（不联网获取）</translation>
-    </message>
-    <message>
-        <source>The day the exchange rate was taken (printed next to it, so the quote says how fresh it is)</source>
-        <translation>汇率的取值日期（打印在汇率旁边，表明汇率的时效）</translation>
-    </message>
-    <message>
-        <source>Tax added to the subtotal after the discount (e.g. 13 % VAT in China); 0 for none</source>
-        <translation>折扣后在小计上加收的税（如中国增值税 13%）；0 表示不计税</translation>
-    </message>
-    <message>
-        <source>Discount on the subtotal, as a percentage or an amount in the build&apos;s currency</source>
-        <translation>小计的折扣，按百分比或按配置单币种的金额</translation>
-    </message>
-    <message>
-        <source>amount</source>
-        <translation>金额</translation>
-    </message>
-    <message>
-        <source>Currency</source>
-        <translation>币种</translation>
-    </message>
-    <message>
-        <source>Exchange rate (CNY/USD)</source>
-        <translation>汇率（人民币/美元）</translation>
-    </message>
-    <message>
-        <source>Rate date</source>
-        <translation>汇率日期</translation>
-    </message>
-    <message>
-        <source>Tax</source>
-        <translation>税</translation>
-    </message>
-    <message>
         <source>Discount</source>
         <translation>折扣</translation>
     </message>
@@ -1233,6 +1153,93 @@ It was kept as {1}.</source>
     <message>
         <source>This page is not built yet.</source>
         <translation>此页面尚未完成。</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteHeader</name>
+    <message>
+        <source>Quote</source>
+        <translation>报价信息</translation>
+    </message>
+    <message>
+        <source>The build&apos;s name: the quote&apos;s title and the suggested file name</source>
+        <translation>配置单名称：用作报价单标题和建议的文件名</translation>
+    </message>
+    <message>
+        <source>Who the quote is for (printed on the PDF)</source>
+        <translation>报价对象（打印在 PDF 上）</translation>
+    </message>
+    <message>
+        <source>The customer&apos;s project or purchase reference (printed on the PDF)</source>
+        <translation>客户的项目名称或采购编号（打印在 PDF 上）</translation>
+    </message>
+    <message>
+        <source>Identical machines: per-node lines are multiplied</source>
+        <translation>相同配置的机器台数：按节点计的行会乘以该数</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Customer</source>
+        <translation>客户</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点数</translation>
+    </message>
+    <message>
+        <source>Currency of the quote; prices in the other currency are converted with the exchange rate</source>
+        <translation>报价币种；另一币种的价格按汇率换算</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>CNY per USD, as you set it (no online rates)</source>
+        <translation>1 美元兑人民币的汇率，由您自行设置（不联网获取）</translation>
+    </message>
+    <message>
+        <source>The day the exchange rate was taken (printed next to it, so the quote says how fresh it is)</source>
+        <translation>汇率的取值日期（打印在汇率旁边，表明汇率的时效）</translation>
+    </message>
+    <message>
+        <source>Tax added to the subtotal after the discount (e.g. 13 % VAT in China); 0 for none</source>
+        <translation>折扣后在小计上加收的税（如中国增值税 13%）；0 表示不计税</translation>
+    </message>
+    <message>
+        <source>Discount on the subtotal, as a percentage or an amount in the build&apos;s currency</source>
+        <translation>小计的折扣，按百分比或按配置单币种的金额</translation>
+    </message>
+    <message>
+        <source>amount</source>
+        <translation>金额</translation>
+    </message>
+    <message>
+        <source>Currency</source>
+        <translation>币种</translation>
+    </message>
+    <message>
+        <source>Exchange rate (CNY/USD)</source>
+        <translation>汇率（人民币/美元）</translation>
+    </message>
+    <message>
+        <source>Rate date</source>
+        <translation>汇率日期</translation>
+    </message>
+    <message>
+        <source>Tax</source>
+        <translation>税</translation>
+    </message>
+    <message>
+        <source>Discount</source>
+        <translation>折扣</translation>
     </message>
 </context>
 <context>
