@@ -385,86 +385,6 @@
         <translation>最近打开或保存的配置单文件</translation>
     </message>
     <message>
-        <source>Quote</source>
-        <translation>报价信息</translation>
-    </message>
-    <message>
-        <source>The build&apos;s name: the quote&apos;s title and the suggested file name</source>
-        <translation>配置单名称：用作报价单标题和建议的文件名</translation>
-    </message>
-    <message>
-        <source>Who the quote is for (printed on the PDF)</source>
-        <translation>报价对象（打印在 PDF 上）</translation>
-    </message>
-    <message>
-        <source>The customer&apos;s project or purchase reference (printed on the PDF)</source>
-        <translation>客户的项目名称或采购编号（打印在 PDF 上）</translation>
-    </message>
-    <message>
-        <source>Identical machines: per-node lines are multiplied</source>
-        <translation>相同配置的机器台数：按节点计的行会乘以该数</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Customer</source>
-        <translation>客户</translation>
-    </message>
-    <message>
-        <source>Project</source>
-        <translation>项目</translation>
-    </message>
-    <message>
-        <source>Nodes</source>
-        <translation>节点数</translation>
-    </message>
-    <message>
-        <source>Currency of the quote; prices in the other currency are converted with the exchange rate</source>
-        <translation>报价币种；另一币种的价格按汇率换算</translation>
-    </message>
-    <message>
-        <source>not set</source>
-        <translation>未设置</translation>
-    </message>
-    <message>
-        <source>CNY per USD, as you set it (no online rates)</source>
-        <translation>1 美元兑人民币的汇率，由您自行设置（不联网获取）</translation>
-    </message>
-    <message>
-        <source>The day the exchange rate was taken (printed next to it, so the quote says how fresh it is)</source>
-        <translation>汇率的取值日期（打印在汇率旁边，表明汇率的时效）</translation>
-    </message>
-    <message>
-        <source>Tax added to the subtotal after the discount (e.g. 13 % VAT in China); 0 for none</source>
-        <translation>折扣后在小计上加收的税（如中国增值税 13%）；0 表示不计税</translation>
-    </message>
-    <message>
-        <source>Discount on the subtotal, as a percentage or an amount in the build&apos;s currency</source>
-        <translation>小计的折扣，按百分比或按配置单币种的金额</translation>
-    </message>
-    <message>
-        <source>amount</source>
-        <translation>金额</translation>
-    </message>
-    <message>
-        <source>Currency</source>
-        <translation>币种</translation>
-    </message>
-    <message>
-        <source>Exchange rate (CNY/USD)</source>
-        <translation>汇率（人民币/美元）</translation>
-    </message>
-    <message>
-        <source>Rate date</source>
-        <translation>汇率日期</translation>
-    </message>
-    <message>
-        <source>Tax</source>
-        <translation>税</translation>
-    </message>
-    <message>
         <source>Discount</source>
         <translation>折扣</translation>
     </message>
@@ -1233,6 +1153,93 @@ It was kept as {1}.</source>
     <message>
         <source>This page is not built yet.</source>
         <translation>此页面尚未完成。</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteHeader</name>
+    <message>
+        <source>Quote</source>
+        <translation>报价信息</translation>
+    </message>
+    <message>
+        <source>The build&apos;s name: the quote&apos;s title and the suggested file name</source>
+        <translation>配置单名称：用作报价单标题和建议的文件名</translation>
+    </message>
+    <message>
+        <source>Who the quote is for (printed on the PDF)</source>
+        <translation>报价对象（打印在 PDF 上）</translation>
+    </message>
+    <message>
+        <source>The customer&apos;s project or purchase reference (printed on the PDF)</source>
+        <translation>客户的项目名称或采购编号（打印在 PDF 上）</translation>
+    </message>
+    <message>
+        <source>Identical machines: per-node lines are multiplied</source>
+        <translation>相同配置的机器台数：按节点计的行会乘以该数</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Customer</source>
+        <translation>客户</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点数</translation>
+    </message>
+    <message>
+        <source>Currency of the quote; prices in the other currency are converted with the exchange rate</source>
+        <translation>报价币种；另一币种的价格按汇率换算</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>CNY per USD, as you set it (no online rates)</source>
+        <translation>1 美元兑人民币的汇率，由您自行设置（不联网获取）</translation>
+    </message>
+    <message>
+        <source>The day the exchange rate was taken (printed next to it, so the quote says how fresh it is)</source>
+        <translation>汇率的取值日期（打印在汇率旁边，表明汇率的时效）</translation>
+    </message>
+    <message>
+        <source>Tax added to the subtotal after the discount (e.g. 13 % VAT in China); 0 for none</source>
+        <translation>折扣后在小计上加收的税（如中国增值税 13%）；0 表示不计税</translation>
+    </message>
+    <message>
+        <source>Discount on the subtotal, as a percentage or an amount in the build&apos;s currency</source>
+        <translation>小计的折扣，按百分比或按配置单币种的金额</translation>
+    </message>
+    <message>
+        <source>amount</source>
+        <translation>金额</translation>
+    </message>
+    <message>
+        <source>Currency</source>
+        <translation>币种</translation>
+    </message>
+    <message>
+        <source>Exchange rate (CNY/USD)</source>
+        <translation>汇率（人民币/美元）</translation>
+    </message>
+    <message>
+        <source>Rate date</source>
+        <translation>汇率日期</translation>
+    </message>
+    <message>
+        <source>Tax</source>
+        <translation>税</translation>
+    </message>
+    <message>
+        <source>Discount</source>
+        <translation>折扣</translation>
     </message>
 </context>
 <context>
@@ -2352,6 +2359,49 @@ It was kept as {1}.</source>
         <translation>本机（检测中…）</translation>
     </message>
     <message>
+        <source>Cannot apply the change</source>
+        <translation>无法应用此改动</translation>
+    </message>
+    <message>
+        <source>Open workload</source>
+        <translation>打开工作负载</translation>
+    </message>
+    <message>
+        <source>Workload (*.json)</source>
+        <translation>工作负载 (*.json)</translation>
+    </message>
+    <message>
+        <source>Cannot open workload</source>
+        <translation>无法打开工作负载</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>导入 Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json)</source>
+        <translation>模型配置（config.json *.json）</translation>
+    </message>
+    <message>
+        <source>Cannot import the config</source>
+        <translation>无法导入该配置</translation>
+    </message>
+    <message>
+        <source>Save workload</source>
+        <translation>保存工作负载</translation>
+    </message>
+    <message>
+        <source>Cannot save workload</source>
+        <translation>无法保存工作负载</translation>
+    </message>
+</context>
+<context>
+    <name>WizardResults</name>
+    <message>
+        <source>Planning failed: {0}</source>
+        <translation>规划失败：{0}</translation>
+    </message>
+    <message>
         <source>Out of date: these results are for the last valid input. Correct the field marked in red to plan again.</source>
         <translation>已过期：以下结果对应上一次有效的输入。请改正标红的字段后重新规划。</translation>
     </message>
@@ -2408,6 +2458,10 @@ It was kept as {1}.</source>
         <translation>规划用时 {0} 毫秒</translation>
     </message>
     <message>
+        <source>No bottlenecks found.</source>
+        <translation>未发现瓶颈。</translation>
+    </message>
+    <message>
         <source>(seed {0})</source>
         <translation>（种子文档 {0} 节）</translation>
     </message>
@@ -2426,14 +2480,6 @@ It was kept as {1}.</source>
     <message>
         <source>lowest tier {0}; catalog GPU of best value that fits (price per unit of work): {1}</source>
         <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
-    </message>
-    <message>
-        <source>No bottlenecks found.</source>
-        <translation>未发现瓶颈。</translation>
-    </message>
-    <message>
-        <source>Planning failed: {0}</source>
-        <translation>规划失败：{0}</translation>
     </message>
     <message>
         <source>run time on the tier&apos;s GPU: {0}</source>
@@ -2492,48 +2538,12 @@ It was kept as {1}.</source>
         <translation>把工作负载改为此设置</translation>
     </message>
     <message>
-        <source>Cannot apply the change</source>
-        <translation>无法应用此改动</translation>
-    </message>
-    <message>
         <source>modelled with {0}</source>
         <translation>按 {0} 建模</translation>
     </message>
     <message>
         <source>No scaling curve: inference, or no GPU throughput to model with.</source>
         <translation>无扩展曲线：推理任务，或没有可用于建模的 GPU 吞吐量。</translation>
-    </message>
-    <message>
-        <source>Open workload</source>
-        <translation>打开工作负载</translation>
-    </message>
-    <message>
-        <source>Workload (*.json)</source>
-        <translation>工作负载 (*.json)</translation>
-    </message>
-    <message>
-        <source>Cannot open workload</source>
-        <translation>无法打开工作负载</translation>
-    </message>
-    <message>
-        <source>Import a Hugging Face config.json</source>
-        <translation>导入 Hugging Face config.json</translation>
-    </message>
-    <message>
-        <source>Model config (config.json *.json)</source>
-        <translation>模型配置（config.json *.json）</translation>
-    </message>
-    <message>
-        <source>Cannot import the config</source>
-        <translation>无法导入该配置</translation>
-    </message>
-    <message>
-        <source>Save workload</source>
-        <translation>保存工作负载</translation>
-    </message>
-    <message>
-        <source>Cannot save workload</source>
-        <translation>无法保存工作负载</translation>
     </message>
 </context>
 <context>

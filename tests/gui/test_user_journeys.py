@@ -497,17 +497,17 @@ def test_wizard_fields_take_typed_values(window, qtbot):
 def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monkeypatch):
     import threading
 
-    from torchrig.gui.pages import wizard_page
+    from torchrig.planning import wizard_model  # the plan the page runs on its worker
 
     planned: list[tuple[int, bool]] = []
-    real = wizard_page.analyze
+    real = wizard_model.analyze
 
     def recording(workload, caps, catalog=None):
         planned.append((workload.batch_size,
                         threading.current_thread() is threading.main_thread()))
         return real(workload, caps, catalog)
 
-    monkeypatch.setattr(wizard_page, "analyze", recording)
+    monkeypatch.setattr(wizard_model, "analyze", recording)
     page = window.wizard_page
     window.show_page("wizard")
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)

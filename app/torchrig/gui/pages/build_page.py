@@ -1,45 +1,34 @@
 """Build: pick parts, edit prices, see totals and compatibility findings live, save/open.
 
-The page edits a :class:`~torchrig.builds.build.Build` by replacing it with edited copies;
-after every edit it re-prices (``price_build``) and re-checks (``check_build``) — both are fast,
-pure functions of the build and the catalog, so nothing is cached that could go stale.
-Because an edit is "this build instead of that one", undo/redo keeps the two builds of each
-edit on a QUndoStack and nothing else.
+The page is widgets bound to a :class:`~torchrig.builds.build_editor.BuildEditor`, which holds
+the build, its file and unsaved state, makes every edit (an edited copy of the build, checked
+by the build loader) and re-prices and re-checks after each - fast, pure functions of the build
+and the catalog. Because an edit is "this build instead of that one", undo/redo keeps the two
+builds of each edit on a QUndoStack and nothing else.
 """
 
 from __future__ import annotations
 
-import datetime
-from dataclasses import replace
 from decimal import Decimal
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from torchrig.builds.build import (
-    CUSTOM_CATEGORIES,
-    Build,
-    Discount,
-    ExchangeRate,
-    LineItem,
-    build_from_tier,
-    save_build,
-    validate_build,
+from torchrig.builds.build import Build
+from torchrig.builds.build_editor import (
+    BuildEditor,
+    EditorWords,
+    HeaderError,
+    NewBuildDefaults,
+    new_build,
 )
-from torchrig.builds.compat import check_build
-from torchrig.builds.pricelist import load_price_list
-from torchrig.builds.pricing import PricedBuild, price_build
-from torchrig.builds.recovery import (
-    clear_recovery,
-    find_recoveries,
-    new_recovery_path,
-    save_recovery,
-)
-from torchrig.catalog.fields import parse_money
+from torchrig.builds.pricing import PricedBuild
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
+from torchrig.findings import Finding
 from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.pages.build_widgets import QuoteHeader, _CustomLineDialog
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
@@ -47,22 +36,16 @@ from torchrig.gui.qt import (
     QApplication,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
-    QDoubleSpinBox,
     QEvent,
     QFileDialog,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QKeySequence,
     QLabel,
-    QLineEdit,
     QMenu,
     QMessageBox,
     QObject,
     QPushButton,
-    QSpinBox,
     QSplitter,
     Qt,
     QTableWidget,
@@ -123,50 +106,13 @@ class _BuildEdit(QUndoCommand):
         self._page._set_build(self._before)
 
 
-class _CustomLineDialog(QDialog):
-    """Asks for a custom line item: free text, category, quantity, unit price."""
-
-    def __init__(self, currency: str, lang: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(self.tr("Custom line item"))
-        form = QFormLayout(self)
-        self.text = QLineEdit()
-        self.text.setToolTip(self.tr("What the line is, as it should read on the quote"))
-        self.category = QComboBox()
-        for code in CUSTOM_CATEGORIES:
-            self.category.addItem(label(CATEGORIES, code, lang), code)
-        self.category.setCurrentIndex(self.category.findData("other"))
-        self.category.setToolTip(self.tr("Where the line is listed and totalled on the quote"))
-        self.quantity = QSpinBox()
-        self.quantity.setRange(1, 10_000)
-        self.price = QLineEdit()
-        self.price.setPlaceholderText(self.tr("unit price in {0} (empty: ask later)")
-                                      .format(currency))
-        self.price.setToolTip(self.tr("Price of one unit in the build's currency; leave empty "
-                                      "and the line is marked as needing a price"))
-        self.scope = QComboBox()
-        self.scope.addItem(self.tr("per node"), "node")
-        self.scope.addItem(self.tr("once for the cluster"), "cluster")
-        self.scope.setToolTip(self.tr("Per node: multiplied by the number of nodes. Once: "
-                                      "bought once for the whole cluster (a switch, a service)"))
-        form.addRow(self.tr("Description"), self.text)
-        form.addRow(self.tr("Category"), self.category)
-        form.addRow(self.tr("Quantity"), self.quantity)
-        form.addRow(self.tr("Unit price"), self.price)
-        form.addRow(self.tr("Scope"), self.scope)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-
 class BuildPage(QWidget):
     """Signals:
         build_changed(object): the edited Build after every change (for Targets and Report).
         status(str): a one-line message for the status bar.
     Attributes:
-        build, path (None until saved), dirty (unsaved edits), priced, findings.
+        editor: the BuildEditor the page shows; its build, path (None until saved), dirty
+        (unsaved edits), priced, findings and recovery_file are also the page's.
     """
 
     build_changed = Signal(object)
@@ -178,19 +124,18 @@ class BuildPage(QWidget):
         self.catalog = catalog
         self.settings = settings
         self.lang = lang
-        self.build = self._new_build()
-        self.path: Path | None = None
-        self.dirty = False
-        self.priced: PricedBuild | None = None
-        self.findings: list = []
+        words = EditorWords(
+            new_build=self.tr("New build"), untitled=self.tr("Untitled build"),
+            unit_price=self.tr("Unit price"), edited_here=self.tr("edited in TorchRig"),
+            bad_quantity=self.tr("Quantity must be a whole number from 1 to 10,000."),
+            no_description=self.tr("A custom line needs a description."))
+        self.editor = BuildEditor(catalog, new_build(self._defaults(), words.new_build), words)
         self._updating = False
         self.undo_stack = QUndoStack(self)
         # Undoing back to the state last saved or opened makes the build clean again; a build
         # started from a tier or recovered after a crash was never saved, so it stays dirty.
-        self._clean_state_is_saved = True
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         # Unsaved edits are copied to this page's own recovery file a moment after they stop.
-        self.recovery_file = new_recovery_path()
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(1500)
@@ -210,6 +155,40 @@ class BuildPage(QWidget):
         splitter.setSizes([800, 420])
         outer.addWidget(splitter, 1)
         self._refresh_all()
+
+    # --- the editor's state, as the page's attributes -------------------------------------------
+
+    @property
+    def build(self) -> Build:
+        return self.editor.build
+
+    @property
+    def path(self) -> Path | None:
+        return self.editor.path
+
+    @path.setter
+    def path(self, path: Path | None) -> None:
+        self.editor.path = path
+
+    @property
+    def dirty(self) -> bool:
+        return self.editor.dirty
+
+    @dirty.setter
+    def dirty(self, dirty: bool) -> None:
+        self.editor.dirty = dirty
+
+    @property
+    def priced(self) -> PricedBuild:
+        return self.editor.priced
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.editor.findings
+
+    @property
+    def recovery_file(self) -> Path:
+        return self.editor.recovery_file
 
     # --- layout -------------------------------------------------------------------------------
 
@@ -260,60 +239,12 @@ class BuildPage(QWidget):
         host = QWidget()
         layout = QVBoxLayout(host)
         layout.setContentsMargins(0, 0, 0, 0)
-        header = QGroupBox(self.tr("Quote"))
-        form = QHBoxLayout(header)
-        left, right = QFormLayout(), QFormLayout()
-        form.addLayout(left)
-        form.addLayout(right)
-        self.name_edit = QLineEdit()
-        self.name_edit.setToolTip(self.tr("The build's name: the quote's title and the "
-                                          "suggested file name"))
-        self.customer_edit = QLineEdit()
-        self.customer_edit.setToolTip(self.tr("Who the quote is for (printed on the PDF)"))
-        self.project_edit = QLineEdit()
-        self.project_edit.setToolTip(self.tr("The customer's project or purchase reference "
-                                             "(printed on the PDF)"))
-        self.nodes_spin = QSpinBox()
-        self.nodes_spin.setRange(1, 10_000)
-        self.nodes_spin.setToolTip(self.tr("Identical machines: per-node lines are multiplied"))
-        left.addRow(self.tr("Name"), self.name_edit)
-        left.addRow(self.tr("Customer"), self.customer_edit)
-        left.addRow(self.tr("Project"), self.project_edit)
-        left.addRow(self.tr("Nodes"), self.nodes_spin)
-        self.currency_box = QComboBox()
-        self.currency_box.addItems(["CNY", "USD"])
-        self.currency_box.setToolTip(self.tr("Currency of the quote; prices in the other "
-                                             "currency are converted with the exchange rate"))
-        self.rate_spin = QDoubleSpinBox()
-        self.rate_spin.setRange(0, 100)
-        self.rate_spin.setDecimals(4)
-        self.rate_spin.setSpecialValueText(self.tr("not set"))
-        self.rate_spin.setToolTip(self.tr("CNY per USD, as you set it (no online rates)"))
-        self.rate_date = QLineEdit()
-        self.rate_date.setPlaceholderText("YYYY-MM-DD")
-        self.rate_date.setToolTip(self.tr("The day the exchange rate was taken (printed next "
-                                          "to it, so the quote says how fresh it is)"))
-        self.tax_spin = QDoubleSpinBox()
-        self.tax_spin.setRange(0, 100)
-        self.tax_spin.setSuffix(" %")
-        self.tax_spin.setToolTip(self.tr("Tax added to the subtotal after the discount "
-                                         "(e.g. 13 % VAT in China); 0 for none"))
-        self.discount_spin = QDoubleSpinBox()
-        self.discount_spin.setRange(0, 1e9)
-        self.discount_spin.setToolTip(self.tr("Discount on the subtotal, as a percentage or "
-                                              "an amount in the build's currency"))
-        self.discount_kind = QComboBox()
-        self.discount_kind.addItem("%", "percent")
-        self.discount_kind.addItem(self.tr("amount"), "amount")
-        self.discount_kind.setToolTip(self.discount_spin.toolTip())
-        discount_row = QHBoxLayout()
-        discount_row.addWidget(self.discount_spin, 1)
-        discount_row.addWidget(self.discount_kind)
-        right.addRow(self.tr("Currency"), self.currency_box)
-        right.addRow(self.tr("Exchange rate (CNY/USD)"), self.rate_spin)
-        right.addRow(self.tr("Rate date"), self.rate_date)
-        right.addRow(self.tr("Tax"), self.tax_spin)
-        right.addRow(self.tr("Discount"), discount_row)
+        self.header = header = QuoteHeader()
+        self.name_edit, self.customer_edit = header.name_edit, header.customer_edit
+        self.project_edit, self.nodes_spin = header.project_edit, header.nodes_spin
+        self.currency_box, self.rate_spin = header.currency_box, header.rate_spin
+        self.rate_date, self.tax_spin = header.rate_date, header.tax_spin
+        self.discount_spin, self.discount_kind = header.discount_spin, header.discount_kind
         layout.addWidget(header)
         # A header edit the build file could not hold is not applied; why is shown here, in
         # the loader's own words, with the field marked (see _header_edited).
@@ -322,12 +253,7 @@ class BuildPage(QWidget):
         self.header_error.setStyleSheet(f"color: {colour('error')};")
         self.header_error.hide()
         layout.addWidget(self.header_error)
-        for widget in (self.name_edit, self.customer_edit, self.project_edit, self.rate_date):
-            widget.editingFinished.connect(self._header_edited)
-        for spin in (self.nodes_spin, self.rate_spin, self.tax_spin, self.discount_spin):
-            spin.valueChanged.connect(self._header_edited)
-        self.currency_box.currentIndexChanged.connect(self._header_edited)
-        self.discount_kind.currentIndexChanged.connect(self._header_edited)
+        header.connect_edits(self._header_edited)
 
         self.lines = QTableWidget(0, len(LINE_COLUMNS))
         self.lines.setHorizontalHeaderLabels([self.tr(c) for c in LINE_COLUMNS])
@@ -395,34 +321,20 @@ class BuildPage(QWidget):
         return host
 
     def add_part(self, part_id: str, quantity: int = 1) -> None:
-        lines = list(self.build.line_items)
-        for i, item in enumerate(lines):
-            if item.part_id == part_id:
-                lines[i] = replace(item, quantity=item.quantity + quantity)
-                break
-        else:
-            lines.append(LineItem(part_id=part_id, quantity=quantity))
-        self._edit(replace(self.build, line_items=lines), self.tr("Add part"))
+        self._edit(self.editor.with_part(part_id, quantity), self.tr("Add part"))
 
     def add_custom_dialog(self) -> None:
         dialog = _CustomLineDialog(self.build.currency, self.lang, self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        text = dialog.text.text().strip()
-        category = dialog.category.currentData()
-        if not text:
-            self._warn(self.tr("A custom line needs a description."))
+        try:
+            build = self.editor.with_custom_line(
+                dialog.text.text(), dialog.category.currentData(), dialog.quantity.value(),
+                dialog.price.text(), dialog.scope.currentData())
+        except InputError as exc:
+            self._warn(str(exc))
             return
-        price = self._parse_price(dialog.price.text())
-        if price is False:
-            return
-        item = LineItem(text=text, category=category,
-                        quantity=dialog.quantity.value(),
-                        unit_price=price if isinstance(price, Decimal) else None,
-                        currency=self.build.currency if isinstance(price, Decimal) else None,
-                        scope=dialog.scope.currentData())
-        self._set_checked(replace(self.build, line_items=[*self.build.line_items, item]),
-                          self.tr("Add custom line"))
+        self._set_checked(build, self.tr("Add custom line"))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.lines and event.type() == QEvent.Type.KeyPress:
@@ -463,101 +375,38 @@ class BuildPage(QWidget):
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
         if not rows:
             return
-        lines = list(self.build.line_items)
-        for r in rows:
-            del lines[r]
-        self._edit(replace(self.build, line_items=lines), self.tr("Remove lines"))
+        self._edit(self.editor.without_lines(rows), self.tr("Remove lines"))
 
     # --- editing ------------------------------------------------------------------------------
-
-    def _parse_price(self, text: str) -> Decimal | None | bool:
-        """None for empty (use the catalog), a Decimal, or False after telling the user."""
-        text = text.strip().replace(",", "")
-        for prefix in ("CNY", "USD", "¥", "$", "￥"):
-            text = text.removeprefix(prefix).strip()
-        if not text:
-            return None
-        try:
-            # The loader's parser: a price the editor takes is one the file can hold.
-            return parse_money(text, self.tr("Unit price"))
-        except InputError as exc:
-            self._warn(str(exc))
-            return False
 
     def _cell_edited(self, item: QTableWidgetItem) -> None:
         if self._updating:
             return
         row, col = item.row(), item.column()
-        line = self.build.line_items[row]
-        if col == QTY_COL:
-            try:
-                qty = int(item.text().strip())
-                if not 1 <= qty <= 10_000:
-                    raise ValueError
-            except ValueError:
-                self._warn(self.tr("Quantity must be a whole number from 1 to 10,000."))
-                self._refresh_all()
-                return
-            new = replace(line, quantity=qty)
-        elif col == PRICE_COL:
-            price = self._parse_price(item.text())
-            if price is False:
-                self._refresh_all()
-                return
-            if not isinstance(price, Decimal):
-                new = replace(line, unit_price=None, currency=None, price_source="",
-                              price_date="", price_kind="")
-            else:
-                # The shop's own price as of today: not the published figure it replaces.
-                new = replace(line, unit_price=price, currency=self.build.currency,
-                              price_source=self.tr("edited in TorchRig"),
-                              price_date=datetime.date.today().isoformat(), price_kind="")
-        else:
+        if col not in (QTY_COL, PRICE_COL):
             return
-        lines = list(self.build.line_items)
-        lines[row] = new
-        self._set_checked(replace(self.build, line_items=lines),
-                          self.tr("Edit quantity") if col == QTY_COL else self.tr("Edit price"))
+        try:
+            build = self.editor.with_cell(row, "quantity" if col == QTY_COL else "unit_price",
+                                          item.text())
+        except InputError as exc:
+            self._warn(str(exc))
+            self._refresh_all()
+            return
+        self._edit(build, self.tr("Edit quantity") if col == QTY_COL else self.tr("Edit price"))
 
     def _header_edited(self) -> None:
         if self._updating:
             return
-        rate = None
-        if self.rate_spin.value() > 0:
-            rate = ExchangeRate(Decimal(str(round(self.rate_spin.value(), 4))),
-                                self.rate_date.text().strip())
-        discount = None
-        if self.discount_spin.value() > 0:
-            discount = Discount(self.discount_kind.currentData(),
-                                Decimal(str(round(self.discount_spin.value(), 2))))
-        fields: list[tuple[QWidget, dict[str, Any]]] = [
-            (self.name_edit, {"name": self.name_edit.text().strip() or self.tr("Untitled build")}),
-            (self.customer_edit, {"customer": self.customer_edit.text()}),
-            (self.project_edit, {"project": self.project_edit.text()}),
-            (self.nodes_spin, {"nodes": self.nodes_spin.value()}),
-            (self.currency_box, {"currency": self.currency_box.currentText()}),
-            (self.rate_spin, {"exchange_rate": rate}),
-            (self.tax_spin, {"tax_rate": Decimal(str(round(self.tax_spin.value(), 4))) / 100}),
-            (self.discount_spin, {"discount": discount}),
-        ]
-        # Each field is checked alone against the loader first, so the message sits next to
-        # the field that caused it; nothing is applied while any field is refused.
-        for widget, change in fields:
-            try:
-                validate_build(replace(self.build, **change))
-            except InputError as exc:
-                if "exchange_rate.date" in str(exc):
-                    widget = self.rate_date
-                self._show_header_error(widget, str(exc))
-                return
+        try:
+            build = self.editor.with_header(self.header.values())
+        except HeaderError as exc:
+            self._show_header_error(self.header.fields()[exc.field], str(exc))
+            return
         self._show_header_error(None, "")
-        changes = {key: value for _widget, change in fields for key, value in change.items()}
-        self._edit(replace(self.build, **changes), self.tr("Edit quote details"))
+        self._edit(build, self.tr("Edit quote details"))
 
     def _show_header_error(self, widget: QWidget | None, text: str) -> None:
-        for field in (self.name_edit, self.customer_edit, self.project_edit, self.nodes_spin,
-                      self.currency_box, self.rate_spin, self.rate_date, self.tax_spin,
-                      self.discount_spin):
+        for field in self.header.fields().values():
             field.setStyleSheet(f"border: 1px solid {colour('error')};" if field is widget
                                 else "")
         self.header_error.setText(text)
@@ -567,7 +416,7 @@ class BuildPage(QWidget):
         """Apply an edit of the lines (undoably) if the build file can hold it; else say why
         (the loader's message) and keep the build as it was."""
         try:
-            validate_build(build)
+            self.editor.check(build)
         except InputError as exc:
             self._warn(str(exc))
             self._refresh_all()
@@ -582,35 +431,34 @@ class BuildPage(QWidget):
     def _load_document(self, build: Build, *, saved: bool) -> None:
         """Show a build that replaces the document (opened, new, from a tier, recovered):
         earlier edits cannot be undone into it."""
-        self._clean_state_is_saved = saved
+        self.editor.begin_document(saved)  # before clear(): cleanChanged asks about it
         self.undo_stack.clear()
         self._set_build(build, dirty=not saved)
 
     def _on_clean_changed(self, clean: bool) -> None:
-        if clean and self._clean_state_is_saved and self.dirty:
-            self.dirty = False
+        if clean and self.editor.reached_clean_state():
             self._autosave.stop()
-            clear_recovery(self.recovery_file)
             self._refresh_title()
 
     def _set_build(self, build: Build, *, dirty: bool = True) -> None:
-        self.build = build
-        self.dirty = dirty
+        self.editor.set_build(build, dirty=dirty)
+        self._build_shown()
+
+    def _build_shown(self) -> None:
+        """The editor's build changed: show it, time the recovery copy, tell the others."""
         self._refresh_all()
-        if dirty:
+        if self.editor.dirty:
             self._autosave.start()
         else:
             self._autosave.stop()
-            clear_recovery(self.recovery_file)
-        self.build_changed.emit(build)
+        self.build_changed.emit(self.editor.build)
 
     def autosave_now(self) -> None:
-        if self.dirty:
-            save_recovery(self.recovery_file, self.build, self.path)
+        self.editor.autosave()
 
     def offer_recovery(self) -> bool:
         """At start-up: give back the unsaved build a crash left behind, if the user wants it."""
-        for found in find_recoveries():
+        for found in self.editor.recoveries():
             yes = QMessageBox.StandardButton.Yes
             if found.damaged:
                 # Kept where it was moved, whatever the answer: it is the user's data.
@@ -634,14 +482,10 @@ class BuildPage(QWidget):
                     .format(found.build.name if found.build else ""),
                     yes | QMessageBox.StandardButton.No)
                 if answer != yes:
-                    clear_recovery(found.path)  # the user declined it
+                    self.editor.decline(found)
                     continue
-            assert found.build is not None
-            self.path = found.original
-            self._load_document(found.build, saved=False)
-            self.autosave_now()  # now this page's own copy; only then drop the old one
-            if not found.damaged:
-                clear_recovery(found.path)
+            self._load_document(self.editor.take_recovery(found), saved=False)
+            self.editor.took_recovery(found)  # now this page's own copy; then the old goes
             return True
         return False
 
@@ -651,8 +495,6 @@ class BuildPage(QWidget):
         self._updating = True
         try:
             self._show_header()
-            self.priced = price_build(self.build, self.catalog)
-            self.findings = check_build(self.build, self.catalog)
             self._show_lines()
             self._show_totals()
             self.picker.set_build(self.build)
@@ -667,24 +509,10 @@ class BuildPage(QWidget):
         self.title.setText(f"{self.build.name} — {name}{' *' if self.dirty else ''}")
 
     def _show_header(self) -> None:
-        b = self.build
         self._show_header_error(None, "")
-        self.name_edit.setText(b.name)
-        self.customer_edit.setText(b.customer)
-        self.project_edit.setText(b.project)
-        self.nodes_spin.setValue(b.nodes)
-        self.currency_box.setCurrentText(b.currency)
-        self.rate_spin.setValue(float(b.exchange_rate.cny_per_usd) if b.exchange_rate else 0.0)
-        self.rate_date.setText(b.exchange_rate.date if b.exchange_rate else "")
-        self.tax_spin.setValue(float(b.tax_rate * 100))
-        if b.discount:
-            self.discount_spin.setValue(float(b.discount.value))
-            self.discount_kind.setCurrentIndex(0 if b.discount.kind == "percent" else 1)
-        else:
-            self.discount_spin.setValue(0)
+        self.header.display(self.build)
 
     def _show_lines(self) -> None:
-        assert self.priced is not None
         cur = self.build.currency
         self.lines.setRowCount(len(self.build.line_items))
         rows = zip(self.build.line_items, self.priced.lines, strict=True)
@@ -746,7 +574,6 @@ class BuildPage(QWidget):
 
     def _show_totals(self) -> None:
         p = self.priced
-        assert p is not None
         cur = p.currency
 
         def row(label: str, amount: str, bold: bool = False) -> str:
@@ -802,48 +629,37 @@ class BuildPage(QWidget):
             return self.save()
         if answer == QMessageBox.StandardButton.Discard:
             self._autosave.stop()
-            clear_recovery(self.recovery_file)
+            self.editor.discard()
             return True
         return False
 
-    def _new_build(self) -> Build:
-        """An empty build with the defaults from Settings (currency, exchange rate)."""
-        rate = None
-        if self.settings.exchange_rate > 0:
-            rate = ExchangeRate(Decimal(str(round(self.settings.exchange_rate, 4))),
+    def _defaults(self) -> NewBuildDefaults:
+        """What a new build starts with, from Settings (currency, exchange rate)."""
+        return NewBuildDefaults(self.settings.currency, self.settings.exchange_rate,
                                 self.settings.exchange_rate_date)
-        build = Build(name=self.tr("New build"), currency=self.settings.currency,
-                      exchange_rate=rate)
-        try:
-            return validate_build(build)
-        except InputError:
-            # A default rate a build file cannot hold (settings from before the Settings
-            # dialog required a date): start without it rather than with a file that won't
-            # open again.
-            return replace(build, exchange_rate=None)
 
     def new_build(self) -> None:
         if self.maybe_save():
             self.path = None
-            self._load_document(self._new_build(), saved=True)
+            self._load_document(self.editor.blank(self._defaults()), saved=True)
 
     def snapshot(self) -> dict[str, Any]:
         """The open build with its file and unsaved state, and the picker's filter."""
-        return {"build": self.build, "path": self.path, "dirty": self.dirty,
-                "picker": self.picker.state()}
+        return {**self.editor.snapshot(), "picker": self.picker.state()}
 
     def restore(self, state: dict[str, Any]) -> None:
         self.picker.set_state(state["picker"])
-        self.path = state["path"]
         # dirty=True restarts the recovery autosave; dirty=False would also clear a recovery
         # copy, which is right: the saved file is the build. (A language switch rebuilds the
         # page, so the undo history does not survive it.)
-        self._load_document(state["build"], saved=not state["dirty"])
+        self.undo_stack.clear()
+        self.editor.restore(state)
+        self._build_shown()
 
     def start_from_tier(self, tier_id: str) -> None:
         if self.maybe_save():
             self.path = None
-            self._load_document(build_from_tier(tier_id, self.catalog), saved=False)
+            self._load_document(self.editor.from_tier(tier_id), saved=False)
 
     def open_dialog(self) -> None:
         if not self.maybe_save():
@@ -860,16 +676,12 @@ class BuildPage(QWidget):
         except InputError as exc:
             self._warn(str(exc), title=self.tr("Cannot open build"))
             return False
-        self.path = path
+        # A PDF sheet is not the build's file: Save must not write JSON over it.
+        saved = self.editor.opened(path)
         self.settings.add_recent(str(path))
         self.settings.build_folder = str(path.parent)
         self._fill_recent()
-        if path.suffix.lower() == ".pdf":
-            # Save must not write JSON over the PDF: the build was read from it, not into it.
-            self.path = None
-            self._load_document(build, saved=False)
-        else:
-            self._load_document(build, saved=True)
+        self._load_document(build, saved=saved)
         self.status.emit(self.tr("Opened {0}").format(path))
         return True
 
@@ -897,16 +709,12 @@ class BuildPage(QWidget):
 
     def _write(self, path: Path) -> bool:
         try:
-            save_build(self.build, path)
+            self.editor.save(path)
         except (InputError, OSError) as exc:
             self._warn(str(exc), title=self.tr("Cannot save build"))
             return False
-        self.path = path
-        self.dirty = False
-        self._clean_state_is_saved = True
         self.undo_stack.setClean()
         self._autosave.stop()
-        clear_recovery(self.recovery_file)
         self.settings.add_recent(str(path))
         self._fill_recent()
         self._refresh_all()
@@ -919,16 +727,15 @@ class BuildPage(QWidget):
         if not path:
             return
         try:
-            prices = load_price_list(path, self.catalog)
+            build, applied, warnings = self.editor.with_price_list(path)
         except InputError as exc:
             self._warn(str(exc), title=self.tr("Cannot import price list"))
             return
-        build, applied = prices.apply(self.build)
         self._edit(build, self.tr("Import prices"))
         message = (self.tr("Applied 1 price from {1}.") if applied == 1 else
                    self.tr("Applied {0} prices from {1}.")).format(applied, Path(path).name)
-        if prices.warnings:
-            message += "\n\n" + "\n".join(prices.warnings[:20])
+        if warnings:
+            message += "\n\n" + "\n".join(warnings[:20])
         QMessageBox.information(self, self.tr("Price list"), message)
 
     def compare_dialog(self) -> None:

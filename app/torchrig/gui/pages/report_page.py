@@ -1,15 +1,15 @@
 """Report: the PDF build sheet / quote — header fields, sections, language, a preview of the
 actual PDF (QtPdf) and export.
 
-The preview is the exact bytes that Export writes: one render, shown and then saved atomically
-(temp file + rename), so what the user checked is what the customer gets.
+The page is widgets bound to a :class:`~torchrig.report.report_model.ReportModel`, which holds
+the inputs the other pages attach, the fields as typed and the last PDF, and reads them into
+the render job. The preview is the exact bytes that Export writes: one render, shown and then
+saved atomically (temp file + rename), so what the user checked is what the customer gets.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
+from torchrig.report.report_model import ReportModel, ReportWords, SheetFields
 
 SECTION_LABELS = {
     "bom": QT_TRANSLATE_NOOP("ReportPage", "Bill of materials"),
@@ -82,10 +83,16 @@ SECTION_HELP = {
 }
 
 
+def _from_model(name: str) -> Any:
+    """A read-only page attribute that is the model's ``name``."""
+    return property(lambda page: getattr(page.model, name), doc=f"The model's {name}.")
+
+
 class ReportPage(QWidget):
     """Attributes:
-    build / workload / bench_report / profile: what the sheet shows, fed by the other pages.
-    pdf_bytes: the last rendered PDF (what Export writes).
+    model: the ReportModel the page shows; its inputs (build / workload / bench_report /
+    verify_result / profile / collective_report: what the sheet shows, fed by the other pages),
+    pdf_bytes (the last rendered PDF, what Export writes) and last_export are also the page's.
     """
 
     def __init__(self, catalog: Catalog, settings: Settings, lang: str = "en",
@@ -94,14 +101,12 @@ class ReportPage(QWidget):
         self.catalog = catalog
         self.settings = settings
         self.lang = lang
-        self.build: Any = None
-        self.workload: Any = None
-        self.bench_report: Any = None
-        self.verify_result: Any = None  # the Wizard's "Measure on this machine" result
-        self.profile: Any = None
-        self.collective_report: Any = None
-        self.pdf_bytes: bytes = b""
-        self.last_export: Path | None = None
+        self.model = ReportModel(catalog, SheetFields(
+            shop=settings.shop_name, contact=settings.shop_contact, logo=settings.logo_path,
+            validity=settings.validity_days, pdf_lang=settings.report_lang), ReportWords(
+            no_build=self.tr("There is no build to print: make or open one on the Build "
+                             "page."),
+            no_logo=self.tr("logo {0}: no such file")))
         self._buffer: QBuffer | None = None
 
         outer = QVBoxLayout(self)
@@ -133,13 +138,13 @@ class ReportPage(QWidget):
         self.number_edit = QLineEdit()
         self.number_edit.setPlaceholderText("Q-2026-001")
         self.number_edit.setToolTip(self.tr("Your quote or document number, printed as typed"))
-        self.shop_edit = QLineEdit(settings.shop_name)
+        self.shop_edit = QLineEdit(self.model.fields.shop)
         self.shop_edit.setToolTip(self.tr("Sender shown at the top of the PDF (default in "
                                           "Settings)"))
-        self.contact_edit = QLineEdit(settings.shop_contact)
+        self.contact_edit = QLineEdit(self.model.fields.contact)
         self.contact_edit.setToolTip(self.tr("Phone, e-mail or address printed under the shop "
                                              "name (default in Settings)"))
-        self.logo_edit = QLineEdit(settings.logo_path)
+        self.logo_edit = QLineEdit(self.model.fields.logo)
         self.logo_edit.setToolTip(self.tr("A PNG or JPEG drawn at the top right of the PDF"))
         logo_row = QHBoxLayout()
         logo_row.addWidget(self.logo_edit, 1)
@@ -150,13 +155,13 @@ class ReportPage(QWidget):
         self.validity_spin.setRange(0, 365)
         self.validity_spin.setSuffix(self.tr(" days"))
         self.validity_spin.setSpecialValueText(self.tr("not stated"))
-        self.validity_spin.setValue(settings.validity_days)
+        self.validity_spin.setValue(self.model.fields.validity)
         self.validity_spin.setToolTip(self.tr("How long a quote's prices hold, counted from "
                                               "today; 0 prints no validity"))
         self.lang_box = QComboBox()
         self.lang_box.addItem("中文", "zh")
         self.lang_box.addItem("English", "en")
-        self.lang_box.setCurrentIndex(max(0, self.lang_box.findData(settings.report_lang)))
+        self.lang_box.setCurrentIndex(max(0, self.lang_box.findData(self.model.fields.pdf_lang)))
         self.lang_box.setToolTip(self.tr("Language of the PDF, independent of the window's "
                                          "language"))
         self.tier_box = QComboBox()
@@ -227,41 +232,62 @@ class ReportPage(QWidget):
     # --- inputs from the other pages --------------------------------------------------------
 
     def set_build(self, build: Any) -> None:
-        self.build = build
+        self.model.build = build
         self._update_context()
 
     def set_workload(self, workload: Any) -> None:
-        self.workload = workload
+        self.model.workload = workload
         self._update_context()
 
     def set_bench_report(self, report: Any) -> None:
-        self.bench_report = report
+        self.model.bench_report = report
         self._update_context()
 
     def set_verify_result(self, result: Any) -> None:
         """A measurement of the workload's model (shown while it is the sheet's workload)."""
-        self.verify_result = result
+        self.model.verify_result = result
 
     def set_profile(self, profile: Any) -> None:
-        self.profile = profile
+        self.model.profile = profile
 
     def set_collective_report(self, report: Any) -> None:
-        self.collective_report = report
+        self.model.collective_report = report
         self._update_context()
 
     def _update_context(self) -> None:
-        parts = [self.tr("build: {0}").format(self.build.name) if self.build is not None
+        attached = self.model.attached()
+        parts = [self.tr("build: {0}").format(attached.build) if attached.build is not None
                  else self.tr("no build yet (make one on the Build page)")]
-        if self.workload is not None:
-            parts.append(self.tr("workload: {0}").format(
-                self.workload.name or self.workload.model))
-        if self.bench_report is not None:
-            parts.append(self.tr("benchmark of {0}").format(self.bench_report.started[:16]))
-        if self.collective_report is not None:
+        if attached.workload is not None:
+            parts.append(self.tr("workload: {0}").format(attached.workload))
+        if attached.bench is not None:
+            parts.append(self.tr("benchmark of {0}").format(attached.bench))
+        if attached.collective:
             parts.append(self.tr("collective report"))
         self.context.setText(" · ".join(parts))
-        self.preview_button.setEnabled(self.build is not None)
-        self.export_button.setEnabled(self.build is not None)
+        self.preview_button.setEnabled(attached.ready)
+        self.export_button.setEnabled(attached.ready)
+
+    # --- the model's state, as the page's attributes -------------------------------------------
+
+    build = _from_model("build")
+    workload = _from_model("workload")
+    bench_report = _from_model("bench_report")
+    verify_result = _from_model("verify_result")
+    profile = _from_model("profile")
+    collective_report = _from_model("collective_report")
+    pdf_bytes = _from_model("pdf_bytes")
+    last_export = _from_model("last_export")
+
+    def _read_fields(self) -> None:
+        """Copy the header and section fields into the model."""
+        self.model.fields = SheetFields(
+            kind=self.kind_box.currentData(), number=self.number_edit.text(),
+            shop=self.shop_edit.text(), contact=self.contact_edit.text(),
+            logo=self.logo_edit.text(), validity=self.validity_spin.value(),
+            pdf_lang=self.lang_box.currentData(), tier=self.tier_box.currentData(),
+            sections={k: c.isChecked() for k, c in self.section_checks.items()},
+            internal=self.internal_check.isChecked())
 
     def _pick_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Logo"), "",
@@ -272,66 +298,19 @@ class ReportPage(QWidget):
     # --- rendering ----------------------------------------------------------------------------
 
     def _remember(self) -> None:
-        self.settings.shop_name = self.shop_edit.text()
-        self.settings.shop_contact = self.contact_edit.text()
-        self.settings.logo_path = self.logo_edit.text()
-        self.settings.validity_days = self.validity_spin.value()
-        self.settings.report_lang = self.lang_box.currentData()
+        self._read_fields()
+        for key, value in self.model.remembered().items():
+            setattr(self.settings, key, value)
 
     def sheet_job(self) -> Callable[[], bytes]:
         """Read the fields now (GUI thread) and return the rendering work, which touches no
         widget and can run on a worker thread. Raises InputError for bad input."""
-        if self.build is None:
-            raise InputError(self.tr("There is no build to print: make or open one on the "
-                                     "Build page."))
-        lang = self.lang_box.currentData()
-        kind = self.kind_box.currentData()
-        logo = self.logo_edit.text().strip() or None
-        if logo is not None and not Path(logo).is_file():
-            raise InputError(self.tr("logo {0}: no such file").format(logo))
-        header_fields = dict(
-            kind=kind, number=self.number_edit.text(), date=_dt.date.today().isoformat(),
-            validity_days=(self.validity_spin.value() or None) if kind == "quote" else None,
-            shop=self._sender(), logo_path=logo, customer=self.build.customer,
-            project=self.build.project)
-        sections = frozenset(k for k, c in self.section_checks.items() if c.isChecked())
-        internal = self.internal_check.isChecked()
-        build, catalog, workload = self.build, self.catalog, self.workload
-        bench, profile, collective = self.bench_report, self.profile, self.collective_report
-        tier = self.tier_box.currentData()
-        # A measurement belongs in the sheet only while it is of the sheet's workload.
-        verify = self.verify_result if (
-            self.verify_result is not None and workload is not None
-            and self.verify_result.workload == workload) else None
-
-        def job() -> bytes:
-            # reportlab is imported here, on the worker, not on the GUI thread (~200 ms).
-            from torchrig.report.assemble import assemble_sheet
-            from torchrig.report.pdf import render_sheet_bytes
-            from torchrig.report.sheet import Header, SheetOptions
-
-            sheet = assemble_sheet(
-                build, catalog, header=Header(**header_fields), lang=lang, workload=workload,
-                bench_report=bench, profile=profile, collective_report=collective,
-                tier_id=tier, options=SheetOptions(lang=lang, sections=sections,
-                                                   internal=internal))
-            if verify is not None:
-                from torchrig.report.verify_section import verify_section
-
-                sheet = replace(sheet, verify=verify_section(verify, lang))
-            return render_sheet_bytes(sheet)
-
-        return job
+        self._read_fields()
+        return self.model.sheet_job()
 
     def render_sheet(self) -> bytes:
         """Render the sheet for the current inputs here and now (raises InputError)."""
         return self.sheet_job()()
-
-    def _sender(self) -> str:
-        """Shop name and contact as the sheet's sender block (the contact on its own line:
-        the PDF turns newlines in user text into line breaks)."""
-        name, contact = self.shop_edit.text().strip(), self.contact_edit.text().strip()
-        return f"{name}\n{contact}" if name and contact else name or contact
 
     def apply_settings(self, changed: set[str]) -> None:
         """The sender defaults in ``changed`` were edited in Settings: show them here (the
@@ -343,39 +322,27 @@ class ReportPage(QWidget):
 
     def snapshot(self) -> dict[str, Any]:
         """Inputs from the other pages, the header as typed, the sections and the preview."""
-        return {
-            "build": self.build, "workload": self.workload, "bench_report": self.bench_report,
-            "profile": self.profile, "collective_report": self.collective_report,
-            "kind": self.kind_box.currentData(), "number": self.number_edit.text(),
-            "shop": self.shop_edit.text(), "contact": self.contact_edit.text(),
-            "logo": self.logo_edit.text(), "validity": self.validity_spin.value(),
-            "pdf_lang": self.lang_box.currentData(), "tier": self.tier_box.currentData(),
-            "sections": {k: c.isChecked() for k, c in self.section_checks.items()},
-            "internal": self.internal_check.isChecked(),
-            "pdf_bytes": self.pdf_bytes, "last_export": self.last_export,
-            "status": self.status.text(),
-        }
+        self._read_fields()
+        return {**self.model.snapshot(), "status": self.status.text()}
 
     def restore(self, state: dict[str, Any]) -> None:
-        self.build, self.workload = state["build"], state["workload"]
-        self.bench_report, self.profile = state["bench_report"], state["profile"]
-        self.collective_report = state["collective_report"]
-        for box, key in ((self.kind_box, "kind"), (self.lang_box, "pdf_lang"),
-                         (self.tier_box, "tier")):
-            box.setCurrentIndex(max(0, box.findData(state[key])))
-        self.number_edit.setText(state["number"])
-        self.shop_edit.setText(state["shop"])
-        self.contact_edit.setText(state["contact"])
-        self.logo_edit.setText(state["logo"])
-        self.validity_spin.setValue(state["validity"])
-        for key, checked in state["sections"].items():
+        self.model.restore(state)
+        fields = self.model.fields
+        for box, value in ((self.kind_box, fields.kind), (self.lang_box, fields.pdf_lang),
+                           (self.tier_box, fields.tier)):
+            box.setCurrentIndex(max(0, box.findData(value)))
+        self.number_edit.setText(fields.number)
+        self.shop_edit.setText(fields.shop)
+        self.contact_edit.setText(fields.contact)
+        self.logo_edit.setText(fields.logo)
+        self.validity_spin.setValue(fields.validity)
+        for key, checked in fields.sections.items():
             self.section_checks[key].setChecked(checked)
-        self.internal_check.setChecked(state["internal"])
-        self.last_export = state["last_export"]
+        self.internal_check.setChecked(fields.internal)
         self.open_button.setEnabled(self.last_export is not None)
         self.status.setText(state["status"])
-        if state["pdf_bytes"]:
-            self._show_pdf(state["pdf_bytes"])
+        if self.pdf_bytes:
+            self._show_pdf(self.pdf_bytes)
         self._update_context()
 
     def render_preview(self) -> bool:
@@ -429,7 +396,7 @@ class ReportPage(QWidget):
         return self.runner.shutdown()
 
     def _show_pdf(self, pdf: bytes) -> None:
-        self.pdf_bytes = pdf
+        self.model.pdf_bytes = pdf
         if self.document is not None:
             # QPdfDocument reads from a QIODevice that must outlive the document's use of it.
             buffer = QBuffer(self)
@@ -456,14 +423,11 @@ class ReportPage(QWidget):
         return self._write(path, self.pdf_bytes)
 
     def _write(self, path: Path, pdf: bytes) -> bool:
-        from torchrig.jsonio import atomic_write_bytes
-
         try:
-            atomic_write_bytes(path, pdf)
+            self.model.export(path, pdf)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot export"), str(exc))
             return False
-        self.last_export = path
         self.open_button.setEnabled(True)
         self.status.setText(self.tr("Exported {0} ({1} kB)").format(path, len(pdf) // 1024))
         return True

@@ -1,26 +1,24 @@
 """Wizard: describe the work step by step; requirements, a recommendation and findings update
 live on the right as you type.
 
-Every edit rebuilds a workload document from the fields and validates it with the core's own
-rules (``Workload.from_dict``); an error names its field, and the message is shown next to that
-field. Planning is pure and fast (well under 50 ms), so it runs on every keystroke.
+The page is widgets bound to a :class:`~torchrig.planning.wizard_model.WizardModel`, which holds
+the state and the rules without Qt. Every edit copies the fields into the model, which builds a
+workload document and validates it with the core's own rules (``Workload.from_dict``); an error
+names its field, and the message is shown next to that field. Planning is pure and fast, so it
+runs on every keystroke, on a worker thread (``compute_plan``).
 """
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from torchrig import labels
-from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
+from torchrig.builds.capabilities import Capabilities
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
-from torchrig.findings import Severity
-from torchrig.gui.charts import BreakdownChart, ScalingChart
-from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.pages.wizard_results import WizardResults
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QCheckBox,
@@ -46,27 +44,21 @@ from torchrig.gui.verify_panel import VerifyPanel
 from torchrig.gui.workers import TaskRunner
 from torchrig.hardware.model import SystemProfile
 from torchrig.i18n import Msg
-from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
-from torchrig.planning.analysis import Analysis, analyze
-from torchrig.planning.breakdown import requirement_bars
+from torchrig.planning.analysis import Analysis
 from torchrig.planning.gpu_choice import candidate_gpus
-from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
-from torchrig.planning.presets import load_presets
-from torchrig.planning.solver import Change, SolverAnswer
-from torchrig.planning.workload import (
-    ARCH_FIELDS,
-    MODES,
-    OFFLOADS,
-    OPTIMIZERS,
-    PRECISIONS,
-    STRATEGIES,
-    TASKS,
-    Workload,
-    default_workload,
-    load_workload,
-    save_workload,
+from torchrig.planning.solver import Change
+from torchrig.planning.wizard_model import (
+    CHOICES,
+    CUSTOM_MODEL,
+    CUSTOM_ONLY,
+    FIELD_KINDS,
+    FieldError,
+    MoneyFields,
+    PlanResult,
+    WizardModel,
+    compute_plan,
 )
-from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
+from torchrig.planning.workload import Workload, load_workload, save_workload
 
 CHOICE_LABELS = {
     # tasks
@@ -115,8 +107,8 @@ CHOICE_LABELS = {
 }
 """Display names of the workload's choice values (the values stay codes in the file)."""
 
-# Field key (as in the workload document) -> (step, label, kind). Kinds: choice, int, float,
-# bool. The document keys are what validation errors name, so messages find their field.
+# Field key (as in the workload document) -> (step, label), in form order; the fields' kinds
+# are the model's (planning.wizard_model.FIELD_KINDS, the same keys in the same order).
 STEPS = (
     QT_TRANSLATE_NOOP("WizardPage", "Task"),
     QT_TRANSLATE_NOOP("WizardPage", "Model"),
@@ -125,51 +117,47 @@ STEPS = (
     QT_TRANSLATE_NOOP("WizardPage", "Scale"),
 )
 TASK_STEP, MODEL_STEP, TRAINING_STEP, DATA_STEP, SCALE_STEP = STEPS
-FIELDS: dict[str, tuple[str, str, str]] = {
-    "task": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Task"), "choice"),
-    "mode": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Mode"), "choice"),
-    "model": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Model"), "choice"),
-    "params": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Parameters (custom)"), "int"),
-    "layers": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Layers (custom)"), "int"),
-    "hidden": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Hidden size (custom)"), "int"),
-    "heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Attention heads (custom)"), "int"),
-    "kv_heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "KV heads (custom)"), "int"),
-    "vocab": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Vocabulary (custom)"), "int"),
-    "precision": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Precision"), "choice"),
-    "optimizer": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Optimizer"), "choice"),
-    "batch_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Batch size per GPU"),
-                   "int"),
-    "image_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Image size (pixels)"),
-                   "int"),
-    "seq_len": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Sequence length (tokens)"),
-                "int"),
+FIELDS: dict[str, tuple[str, str]] = {
+    "task": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Task")),
+    "mode": (TASK_STEP, QT_TRANSLATE_NOOP("WizardPage", "Mode")),
+    "model": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Model")),
+    "params": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Parameters (custom)")),
+    "layers": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Layers (custom)")),
+    "hidden": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Hidden size (custom)")),
+    "heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Attention heads (custom)")),
+    "kv_heads": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "KV heads (custom)")),
+    "vocab": (MODEL_STEP, QT_TRANSLATE_NOOP("WizardPage", "Vocabulary (custom)")),
+    "precision": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Precision")),
+    "optimizer": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Optimizer")),
+    "batch_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Batch size per GPU")),
+    "image_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Image size (pixels)")),
+    "seq_len": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Sequence length (tokens)")),
     "gradient_checkpointing": (TRAINING_STEP,
-                               QT_TRANSLATE_NOOP("WizardPage", "Gradient checkpointing"),
-                               "bool"),
-    "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank"), "int"),
-    "epochs": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Epochs"), "float"),
+                               QT_TRANSLATE_NOOP("WizardPage", "Gradient checkpointing")),
+    "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank")),
+    "epochs": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Epochs")),
     "ema": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Keep a moving average of the "
-                                             "weights (EMA)"), "bool"),
+                                             "weights (EMA)")),
     "denoising_steps": (TRAINING_STEP, QT_TRANSLATE_NOOP(
-        "WizardPage", "Denoising steps per image (generation)"), "int"),
+        "WizardPage", "Denoising steps per image (generation)")),
     "guidance": (TRAINING_STEP, QT_TRANSLATE_NOOP(
-        "WizardPage", "Classifier-free guidance (generation)"), "choice"),
-    "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch"), "int"),
+        "WizardPage", "Classifier-free guidance (generation)")),
+    "dataset.samples": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage", "Samples per epoch")),
     "dataset.sample_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
-        "WizardPage", "Mean sample size on disk (bytes)"), "float"),
+        "WizardPage", "Mean sample size on disk (bytes)")),
     "dataset.decoded_bytes": (DATA_STEP, QT_TRANSLATE_NOOP(
-        "WizardPage", "Decoded sample size (bytes, empty = derive)"), "float"),
+        "WizardPage", "Decoded sample size (bytes, empty = derive)")),
     "dataset.cache_in_ram": (DATA_STEP, QT_TRANSLATE_NOOP("WizardPage",
-                                                          "Cache the dataset in RAM"), "bool"),
+                                                          "Cache the dataset in RAM")),
     "precomputed_latents": (DATA_STEP, QT_TRANSLATE_NOOP(
-        "WizardPage", "Images already encoded to VAE latents"), "bool"),
-    "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node"), "int"),
-    "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes"), "int"),
-    "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy"), "choice"),
-    "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size"), "int"),
-    "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size"), "int"),
-    "ep_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Expert-parallel size"), "int"),
-    "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload"), "choice"),
+        "WizardPage", "Images already encoded to VAE latents")),
+    "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node")),
+    "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes")),
+    "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy")),
+    "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size")),
+    "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size")),
+    "ep_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Expert-parallel size")),
+    "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload")),
 }
 FIELD_HELP = {
     "task": QT_TRANSLATE_NOOP(
@@ -250,19 +238,27 @@ FIELD_HELP = {
         "WizardPage", "Move optimizer states (and weights) to CPU RAM to save VRAM, at the "
         "cost of PCIe traffic"),
 }
-GUIDANCE = {"default": None, "on": True, "off": False}
-"""The guidance combo's values and the workload's (None: the model's usual setting)."""
-CHOICES = {"task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
-           "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
-CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
+MONEY_ERRORS = {
+    "time_target": QT_TRANSLATE_NOOP("WizardPage",
+                                      "Time target: give a positive number of hours"),
+    "rate": QT_TRANSLATE_NOOP("WizardPage",
+                              "Exchange rate: give a positive number of CNY per USD"),
+    "hourly_price": QT_TRANSLATE_NOOP("WizardPage", "Price per GPU-hour: give a positive amount"),
+}
+"""What the error line under the money fields says for each field that does not parse."""
 
 
 class WizardPage(QWidget):
-    """Signals:
+    """Widgets bound to a :class:`~torchrig.planning.wizard_model.WizardModel` (``model``):
+    the page builds the fields, copies what is typed into the model, asks it to validate and
+    plan (on a worker thread), and shows the answer.
+
+    Signals:
         workload_changed(object): a valid Workload after each edit (for the Report page).
     Attributes:
         workload: the last valid workload; analysis: its last Analysis (or None).
         last_plan_ms: how long the last re-plan took (shown, and measured in tests).
+        stale: a field is invalid, so the results shown are the last valid plan.
     """
 
     workload_changed = Signal(object)
@@ -272,28 +268,18 @@ class WizardPage(QWidget):
         super().__init__(parent)
         self.catalog = catalog
         self.lang = lang
-        self.default_cny_per_usd = default_cny_per_usd
-        self.presets = load_presets()
-        self.profile: SystemProfile | None = None
-        self.build_caps: Capabilities | None = None
-        self.workload: Workload = default_workload("image_classification")
-        self.analysis: Analysis | None = None
-        self.collective_report: Any = None  # attached on the Benchmark page (cluster tab)
-        self.last_plan_ms = 0.0
-        self.stale = False  # a field is invalid: the results shown are the last valid plan
+        self.model = WizardModel(catalog, default_cny_per_usd)
         # Planning re-plans the workload on every catalog GPU (the overkill rule, the
         # recommendation: ~25-40 plans, 40-60 ms on a busy machine), so it runs on a worker
-        # thread and typing never waits for it. Each edit takes a new generation number; a
-        # plan is shown only if no newer edit came meanwhile, and an edit made while a plan
-        # runs is planned when it ends - so a burst of keystrokes costs at most two plans.
-        self._generation = 0
-        self._wanted: tuple[int, Workload, Capabilities, tuple[Any, ...]] | None = None
+        # thread and typing never waits for it. Each edit is a newer plan request (the
+        # model's generation); a plan is shown only if no newer edit came meanwhile, and an
+        # edit made while a plan runs is planned when it ends - so a burst of keystrokes
+        # costs at most two plans.
         self._shut_down = False
         self.plan_runner = TaskRunner(self)
         self.plan_runner.succeeded.connect(self._on_planned)
         self.plan_runner.failed.connect(self._on_plan_failed)
         self.plan_runner.finished.connect(self._plan_next)
-        self._priced: tuple[str, ...] = ()  # GPUs the user gave an hourly price for
         self._loading = False
         self.widgets: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
@@ -327,8 +313,30 @@ class WizardPage(QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.replan)
         # The first plan waits for the event loop: the window paints before any planning.
-        self.load_workload(self.workload, replan=False)
+        self.load_workload(self.model.workload, replan=False)
         self._timer.start()
+
+    # --- the model's state, as the page's attributes -------------------------------------------
+
+    @property
+    def workload(self) -> Workload:
+        return self.model.workload
+
+    @property
+    def analysis(self) -> Analysis | None:
+        return self.model.analysis
+
+    @property
+    def last_plan_ms(self) -> float:
+        return self.model.last_plan_ms
+
+    @property
+    def stale(self) -> bool:
+        return self.model.stale
+
+    @property
+    def collective_report(self) -> Any:
+        return self.model.collective_report
 
     # --- steps --------------------------------------------------------------------------------
 
@@ -345,7 +353,8 @@ class WizardPage(QWidget):
             scroll.setWidgetResizable(True)
             scroll.setWidget(page)
             self.tabs.addTab(scroll, self.tr("{0}. {1}").format(i + 1, self.tr(step)))
-        for key, (step, label, kind) in FIELDS.items():
+        for key, kind in FIELD_KINDS.items():
+            step, label = FIELDS[key]
             widget: QWidget
             if kind == "choice":
                 combo = QComboBox()
@@ -413,25 +422,17 @@ class WizardPage(QWidget):
         self.subject_box.currentIndexChanged.connect(self.replan)
         row.addWidget(self.subject_box, 1)
         layout.addLayout(row)
-        self.headline = QLabel()
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.headline.setWordWrap(True)
+        # The plan's widgets, filled by the results view; the money terms sit among them.
+        self.results = results = WizardResults(self.lang, self)
+        results.apply_requested.connect(self.apply_change)
+        self.headline, self.chart = results.headline, results.chart
+        self.recommendation, self.solver_box = results.recommendation, results.solver_box
+        self.findings_view, self.scaling_chart = results.findings_view, results.scaling_chart
         layout.addWidget(self.headline)
-        self.chart = BreakdownChart(self.lang)
         layout.addWidget(self.chart)
-        self.recommendation = QLabel()
-        self.recommendation.setTextFormat(Qt.TextFormat.RichText)
-        self.recommendation.setWordWrap(True)
         layout.addWidget(self.recommendation)
         layout.addWidget(self._money_controls())
-        self.solver_box = QWidget()
-        self.solver_layout = QVBoxLayout(self.solver_box)
-        self.solver_layout.setContentsMargins(0, 0, 0, 0)
-        self.solver_box.hide()
-        self.apply_buttons: list[QPushButton] = []
         layout.addWidget(self.solver_box)
-        self.findings_view = FindingsView(self.lang)
-        self.scaling_chart = ScalingChart(self.lang)
         tabs = QTabWidget()
         tabs.addTab(self.findings_view, self.tr("Findings"))
         tabs.addTab(self.scaling_chart, self.tr("Multi-GPU scaling"))
@@ -460,8 +461,7 @@ class WizardPage(QWidget):
         self.currency_box.addItem(self.tr("Chinese yuan (CNY)"), "CNY")
         self.currency_box.setToolTip(self.tr("The currency prices are compared in"))
         form.addRow(self.tr("Compare prices in"), self.currency_box)
-        self.rate_edit = QLineEdit("" if self.default_cny_per_usd is None
-                                   else str(self.default_cny_per_usd))
+        self.rate_edit = QLineEdit(self.model.money.rate)
         self.rate_edit.setPlaceholderText(self.tr("no exchange rate"))
         self.rate_edit.setToolTip(self.tr(
             "CNY per USD, to compare catalog prices given in the other currency; starts at the "
@@ -494,139 +494,15 @@ class WizardPage(QWidget):
     def set_default_exchange_rate(self, rate: Decimal | None) -> None:
         """The Settings' default rate, shown in the exchange-rate field unless the user has
         typed one of their own."""
-        shown = "" if self.default_cny_per_usd is None else str(self.default_cny_per_usd)
-        self.default_cny_per_usd = rate
-        if self.rate_edit.text().strip() == shown:
-            self.rate_edit.setText("" if rate is None else str(rate))
+        self._read_money()
+        if self.model.set_default_rate(rate):
+            self.rate_edit.setText(self.model.money.rate)
             self.replan()
 
-    def money_terms(self) -> tuple[float | None, str, Decimal | None, dict[str, Decimal]]:
-        """(time target in seconds, currency, CNY per USD, {GPU: hourly price}) from the fields;
-        a field that does not parse is left out and named in the error line below them."""
-        errors: list[str] = []
-        target = None
-        text = self.time_target_edit.text().strip().replace(",", "")
-        if text:
-            try:
-                target = time_target_seconds(float(text), "time target")
-            except (ValueError, InputError):
-                errors.append(self.tr("Time target: give a positive number of hours"))
-        rate = None
-        if self.rate_edit.text().strip():
-            try:
-                rate = positive_amount(self.rate_edit.text().replace(",", ""), "exchange rate")
-            except InputError:
-                errors.append(self.tr("Exchange rate: give a positive number of CNY per USD"))
-        hourly: dict[str, Decimal] = {}
-        if self.hourly_price_edit.text().strip():
-            try:
-                hourly[self.hourly_gpu_box.currentData()] = positive_amount(
-                    self.hourly_price_edit.text().replace(",", ""), "GPU-hour price")
-            except InputError:
-                errors.append(self.tr("Price per GPU-hour: give a positive amount"))
-        self.money_error.setText("\n".join(errors))
-        self.money_error.setVisible(bool(errors))
-        return target, self.currency_box.currentData(), rate, hourly
+    # --- widgets <-> model ---------------------------------------------------------------------
 
-    # --- fields <-> workload -------------------------------------------------------------------
-
-    def _set_models_for(self, task: str, current: str) -> None:
-        combo = self.widgets["model"]
-        assert isinstance(combo, QComboBox)
-        combo.blockSignals(True)
-        combo.clear()
-        for preset in self.presets.values():
-            if task in preset.tasks:
-                combo.addItem(labels.label(labels.MODELS, preset.id, self.lang), preset.id)
-        combo.addItem(self.tr("Custom…"), "custom")
-        index = combo.findData(current)
-        combo.setCurrentIndex(index if index >= 0 else 0)
-        combo.blockSignals(False)
-
-    def load_workload(self, workload: Workload, replan: bool = True) -> None:
-        self._loading = True
-        try:
-            doc = workload.to_dict()
-            flat = {k: v for k, v in doc.items() if k != "dataset"}
-            flat.update({f"dataset.{k}": v for k, v in doc["dataset"].items()})
-            self._set_models_for(workload.task, workload.model)
-            for key, widget in self.widgets.items():
-                value = flat.get(key)
-                if isinstance(widget, QComboBox):
-                    if key == "guidance":
-                        value = next(k for k, v in GUIDANCE.items() if v is value)
-                    if key != "model":
-                        widget.setCurrentIndex(max(0, widget.findData(value)))
-                elif isinstance(widget, QCheckBox):
-                    widget.setChecked(bool(value))
-                elif isinstance(widget, QLineEdit):
-                    widget.setText("" if value is None else _number_text(value))
-        finally:
-            self._loading = False
-        self.workload = workload
-        if replan:
-            self.replan()
-
-    def _edited(self, key: str) -> None:
-        if self._loading:
-            return
-        if key == "task":
-            task = self.widgets["task"].currentData()  # type: ignore[attr-defined]
-            self.load_workload(default_workload(task))
-            return
-        self._timer.start()
-
-    def document(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """The workload document from the fields, and per-field parse errors."""
-        doc = self.workload.to_dict()
-        doc["dataset"] = dict(doc["dataset"])
-        errors: dict[str, str] = {}
-        custom = self.widgets["model"].currentData() == "custom"  # type: ignore[attr-defined]
-        for key, (_step, _label, kind) in FIELDS.items():
-            widget = self.widgets[key]
-            widget.setEnabled(custom or key not in CUSTOM_ONLY)
-            if isinstance(widget, QComboBox):
-                value: Any = widget.currentData()
-                if key == "guidance":
-                    value = GUIDANCE[value]
-            elif isinstance(widget, QCheckBox):
-                value = widget.isChecked()
-            else:
-                assert isinstance(widget, QLineEdit)
-                value, error = self._parse_number(widget.text(), kind)
-                if error:
-                    errors[key] = error
-                    continue
-            if key in CUSTOM_ONLY and not custom:
-                value = None
-            if key.startswith("dataset."):
-                doc["dataset"][key.split(".", 1)[1]] = value
-            else:
-                doc[key] = value
-        if not custom:
-            # A preset has its own shape: drop what an imported config or a custom model set.
-            for key in ("params", "style", *ARCH_FIELDS):
-                doc[key] = None
-        return doc, errors
-
-    def _parse_number(self, text: str, kind: str) -> tuple[Any, str]:
-        """(value, "") or (None, a message for the field); empty text is (None, "")."""
-        text = text.strip().replace(",", "").replace("_", "")
-        if not text:
-            return None, ""
-        try:
-            value = float(text)
-        except ValueError:
-            return None, self.tr("'{0}' is not a number").format(text)
-        if kind == "int":
-            if not value.is_integer():
-                return None, self.tr("must be a whole number")
-            return int(value), ""
-        return value, ""
-
-    def snapshot(self) -> dict[str, Any]:
-        """Every field as typed (including text that does not parse yet), the subject, the
-        step and the attached collective report."""
+    def _read_fields(self) -> None:
+        """Copy what the fields and the subject box show into the model."""
         fields: dict[str, Any] = {}
         for key, widget in self.widgets.items():
             if isinstance(widget, QComboBox):
@@ -635,23 +511,20 @@ class WizardPage(QWidget):
                 fields[key] = widget.isChecked()
             elif isinstance(widget, QLineEdit):
                 fields[key] = widget.text()
-        money = {"time_target": self.time_target_edit.text(),
-                 "currency": self.currency_box.currentData(), "rate": self.rate_edit.text(),
-                 "hourly_gpu": self.hourly_gpu_box.currentData(),
-                 "hourly_price": self.hourly_price_edit.text()}
-        return {"workload": self.workload, "fields": fields, "step": self.tabs.currentIndex(),
-                "subject": self.subject_box.currentData(),
-                "collective_report": self.collective_report, "money": money}
+        self.model.fields = fields
+        self.model.subject_choice = self.subject_box.currentData()
 
-    def restore(self, state: dict[str, Any]) -> None:
-        self.collective_report = state["collective_report"]
-        self.subject_box.blockSignals(True)
-        self.subject_box.setCurrentIndex(max(0, self.subject_box.findData(state["subject"])))
-        self.subject_box.blockSignals(False)
-        self.load_workload(state["workload"])  # fills the model list for the task
+    def _read_money(self) -> None:
+        self.model.money = MoneyFields(
+            time_target=self.time_target_edit.text(), currency=self.currency_box.currentData(),
+            rate=self.rate_edit.text(), hourly_gpu=self.hourly_gpu_box.currentData(),
+            hourly_price=self.hourly_price_edit.text())
+
+    def _write_fields(self, fields: dict[str, Any]) -> None:
+        """Show ``fields`` (values as the model holds them) without treating it as an edit."""
         self._loading = True
         try:
-            for key, value in state["fields"].items():
+            for key, value in fields.items():
                 widget = self.widgets[key]
                 if isinstance(widget, QComboBox):
                     widget.setCurrentIndex(max(0, widget.findData(value)))
@@ -661,263 +534,137 @@ class WizardPage(QWidget):
                     widget.setText(value)
         finally:
             self._loading = False
-        money = state.get("money")
-        if money:
-            self.time_target_edit.setText(money["time_target"])
-            self.currency_box.setCurrentIndex(max(0, self.currency_box.findData(
-                money["currency"])))
-            self.rate_edit.setText(money["rate"])
-            self.hourly_gpu_box.setCurrentIndex(max(0, self.hourly_gpu_box.findData(
-                money["hourly_gpu"])))
-            self.hourly_price_edit.setText(money["hourly_price"])
+
+    def _write_money(self, money: MoneyFields) -> None:
+        self.time_target_edit.setText(money.time_target)
+        self.currency_box.setCurrentIndex(max(0, self.currency_box.findData(money.currency)))
+        self.rate_edit.setText(money.rate)
+        self.hourly_gpu_box.setCurrentIndex(max(0, self.hourly_gpu_box.findData(
+            money.hourly_gpu)))
+        self.hourly_price_edit.setText(money.hourly_price)
+
+    def _set_models_for(self, task: str, current: str) -> None:
+        combo = self.widgets["model"]
+        assert isinstance(combo, QComboBox)
+        combo.blockSignals(True)
+        combo.clear()
+        for preset_id in self.model.models_for(task):
+            combo.addItem(labels.label(labels.MODELS, preset_id, self.lang), preset_id)
+        combo.addItem(self.tr("Custom…"), CUSTOM_MODEL)
+        index = combo.findData(current)
+        combo.setCurrentIndex(index if index >= 0 else 0)
+        combo.blockSignals(False)
+
+    def load_workload(self, workload: Workload, replan: bool = True) -> None:
+        self.model.load(workload)
+        self._set_models_for(workload.task, workload.model)
+        self._write_fields(self.model.fields)
+        if replan:
+            self.replan()
+
+    def _edited(self, key: str) -> None:
+        if self._loading:
+            return
+        if key == "task":
+            task = self.widgets["task"].currentData()  # type: ignore[attr-defined]
+            self.load_workload(self.model.for_task(task))
+            return
+        self._timer.start()
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field as typed (including text that does not parse yet), the subject, the
+        step and the attached collective report."""
+        self._read_fields()
+        self._read_money()
+        return {**self.model.snapshot(), "step": self.tabs.currentIndex()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.model.restore(state)
+        self.subject_box.blockSignals(True)
+        self.subject_box.setCurrentIndex(max(0, self.subject_box.findData(state["subject"])))
+        self.subject_box.blockSignals(False)
+        # The workload first (it fills the model list for its task and plans), then the
+        # fields as they were typed over it, then the money terms.
+        self.load_workload(state["workload"])
+        self._write_fields(state["fields"])
+        if state.get("money"):
+            self._write_money(MoneyFields.from_dict(state["money"]))
         self.tabs.setCurrentIndex(state["step"])
         self.replan()
 
-    def _show_errors(self, errors: dict[str, str], general: str = "") -> None:
+    def _show_errors(self, errors: dict[str, FieldError], general: str = "") -> None:
         for key, label in self.errors.items():
-            text = errors.get(key, "")
+            error = errors.get(key)
+            text = "" if error is None else self._error_text(error)
             label.setText(text)
             label.setVisible(bool(text))
         self.general_error.setText(general)
 
+    def _error_text(self, error: FieldError) -> str:
+        if error.kind == "not_a_number":
+            return self.tr("'{0}' is not a number").format(error.text)
+        if error.kind == "not_whole":
+            return self.tr("must be a whole number")
+        return error.text  # the workload loader's own message
+
     # --- planning -----------------------------------------------------------------------------
 
-    def subject(self) -> Capabilities | None:
-        choice = self.subject_box.currentData()
-        if choice == "machine":
-            return from_profile(self.profile, self.catalog) if self.profile else None
-        if choice == "build":
-            return self.build_caps
-        return from_tier(self.catalog.tier(choice.split(":", 1)[1]), self.catalog)
-
     def replan(self) -> None:
-        doc, errors = self.document()
-        if errors:
-            self._show_errors(errors)
-            self._mark_stale(True)
-            return
-        try:
-            workload = Workload.from_dict(doc, where="workload")
-        except InputError as exc:
-            message = str(exc).removeprefix("workload: ")
-            key = next((k for k in FIELDS if f"'{k}'" in message
-                        or f"'{k.split('.')[-1]}'" in message), None)
-            self._show_errors({key: message} if key else {}, "" if key else message)
-            self._mark_stale(True)
+        self._read_fields()
+        custom = self.model.custom
+        for key, widget in self.widgets.items():
+            widget.setEnabled(custom or key not in CUSTOM_ONLY)
+        check = self.model.check()
+        if check.workload is None:
+            self._show_errors(check.errors, check.general)
+            self.results.mark_stale(True)
             return
         self._show_errors({})
-        self._mark_stale(False)
-        self.workload = workload
+        self.results.mark_stale(False)
+        workload = check.workload
         self.verify_panel.set_workload(workload)
-        caps = self.subject()
+        caps = self.model.subject()
         if caps is None:
             caps = Capabilities(label=Msg.verbatim(self.tr("This machine (detecting…)")),
                                 kind="machine")
         # The money terms are read here, on the GUI thread (their field errors show at once);
         # the recommendation is worked out with them on the worker.
-        target, currency, rate, hourly = self.money_terms()
-        self._priced = tuple(hourly)
-        self._generation += 1
-        self._wanted = (self._generation, workload, caps, (currency, rate, hourly, target))
+        self._read_money()
+        terms = self.model.money_terms()
+        self.money_error.setText("\n".join(self.tr(MONEY_ERRORS[name]) for name in terms.errors))
+        self.money_error.setVisible(bool(terms.errors))
+        self.model.request_plan(caps, terms)
         self._plan_next()
         self.workload_changed.emit(workload)
 
     @property
     def planning(self) -> bool:
         """A re-plan is due, waiting or running: what is shown is not yet for the input."""
-        return self._timer.isActive() or self._wanted is not None or self.plan_runner.running
+        return (self._timer.isActive() or self.model.pending is not None
+                or self.plan_runner.running)
 
     def _plan_next(self) -> None:
         """Plan the newest edit on the worker thread, unless a plan is running (its end calls
         this again)."""
-        if self._wanted is None or self.plan_runner.running or self._shut_down:
+        if self.model.pending is None or self.plan_runner.running or self._shut_down:
             return
-        generation, workload, caps, (currency, rate, hourly, target) = self._wanted
-        self._wanted = None
+        request = self.model.take_pending()
+        assert request is not None
         catalog = self.catalog
+        self.plan_runner.start(lambda _cancel, _progress: compute_plan(request, catalog))
 
-        def task(_cancel: Any, _progress: Any) -> tuple[int, Analysis, Advice, float]:
-            started = time.perf_counter()
-            analysis = analyze(workload, caps, catalog)
-            # The same advise() -> recommend() path as `torchrig plan --recommend`;
-            # gpu_options' cache makes the re-plans the overkill rule did cheap here.
-            advice = advise(workload, catalog, currency, rate, hourly, target)
-            return generation, analysis, advice, (time.perf_counter() - started) * 1000
-
-        self.plan_runner.start(task)
-
-    def _on_planned(self, result: tuple[int, Analysis, Advice, float]) -> None:
-        generation, analysis, advice, ms = result
-        if generation != self._generation:
+    def _on_planned(self, result: PlanResult) -> None:
+        if not self.model.accept(result):
             return  # a newer edit is on its way
-        self.analysis, self.last_plan_ms = analysis, ms
-        self._show(analysis)
-        self._show_recommendation(advice)
+        self.results.show(result, self.model.priced, self.model.collective_report)
 
     def _on_plan_failed(self, message: str, details: str) -> None:
-        # A planner bug must not look like an answer: say so where the verdict goes.
-        self.headline.setText(_coloured(self.tr("Planning failed: {0}").format(message),
-                                        colour("error")))
-        self.headline.setToolTip(details)
+        self.results.show_failure(message, details)
 
-    def _mark_stale(self, stale: bool) -> None:
-        """While a field is invalid the results are the last valid plan's: greyed out, and the
-        headline says so, so nobody reads them as the answer for what is typed now."""
-        self.stale = stale
-        for widget in (self.chart, self.findings_view, self.recommendation):
-            widget.setEnabled(not stale)
-        if stale and not self.headline.text().startswith("<p><b>"):
-            note = self.tr("Out of date: these results are for the last valid input. Correct the "
-                           "field marked in red to plan again.")
-            self.headline.setText(f"<p><b>{escape(note)}</b></p>"
-                                  f"<span style='color:{colour('muted')}'>"
-                                  f"{self.headline.text()}</span>")
-
-    def _show(self, analysis: Analysis) -> None:
-        self.headline.setToolTip("")
-        req = analysis.requirements
-        caps = analysis.subject
-        self.chart.set_bars(requirement_bars(req, caps))
-        t = req.throughput
-        fits = req.fits
-        subject = caps.label.get(self.lang)
-        if caps.gpu_count == 0:
-            verdict = escape(self.tr("no GPU on {0}").format(subject))
-        elif fits is None:
-            verdict = escape(self.tr("GPU memory of {0} unknown").format(subject))
-        elif fits:
-            verdict = _coloured(self.tr("fits on {0}").format(subject), colour("ok"))
-        elif req.vram_verdict == "tight":
-            verdict = _coloured(self.tr("tight on {0}: only the safety margin is short").format(
-                subject), colour("warn"))
-        else:
-            verdict = _coloured(self.tr("does not fit on {0}").format(subject),
-                                colour("error"))
-        speed = t.get("samples_per_s")
-        epoch = t.get("time_per_epoch_s")
-        util = t.get("utilisation")
-        parts = [_bold(self.tr("VRAM per GPU:")) + f" {fmt_gib(req.vram_total)} — {verdict}"]
-        # The VRAM verdict alone read "fits" in green beside a Blocker: say what blocks.
-        blockers = [f for f in analysis.findings if f.severity == Severity.BLOCKER]
-        if blockers:
-            first = blockers[0].title.get(self.lang)
-            text = (self.tr("Not ready: 1 blocker ({0})").format(first) if len(blockers) == 1
-                    else self.tr("Not ready: {0} blockers, first: {1}").format(len(blockers),
-                                                                              first))
-            parts.insert(0, _coloured(text, colour("error")))
-        throughput = _bold(self.tr("Estimated throughput:"))
-        if speed is not None and speed.value:
-            rate = f"{speed.value:,.0f}"
-            per_epoch = fmt_seconds(epoch.value if epoch else None, self.lang)
-            text = (self.tr("1 sample/s; time per epoch {0}").format(per_epoch) if rate == "1"
-                    else self.tr("{0} samples/s; time per epoch {1}").format(rate, per_epoch))
-            if util is not None and util.value:
-                text += " " + self.tr("(assumes {0} of {1})").format(
-                    f"{util.value:.0%}", fmt_flops(t["peak_flops"].value))
-            parts.append(f"{throughput} {escape(text)}")
-        elif speed is not None:
-            parts.append(f"{throughput} {escape(speed.note.get(self.lang))}")
-        parts.append(_coloured(self.tr("planned in {0} ms").format(f"{self.last_plan_ms:.1f}"),
-                               colour("muted")))
-        self.headline.setText("<br/>".join(p for p in parts if p))
-        self.findings_view.set_findings(analysis.findings,
-                                        empty=self.tr("No bottlenecks found."))
-        self._show_solver(analysis.solver)
-
-    def _show_recommendation(self, advice: Advice) -> None:
-        """The lowest tier and the best-value GPU with the time and money behind them, and
-        the scaling chart that may be modelled with that GPU."""
-        assert self.analysis is not None
-        rec = advice.recommendation
-        if rec.tier:
-            tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
-                self.tr("(seed {0})").format(rec.tier.section))
-        else:
-            tier = escape(self.tr("none of the seed's tiers"))
-        gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
-               if rec.gpu else escape(self.tr("no catalog GPU fits")))
-        lines = [_bold(self.tr("Recommended:")) + " "
-                 + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per "
-                           "unit of work): {1}").format(tier, gpu)]
-        lines += self._money_lines(advice)
-        self.recommendation.setText("<br/>".join(lines))
-        self._show_scaling(self.analysis, advice)
-
-    def _money_lines(self, advice: Advice) -> list[str]:
-        """The time and money behind the recommendation: the tier's run time against the
-        target, the best-value GPU's price and time, and the user's hourly price worked out."""
-        rec = advice.recommendation
-        lines: list[str] = []
-        target = advice.time_target_s
-        if rec.time_s is not None:
-            text = self.tr("run time on the tier's GPU: {0}").format(
-                fmt_seconds(rec.time_s, self.lang))
-            if target is not None:
-                text += " " + self.tr("(target {0})").format(fmt_seconds(target, self.lang))
-            lines.append(escape(text))
-        elif target is not None and rec.tier is None:
-            lines.append(_coloured(self.tr("No tier finishes within {0}.").format(
-                fmt_seconds(target, self.lang)), colour("warn")))
-        options = {o.part.id: o for o in advice.options}
-        best = options.get(rec.gpu.id) if rec.gpu is not None else None
-        if best is not None:
-            price = (self.tr("no price in {0}").format(advice.currency) if best.price is None
-                     else fmt_money(float(best.price), best.currency))
-            lines.append(escape(self.tr("{0}: {1} per GPU, run time {2}").format(
-                best.part.name, price, fmt_seconds(best.time_s, self.lang))))
-        for part_id, option in options.items():
-            if part_id not in self._priced:
-                continue
-            cost = option.cost_per_epoch if option.cost_per_epoch is not None \
-                else option.cost_per_million_tokens
-            if cost is None:
-                text = self.tr("At your price, {0}: no epoch or token rate to cost").format(
-                    option.part.name)
-            elif option.cost_per_epoch is not None:
-                text = self.tr("At your price, {0}: {1} per epoch, run time {2}").format(
-                    option.part.name, fmt_money(float(cost), option.currency),
-                    fmt_seconds(option.time_s, self.lang))
-            else:
-                text = self.tr("At your price, {0}: {1} per million tokens").format(
-                    option.part.name, fmt_money(float(cost), option.currency))
-            if option.meets_target is False:
-                text += " " + self.tr("(misses the time target)")
-            lines.append(escape(text))
-        return lines
-
-    def _show_solver(self, answer: SolverAnswer | None) -> None:
-        """The sizing solver's changes, settings first, each with an Apply button."""
-        while self.solver_layout.count():
-            item = self.solver_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.apply_buttons = []
-        if answer is None or not answer.changes:
-            self.solver_box.hide()
-            return
-        title = QLabel(_bold(self.tr("Changes that make it fit (re-planned):")))
-        title.setTextFormat(Qt.TextFormat.RichText)
-        self.solver_layout.addWidget(title)
-        for change in answer.changes:
-            row = QWidget()
-            row_layout = QHBoxLayout(row)
-            row_layout.setContentsMargins(0, 0, 0, 0)
-            time = (self.tr("time unknown") if change.time_ratio is None else
-                    self.tr("time ×{0}").format(f"{change.time_ratio:.2f}"))
-            text = QLabel(escape(f"{change.label.get(self.lang)} — "
-                                 f"{fmt_gib(change.vram_needed)}, {time}"))
-            text.setToolTip(change.time_note.get(self.lang))
-            text.setWordWrap(True)
-            row_layout.addWidget(text, 1)
-            if change.kind == "setting":
-                button = QPushButton(self.tr("Apply"))
-                button.setToolTip(self.tr("Change the workload to this setting"))
-                button.clicked.connect(lambda _checked=False, c=change: self.apply_change(c))
-                row_layout.addWidget(button)
-                self.apply_buttons.append(button)
-            self.solver_layout.addWidget(row)
-        self.solver_box.show()
+    @property
+    def apply_buttons(self) -> list[QPushButton]:
+        """The solver's Apply buttons on show (one per setting it changes)."""
+        return self.results.apply_buttons
 
     def apply_change(self, change: Change) -> None:
         try:
@@ -927,44 +674,26 @@ class WizardPage(QWidget):
             return
         self.load_workload(workload)
 
-    def _show_scaling(self, analysis: Analysis, advice: Advice) -> None:
-        """Efficiency vs GPU count for the candidate links; planned with the subject's GPU, or
-        with the recommended catalog GPU when the subject has none."""
-        rec = advice.recommendation
-        from torchrig.planning.device import device_spec
-        from torchrig.planning.requirements import plan
-        from torchrig.planning.scaling_series import scaling_series
-
-        req = analysis.requirements
-        note = ""
-        step = req.throughput.get("step_time_s")
-        if (step is None or not step.value) and rec.gpu is not None:
-            req = plan(req.workload, device_spec(rec.gpu))
-            note = self.tr("modelled with {0}").format(rec.gpu.name)
-        series = scaling_series(req.workload, req, analysis.subject, self.collective_report)
-        self.scaling_chart.set_series(series, note if series else self.tr(
-            "No scaling curve: inference, or no GPU throughput to model with."))
-
     def shutdown(self) -> bool:
         # The page is closing or being rebuilt: nothing may start a plan after this (a
         # pending re-plan timer or a late profile), or the thread would outlive the page.
         self._shut_down = True
         self._timer.stop()
-        self._wanted = None
+        self.model.take_pending()
         planner_stopped = self.plan_runner.shutdown()
         return self.verify_panel.shutdown() and planner_stopped
 
     def set_profile(self, profile: SystemProfile) -> None:
-        self.profile = profile
+        self.model.profile = profile
         self.replan()
 
     def set_collective_report(self, report: Any) -> None:
-        self.collective_report = report
+        self.model.collective_report = report
         self.replan()
 
     def set_build_capabilities(self, caps: Capabilities | None) -> None:
-        self.build_caps = caps
-        if self.subject_box.currentData() == "build":
+        self.model.subject_choice = self.subject_box.currentData()
+        if self.model.set_build_caps(caps):
             self.replan()
 
     # --- files --------------------------------------------------------------------------------
@@ -995,15 +724,7 @@ class WizardPage(QWidget):
         """Replace the model with the architecture a config.json describes; the task stays
         when it suits a transformer (a BERT config on an LLM task takes its own)."""
         try:
-            model = load_hf_config(path)
-            text_tasks = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora",
-                          "llm_inference")
-            task = self.workload.task if self.workload.task in text_tasks \
-                and model.task != "nlp_transformer" else None
-            fields = hf_workload_fields(model, task)
-            doc = default_workload(fields["task"]).to_dict()
-            doc.update(fields)
-            workload = Workload.from_dict(doc, where=str(path))
+            workload = self.model.workload_from_config(path)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot import the config"), str(exc))
             return False
@@ -1020,16 +741,3 @@ class WizardPage(QWidget):
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot save workload"), str(exc))
 
-
-def _number_text(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _bold(text: str) -> str:
-    return f"<b>{escape(text)}</b>"
-
-
-def _coloured(text: str, hex_colour: str) -> str:
-    return f"<span style='color:{hex_colour}'>{escape(text)}</span>"

@@ -1,0 +1,439 @@
+"""The Wizard's state and rules without widgets (the page in ``gui/pages/wizard_page.py`` is
+widgets bound to a :class:`WizardModel`, as napari keeps ``components/`` apart from ``_qt``).
+
+The model holds the workload being edited: the last valid :class:`Workload` (which also keeps
+what no field shows, such as an imported Hugging Face config's architecture) and every field's
+value as typed. Validation turns the typed values into a workload document and checks it with
+the core's own rules (``Workload.from_dict``); an error names its field. The subject of the plan
+(this machine, a tier or the Build page's build), the money terms, which plan result is current
+(a generation number: only the newest request's result is shown) and whether what is shown is
+stale live here too, and so does the planning itself: :func:`compute_plan`, a plain function
+of a :class:`PlanRequest` that the page runs on its worker thread, and :func:`scaling_for`, the
+scaling curves for a finished plan, which the page works out when it shows the plan.
+
+Words the user reads are not made here: the page translates with Qt. Field errors are either
+the loader's own message (``FieldError.kind == "rejected"``) or a code the page words
+(``"not_a_number"``, ``"not_whole"``); money errors are the names of the fields that did not
+parse.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
+from torchrig.catalog.model import Catalog
+from torchrig.errors import InputError
+from torchrig.hardware.model import SystemProfile
+from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
+from torchrig.planning.analysis import Analysis, analyze
+from torchrig.planning.device import device_spec
+from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
+from torchrig.planning.presets import ModelPreset, load_presets
+from torchrig.planning.requirements import plan
+from torchrig.planning.scaling_series import Series, scaling_series
+from torchrig.planning.workload import (
+    ARCH_FIELDS,
+    MODES,
+    OFFLOADS,
+    OPTIMIZERS,
+    PRECISIONS,
+    STRATEGIES,
+    TASKS,
+    Workload,
+    default_workload,
+)
+
+FIELD_KINDS: dict[str, str] = {
+    "task": "choice", "mode": "choice",
+    "model": "choice", "params": "int", "layers": "int", "hidden": "int", "heads": "int",
+    "kv_heads": "int", "vocab": "int",
+    "precision": "choice", "optimizer": "choice", "batch_size": "int", "image_size": "int",
+    "seq_len": "int", "gradient_checkpointing": "bool", "lora_rank": "int", "epochs": "float",
+    "ema": "bool", "denoising_steps": "int", "guidance": "choice",
+    "dataset.samples": "int", "dataset.sample_bytes": "float", "dataset.decoded_bytes": "float",
+    "dataset.cache_in_ram": "bool", "precomputed_latents": "bool",
+    "gpus_per_node": "int", "nodes": "int", "strategy": "choice", "tp_size": "int",
+    "pp_size": "int", "ep_size": "int", "offload": "choice",
+}
+"""Every Wizard field in form order: its key in the workload document (``dataset.x`` for the
+dataset's fields; the keys are what validation errors name) and its kind: choice, int, float
+or bool. A choice holds a code, a bool a flag, a number the text as typed."""
+GUIDANCE: dict[str, bool | None] = {"default": None, "on": True, "off": False}
+"""The guidance choice's codes and the workload's values (None: the model's usual setting)."""
+CHOICES: dict[str, tuple[str, ...]] = {
+    "task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
+    "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
+"""The codes each choice offers (the model's depend on the task: :meth:`WizardModel.models_for`)."""
+CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
+"""Fields that describe a custom model; a preset model ignores them."""
+CUSTOM_MODEL = "custom"
+TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_inference")
+"""Tasks an imported transformer config may keep (a BERT config on another task takes its
+own)."""
+MONEY_FIELDS = ("time_target", "rate", "hourly_price")
+"""The money fields that are typed, in the order their errors are listed."""
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """Why a field's value is refused: ``kind`` "not_a_number" (``text``: what was typed, as
+    read), "not_whole" (an integer field got a fraction) or "rejected" (``text``: the workload
+    loader's message, without the leading "workload: ")."""
+
+    kind: Literal["not_a_number", "not_whole", "rejected"]
+    text: str
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The typed values checked: a ``workload`` when they are valid; else the field ``errors``
+    and, for a loader message that names no field, ``general``."""
+
+    workload: Workload | None
+    errors: dict[str, FieldError] = field(default_factory=dict)
+    general: str = ""
+
+
+@dataclass(frozen=True)
+class MoneyFields:
+    """The money terms as typed (``torchrig plan --recommend``'s options): a time target in
+    hours, the currency prices are compared in, CNY per USD, and one GPU's hourly price."""
+
+    time_target: str = ""
+    currency: str = "USD"
+    rate: str = ""
+    hourly_gpu: str | None = None
+    hourly_price: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MoneyFields:
+        return cls(**{key: data[key] for key in ("time_target", "currency", "rate",
+                                                  "hourly_gpu", "hourly_price")})
+
+
+@dataclass(frozen=True)
+class MoneyTerms:
+    """The money fields read: what advise() takes, and the fields that did not parse (left
+    out of the terms; names from :data:`MONEY_FIELDS`)."""
+
+    time_target_s: float | None
+    currency: str
+    cny_per_usd: Decimal | None
+    hourly: dict[str, Decimal]
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """Everything one plan needs, fixed when it was asked for (the worker reads nothing else)."""
+
+    generation: int
+    workload: Workload
+    subject: Capabilities
+    terms: MoneyTerms
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A plan for a request: the analysis, the recommendation and how long they took (ms)."""
+
+    generation: int
+    analysis: Analysis
+    advice: Advice
+    ms: float
+
+
+def number_text(value: Any) -> str:
+    """A workload value as a number field shows it (7.0 as "7")."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parse_number(text: str, kind: str) -> tuple[Any, FieldError | None]:
+    """(value, None) or (None, why); empty text is (None, None): the field is not set.
+    Thousands separators (``,`` and ``_``) are ignored."""
+    text = text.strip().replace(",", "").replace("_", "")
+    if not text:
+        return None, None
+    try:
+        value = float(text)
+    except ValueError:
+        return None, FieldError("not_a_number", text)
+    if kind == "int":
+        if not value.is_integer():
+            return None, FieldError("not_whole", text)
+        return int(value), None
+    return value, None
+
+
+def fields_of(workload: Workload) -> dict[str, Any]:
+    """The field values that show ``workload``: codes for choices, flags, numbers as text."""
+    doc = workload.to_dict()
+    flat = {k: v for k, v in doc.items() if k != "dataset"}
+    flat.update({f"dataset.{k}": v for k, v in doc["dataset"].items()})
+    fields: dict[str, Any] = {}
+    for key, kind in FIELD_KINDS.items():
+        value = flat.get(key)
+        if key == "guidance":
+            value = next(k for k, v in GUIDANCE.items() if v is value)
+        elif kind == "bool":
+            value = bool(value)
+        elif kind != "choice":
+            value = "" if value is None else number_text(value)
+        fields[key] = value
+    return fields
+
+
+def scaling_for(analysis: Analysis, advice: Advice, collective_report: Any = None
+                ) -> tuple[list[Series], str]:
+    """Efficiency vs GPU count for the candidate links, planned with the subject's GPU, or
+    with the recommended catalog GPU (named in the second item) when the subject has none."""
+    rec = advice.recommendation
+    req = analysis.requirements
+    modelled_with = ""
+    step = req.throughput.get("step_time_s")
+    if (step is None or not step.value) and rec.gpu is not None:
+        req = plan(req.workload, device_spec(rec.gpu))
+        modelled_with = rec.gpu.name
+    return scaling_series(req.workload, req, analysis.subject, collective_report), modelled_with
+
+
+def compute_plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
+    """The plan the Wizard shows: analyze() for the subject and advise() with the money terms
+    (the same path as ``torchrig plan --recommend``). Pure, so it runs on a worker thread."""
+    started = time.perf_counter()
+    workload, terms = request.workload, request.terms
+    analysis = analyze(workload, request.subject, catalog)
+    # gpu_options' cache makes the re-plans the overkill rule did cheap here.
+    advice = advise(workload, catalog, terms.currency, terms.cny_per_usd, terms.hourly,
+                    terms.time_target_s)
+    return PlanResult(request.generation, analysis, advice,
+                      (time.perf_counter() - started) * 1000)
+
+
+class WizardModel:
+    """The Wizard without its widgets.
+
+    Attributes:
+        workload: the last valid workload, and the base of the next document (its fields that
+            no Wizard field shows - a name, an imported config's architecture - carry over).
+        fields: every field's value as typed (see :data:`FIELD_KINDS`).
+        subject_choice: "machine", "build" or "tier:<id>"; profile / build_caps: what the
+            first two stand for once known.
+        money: the money fields as typed; default_cny_per_usd: the Settings' default rate.
+        collective_report: a measured collective report (the Benchmark page's cluster tab).
+        generation: the number of the newest plan request; pending: a request not yet
+            started; analysis / last_plan_ms: the newest plan shown; priced: the GPUs the
+            newest request has an hourly price for.
+        stale: the typed values are invalid, so what is shown is the last valid plan.
+    """
+
+    def __init__(self, catalog: Catalog, default_cny_per_usd: Decimal | None = None,
+                 workload: Workload | None = None) -> None:
+        self.catalog = catalog
+        self.presets: dict[str, ModelPreset] = load_presets()
+        self.workload: Workload = workload or default_workload("image_classification")
+        self.fields: dict[str, Any] = fields_of(self.workload)
+        self.subject_choice = "machine"
+        self.profile: SystemProfile | None = None
+        self.build_caps: Capabilities | None = None
+        self.default_cny_per_usd = default_cny_per_usd
+        self.money = MoneyFields(rate="" if default_cny_per_usd is None
+                                 else str(default_cny_per_usd))
+        self.collective_report: Any = None
+        self.generation = 0
+        self.pending: PlanRequest | None = None
+        self.analysis: Analysis | None = None
+        self.last_plan_ms = 0.0
+        self.priced: tuple[str, ...] = ()
+        self.stale = False
+
+    # --- the workload being edited ------------------------------------------------------------
+
+    def load(self, workload: Workload) -> None:
+        """Edit ``workload`` from now on: every field shows its value."""
+        self.workload = workload
+        self.fields = fields_of(workload)
+
+    def for_task(self, task: str) -> Workload:
+        """The workload a newly chosen task starts from: that task's typical defaults."""
+        return default_workload(task)
+
+    def models_for(self, task: str) -> list[str]:
+        """The model presets offered for ``task`` (then "custom", a model typed in)."""
+        return [preset.id for preset in self.presets.values() if task in preset.tasks]
+
+    @property
+    def custom(self) -> bool:
+        """The model is typed in (custom), so the custom-model fields count."""
+        return self.fields.get("model") == CUSTOM_MODEL
+
+    def document(self) -> tuple[dict[str, Any], dict[str, FieldError]]:
+        """The workload document from the typed fields, and the fields that do not parse."""
+        doc = self.workload.to_dict()
+        doc["dataset"] = dict(doc["dataset"])
+        errors: dict[str, FieldError] = {}
+        custom = self.custom
+        for key, kind in FIELD_KINDS.items():
+            value: Any = self.fields.get(key)
+            if key == "guidance":
+                value = GUIDANCE[value]
+            elif kind == "bool":
+                value = bool(value)
+            elif kind != "choice":
+                value, error = parse_number(value, kind)
+                if error:
+                    errors[key] = error
+                    continue
+            if key in CUSTOM_ONLY and not custom:
+                value = None
+            if key.startswith("dataset."):
+                doc["dataset"][key.split(".", 1)[1]] = value
+            else:
+                doc[key] = value
+        if not custom:
+            # A preset has its own shape: drop what an imported config or a custom model set.
+            for key in ("params", "style", *ARCH_FIELDS):
+                doc[key] = None
+        return doc, errors
+
+    def validate(self) -> Validation:
+        """Check the typed values with the workload loader's rules; a loader message that
+        quotes a field's key is that field's error."""
+        doc, errors = self.document()
+        if errors:
+            return Validation(None, errors)
+        try:
+            workload = Workload.from_dict(doc, where="workload")
+        except InputError as exc:
+            message = str(exc).removeprefix("workload: ")
+            key = next((k for k in FIELD_KINDS if f"'{k}'" in message
+                        or f"'{k.split('.')[-1]}'" in message), None)
+            if key is None:
+                return Validation(None, {}, message)
+            return Validation(None, {key: FieldError("rejected", message)})
+        return Validation(workload)
+
+    def check(self) -> Validation:
+        """:meth:`validate`, and its consequence: valid values become the workload; invalid
+        ones make what is shown stale (the last valid plan)."""
+        result = self.validate()
+        self.stale = result.workload is None
+        if result.workload is not None:
+            self.workload = result.workload
+        return result
+
+    def workload_from_config(self, path: Path) -> Workload:
+        """The workload for a Hugging Face ``config.json``: the model becomes the architecture
+        it describes; the task stays when it suits a transformer. Raises InputError."""
+        model = load_hf_config(path)
+        task = self.workload.task if self.workload.task in TEXT_TASKS \
+            and model.task != "nlp_transformer" else None
+        fields = hf_workload_fields(model, task)
+        doc = default_workload(fields["task"]).to_dict()
+        doc.update(fields)
+        return Workload.from_dict(doc, where=str(path))
+
+    # --- what the plan is for ------------------------------------------------------------------
+
+    def subject(self) -> Capabilities | None:
+        """The chosen subject's capabilities; None while this machine is not detected yet or no
+        build has been made."""
+        choice = self.subject_choice
+        if choice == "machine":
+            return from_profile(self.profile, self.catalog) if self.profile else None
+        if choice == "build":
+            return self.build_caps
+        return from_tier(self.catalog.tier(choice.split(":", 1)[1]), self.catalog)
+
+    def set_build_caps(self, caps: Capabilities | None) -> bool:
+        """The Build page's build changed; True when the plan is for it (re-plan then)."""
+        self.build_caps = caps
+        return self.subject_choice == "build"
+
+    def money_terms(self) -> MoneyTerms:
+        """The money fields read; a field that does not parse is left out and named."""
+        money = self.money
+        errors: list[str] = []
+        target = None
+        text = money.time_target.strip().replace(",", "")
+        if text:
+            try:
+                target = time_target_seconds(float(text), "time target")
+            except (ValueError, InputError):
+                errors.append("time_target")
+        rate = None
+        if money.rate.strip():
+            try:
+                rate = positive_amount(money.rate.replace(",", ""), "exchange rate")
+            except InputError:
+                errors.append("rate")
+        hourly: dict[str, Decimal] = {}
+        if money.hourly_price.strip():
+            try:
+                hourly[cast(str, money.hourly_gpu)] = positive_amount(
+                    money.hourly_price.replace(",", ""), "GPU-hour price")
+            except InputError:
+                errors.append("hourly_price")
+        return MoneyTerms(target, money.currency, rate, hourly, tuple(errors))
+
+    def set_default_rate(self, rate: Decimal | None) -> bool:
+        """A new default rate from Settings. It replaces the rate field's text unless the user
+        typed a rate of their own (text other than the old default); True when it did."""
+        shown = "" if self.default_cny_per_usd is None else str(self.default_cny_per_usd)
+        self.default_cny_per_usd = rate
+        if self.money.rate.strip() != shown:
+            return False
+        self.money = MoneyFields(**{**self.money.to_dict(),
+                                    "rate": "" if rate is None else str(rate)})
+        return True
+
+    # --- plans ---------------------------------------------------------------------------------
+
+    def request_plan(self, subject: Capabilities, terms: MoneyTerms) -> PlanRequest:
+        """A plan of the current workload, newer than every earlier request; it waits in
+        ``pending`` until :meth:`take_pending` (an earlier request still waiting is dropped)."""
+        self.generation += 1
+        self.priced = tuple(terms.hourly)
+        self.pending = PlanRequest(self.generation, self.workload, subject, terms)
+        return self.pending
+
+    def take_pending(self) -> PlanRequest | None:
+        request, self.pending = self.pending, None
+        return request
+
+    def accept(self, result: PlanResult) -> bool:
+        """Take a finished plan if it answers the newest request; False for an older one (a
+        newer edit is on its way, and its plan will be shown instead)."""
+        if result.generation != self.generation:
+            return False
+        self.analysis, self.last_plan_ms = result.analysis, result.ms
+        return True
+
+    # --- a rebuilt page carries the state over --------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The workload, every field as typed (including text that does not parse yet), the
+        subject, the attached collective report and the money fields."""
+        return {"workload": self.workload, "fields": dict(self.fields),
+                "subject": self.subject_choice, "collective_report": self.collective_report,
+                "money": self.money.to_dict()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take back a :meth:`snapshot` (``money`` may be missing: the fields stay as they
+        are)."""
+        self.collective_report = state["collective_report"]
+        self.subject_choice = state["subject"]
+        self.workload = state["workload"]
+        self.fields = dict(state["fields"])
+        if state.get("money"):
+            self.money = MoneyFields.from_dict(state["money"])
