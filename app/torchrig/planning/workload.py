@@ -9,94 +9,51 @@ requirements. Every constructor that takes user input (:meth:`Workload.from_dict
 Fields left out of a file or a command line take the task's defaults
 (:func:`default_workload`), so ``{"format": "torchrig.workload", "version": 1, "task":
 "llm_inference"}`` is a complete workload.
+
+Validation is two tables read by short loops: each field's own rule (type, choices, range) in
+:data:`torchrig.planning.workload_fields.FIELDS`, the rules between fields in :data:`_RULES`
+here. Reading a document and saving a workload both end in :func:`_check`, so both refuse the
+same things with the same messages.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
-from torchrig.planning.presets import STYLES, ModelPreset, TransformerArch, get_preset
+from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
+
+# The enumerations imported "X as X" are re-exported: they are defined with the per-field table,
+# and the CLI, the Wizard and hf_config import them from here.
+from torchrig.planning.workload_fields import ACTIVATIONS as ACTIVATIONS
+from torchrig.planning.workload_fields import ATTENTIONS as ATTENTIONS
+from torchrig.planning.workload_fields import (
+    FIELD,
+    FIELDS,
+    SAVE_CHECKED,
+    TASKS,
+    check_saved,
+    read_field,
+)
+from torchrig.planning.workload_fields import MODES as MODES
+from torchrig.planning.workload_fields import OFFLOADS as OFFLOADS
+from torchrig.planning.workload_fields import OPTIMIZERS as OPTIMIZERS
+from torchrig.planning.workload_fields import PRECISIONS as PRECISIONS
+from torchrig.planning.workload_fields import STRATEGIES as STRATEGIES
 
 WORKLOAD_FORMAT = "torchrig.workload"
 WORKLOAD_VERSION = 1
 
-TASKS = (
-    "image_classification", "detection_segmentation", "nlp_transformer", "llm_finetune_full",
-    "llm_finetune_lora", "llm_inference", "reinforcement_learning", "image_generation",
-)
-MODES = ("train", "finetune", "infer")
-PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "int8", "int4")
-OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
-              "expert_parallel")
-OFFLOADS = ("none", "optimizer", "optimizer_and_params")
-ATTENTIONS = ("sdpa", "eager")
-CUSTOM = "custom"
-
 VISION_TASKS = ("image_classification", "detection_segmentation", "reinforcement_learning")
 TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_inference")
 QUANTIZED = ("int8", "int4")
+CUSTOM = "custom"
 
-# (minimum, maximum) for every number; "absurd" inputs are refused with the range in the message.
-LIMITS: dict[str, tuple[float, float]] = {
-    "batch_size": (1, 1_000_000),
-    "seq_len": (1, 4_194_304),
-    "image_size": (8, 16_384),
-    "params": (1_000, 1e13),
-    "layers": (1, 10_000),
-    "hidden": (1, 1_048_576),
-    "heads": (1, 16_384),
-    "kv_heads": (1, 16_384),
-    "vocab": (1, 16_777_216),
-    "ffn": (1, 16_777_216),
-    "head_dim": (1, 65_536),
-    "max_positions": (1, 100_000_000),
-    "experts": (1, 65_536),
-    "active_experts": (1, 65_536),
-    "expert_ffn": (1, 16_777_216),
-    "shared_expert_ffn": (1, 16_777_216),
-    "dense_layers": (0, 10_000),
-    "kv_lora_rank": (1, 1_048_576),
-    "q_lora_rank": (1, 1_048_576),
-    "rope_head_dim": (1, 65_536),
-    "v_head_dim": (1, 65_536),
-    "sliding_window": (1, 4_194_304),
-    "sliding_layers": (0, 10_000),
-    "grad_accumulation": (1, 1_000_000),
-    "denoising_steps": (1, 10_000),
-    "env_steps_per_s_per_core": (0.001, 1e9),
-    "lora_rank": (1, 65_536),
-    "activation_bytes_per_sample": (0, 1e13),
-    "forward_flops_per_sample": (1, 1e18),  # a divisor in the throughput estimate
-    "gpus_per_node": (1, 256),
-    "nodes": (1, 100_000),
-    "tp_size": (1, 4_096),
-    "pp_size": (1, 4_096),
-    "ep_size": (1, 4_096),
-    "epochs": (0.001, 100_000),
-    "num_workers": (0, 1_024),
-    "checkpoints_kept": (0, 1_000),
-    "target_samples_per_s": (0, 1e9),
-    "dataset.samples": (0, 1e13),
-    "dataset.sample_bytes": (0, 1e11),
-    "dataset.decoded_bytes": (0, 1e12),
-}
-INTEGER_FIELDS = {
-    "batch_size", "seq_len", "image_size", "params", "layers", "hidden", "heads", "kv_heads",
-    "vocab", "ffn", "lora_rank", "gpus_per_node", "nodes", "tp_size", "pp_size", "ep_size",
-    "num_workers",
-    "checkpoints_kept", "dataset.samples", "head_dim", "experts", "active_experts", "expert_ffn",
-    "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
-    "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "max_positions",
-    "denoising_steps",
-}
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
                "tied_embeddings", "qkv_bias", "activation", "experts", "active_experts",
                "expert_ffn", "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank",
@@ -104,7 +61,6 @@ ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_di
                "max_positions")
 """A custom transformer's shape (``--model custom``; what ``--hf-config`` fills in)."""
 MOE_FIELDS = ("experts", "active_experts", "expert_ffn")
-ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swiglu", "geglu")
 
 
 @dataclass(frozen=True)
@@ -355,165 +311,52 @@ def save_workload(workload: Workload, path: str | Path) -> None:
     atomic_write_json(Path(path), workload.to_dict())
 
 
-class _Reader:
-    """Typed reads from a flat dict with messages naming the field as the user spelled it."""
-
-    def __init__(self, data: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> None:
-        self.data, self.where, self.keys = data, where, keys
-
-    def label(self, name: str) -> str:
-        return self.keys.get(name, name)
-
-    def error(self, name: str, problem: str) -> InputError:
-        return InputError(f"{self.where}: field '{self.label(name)}' {problem}")
-
-    def has(self, name: str) -> bool:
-        return self.data.get(name) is not None
-
-    def text(self, name: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.data.get(name, default)
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            raise self.error(name, f"must be text, got {value!r}")
-        if choices and value not in choices:
-            raise self.error(name, f"must be one of {', '.join(choices)}; got {value!r}")
-        return value
-
-    def flag(self, name: str, default: Any) -> Any:
-        value = self.data.get(name, default)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise self.error(name, f"must be true or false, got {value!r}")
-        return value
-
-    def number(self, name: str, default: Any) -> Any:
-        value = self.data.get(name)
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(name, f"must be a number, got {value!r}")
-        return _in_range(value, name, self.error)
-
-
-def _in_range(value: float, name: str, error: Any) -> Any:
-    if not math.isfinite(value):
-        raise error(name, f"must be a finite number, got {value!r}")
-    low, high = LIMITS[name]
-    integer = name in INTEGER_FIELDS
-    if integer and not float(value).is_integer():
-        raise error(name, f"must be a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise error(name, f"must be between {low:g} and {high:g}, got {value:g}")
-    return int(value) if integer else float(value)
-
-
 def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Workload:
-    r = _Reader(flat, where, keys)
+    """Read a flat document (``dataset.samples`` etc.) field by field through FIELDS, then
+    hold the result to the rules of :func:`_check`, as saving does."""
+
+    def error(name: str, problem: str) -> InputError:
+        return InputError(f"{where}: field '{keys.get(name, name)}' {problem}")
+
     known = {f.name for f in dataclasses.fields(Workload)} | {
         f"dataset.{f.name}" for f in dataclasses.fields(Dataset)}
     unknown = sorted(k for k in flat if k not in known)
     if unknown:
-        raise InputError(f"{where}: unknown field {r.label(unknown[0])!r}")
-    task = r.text("task", TASKS, "")
+        raise InputError(f"{where}: unknown field {keys.get(unknown[0], unknown[0])!r}")
+    task = read_field(FIELD["task"], flat, "", error)
     if not task:
-        raise r.error("task", f"is required (one of {', '.join(TASKS)})")
+        raise error("task", f"is required (one of {', '.join(TASKS)})")
     base = default_workload(task)
-    model = r.text("model", (), base.model)
+    model = read_field(FIELD["model"], flat, base.model, error)
     try:
         preset = None if model == CUSTOM else get_preset(model)
     except InputError as exc:
-        raise r.error("model", f"names {exc}") from None
-    changed_model = model != base.model
-
-    def sized(name: str, preset_value: int | None) -> int | None:
-        """Image size / sequence length: the task default, or the new model's own default when
-        the user picked another model (a BERT cannot take Llama's 2048 tokens)."""
-        base_value = getattr(base, name)
-        if changed_model and preset_value is not None:
-            base_value = preset_value if base_value is None else min(base_value, preset_value)
-        return r.number(name, base_value)
-
-    preset_seq = None
-    if preset is not None and preset.arch is not None:
-        preset_seq = preset.arch.max_positions or preset.seq_len
-    ds = base.dataset
-    dataset = Dataset(
-        samples=r.number("dataset.samples", ds.samples),
-        sample_bytes=r.number("dataset.sample_bytes", ds.sample_bytes),
-        decoded_bytes=r.number("dataset.decoded_bytes", ds.decoded_bytes),
-        cache_in_ram=r.flag("dataset.cache_in_ram", ds.cache_in_ram),
-    )
-    style = flat.get("style")
-    if style is not None and style not in STYLES:
-        raise r.error("style", f"must be one of {', '.join(STYLES)}; got {style!r}")
-    name = flat.get("name", "")
-    if not isinstance(name, str) or len(name) > 200:
-        raise r.error("name", "must be text of at most 200 characters")
-    workload = Workload(
-        task=task,
-        mode=r.text("mode", MODES, base.mode),
-        model=model,
-        precision=r.text("precision", PRECISIONS, base.precision),
-        optimizer=r.text("optimizer", OPTIMIZERS, base.optimizer),
-        batch_size=r.number("batch_size", base.batch_size),
-        dataset=dataset,
-        grad_accumulation=r.number("grad_accumulation", base.grad_accumulation),
-        seq_len=sized("seq_len", preset_seq),
-        image_size=sized("image_size", preset.image_size if preset else None),
-        gradient_checkpointing=r.flag("gradient_checkpointing", base.gradient_checkpointing),
-        lora_rank=r.number("lora_rank", base.lora_rank),
-        attention=r.text("attention", ATTENTIONS, base.attention),
-        params=r.number("params", None),
-        layers=r.number("layers", None),
-        hidden=r.number("hidden", None),
-        heads=r.number("heads", None),
-        kv_heads=r.number("kv_heads", None),
-        vocab=r.number("vocab", None),
-        ffn=r.number("ffn", None),
-        head_dim=r.number("head_dim", None),
-        max_positions=r.number("max_positions", None),
-        tied_embeddings=r.flag("tied_embeddings", None),
-        qkv_bias=r.flag("qkv_bias", None),
-        activation=(r.text("activation", ACTIVATIONS, "") if r.has("activation")
-                    else None),
-        experts=r.number("experts", None),
-        active_experts=r.number("active_experts", None),
-        expert_ffn=r.number("expert_ffn", None),
-        shared_expert_ffn=r.number("shared_expert_ffn", None),
-        dense_layers=r.number("dense_layers", None),
-        kv_lora_rank=r.number("kv_lora_rank", None),
-        q_lora_rank=r.number("q_lora_rank", None),
-        rope_head_dim=r.number("rope_head_dim", None),
-        v_head_dim=r.number("v_head_dim", None),
-        sliding_window=r.number("sliding_window", None),
-        sliding_layers=r.number("sliding_layers", None),
-        style=style,
-        activation_bytes_per_sample=r.number("activation_bytes_per_sample", None),
-        forward_flops_per_sample=r.number("forward_flops_per_sample", None),
-        figures_source=flat.get("figures_source"),
-        gpus_per_node=r.number("gpus_per_node", base.gpus_per_node),
-        nodes=r.number("nodes", base.nodes),
-        strategy=r.text("strategy", STRATEGIES, base.strategy),
-        tp_size=r.number("tp_size", base.tp_size),
-        pp_size=r.number("pp_size", base.pp_size),
-        ep_size=r.number("ep_size", base.ep_size),
-        offload=r.text("offload", OFFLOADS, base.offload),
-        epochs=r.number("epochs", base.epochs),
-        num_workers=r.number("num_workers", base.num_workers),
-        checkpoints_kept=r.number("checkpoints_kept", base.checkpoints_kept),
-        target_samples_per_s=r.number("target_samples_per_s", base.target_samples_per_s),
-        env_steps_per_s_per_core=r.number("env_steps_per_s_per_core",
-                                          base.env_steps_per_s_per_core),
-        denoising_steps=r.number("denoising_steps", base.denoising_steps),
-        guidance=r.flag("guidance", base.guidance),
-        precomputed_latents=r.flag("precomputed_latents", base.precomputed_latents),
-        ema=r.flag("ema", base.ema),
-        name=name,
-    )
+        raise error("model", f"names {exc}") from None
+    values = {"task": task, "model": model} | {
+        f.name: read_field(f, flat, _default(f.name, base, preset, model != base.model), error)
+        for f in FIELDS if f.name not in ("task", "model")}
+    dataset = Dataset(**{name.removeprefix("dataset."): values.pop(name)
+                         for name in list(values) if name.startswith("dataset.")})
+    workload = Workload(dataset=dataset, **values)
     _check(workload, where, keys)
     return workload
+
+
+def _default(name: str, base: Workload, preset: ModelPreset | None, new_model: bool) -> Any:
+    """What a field left out takes: the task's default; but image size and sequence length
+    take the new model's own (the smaller, where the task has one too) when the user picked
+    another model (a BERT cannot take Llama's 2048 tokens)."""
+    if name.startswith("dataset."):
+        return getattr(base.dataset, name.removeprefix("dataset."))
+    value = getattr(base, name)
+    own = None
+    if new_model and preset is not None and name == "image_size":
+        own = preset.image_size
+    elif new_model and preset is not None and name == "seq_len" and preset.arch is not None:
+        own = preset.arch.max_positions or preset.seq_len
+    if own is not None:
+        value = own if value is None else min(value, own)
+    return value
 
 
 # --- the model a workload refers to ----------------------------------------------------------
@@ -586,172 +429,294 @@ def _custom_arch(w: Workload) -> TransformerArch | None:
     )
 
 
-def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
-    """Cross-field rules. Messages name the field the user can change."""
+# --- the rules a finished workload must meet ---------------------------------------------------
 
-    def err(name: str, problem: str) -> InputError:
+
+class _Facts:
+    """What the cross-field rules read: the workload, and the model it names, looked up only
+    when a rule first asks. That is the point where the lookup can first succeed: a custom
+    model resolves only once the rules before have made sure it has params or a shape, and
+    an unknown preset is refused (by get_preset, in its words) after the per-field checks."""
+
+    def __init__(self, w: Workload) -> None:
+        self.w = w
+        self.custom = w.model == CUSTOM
+        # Plain attributes, not functools.cached_property: before Python 3.12 that holds one
+        # lock for all instances, and the GUI validates on its thread and on workers at once.
+        self._preset: ModelPreset | None = None
+        self._model: ResolvedModel | None = None
+
+    @property
+    def preset(self) -> ModelPreset:
+        if self._preset is None:
+            self._preset = get_preset(self.w.model)
+        return self._preset
+
+    @property
+    def model(self) -> ResolvedModel:
+        if self._model is None:
+            self._model = resolve_model(self.w)
+        return self._model
+
+    @property
+    def arch(self) -> TransformerArch:
+        """The model's transformer shape, for rules after one that refused a model without."""
+        return _shape(self.model.arch)
+
+
+def _shape(arch: TransformerArch | None) -> TransformerArch:
+    assert arch is not None  # an earlier rule refused the workload otherwise
+    return arch
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """A cross-field rule: when ``broken`` holds, the workload is refused with ``message``
+    (text, or made from the facts) naming ``field``, the one the user can change."""
+
+    field: str
+    broken: Callable[[_Facts], object]
+    message: str | Callable[[_Facts], str]
+
+    def text(self, c: _Facts) -> str:
+        return self.message if isinstance(self.message, str) else self.message(c)
+
+
+def _group(guard: Callable[[_Facts], object], *rules: _Rule) -> tuple[_Rule, ...]:
+    """``rules``, each applying only where ``guard`` holds (checked first, as a nested if)."""
+
+    def both(broken: Callable[[_Facts], object]) -> Callable[[_Facts], object]:
+        return lambda c: guard(c) and broken(c)
+
+    return tuple(dataclasses.replace(r, broken=both(r.broken)) for r in rules)
+
+
+def _given(name: str) -> Callable[[_Facts], bool]:
+    return lambda c: getattr(c.w, name) is not None
+
+
+def _missing_expert_field(name: str) -> Callable[[_Facts], bool]:
+    return lambda c: getattr(c.w, name) is None and any(
+        getattr(c.w, n) is not None for n in MOE_FIELDS)
+
+
+def _more_than_layers(name: str) -> Callable[[_Facts], object]:
+    return lambda c: c.w.layers is not None and (getattr(c.w, name) or 0) > c.w.layers
+
+
+def _past_preset_positions(c: _Facts) -> object:
+    arch = c.preset.arch
+    return arch is not None and arch.max_positions and c.w.seq_len \
+        and c.w.seq_len > arch.max_positions
+
+
+def _rank_not_below_hidden(c: _Facts) -> bool:
+    rank = c.w.lora_rank
+    assert rank is not None  # the rule before refused a missing rank
+    return rank >= c.arch.hidden
+
+
+def _model_parallel(strategy: str, size: str, fits_model: _Rule) -> tuple[_Rule, ...]:
+    """Tensor or pipeline parallelism: ``size`` ranks (at least 2) that divide the GPUs, on a
+    transformer, where ``fits_model`` says whether the model splits that many ways."""
+
+    def n(c: _Facts) -> Any:
+        return getattr(c.w, size)
+
+    return _group(
+        lambda c: c.w.strategy == strategy,
+        _Rule(size, lambda c: n(c) < 2, f"must be at least 2 for strategy {strategy}"),
+        _Rule("strategy", lambda c: c.model.arch is None,
+              f"{strategy} is modelled for transformers only"),
+        _Rule(size, lambda c: c.w.total_gpus % n(c),
+              lambda c: f"must divide the {c.w.total_gpus} GPUs (gpus x nodes)"),
+        fits_model,
+    )
+
+
+_TRAINING_ONLY = "applies to training only"
+
+# In order: the first broken rule is the one reported. The model's own rules come first (a
+# preset, or a custom shape that must add up), then what the model family implies, then the
+# task, then the parallel layout and the figures.
+_RULES: tuple[_Rule, ...] = (
+    *_group(
+        lambda c: not c.custom,
+        _Rule("model", lambda c: c.w.task not in c.preset.tasks,
+              lambda c: f"{c.w.model} does not fit task {c.w.task} (it suits: "
+                        f"{', '.join(c.preset.tasks)})"),
+        # A preset brings its own size and shape; one given beside it would be silently
+        # ignored (resolve_model reads the preset's).
+        *(_Rule(n, _given(n), lambda c: f"is only for model 'custom' ({c.w.model} has its own)")
+          for n in ("params", "style", *ARCH_FIELDS)),
+        _Rule("seq_len", _past_preset_positions,
+              lambda c: f"is {c.w.seq_len}, more than {c.w.model}'s "
+                        f"{_shape(c.preset.arch).max_positions} positions"),
+    ),
+    *_group(
+        lambda c: c.custom,
+        _Rule("params", lambda c: c.w.params is None and (
+                  c.w.layers is None or c.w.hidden is None or c.w.heads is None),
+              "is required for a custom model (or give layers, hidden and heads for a "
+              "transformer)"),
+        _Rule("heads", lambda c: c.w.heads is not None and c.w.hidden is not None
+                                 and c.w.hidden % c.w.heads and c.w.head_dim is None,
+              lambda c: f"must divide hidden ({c.w.hidden} is not a multiple of {c.w.heads}; "
+                        "give head_dim when the head size is not hidden / heads)"),
+        _Rule("seq_len", lambda c: c.w.max_positions is not None and c.w.seq_len is not None
+                                   and c.w.seq_len > c.w.max_positions,
+              lambda c: f"is {c.w.seq_len}, more than the model's {c.w.max_positions} "
+                        "positions"),
+        # An expert layer is only defined by all three; the first one missing is named.
+        *(_Rule(n, _missing_expert_field(n), "is required for a mixture of experts (give "
+                "experts, active_experts and expert_ffn together)") for n in MOE_FIELDS),
+        _Rule("active_experts", lambda c: c.w.experts is not None
+                                          and c.w.active_experts is not None
+                                          and c.w.active_experts > c.w.experts,
+              lambda c: f"cannot exceed the {c.w.experts} experts"),
+        *(_Rule(n, _more_than_layers(n), lambda c: f"cannot exceed the {c.w.layers} layers")
+          for n in ("dense_layers", "sliding_layers")),
+        _Rule("kv_lora_rank", lambda c: c.w.kv_lora_rank is not None and (
+                  c.w.rope_head_dim is None or c.w.v_head_dim is None or c.w.head_dim is None),
+              "latent attention also needs rope_head_dim, v_head_dim and head_dim (the "
+              "non-rotary query/key head size)"),
+        # Grouped-query attention: each key/value head serves a whole number of query heads.
+        _Rule("kv_heads", lambda c: c.w.kv_heads is not None and c.w.heads is not None
+                                    and c.w.heads % c.w.kv_heads,
+              lambda c: f"must divide heads ({c.w.heads} is not a multiple of {c.w.kv_heads})"),
+    ),
+    _Rule("seq_len", lambda c: c.model.family in ("cnn", "vit") and c.w.seq_len is not None,
+          "is only for transformer models (give image_size)"),
+    _Rule("image_size", lambda c: c.model.family == "transformer"
+                                  and c.w.image_size is not None,
+          "is only for image models (give seq_len)"),
+    _Rule("image_size", lambda c: c.model.family in ("cnn", "vit") and c.w.image_size is None,
+          "is required for an image model"),
+    _Rule("seq_len", lambda c: c.model.arch is not None and c.w.seq_len is None,
+          "is required for a transformer"),
+    *_group(
+        lambda c: c.model.family == "diffusion",
+        _Rule("seq_len", lambda c: c.w.seq_len is not None,
+              "is only for transformer language models (give image_size)"),
+        _Rule("image_size", lambda c: c.w.image_size is None or c.w.image_size % 64,
+              "must be a multiple of 64 pixels for a latent diffusion model (the VAE divides "
+              "it by 8, the denoiser's levels again)"),
+    ),
+    _Rule("model", lambda c: c.model.family != "diffusion" and c.w.task == "image_generation"
+                             and c.w.model == CUSTOM,
+          "image generation needs one of the diffusion model presets"),
+    *_group(lambda c: c.w.task != "image_generation",
+            *(_Rule(n, _given(n), "applies to image generation only")
+              for n in ("denoising_steps", "guidance"))),
+    # Latents are precomputed in place of encoding images while training; inference
+    # encodes no images at all.
+    _Rule("precomputed_latents", lambda c: c.w.precomputed_latents and (
+              c.w.task != "image_generation" or not c.w.is_training),
+          "applies to image generation training only"),
+    _Rule("ema", lambda c: c.w.ema and not c.w.is_training, _TRAINING_ONLY),
+    _Rule("denoising_steps", lambda c: c.w.task == "image_generation" and c.w.is_training
+                                       and c.w.denoising_steps is not None,
+          "applies to inference only (training runs one denoiser step per sample)"),
+    _Rule("guidance", lambda c: c.w.task == "image_generation" and c.w.is_training
+                                and c.w.guidance is not None,
+          "applies to inference only (training runs the denoiser once per sample)"),
+    _Rule("mode", lambda c: c.w.task == "llm_inference" and c.w.mode != "infer",
+          "must be 'infer' for task llm_inference"),
+    _Rule("mode", lambda c: c.w.task in ("llm_finetune_full", "llm_finetune_lora")
+                            and c.w.mode == "infer",
+          lambda c: f"must be 'train' or 'finetune' for task {c.w.task}"),
+    _Rule("precision", lambda c: c.w.precision in QUANTIZED and c.w.is_training
+                                 and not c.w.is_lora,
+          lambda c: f"{c.w.precision} is for inference only (or as the frozen base of LoRA "
+                    "fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, amp_bf16 "
+                    "or bf16"),
+    _Rule("lora_rank", lambda c: c.w.is_lora and c.w.task == "image_generation"
+                                 and not c.w.is_training,
+          "applies to training (LoRA fine-tuning) only"),
+    *_group(
+        lambda c: c.w.is_lora and c.w.task != "image_generation",
+        _Rule("model", lambda c: c.model.arch is None, "LoRA needs a transformer model"),
+        _Rule("lora_rank", lambda c: c.w.lora_rank is None, "is required for LoRA fine-tuning"),
+        _Rule("lora_rank", _rank_not_below_hidden,
+              lambda c: f"must be smaller than the hidden size {c.arch.hidden}"),
+    ),
+    _Rule("lora_rank", lambda c: not c.w.is_lora and c.w.lora_rank is not None
+                                 and c.w.task not in ("llm_finetune_lora", "image_generation"),
+          "only applies to tasks llm_finetune_lora and image_generation"),
+    _Rule("tp_size", lambda c: c.w.tp_size > 1 and c.w.strategy != "tensor_parallel",
+          "needs strategy tensor_parallel"),
+    _Rule("pp_size", lambda c: c.w.pp_size > 1 and c.w.strategy != "pipeline_parallel",
+          "needs strategy pipeline_parallel"),
+    # Each tensor-parallel rank holds whole attention heads; each pipeline stage whole layers.
+    *_model_parallel("tensor_parallel", "tp_size", _Rule(
+        "tp_size", lambda c: c.arch.heads % c.w.tp_size,
+        lambda c: f"must divide the {c.arch.heads} attention heads")),
+    *_model_parallel("pipeline_parallel", "pp_size", _Rule(
+        "pp_size", lambda c: c.w.pp_size > c.arch.layers,
+        lambda c: f"cannot exceed the {c.arch.layers} layers")),
+    _Rule("ep_size", lambda c: c.w.ep_size > 1 and c.w.strategy != "expert_parallel",
+          "needs strategy expert_parallel"),
+    *_group(
+        lambda c: c.w.strategy == "expert_parallel",
+        _Rule("strategy", lambda c: c.model.arch is None or not c.model.arch.is_moe,
+              "expert_parallel needs a mixture-of-experts model"),
+        _Rule("ep_size", lambda c: c.w.ep_size < 2,
+              "must be at least 2 for strategy expert_parallel"),
+        _Rule("ep_size", lambda c: c.w.total_gpus % c.w.ep_size,
+              lambda c: f"must divide the {c.w.total_gpus} GPUs (gpus x nodes)"),
+        # Each rank holds whole experts.
+        _Rule("ep_size", lambda c: c.arch.experts % c.w.ep_size,
+              lambda c: f"must divide the {c.arch.experts} experts"),
+    ),
+    # Offloading moves ZeRO's shards: optimizer state needs them partitioned (ZeRO-2 and up),
+    # parameters need the parameters partitioned (ZeRO-3).
+    _Rule("offload", lambda c: c.w.offload != "none" and c.w.strategy not in ("zero2", "zero3"),
+          "needs strategy zero2 or zero3 (DeepSpeed ZeRO-Offload)"),
+    _Rule("offload", lambda c: c.w.offload == "optimizer_and_params" and c.w.strategy != "zero3",
+          "of parameters needs strategy zero3 (ZeRO-Infinity)"),
+    _Rule("strategy", lambda c: not c.w.is_training and c.w.strategy in ("zero1", "zero2",
+                                                                          "zero3"),
+          "ZeRO shards training state; for inference use ddp (replicas) or tensor_parallel / "
+          "pipeline_parallel"),
+    _Rule("offload", lambda c: not c.w.is_training and c.w.offload != "none", _TRAINING_ONLY),
+    _Rule("gradient_checkpointing", lambda c: c.w.gradient_checkpointing
+                                              and not c.w.is_training, _TRAINING_ONLY),
+    _Rule("grad_accumulation", lambda c: c.w.grad_accumulation > 1 and not c.w.is_training,
+          _TRAINING_ONLY),
+    _Rule("env_steps_per_s_per_core", lambda c: c.w.env_steps_per_s_per_core is not None
+                                                and c.w.task != "reinforcement_learning",
+          "applies to reinforcement learning only"),
+    # The source travels with the measured figures into every plan that uses them.
+    _Rule("figures_source", lambda c: c.w.figures_source is not None and (
+              not isinstance(c.w.figures_source, str)
+              or not 0 < len(c.w.figures_source) <= 500),
+          "must be text of 1 to 500 characters"),
+    _Rule("figures_source", lambda c: c.w.figures_source is not None
+                                      and c.w.activation_bytes_per_sample is None
+                                      and c.w.forward_flops_per_sample is None,
+          "describes activation_bytes_per_sample or forward_flops_per_sample: give one of them"),
+)
+
+
+def _check(w: Workload, where: str, keys: Mapping[str, str]) -> None:
+    """Hold a finished workload to every rule; the first one broken is raised.
+
+    Both paths end here, reading a document (:func:`_build`) and saving
+    (:meth:`Workload.validate`), so they refuse the same things with the same messages.
+    Messages name the field as the user spelled it (``keys``: the CLI's option names)."""
+
+    def error(name: str, problem: str) -> InputError:
         return InputError(f"{where}: field '{keys.get(name, name)}' {problem}")
 
-    def choice(name: str, choices: tuple[str, ...]) -> None:
-        if getattr(w, name) not in choices:
-            raise err(name, f"must be one of {', '.join(choices)}; got {getattr(w, name)!r}")
+    for f in SAVE_CHECKED:
+        check_saved(f, _value(w, f.name), error)
+    facts = _Facts(w)
+    for rule in _RULES:
+        if rule.broken(facts):
+            raise error(rule.field, rule.text(facts))
 
-    for name, choices in (("task", TASKS), ("mode", MODES), ("precision", PRECISIONS),
-                          ("optimizer", OPTIMIZERS), ("strategy", STRATEGIES),
-                          ("offload", OFFLOADS), ("attention", ATTENTIONS)):
-        choice(name, choices)
-    for name in LIMITS:
-        value = (getattr(w.dataset, name.split(".")[1]) if name.startswith("dataset.")
-                 else getattr(w, name))
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise err(name, f"must be a number, got {value!r}")
-            _in_range(value, name, err)
 
-    if w.model != CUSTOM:
-        preset = get_preset(w.model)
-        if w.task not in preset.tasks:
-            raise err("model", f"{w.model} does not fit task {w.task} (it suits: "
-                      f"{', '.join(preset.tasks)})")
-        given = [n for n in ("params", "style", *ARCH_FIELDS) if getattr(w, n) is not None]
-        if given:
-            raise err(given[0], f"is only for model 'custom' ({w.model} has its own)")
-        if preset.arch is not None and preset.arch.max_positions and w.seq_len \
-                and w.seq_len > preset.arch.max_positions:
-            raise err("seq_len", f"is {w.seq_len}, more than {w.model}'s "
-                      f"{preset.arch.max_positions} positions")
-    else:
-        if w.params is None and (w.layers is None or w.hidden is None or w.heads is None):
-            raise err("params", "is required for a custom model (or give layers, hidden and "
-                      "heads for a transformer)")
-        if w.heads is not None and w.hidden is not None and w.hidden % w.heads \
-                and w.head_dim is None:
-            raise err("heads", f"must divide hidden ({w.hidden} is not a multiple of {w.heads}; "
-                      "give head_dim when the head size is not hidden / heads)")
-        if w.max_positions is not None and w.seq_len is not None \
-                and w.seq_len > w.max_positions:
-            raise err("seq_len", f"is {w.seq_len}, more than the model's {w.max_positions} "
-                      "positions")
-        moe = [n for n in MOE_FIELDS if getattr(w, n) is not None]
-        if moe and len(moe) < len(MOE_FIELDS):
-            missing = next(n for n in MOE_FIELDS if getattr(w, n) is None)
-            raise err(missing, "is required for a mixture of experts (give experts, "
-                      "active_experts and expert_ffn together)")
-        if w.experts is not None and w.active_experts is not None \
-                and w.active_experts > w.experts:
-            raise err("active_experts", f"cannot exceed the {w.experts} experts")
-        if w.layers is not None:
-            for n in ("dense_layers", "sliding_layers"):
-                if (getattr(w, n) or 0) > w.layers:
-                    raise err(n, f"cannot exceed the {w.layers} layers")
-        if w.kv_lora_rank is not None and (w.rope_head_dim is None or w.v_head_dim is None
-                                           or w.head_dim is None):
-            raise err("kv_lora_rank", "latent attention also needs rope_head_dim, v_head_dim "
-                      "and head_dim (the non-rotary query/key head size)")
-        if w.kv_heads is not None and w.heads is not None and w.heads % w.kv_heads:
-            raise err("kv_heads", f"must divide heads ({w.heads} is not a multiple of "
-                      f"{w.kv_heads})")
-
-    model = resolve_model(w)
-    if model.family in ("cnn", "vit") and w.seq_len is not None:
-        raise err("seq_len", "is only for transformer models (give image_size)")
-    if model.family == "transformer" and w.image_size is not None:
-        raise err("image_size", "is only for image models (give seq_len)")
-    if model.family in ("cnn", "vit") and w.image_size is None:
-        raise err("image_size", "is required for an image model")
-    if model.arch is not None and w.seq_len is None:
-        raise err("seq_len", "is required for a transformer")
-    if model.family == "diffusion":
-        if w.seq_len is not None:
-            raise err("seq_len", "is only for transformer language models (give image_size)")
-        if w.image_size is None or w.image_size % 64:
-            raise err("image_size", "must be a multiple of 64 pixels for a latent diffusion "
-                      "model (the VAE divides it by 8, the denoiser's levels again)")
-    elif w.task == "image_generation" and w.model == CUSTOM:
-        raise err("model", "image generation needs one of the diffusion model presets")
-    if w.task != "image_generation":
-        for n in ("denoising_steps", "guidance"):
-            if getattr(w, n) is not None:
-                raise err(n, "applies to image generation only")
-    if w.precomputed_latents and (w.task != "image_generation" or not w.is_training):
-        raise err("precomputed_latents", "applies to image generation training only")
-    if w.ema and not w.is_training:
-        raise err("ema", "applies to training only")
-    if w.task == "image_generation" and w.is_training and w.denoising_steps is not None:
-        raise err("denoising_steps", "applies to inference only (training runs one denoiser "
-                  "step per sample)")
-    if w.task == "image_generation" and w.is_training and w.guidance is not None:
-        raise err("guidance", "applies to inference only (training runs the denoiser once "
-                  "per sample)")
-
-    if w.task == "llm_inference" and w.mode != "infer":
-        raise err("mode", "must be 'infer' for task llm_inference")
-    if w.task in ("llm_finetune_full", "llm_finetune_lora") and w.mode == "infer":
-        raise err("mode", f"must be 'train' or 'finetune' for task {w.task}")
-    if w.precision in QUANTIZED and w.is_training and not w.is_lora:
-        raise err("precision", f"{w.precision} is for inference only (or as the frozen base of "
-                  "LoRA fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, "
-                  "amp_bf16 or bf16")
-    if w.is_lora and w.task == "image_generation":
-        if not w.is_training:
-            raise err("lora_rank", "applies to training (LoRA fine-tuning) only")
-    elif w.is_lora:
-        if model.arch is None:
-            raise err("model", "LoRA needs a transformer model")
-        if w.lora_rank is None:
-            raise err("lora_rank", "is required for LoRA fine-tuning")
-        if w.lora_rank >= model.arch.hidden:
-            raise err("lora_rank", f"must be smaller than the hidden size {model.arch.hidden}")
-    elif w.lora_rank is not None and w.task not in ("llm_finetune_lora", "image_generation"):
-        raise err("lora_rank", "only applies to tasks llm_finetune_lora and image_generation")
-
-    if w.tp_size > 1 and w.strategy != "tensor_parallel":
-        raise err("tp_size", "needs strategy tensor_parallel")
-    if w.pp_size > 1 and w.strategy != "pipeline_parallel":
-        raise err("pp_size", "needs strategy pipeline_parallel")
-    if w.strategy in ("tensor_parallel", "pipeline_parallel"):
-        size_name = "tp_size" if w.strategy == "tensor_parallel" else "pp_size"
-        size = getattr(w, size_name)
-        if size < 2:
-            raise err(size_name, f"must be at least 2 for strategy {w.strategy}")
-        if model.arch is None:
-            raise err("strategy", f"{w.strategy} is modelled for transformers only")
-        if w.total_gpus % size:
-            raise err(size_name, f"must divide the {w.total_gpus} GPUs (gpus x nodes)")
-        if size_name == "tp_size" and model.arch.heads % size:
-            raise err("tp_size", f"must divide the {model.arch.heads} attention heads")
-        if size_name == "pp_size" and size > model.arch.layers:
-            raise err("pp_size", f"cannot exceed the {model.arch.layers} layers")
-    if w.ep_size > 1 and w.strategy != "expert_parallel":
-        raise err("ep_size", "needs strategy expert_parallel")
-    if w.strategy == "expert_parallel":
-        if model.arch is None or not model.arch.is_moe:
-            raise err("strategy", "expert_parallel needs a mixture-of-experts model")
-        if w.ep_size < 2:
-            raise err("ep_size", "must be at least 2 for strategy expert_parallel")
-        if w.total_gpus % w.ep_size:
-            raise err("ep_size", f"must divide the {w.total_gpus} GPUs (gpus x nodes)")
-        if model.arch.experts % w.ep_size:
-            raise err("ep_size", f"must divide the {model.arch.experts} experts")
-    if w.offload != "none":
-        if w.strategy not in ("zero2", "zero3"):
-            raise err("offload", "needs strategy zero2 or zero3 (DeepSpeed ZeRO-Offload)")
-        if w.offload == "optimizer_and_params" and w.strategy != "zero3":
-            raise err("offload", "of parameters needs strategy zero3 (ZeRO-Infinity)")
-    if not w.is_training and w.strategy in ("zero1", "zero2", "zero3"):
-        raise err("strategy", "ZeRO shards training state; for inference use ddp (replicas) "
-                  "or tensor_parallel / pipeline_parallel")
-    if not w.is_training and w.offload != "none":
-        raise err("offload", "applies to training only")
-    if w.gradient_checkpointing and not w.is_training:
-        raise err("gradient_checkpointing", "applies to training only")
-    if w.grad_accumulation > 1 and not w.is_training:
-        raise err("grad_accumulation", "applies to training only")
-    if w.env_steps_per_s_per_core is not None and w.task != "reinforcement_learning":
-        raise err("env_steps_per_s_per_core", "applies to reinforcement learning only")
-    if w.figures_source is not None:
-        if not isinstance(w.figures_source, str) or not 0 < len(w.figures_source) <= 500:
-            raise err("figures_source", "must be text of 1 to 500 characters")
-        if w.activation_bytes_per_sample is None and w.forward_flops_per_sample is None:
-            raise err("figures_source", "describes activation_bytes_per_sample or "
-                      "forward_flops_per_sample: give one of them")
+def _value(w: Workload, name: str) -> Any:
+    if name.startswith("dataset."):
+        return getattr(w.dataset, name.removeprefix("dataset."))
+    return getattr(w, name)
