@@ -24,7 +24,7 @@ from torchrig.planning.requirements import plan  # noqa: E402
 from torchrig.planning.workload import load_workload  # noqa: E402
 from torchrig.units import GiB  # noqa: E402
 
-# A100 80GB SXM4 dense peaks and bandwidth from the hardware reference (hardware.md sec. 1).
+# A100 80GB SXM4 dense peaks and bandwidth from docs/hardware-sources.md sec. 1.
 A100 = DeviceSpec("A100 80GB SXM4", 80 * GiB, {"fp32": 19.5e12, "tf32": 156e12,
                                                "fp16": 312e12, "bf16": 312e12}, 2039e9, True)
 

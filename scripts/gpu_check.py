@@ -34,7 +34,7 @@ from typing import Any
 
 # H200 SXM calibration: PyTorch on the project's H200 machines measured 769-798 TFLOP/s for an
 # 8192^3 bf16 matmul on random data and ~4.3 TB/s for a device-to-device copy counting bytes
-# read + written (device notes, KINDS.md, Oct/Nov 2026); estimation reference sec. 5 agrees.
+# read + written (device notes, KINDS.md, Oct/Nov 2026); docs/estimation.md sec. 5 agrees.
 H200_CALIBRATION = {
     ("matmul", "bf16"): (790e12, "FLOP/s", "BF16 matmul 8192^3"),
     ("membw", "copy_rw"): (4.3e12, "B/s", "device copy, bytes read + written"),

@@ -1,4 +1,4 @@
-"""Architecture rules that keep TorchRig easy to change (design.md, "Boundaries").
+"""Architecture rules that keep TorchRig easy to change (docs/architecture.md, "Boundaries").
 
 The import graph is read from the source (every ``import``, at module level, inside functions
 and under ``TYPE_CHECKING``): no module may reach itself through its imports, and each package

@@ -1,4 +1,4 @@
-"""The CLI contract (design.md): outputs, JSON in SI units, exit codes 0 / 1 / 2."""
+"""The CLI contract (docs/architecture.md): outputs, JSON in SI units, exit codes 0 / 1 / 2."""
 
 from __future__ import annotations
 

@@ -174,15 +174,21 @@ def joined(table: Mapping[str, Msg], codes: tuple[str, ...] | list[str], lang: s
 
 _SEED_SECTIONS = re.compile(r"\bseed (\d+(?:\.\d+)?(?:(?:, |、)\d+(?:\.\d+)?)*)")
 _REFERENCE_SECTIONS = re.compile(
-    r"\b(hardware|estimation)(?: reference|\.md) sec(?:tion|\.) (\d+)")
-_REFERENCE_NAMES = {"hardware": "硬件参考", "estimation": "估算参考"}
+    r"(?:\bdocs/)?\b(hardware-sources|hardware|estimation)(?: reference|\.md),? "
+    r"sec(?:tion|\.) (\d+)")
+"""The project's reference documents cited by section: ``docs/hardware-sources.md sec. 3``
+and ``docs/estimation.md section 7`` as the code cites them now, and the older "hardware
+reference sec. 3" / "estimation.md sec. 5" that saved benchmark reports still hold."""
+_REFERENCE_NAMES = {"hardware-sources": "硬件参考", "hardware": "硬件参考",
+                    "estimation": "估算参考"}
 
 
 def citation(source: Msg | str, lang: str) -> str:
-    """A rule's source for a reader. Text ("seed 4.2", "Tim Dettmers; seed 1.1", "hardware
-    reference sec. 3", as benchmark reports also store it) names the project's own documents in
-    ``lang`` ("种子文档 4.2 节", "硬件参考第 3 节"); other names (papers, vendors, people) are
-    titles and stay as written. A :class:`Msg` is already in both languages."""
+    """A rule's source for a reader. Text ("seed 4.2", "Tim Dettmers; seed 1.1",
+    "docs/hardware-sources.md sec. 3", as benchmark reports also store it) names the project's
+    own documents in ``lang`` ("种子文档 4.2 节", "硬件参考第 3 节"); other names (papers,
+    vendors, people) are titles and stay as written. A :class:`Msg` is already in both
+    languages."""
     if isinstance(source, Msg):
         return source.get(lang)
     if lang != "zh":

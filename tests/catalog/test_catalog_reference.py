@@ -1,4 +1,4 @@
-"""Every GPU and CPU of the hardware reference is in the catalog with the reference's numbers."""
+"""Every GPU and CPU of docs/hardware-sources.md is in the catalog with the reference's numbers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from torchrig.catalog import load_catalog
 from torchrig.units import GiB
 
 # id: (VRAM GB, bandwidth GB/s, FP32 TFLOPS, FP16/BF16 TC dense, TF32 TC dense, TDP W,
-#      PCIe gen, PCIe lanes, compute capability) -- straight from hardware.md section 1.
+#      PCIe gen, PCIe lanes, compute capability) -- straight from docs/hardware-sources.md
+#      section 1.
 GPUS = {
     "nvidia-gtx-1660-super": (6, 336, 5.03, None, None, 125, 3, 16, "7.5"),
     "nvidia-rtx-3060-12gb": (12, 360, 12.74, 25.3, 12.7, 170, 4, 16, "8.6"),
@@ -33,8 +34,9 @@ GPUS = {
     "nvidia-jetson-agx-orin-64gb": (64, 204.8, 5.3, None, None, 60, None, None, "8.7"),
 }
 
-# Added for the 2026 catalog, beyond hardware.md: NVIDIA's compare page (CC, memory, AI TOPS / 16
-# for the dense FP16 tensor rate) and the spec pages each part cites (bandwidth, board power).
+# Added for the 2026 catalog, beyond the reference table of docs/hardware-sources.md section 1:
+# NVIDIA's compare page (CC, memory, AI TOPS / 16 for the dense FP16 tensor rate) and the spec
+# pages each part cites (bandwidth, board power).
 GPUS.update({
     "nvidia-rtx-5080": (16, 960, 56.3, 112.6, None, 360, 5, None, "12.0"),
     "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, None, 5, None, "12.0"),
@@ -62,7 +64,8 @@ GPUS.update({
 # sparse halved for dense) and NVIDIA's MLPerf system description (180 GB, 1,000 W, Gen5 x16).
 GPUS["nvidia-b200-sxm"] = (180, 8000, 75, 2250, 1125, 1000, 5, 16, "10.0")
 
-# id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- hardware.md section 2.
+# id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md
+# section 2.
 CPUS = {
     "intel-core-i5-12400f": (6, 12, 2.5, 4.4, 65, "LGA1700", False),
     "intel-core-i7-13700k": (16, 24, 3.4, 5.4, 125, "LGA1700", False),
@@ -191,7 +194,8 @@ def test_reference_cny_prices() -> None:
     assert cny == {(12999, "2022-10")}
 
 
-# Launch prices found for the 2026 catalog (hardware.md section 8 had none for these parts):
+# Launch prices found for the 2026 catalog, where the reference had none (docs/hardware-sources.md
+# note 5.8):
 # id: (amount, currency, date, kind).
 SOURCED_PRICES = {
     "nvidia-gtx-1660-super": (229, "USD", "2019-10", "launch-msrp"),

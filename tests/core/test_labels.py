@@ -96,3 +96,14 @@ def test_the_project_references_are_named_in_chinese() -> None:
     assert labels.citation("estimation.md section 7", "zh") == "估算参考第 7 节"
     assert labels.citation("seed 2.1 vs seed 4.2", "zh") == "种子文档 2.1 节 对照 种子文档 4.2 节"
     assert labels.citation("hardware reference sec. 3", "en") == "hardware reference sec. 3"
+
+
+def test_the_docs_folder_citations_are_named_in_chinese() -> None:
+    """The code cites docs/hardware-sources.md and docs/estimation.md by section; reports saved
+    before that still say "hardware reference sec. 3", and both read the same in Chinese."""
+    assert labels.citation("docs/hardware-sources.md sec. 3", "zh") == "硬件参考第 3 节"
+    assert labels.citation("docs/hardware-sources.md section 6", "zh") == "硬件参考第 6 节"
+    assert labels.citation("seed 4.3; docs/estimation.md sec. 5 (H200)", "zh") == (
+        "种子文档 4.3 节; 估算参考第 5 节 (H200)")
+    assert labels.citation("estimation reference, section 5", "zh") == "估算参考第 5 节"
+    assert labels.citation("docs/estimation.md sec. 5", "en") == "docs/estimation.md sec. 5"

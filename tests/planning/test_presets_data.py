@@ -78,7 +78,7 @@ def test_architecture_facts():
 
 
 def test_kv_cache_bytes_per_token_vectors():
-    # vLLM paper and estimation.md sec. 2: OPT-13B 819,200 B; Llama-2-7B 524,288; Llama-3-8B
+    # vLLM paper and docs/estimation.md sec. 2: OPT-13B 819,200 B; Llama-2-7B 524,288; Llama-3-8B
     # 131,072 (8 KV heads).
     opt13b = TransformerArch("gpt", 40, 5120, 40, 40, 20480, 50272, 2048)
     assert opt13b.kv_cache_bytes_per_token(2) == 819_200

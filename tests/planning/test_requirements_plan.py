@@ -18,7 +18,7 @@ from torchrig.planning.requirements.assumptions import MFU_RANGE
 from torchrig.planning.workload import default_workload, load_workload, workload_from_options
 from torchrig.units import GB, GiB
 
-# Dense peaks and bandwidths from the project's hardware reference (hardware.md sec. 1).
+# Dense peaks and bandwidths from the project's docs/hardware-sources.md sec. 1.
 A100 = DeviceSpec("A100 80GB SXM4", 80 * GiB, {"fp32": 19.5e12, "tf32": 156e12, "fp16": 312e12,
                                                "bf16": 312e12}, 2039e9, True)
 RTX4090 = DeviceSpec("RTX 4090", 24 * GiB, {"fp32": 82.6e12, "tf32": 82.6e12, "fp16": 165.2e12,
@@ -147,7 +147,7 @@ def test_no_gpu_means_no_speed_with_a_reason():
 
 
 def test_imagenet_read_rate_and_cpu_cores():
-    # estimation.md sec. 4: 2470 img/s x ~110 KB = ~272 MB/s.
+    # docs/estimation.md sec. 4: 2470 img/s x ~110 KB = ~272 MB/s.
     req = plan(default_workload("image_classification"), A100)
     assert req.storage["read_rate_bps"].value == pytest.approx(272e6, rel=0.01)
     assert req.cpu["decode_cores"].value == pytest.approx(2470 / 150, rel=0.01)

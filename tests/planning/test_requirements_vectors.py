@@ -1,4 +1,5 @@
-"""The worked examples the sources print (estimation.md), reproduced by the planner's formulas."""
+"""The worked examples the sources print (docs/estimation.md), reproduced by the planner's
+formulas."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ TOLERANCE_POINTS = 0.10
 
 
 def test_bert_large_allreduce_vector():
-    # estimation.md sec. 6: 1.34 GB of gradients, 8 GPUs: 10.2 ms at 230 GB/s, 117 ms at 20.
+    # docs/estimation.md sec. 6: 1.34 GB of gradients, 8 GPUs: 10.2 ms at 230 GB/s, 117 ms at 20.
     assert allreduce_time(1.34e9, 8, 230e9) * 1e3 == pytest.approx(10.2, abs=0.05)
     assert allreduce_time(1.34e9, 8, 20e9) * 1e3 == pytest.approx(117, abs=0.5)
 

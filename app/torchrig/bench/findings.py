@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 
 BELOW_SPEC = 0.5
 """Below half the catalog peak something is wrong (power cap, throttling, a busy GPU, a
-wrong catalog match); good runs reach 80-90 % (estimation reference, section 5)."""
+wrong catalog match); good runs reach 80-90 % (docs/estimation.md section 5)."""
 
 LINK_BELOW = 0.5
 """Pinned copies normally reach ~80-90 % of the link (H200: 55 of 63 GB/s)."""
 
 HDD_LEVEL_BPS = 300e6
-"""Above the fastest 7200 rpm HDD figure (275 MB/s) in the hardware reference."""
+"""Above the fastest 7200 rpm HDD figure (275 MB/s) in docs/hardware-sources.md."""
 
 
 def bench_findings(
@@ -146,7 +146,7 @@ def _link_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                     "BIOS, and check for another process using the GPU or the PCIe switch.",
                     "重新插拔显卡，检查转接线与插槽电气宽度，更新 BIOS，并检查是否有其他进程"
                     "占用 GPU 或 PCIe 交换芯片。"),
-            source=Msg("estimation reference sec. 5 (H200 on PCIe 5 x16: 55 of 63 GB/s)",
+            source=Msg("docs/estimation.md sec. 5 (H200 on PCIe 5 x16: 55 of 63 GB/s)",
                        "估算参考第 5 节（H200 在 PCIe 5 x16 上：63 GB/s 中实测 55）"),
             numbers={"measured_bps": pinned.value, "theoretical_bps": pinned.reference.value or 0},
         ))
@@ -211,7 +211,7 @@ def _spec_findings(report: BenchReport, profile: SystemProfile | None) -> list[F
                 "this card.",
                 "用 nvidia-smi 检查功耗上限是否被调低、频率与温度（过热降频）、GPU 上的其他进程，"
                 "并确认目录条目与这张卡一致。"),
-        source=Msg("estimation reference sec. 5 (A100 87 %, H100 80 % of peak in BF16 GEMM)",
+        source=Msg("docs/estimation.md sec. 5 (A100 87 %, H100 80 % of peak in BF16 GEMM)",
                    "估算参考第 5 节（BF16 GEMM 达到峰值的比例：A100 87%，H100 80%）"),
         numbers=numbers,
     )]
@@ -255,7 +255,7 @@ def _storage_findings(report: BenchReport, required_read_bps: float | None) -> l
                        "（7200 转机械硬盘：160-275 MB/s）。"),
             fix=Msg("Keep training data on an SSD (NVMe preferred).",
                     "训练数据请放在 SSD 上（优先 NVMe）。"),
-            source="seed 4.3; hardware reference sec. 3",
+            source="seed 4.3; docs/hardware-sources.md sec. 3",
             numbers={"measured_bps": seq.value},
         ))
     if seq.details.get("cached"):

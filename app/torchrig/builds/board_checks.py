@@ -10,11 +10,13 @@ from torchrig.i18n import Msg, counted
 INTEL_DESKTOP_SOCKETS = ("LGA1700", "LGA1851")
 INTEL_2DPC_NOTE = Msg(
     "Intel Core desktop DDR5 with two DIMMs per channel is rated well below one DIMM per "
-    "channel (about 4,000-4,400 MT/s vs 5,600; Intel ARK / platform notes, hardware.md section 6)",
+    "channel (about 4,000-4,400 MT/s vs 5,600; Intel ARK / platform notes, "
+    "docs/hardware-sources.md section 6)",
     "Intel Core 桌面平台 DDR5 每通道两条时的额定频率远低于每通道一条（约 4,000-4,400 MT/s，"
     "对比 5,600；Intel ARK / 平台说明，硬件参考第 6 节）")
 PCIE_LANE_GB_S = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
-"""Payload per lane per direction in GB/s (128b/130b; Gen6 FLIT), hardware.md section 3."""
+"""Payload per lane per direction in GB/s (128b/130b; Gen6 FLIT), docs/hardware-sources.md
+section 3."""
 NIC_PER_GPU_SOURCE = Msg(
     "GPUDirect RDMA: each GPU's gradients cross the node through the NIC on its PCIe switch; "
     "NVIDIA DGX/HGX designs pair one NIC with each GPU",

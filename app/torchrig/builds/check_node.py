@@ -77,7 +77,7 @@ BOARD_SPECS = Msg("vendor board specifications", "主板厂商规格")
 BOARD_MANUAL = Msg("vendor board manual (lane sharing)", "主板说明书（通道共享）")
 CPU_SPECS = Msg("vendor CPU specifications", "CPU 厂商规格")
 FORM_FACTOR_SPECS = Msg("vendor form-factor specifications", "厂商外形规格")
-LANE_PAYLOAD = Msg("PCIe payload per lane (hardware.md section 3)",
+LANE_PAYLOAD = Msg("PCIe payload per lane (docs/hardware-sources.md section 3)",
                    "PCIe 每通道有效带宽（硬件参考第 3 节）")
 PSU_CONNECTOR_SPECS = Msg("GPU and PSU maker specifications", "GPU 与电源厂商规格")
 """Citations several checks share (a finding's ``source``)."""

@@ -17,7 +17,7 @@ from torchrig.i18n import Msg, counted
 FIT_SOURCE = Msg("maker specifications (card length and thickness, case clearances, board "
                  "layout)", "厂商规格（显卡长度与厚度、机箱净空、主板布局）")
 PASSIVE_SOURCE = Msg("NVIDIA data sheets: passively cooled data-centre cards rely on the server "
-                     "chassis' airflow (hardware.md section 6)",
+                     "chassis' airflow (docs/hardware-sources.md section 6)",
                      "NVIDIA 数据手册：被动散热的数据中心卡依靠服务器机箱风道（硬件参考第 6 节）")
 COOLER_SOURCE = Msg("cooler maker's heat-load rating; CPU maker's power figures",
                     "散热器厂商的散热功耗标称；CPU 厂商的功耗数据")

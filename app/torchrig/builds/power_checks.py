@@ -27,13 +27,14 @@ ATX3_EXCURSION_WITHOUT = 1.5
 otherwise 150%."""
 ATX3_EXCURSION_MIN_W = 450.0
 LEGACY_MARGIN = 1.3
-"""PC-builder calculators' x1.2-1.3 over the sustained draw (estimation.md section 7)."""
+"""PC-builder calculators' x1.2-1.3 over the sustained draw (docs/estimation.md section 7)."""
 
 POWER_SOURCE = Msg(
     "Intel (PCWorld interview, tweaktown.com/news/85717): GPUs may spike to 3x sustained power "
     "for 100 µs, 150 W for the rest of the system; ATX 3.0 PSU design guide (edc.intel.com, "
     "hothardware.com): 200% for 100 µs above 450 W with 12VHPWR, else 150%; CPU maximum power: "
-    "Intel PL2 / AMD PPT (hardware.md section 6); PC builders x1.3 (estimation.md section 7)",
+    "Intel PL2 / AMD PPT (docs/hardware-sources.md section 6); PC builders x1.3 "
+    "(docs/estimation.md section 7)",
     "Intel（PCWorld 采访，tweaktown.com 新闻 85717）：GPU 可在 100 µs 内冲到持续功耗的 3 倍，"
     "系统其余部分按 150 W 计；ATX 3.0 电源设计指南（edc.intel.com、hothardware.com）：450 W "
     "以上且带 12VHPWR 时 100 µs 内 200%，否则 150%；CPU 最大功耗：Intel PL2 / AMD PPT"

@@ -1,7 +1,7 @@
 """PCIe link rates: the one table every part of TorchRig uses (detection, benchmark, analysis).
 
 Payload bandwidth per lane and per direction after 128b/130b encoding, in bytes/s
-(hardware.md section 3, from the Wikipedia NVLink/PCIe table): x16 gives 15.75 (gen3),
+(docs/hardware-sources.md section 3, from the Wikipedia NVLink/PCIe table): x16 gives 15.75 (gen3),
 31.5 (gen4) and 63 GB/s (gen5) per direction.
 """
 

@@ -56,10 +56,11 @@ TORCH_ARCH_SOURCE = Msg(
 WORKLOAD_SOURCE = Msg("workload settings", "工作负载设置")
 
 # Sequential read rates by drive kind, when neither a measurement nor a catalog part says
-# more (hardware.md section 3, the low end of each range so a warning is not optimistic).
+# more (docs/hardware-sources.md section 3, the low end of each range so a warning is not
+# optimistic).
 TYPICAL_READ_BPS = {"hdd": 160e6, "sata-ssd": 560e6, "nvme": 3.5e9}
-TYPICAL_READ_SOURCE = Msg("hardware.md section 3: 7200 rpm HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
-                          "NVMe gen3 ~3.5 GB/s",
+TYPICAL_READ_SOURCE = Msg("docs/hardware-sources.md section 3: 7200 rpm HDD 160-275 MB/s, "
+                          "SATA SSD ~560 MB/s, NVMe gen3 ~3.5 GB/s",
                           "硬件参考第 3 节：7200 转机械硬盘 160-275 MB/s，SATA 固态约 560 MB/s，"
                           "NVMe gen3 约 3.5 GB/s")
 
@@ -346,7 +347,7 @@ def _cpu_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Findi
             ("Use more DataLoader workers on a CPU with more cores, or preprocess data once "
              "(seed 4.2).",
              "换用核心更多的 CPU 并增加 DataLoader 进程，或预先处理数据（种子文档 4.2 节）。"),
-            Msg("seed 4.2; estimation.md section 4 (per-core decode rate is an estimate)",
+            Msg("seed 4.2; docs/estimation.md section 4 (per-core decode rate is an estimate)",
                 "种子文档 4.2 节；估算参考第 4 节（每核解码速率为估计值）"),
             cores_needed=needed, cores=cores))
     if caps.gpu_count == 0:
@@ -546,8 +547,8 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
          f"（每步通信 {point.comm_time_s * 1e3:.1f} ms）。种子文档 2.3 节的“≥ 80%”在此不成立。"),
         (better.en + "; measure with the collective benchmark.",
          better.zh + "；请用集合通信基准实测。"),
-        Msg("seed 2.3; scaling model (planning/requirements/scaling.py); Li et al. VLDB 2020",
-            "种子文档 2.3 节；TorchRig 扩展模型（scaling.py）；Li et al. VLDB 2020"),
+        Msg("seed 2.3; scaling model (docs/estimation.md sec. 6); Li et al. VLDB 2020",
+            "种子文档 2.3 节；TorchRig 扩展模型（估算参考第 6 节）；Li et al. VLDB 2020"),
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 
 

@@ -1,7 +1,7 @@
 """The GPU a plan is for (:class:`DeviceSpec`), and how a catalog part or a machine's
 capabilities become one: dense tensor peaks (FP32 accumulate) and memory from the catalog, the
-links to its peers from :mod:`torchrig.planning.links` (hardware.md sec. 3) - the NVLink of an
-SXM module or the GPU's PCIe slot inside a node, the node network between nodes.
+links to its peers from :mod:`torchrig.planning.links` (docs/hardware-sources.md sec. 3) - the
+NVLink of an SXM module or the GPU's PCIe slot inside a node, the node network between nodes.
 """
 
 from __future__ import annotations

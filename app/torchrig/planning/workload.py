@@ -211,7 +211,7 @@ class Workload:
 # --- defaults -------------------------------------------------------------------------------
 
 _IMAGENET = Dataset(samples=1_281_167, sample_bytes=110_000)
-"""ImageNet-1k train split: 1,281,167 images; mean JPEG ~110 KB (estimation.md sec. 4)."""
+"""ImageNet-1k train split: 1,281,167 images; mean JPEG ~110 KB (docs/estimation.md sec. 4)."""
 
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "image_classification": dict(

@@ -23,7 +23,7 @@ GiB = 1024**3
 
 
 def test_reference_vector_1gib_8_ranks_10ms():
-    # estimation.md section 5: 1 GiB, n = 8, 10 ms -> algbw 107.37 GB/s, busbw 187.90 GB/s.
+    # docs/estimation.md section 5: 1 GiB, n = 8, 10 ms -> algbw 107.37 GB/s, busbw 187.90 GB/s.
     assert round(algbw(GiB, 0.010) / 1e9, 2) == 107.37
     assert round(busbw("all_reduce", GiB, 0.010, 8) / 1e9, 2) == 187.90
 

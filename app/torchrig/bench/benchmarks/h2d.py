@@ -21,7 +21,7 @@ from torchrig.units import GB, MiB
 
 # Payload rate per lane per direction in bytes/s: transfer rate x line-code efficiency / 8.
 # gen1/2: 2.5/5 GT/s with 8b/10b; gen3/4/5: 8/16/32 GT/s with 128b/130b
-# (hardware reference, section 3: x16 gen3 15.75, gen4 31.5, gen5 63 GB/s per direction).
+# (docs/hardware-sources.md section 3: x16 gen3 15.75, gen4 31.5, gen5 63 GB/s per direction).
 PCIE_LANE_BPS: dict[int, float] = {
     1: 2.5e9 * 8 / 10 / 8,
     2: 5e9 * 8 / 10 / 8,
@@ -169,7 +169,7 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             kind="theoretical",
             label=Msg(f"PCIe gen{gen} x{width} theoretical, per direction",
                       f"PCIe {gen}.0 x{width} 理论值（单向）"),
-            source="hardware reference sec. 3",  # the lane rates
+            source="docs/hardware-sources.md sec. 3",  # the lane rates
             value=theoretical,
         )
         link_notes.append(Msg(f"link read from {how.en}", f"链路读数来自{how.zh}"))

@@ -50,27 +50,28 @@ class StoragePlan:
         return self.sequential_bytes + self.small_files * self.small_file_bytes
 
 
-# ~128 KiB small files are close to an ImageNet JPEG (~110 KB, estimation reference sec. 4).
+# ~128 KiB small files are close to an ImageNet JPEG (~110 KB, docs/estimation.md sec. 4).
 _PLANS = {
     "smoke": (8 * MiB, 16, 64 * KiB),
     "quick": (256 * MiB, 256, 128 * KiB),
     "full": (1024 * MiB, 2048, 128 * KiB),
 }
 
-# Typical sequential-read rates by drive class (hardware reference, section 3).
+# Typical sequential-read rates by drive class (docs/hardware-sources.md section 3).
 _CLASS_REFS: dict[str, Reference] = {
     "hdd": Reference(kind="reference", label=Msg("7200 rpm HDD, sequential (outer tracks)",
                                                  "7200 转机械硬盘，顺序读（外圈）"),
-                     source="hardware reference sec. 3 (Seagate BarraCuda; 7200 rpm datasheet)",
+                     source="docs/hardware-sources.md sec. 3 (Seagate BarraCuda; 7200 rpm "
+                            "datasheet)",
                      low=160 * MB, high=275 * MB),
     "ssd": Reference(kind="reference", label=Msg("SATA SSD, sequential (Samsung 870 EVO)",
                                                  "SATA 固态硬盘，顺序读（三星 870 EVO）"),
-                     source="hardware reference sec. 3", value=560 * MB),
+                     source="docs/hardware-sources.md sec. 3", value=560 * MB),
     "nvme": Reference(kind="reference", label=Msg("NVMe x4, sequential: gen3 3.5, gen4 7, gen5 "
                                                   "up to 12.4 GB/s",
                                                   "NVMe x4 顺序读：gen3 3.5、gen4 7、gen5 最高 "
                                                   "12.4 GB/s"),
-                      source="hardware reference sec. 3", low=3.5 * GB, high=12.4 * GB),
+                      source="docs/hardware-sources.md sec. 3", low=3.5 * GB, high=12.4 * GB),
 }
 
 

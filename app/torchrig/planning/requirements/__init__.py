@@ -3,7 +3,7 @@
 :func:`plan` is pure and fast (the GUI re-plans on every keystroke): no I/O beyond the cached
 preset file, no torch. Every number is a breakdown item with a note saying where it comes from;
 figures that rest on an assumption name it in ``assumptions``; what cannot be known is None with
-the reason. Formulas and published figures come from ``estimation.md`` (ZeRO, Korthikanti,
+the reason. Formulas and published figures come from docs/estimation.md (ZeRO, Korthikanti,
 vLLM, DeepSpeed, nccl-tests); activation coefficients are *measured* by
 ``scripts/calibrate_activations.py`` and read from the presets file.
 

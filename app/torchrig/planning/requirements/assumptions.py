@@ -3,7 +3,7 @@
 Constants that are not measured here - CUDA context size, allocator headroom, DataLoader
 workers, decode rates, utilisation of the tensor peak, the CNN reference measurement, serving
 engine defaults, the Atari environment rate - each with its docstring naming where the figure
-comes from (estimation.md, vLLM, NVIDIA DeepLearningExamples, EnvPool, Schulman et al.).
+comes from (docs/estimation.md, vLLM, NVIDIA DeepLearningExamples, EnvPool, Schulman et al.).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PREFETCH_FACTOR = 2
 """torch.utils.data.DataLoader's default batches prefetched per worker."""
 
 WORKERS_PER_GPU = 4
-"""~4 DataLoader workers per GPU is common advice (estimation.md sec. 4); NVIDIA uses 8-10."""
+"""~4 DataLoader workers per GPU is common advice (docs/estimation.md sec. 4); NVIDIA uses 8-10."""
 
 DECODE_RATE_PER_CORE = (150.0, 300.0)
 """JPEG decode + RandomResizedCrop + normalize, images/s per core: an ESTIMATE with no primary
@@ -40,7 +40,7 @@ MFU_RANGE = (0.30, 0.49)
 """Fraction of the dense tensor peak a training step reaches (model FLOPs utilisation).
 Published measurements imply 30% (Lambda: BERT-base SQuAD fp16 on A100, 443 samples/s) to 48%
 (NVIDIA DLE: BERT-large seq 128 AMP on A100, 580 seq/s); matmuls alone reach 80-87% of peak
-(estimation.md sec. 5). A model, not a measurement of your GPU."""
+(docs/estimation.md sec. 5). A model, not a measurement of your GPU."""
 
 CNN_REFERENCE = (2470.0, 2039e9, "resnet50")
 """NVIDIA DeepLearningExamples ResNet-50 v1.5 AMP on A100 80GB: 2470 img/s at 2039 GB/s.

@@ -1,7 +1,7 @@
 """The host: system RAM per node (dataset cache, DataLoader workers and pinned buffers, model
 loading, CPU offload by DeepSpeed's estimator, OS and runtime), storage (dataset, model,
 checkpoints, read rate) and CPU cores (decode and augmentation, environment simulation;
-estimation.md sec. 4, Dettmers).
+docs/estimation.md sec. 4, Dettmers).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Data-parallel scaling: how step time and efficiency change with the number of GPUs and the
 link between them.
 
-Model (estimation.md sec. 6; Li et al., "PyTorch Distributed", VLDB 2020, arXiv 2006.15704):
+Model (docs/estimation.md sec. 6; Li et al., "PyTorch Distributed", VLDB 2020, arXiv 2006.15704):
 
     t_step = t_compute + exposed communication
     t_comm = volume x gradient bytes / busbw + latency x buckets

@@ -1,6 +1,6 @@
 """Inference: the KV cache (vLLM, arXiv 2309.06180, sec. 3; DeepSeek-V2 sec. 2.1 for latent
 attention), what a serving engine gets from one tensor-parallel group - compute-bound prefill,
-bandwidth-bound decoding (estimation.md sec. 7), the KV budget of vLLM's
+bandwidth-bound decoding (docs/estimation.md sec. 7), the KV budget of vLLM's
 gpu_memory_utilization - vision inference at the dense peak, and image generation.
 """
 
@@ -213,7 +213,7 @@ def _decode(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None, read: fl
     upper = None if not bw or not read else bw / read * batch
     items["tokens_per_s_upper_bound"] = Item(upper, Msg(
         "memory bandwidth / bytes read per step x batch (bandwidth-bound decoding; "
-        "estimation.md sec. 7)" if upper else no_gpu.en,
+        "docs/estimation.md sec. 7)" if upper else no_gpu.en,
         "显存带宽 / 每步读取字节 × 批大小（解码受带宽限制）" if upper else no_gpu.zh))
     decode = None
     if bw and peak and read:

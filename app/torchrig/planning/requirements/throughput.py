@@ -1,5 +1,5 @@
 """Training throughput: compute-bound at an assumed share of the dense tensor peak (MFU,
-estimation.md sec. 5), memory-bound for CNNs (scaled from NVIDIA's ResNet-50 AMP A100
+docs/estimation.md sec. 5), memory-bound for CNNs (scaled from NVIDIA's ResNet-50 AMP A100
 measurement), data-parallel scaling efficiency from the scaling model (:mod:`.scaling`), and
 the CPU environment simulation that bounds reinforcement learning (EnvPool's Atari rate).
 Inference goes to :mod:`torchrig.planning.requirements.serving`.
