@@ -15,9 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from torchrig.errors import InputError
-from torchrig.i18n import Msg
-
 
 @dataclass(frozen=True)
 class Link:
@@ -57,6 +54,8 @@ class Link:
 _PCIE_FRACTION = ("0.8: assumption; host-to-device copies reach 87% of PCIe 5 x16 (H200, "
                   "docs/estimation.md sec. 5), collectives through the root complex reach less")
 _NET_FRACTION = "0.8: assumption (protocol and NCCL overheads); measure with the collective bench"
+# Latency of one small collective: assumptions (the collective benchmark measures it, and
+# measured_link() then replaces these).
 _INTRA_LATENCY = 10e-6
 _NET_LATENCY = 20e-6
 _ETH_LATENCY = 50e-6
@@ -90,14 +89,3 @@ LINKS: dict[str, Link] = {link.id: link for link in (
     Link("ib_ndr", "InfiniBand NDR (400 Gb/s)", 50e9, 0.8, _NET_LATENCY, "inter",
          "docs/hardware-sources.md sec. 3: 400 Gb/s per 4x port", _NET_FRACTION),
 )}
-
-LATENCY_ASSUMPTION = Msg(
-    "collective latency: 10 us inside a node, 20 us over InfiniBand, 50 us over Ethernet "
-    "(assumptions; the collective benchmark measures it)",
-    "集合通信延迟：节点内 10 微秒，InfiniBand 20 微秒，以太网 50 微秒（假设；集合通信基准会实测）")
-
-
-def get_link(link_id: str) -> Link:
-    if link_id not in LINKS:
-        raise InputError(f"unknown link {link_id!r}: use one of {', '.join(LINKS)}")
-    return LINKS[link_id]
