@@ -31,6 +31,8 @@ import threading
 import time
 from collections.abc import Callable
 
+import psutil
+
 from torchrig.i18n import Msg
 
 SILENCE_TIMEOUT_S = 30.0
@@ -87,22 +89,43 @@ def interval_from_env(environ: dict[str, str] | None = None) -> float:
     return value if value > 0 else HEARTBEAT_S
 
 
-def tree_state(pid: int) -> tuple[bool, float] | None:
-    """(whether the process ``pid`` is stopped, CPU seconds used by it and its descendants),
-    or None when it is gone or cannot be read."""
-    import psutil
-
+def tree_state(pid: int, whole_tree: bool = False) -> tuple[bool, float] | None:
+    """(whether the process ``pid`` is stopped - with ``whole_tree``, whether any process of
+    its tree is -, CPU seconds used by it and its descendants), or None when it is gone or
+    cannot be read."""
     try:
         root = psutil.Process(pid)
-        stopped = root.status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+        family = [root, *root.children(recursive=True)]
+        stopped = False
         cpu = 0.0
-        for process in (root, *root.children(recursive=True)):
+        for process in family:
             with contextlib.suppress(psutil.Error):
+                if (process is root or whole_tree) and _is_stopped(process):
+                    stopped = True
                 times = process.cpu_times()
                 cpu += times.user + times.system
     except (psutil.Error, OSError):
         return None
     return stopped, cpu
+
+
+def stopped_in_tree(pid: int) -> list[int]:
+    """The pids of the stopped processes among ``pid`` and its descendants."""
+    try:
+        root = psutil.Process(pid)
+        family = [root, *root.children(recursive=True)]
+    except (psutil.Error, OSError):
+        return []
+    found = []
+    for process in family:
+        with contextlib.suppress(psutil.Error):
+            if _is_stopped(process):
+                found.append(process.pid)
+    return found
+
+
+def _is_stopped(process: psutil.Process) -> bool:
+    return process.status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
 
 
 class Silence:
