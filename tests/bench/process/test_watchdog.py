@@ -350,6 +350,7 @@ def test_a_normal_run_is_unchanged_and_heartbeats_never_reach_the_caller():
     assert report.value("a", "x") == 3.0
 
 
+@pytest.mark.slow
 def test_a_child_silent_from_the_start_is_ended_after_the_startup_limit():
     lines: list[str] = []
     end = finishes(lambda: run_child("silent_child", {"settings": {}},
