@@ -174,7 +174,8 @@ def test_negative_zero_in_a_build_file_is_zero(tmp_path, typed):
 def test_negative_zero_as_a_json_number_is_zero(tmp_path):
     path = tmp_path / "b.json"
     path.write_text('{"format": "torchrig.build", "version": 1, "name": "t", "line_items": '
-                    f'[{{"part_id": "{PART}", "quantity": 1, "unit_price": -0.0, "currency": "CNY"}}]}}')
+                    f'[{{"part_id": "{PART}", "quantity": 1, "unit_price": -0.0, '
+                    '"currency": "CNY"}]}')
     _no_negative_zero(load_build(path).line_items[0].unit_price)
 
 

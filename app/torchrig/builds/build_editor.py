@@ -45,8 +45,8 @@ from torchrig.builds.recovery import (
     new_recovery_path,
     save_recovery,
 )
-from torchrig.catalog.money_text import parse_amount_text
 from torchrig.catalog.model import Catalog
+from torchrig.catalog.money_text import parse_amount_text
 from torchrig.errors import InputError
 from torchrig.findings import Finding
 

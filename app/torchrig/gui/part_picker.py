@@ -29,6 +29,7 @@ from torchrig.catalog.search import (
     find_parts,
 )
 from torchrig.catalog.specs import CATEGORIES
+from torchrig.errors import InputError
 from torchrig.gui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -46,7 +47,6 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
-from torchrig.errors import InputError
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour
 from torchrig.labels import CATEGORIES as CATEGORY_NAMES
