@@ -216,3 +216,19 @@ def test_load_price_list_from_a_file_reads_a_quoted_grouped_price(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text(_csv("15,999.00"), encoding="utf-8")
     assert load_price_list(path, load_catalog()).overrides[PART].price == Decimal("15999.00")
+
+
+@pytest.mark.parametrize("typed", NEGATIVE_ZERO)
+def test_a_discount_of_negative_zero_is_zero_and_a_negative_one_is_refused(tmp_path, typed):
+    """The build format: discount.value must not be negative (builds/build.py)."""
+    path = tmp_path / "b.json"
+    doc = {"format": "torchrig.build", "version": 1, "name": "t",
+           "discount": {"kind": "amount", "value": typed}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    discount = load_build(path).discount
+    assert discount is not None
+    _no_negative_zero(discount.value)
+    doc["discount"]["value"] = "-1,000.00"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InputError, match="discount.value must not be negative"):
+        load_build(path)

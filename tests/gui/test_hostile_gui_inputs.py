@@ -327,3 +327,23 @@ def test_an_ambiguous_gpu_hour_price_in_the_wizard_is_named(window, qtbot):
                                        "or 1,299.00 (a point before the decimals; commas only "
                                        "between groups of three digits)")
     assert page.model.money_terms().hourly == {}  # not taken as 1.299
+
+
+@pytest.mark.parametrize(("csv_text", "message"), [
+    ("part_id,price,currency,date,price\nnvidia-rtx-4090,15999,CNY,2026-11-01,1\n",
+     "line 1: column 'price' appears more than once in the header; keep one"),
+    ('part_id,price,currency,date\nnvidia-rtx-4090,"1.299,00",CNY,2026-11-01\n',
+     "1 bad row(s): line 2: price must be an amount like \"12999.00\" or \"12,999.00\" (a "
+     "point before the decimals; commas only between groups of three digits), got '1.299,00'"),
+])
+def test_import_prices_refuses_a_repeated_column_and_an_ambiguous_price(
+        window, qtbot, shown, monkeypatch, tmp_path, csv_text, message):
+    page = window.build_page
+    page.add_part("nvidia-rtx-4090")
+    before = page.build
+    path = tmp_path / "prices.csv"
+    path.write_text(csv_text, encoding="utf-8")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    qtbot.mouseClick(page.buttons["import"], Qt.MouseButton.LeftButton)
+    assert shown == [("warning", "Cannot import price list", f"{path}: {message}")]
+    assert page.build == before  # nothing applied
