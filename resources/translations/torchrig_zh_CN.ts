@@ -385,6 +385,12 @@
         <translation>最近打开或保存的配置单文件</translation>
     </message>
     <message>
+        <source>The quote details hold a value the build file cannot hold, so the build was not saved. Correct the marked field and save again:
+{0}</source>
+        <translation>报价信息中有配置单文件无法保存的值，因此未保存配置单。请改正标出的字段后再保存：
+{0}</translation>
+    </message>
+    <message>
         <source>Discount</source>
         <translation>折扣</translation>
     </message>
@@ -527,8 +533,22 @@ It was kept as {1}.</source>
         <translation>恢复未保存的配置单</translation>
     </message>
     <message>
+        <source>Of the damaged copy kept as {0}:</source>
+        <translation>保存在 {0} 的损坏副本：</translation>
+    </message>
+    <message>
         <source>TorchRig did not close cleanly. Recover the unsaved build “{0}”?</source>
         <translation>TorchRig 上次未正常关闭。要恢复未保存的配置单“{0}”吗？</translation>
+    </message>
+    <message>
+        <source>• {0}
+  kept as {1}</source>
+        <translation>• {0}
+  已保存为 {1}</translation>
+    </message>
+    <message>
+        <source>TorchRig did not close cleanly, and {0} copies of unsaved builds could not be read. Each was kept:</source>
+        <translation>TorchRig 上次未正常关闭，有 {0} 份未保存配置单的副本无法读取。每份都已保留：</translation>
     </message>
     <message>
         <source>No compatibility problems found.</source>
@@ -1114,6 +1134,10 @@ It was kept as {1}.</source>
     <message>
         <source>Price per FP16 tensor TFLOP</source>
         <translation>每 FP16 Tensor TFLOP 价格</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; is not a number the filter can use: write 1299.00 or 1,299.00 (a point before the decimals; commas only between groups of three digits)</source>
+        <translation>“{0}”不是筛选可用的数字：请写成 1299.00 或 1,299.00（小数前用小数点；逗号只用于每三位数字之间）</translation>
     </message>
     <message>
         <source>Part</source>
@@ -2215,6 +2239,14 @@ It was kept as {1}.</source>
         <translation>将优化器状态（及权重）移到 CPU 内存以节省显存，代价是 PCIe 传输</translation>
     </message>
     <message>
+        <source>Exchange rate: give a positive number of CNY per USD, such as 7.1</source>
+        <translation>汇率：请填写正数（每美元兑人民币），例如 7.1</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour: give a positive amount such as 2.50 or 1,299.00 (a point before the decimals; commas only between groups of three digits)</source>
+        <translation>每 GPU 小时价格：请填写正数金额，例如 2.50 或 1,299.00（小数前用小数点；逗号只用于每三位数字之间）</translation>
+    </message>
+    <message>
         <source>&lt;h2&gt;Wizard&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;需求向导&lt;/h2&gt;</translation>
     </message>
@@ -2333,14 +2365,6 @@ It was kept as {1}.</source>
     <message>
         <source>Time target: give a positive number of hours</source>
         <translation>目标时间：请填写正的小时数</translation>
-    </message>
-    <message>
-        <source>Exchange rate: give a positive number of CNY per USD</source>
-        <translation>汇率：请填写正数（每美元兑人民币）</translation>
-    </message>
-    <message>
-        <source>Price per GPU-hour: give a positive amount</source>
-        <translation>每 GPU 小时价格：请填写正数金额</translation>
     </message>
     <message>
         <source>Custom…</source>

@@ -45,8 +45,8 @@ from torchrig.builds.recovery import (
     new_recovery_path,
     save_recovery,
 )
-from torchrig.catalog.fields import parse_money
 from torchrig.catalog.model import Catalog
+from torchrig.catalog.money_text import parse_amount_text
 from torchrig.errors import InputError
 from torchrig.findings import Finding
 
@@ -126,15 +126,15 @@ def new_build(defaults: NewBuildDefaults, name: str) -> Build:
 
 
 def parse_price(text: str, field: str = "Unit price") -> Decimal | None:
-    """A typed unit price: None for empty (use the catalog's), else the amount as the build
-    loader reads money (its parser and its message, naming ``field``). Thousands separators and
-    a leading currency mark are dropped."""
-    text = text.strip().replace(",", "")
+    """A typed unit price: None for empty (use the catalog's), else the amount as every file
+    reads money (catalog/money_text.py: plain or comma-grouped, never a decimal comma), with
+    its message naming ``field``. A leading currency mark is dropped."""
+    text = text.strip()
     for prefix in PRICE_PREFIXES:
         text = text.removeprefix(prefix).strip()
     if not text:
         return None
-    return parse_money(text, field)
+    return parse_amount_text(text, field)
 
 
 class BuildEditor:

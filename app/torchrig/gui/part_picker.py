@@ -9,6 +9,7 @@ lays them out.
 from __future__ import annotations
 
 import datetime
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -16,6 +17,7 @@ from torchrig.builds.build import Build, ExchangeRate
 from torchrig.builds.part_fit import compatible_parts, price_in
 from torchrig.catalog.alerts import price_alerts
 from torchrig.catalog.model import Catalog, Part
+from torchrig.catalog.money_text import parse_amount_text, ungroup_number
 from torchrig.catalog.search import (
     COLUMNS,
     PRICE_KEY,
@@ -27,6 +29,7 @@ from torchrig.catalog.search import (
     find_parts,
 )
 from torchrig.catalog.specs import CATEGORIES
+from torchrig.errors import InputError
 from torchrig.gui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -45,6 +48,7 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.settings import Settings
+from torchrig.gui.style import colour
 from torchrig.labels import CATEGORIES as CATEGORY_NAMES
 from torchrig.labels import CHOICES, label
 
@@ -52,12 +56,21 @@ NAME_WIDTH = 190
 """Pixels for the part-name column."""
 
 
-def _number(text: str) -> float | None:
-    """A bound typed into a range box: blank means none; commas are thousands separators."""
-    try:
-        return float(text.replace(",", "").strip()) if text.strip() else None
-    except ValueError:
+def _bound(text: str, is_price: bool) -> float | None:
+    """A bound typed into a range box: blank means none. A price is read as every price is
+    (catalog/money_text.py); another figure is any number, with the same thousands commas.
+    Raises InputError or ValueError for text that is neither."""
+    if not text.strip():
         return None
+    if is_price:
+        return float(parse_amount_text(text, "price"))
+    plain = ungroup_number(text.strip())
+    if plain is None:
+        raise ValueError(text)
+    value = float(plain)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
 class PartPicker(QGroupBox):
@@ -215,11 +228,27 @@ class PartPicker(QGroupBox):
         self.refresh()
 
     def query(self) -> PartQuery:
+        range_key = self.range_box.currentData()
         return PartQuery(
             category=self.category, text=self.search_edit.text(),
-            choice=self.choice_box.currentData(), range_key=self.range_box.currentData(),
-            minimum=_number(self.min_edit.text()), maximum=_number(self.max_edit.text()),
+            choice=self.choice_box.currentData(), range_key=range_key,
+            minimum=self._bound(self.min_edit, range_key == PRICE_KEY),
+            maximum=self._bound(self.max_edit, range_key == PRICE_KEY),
             sort_key=self.sort_box.currentData(), descending=self.descending_box.isChecked())
+
+    def _bound(self, edit: QLineEdit, is_price: bool) -> float | None:
+        """The bound ``edit`` holds; one it cannot be read as is marked, said in the status
+        bar and left out of the filter (never read as some other number)."""
+        try:
+            value = _bound(edit.text(), is_price)
+        except (InputError, ValueError):
+            edit.setStyleSheet(f"border: 1px solid {colour('error')};")
+            self.status.emit(self.tr("'{0}' is not a number the filter can use: write 1299.00 "
+                                     "or 1,299.00 (a point before the decimals; commas only "
+                                     "between groups of three digits)").format(edit.text()))
+            return None
+        edit.setStyleSheet("")
+        return value
 
     def visible_parts(self) -> list[Part]:
         parts = find_parts(self.catalog.parts.values(), self.query(), self._price, self.lang)

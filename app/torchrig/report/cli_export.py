@@ -2,7 +2,8 @@
 
 The output's suffix picks the format - ``.pdf`` the sheet, ``.md`` Markdown, ``.bbcode``
 forum BBCode, ``.txt`` plain text, ``.csv`` a spreadsheet - or ``--format`` says it; ``-o -``
-writes text to standard output (to pipe into a clipboard tool).
+writes text to standard output (to pipe into a clipboard tool), with control characters in
+names shown as escapes (torchrig/terminal.py); a file keeps the exact text.
 
 Expected arguments (the CLI's argparse fills them): ``build`` (a build ``.json``, or a sheet
 ``.pdf`` exported earlier, whose attached build is used), ``output``, ``workload`` and ``bench``
@@ -27,7 +28,7 @@ from typing import Any
 from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
 from torchrig.report.open_build import load_build_or_sheet
-from torchrig.terminal import write_error, write_lines
+from torchrig.terminal import safe_text, write_error, write_lines
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -96,7 +97,15 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     content = share_text(price_build(build, catalog), fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
-            sys.stdout.write(content)
+            # Standard output is a terminal or a pipe into one (a clipboard tool, a pager): a
+            # build named "\x1b]0;...\x07" must not retitle or clear it, so control
+            # characters are shown as escapes, as check and plan print names. A file written
+            # with -o keeps the exact text: it is the user's document, read by an editor or a
+            # spreadsheet, and a name must survive export and re-import unchanged.
+            # CSV rows end in CR LF (RFC 4180): those stay line ends, a CR anywhere else is
+            # escaped like any control character.
+            sys.stdout.write("\r\n".join(safe_text(part) for part in content.split("\r\n")))
+            sys.stdout.flush()
         return EXIT_OK
     out = Path(args.output).expanduser()
     # A byte-order mark lets Excel read a UTF-8 CSV (Chinese names) without an import dialog.

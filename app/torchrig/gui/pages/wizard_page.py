@@ -242,8 +242,12 @@ MONEY_ERRORS = {
     "time_target": QT_TRANSLATE_NOOP("WizardPage",
                                       "Time target: give a positive number of hours"),
     "rate": QT_TRANSLATE_NOOP("WizardPage",
-                              "Exchange rate: give a positive number of CNY per USD"),
-    "hourly_price": QT_TRANSLATE_NOOP("WizardPage", "Price per GPU-hour: give a positive amount"),
+                              "Exchange rate: give a positive number of CNY per USD, such as "
+                              "7.1"),
+    "hourly_price": QT_TRANSLATE_NOOP("WizardPage",
+                                      "Price per GPU-hour: give a positive amount such as 2.50 "
+                                      "or 1,299.00 (a point before the decimals; commas only "
+                                      "between groups of three digits)"),
 }
 """What the error line under the money fields says for each field that does not parse."""
 
