@@ -105,9 +105,8 @@ def fresh_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_check_on_a_fresh_install_prices_usd_parts_in_cny(fresh_install: Path, capsys) -> None:
-    from torchrig.cli import main
-
     from torchrig.builds.build import save_build
+    from torchrig.cli import main
 
     path = fresh_install / "b.json"
     save_build(Build(name="t", currency="CNY", line_items=[CPU]), path)

@@ -202,7 +202,8 @@ def wall_checks(node: Node, code: str | None) -> list[Finding]:
             reg.source, **numbers, needed_outlet_a=bigger.amps)]
     return [finding(
         "wall.circuit", Severity.WARNING,
-        Msg("The node draws more than one wall circuit carries", "整机功耗超过单个墙插回路的承载能力"),
+        Msg("The node draws more than one wall circuit carries",
+            "整机功耗超过单个墙插回路的承载能力"),
         detail,
         Msg(f"Feed the node from a second circuit (one supply on each, each under "
             f"{limit:.0f} W) or from a higher-rated circuit an electrician installs{cut.en}.",

@@ -28,8 +28,8 @@ from torchrig.builds.pricing import DefaultRate
 from torchrig.builds.wall_checks import REGION_CODES
 from torchrig.catalog.exchange_rates import ReferenceRate
 from torchrig.catalog.fields import check_date
-from torchrig.i18n import Msg
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
 from torchrig.paths import fallback_dir, home_dir
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchrig.builds.wall_checks import REGIONS
+from torchrig.catalog.exchange_rates import ReferenceRate
 from torchrig.gui.qt import (
     QComboBox,
     QDialog,
@@ -25,8 +27,6 @@ from torchrig.gui.qt import (
     QWidget,
     Signal,
 )
-from torchrig.builds.wall_checks import REGIONS
-from torchrig.catalog.exchange_rates import ReferenceRate
 from torchrig.gui.settings import Settings, exchange_rate_error
 from torchrig.gui.style import colour
 
