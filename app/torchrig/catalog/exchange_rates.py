@@ -42,8 +42,8 @@ RATE_MIN, RATE_MAX = Decimal("0.01"), Decimal("1000")
 """What a build file's own exchange rate may be (builds/build.py): the reference must fit in
 one."""
 STALE_AFTER_DAYS = 30
-"""A rate older than this is flagged where it is used (Build page, ``check``): a central
-parity moves by about a percent a month, more than a quote's rounding."""
+"""A rate older than this is flagged where it is used (Build page, ``check``): TorchRig's own
+limit, as six months is for prices (``catalog/alerts.py``)."""
 
 
 @dataclass(frozen=True)
