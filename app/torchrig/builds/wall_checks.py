@@ -50,6 +50,8 @@ class Region:
 
 PROGRAMME_115V = "115V internal"
 PROGRAMME_230V_EU = "230V EU internal"
+PROGRAMME_NAMES = {PROGRAMME_115V: Msg("115 V internal", "115 V 内置电源"),
+                   PROGRAMME_230V_EU: Msg("230 V EU internal", "230 V 欧盟内置电源")}
 
 EIGHTY_PLUS_MIN = {
     # The lowest efficiency each level requires at any tested load (10 % for Titanium, 20 %,
@@ -75,8 +77,8 @@ REGIONS: dict[str, Region] = {
         PROGRAMME_230V_EU,
         Msg("220 V (GB/T 156); 10 A and 16 A sockets (GB/T 2099.1, GB 1002); 80 PLUS 230 V EU "
             "internal figures (docs/hardware-sources.md sec. 8)",
-            "220 V（GB/T 156）；10 A 与 16 A 插座（GB/T 2099.1、GB 1002）；80 PLUS 230 V EU "
-            "internal 效率（硬件参考第 8 节）")),
+            "220 V（GB/T 156）；10 A 与 16 A 插座（GB/T 2099.1、GB 1002）；80 PLUS 230 V 欧盟"
+            "内置电源效率（硬件参考第 8 节）")),
     "us": Region(
         "us", Msg("United States", "美国"), 120.0,
         (Outlet(Msg("15 A outlet (NEMA 5-15)", "15 A 插座（NEMA 5-15）"), 15.0, 0.8),
@@ -86,7 +88,7 @@ REGIONS: dict[str, Region] = {
             "load may use 80% of the circuit; 80 PLUS 115 V internal figures "
             "(docs/hardware-sources.md sec. 8)",
             "120 V；NEMA 5-15（15 A）与 5-20（20 A）；NEC 210.19(A)/210.20(A)：持续负载不超过回路"
-            "额定值的 80%；80 PLUS 115 V internal 效率（硬件参考第 8 节）")),
+            "额定值的 80%；80 PLUS 115 V 内置电源效率（硬件参考第 8 节）")),
     "eu": Region(
         "eu", Msg("European Union", "欧盟"), 230.0,
         (Outlet(Msg("16 A outlet (Schuko, CEE 7/3)", "16 A 插座（Schuko，CEE 7/3）"), 16.0,
@@ -94,7 +96,7 @@ REGIONS: dict[str, Region] = {
         PROGRAMME_230V_EU,
         Msg("230 V (IEC 60038); Schuko CEE 7/3 sockets rated 16 A; 80 PLUS 230 V EU internal "
             "figures (docs/hardware-sources.md sec. 8)",
-            "230 V（IEC 60038）；Schuko CEE 7/3 插座额定 16 A；80 PLUS 230 V EU internal 效率"
+            "230 V（IEC 60038）；Schuko CEE 7/3 插座额定 16 A；80 PLUS 230 V 欧盟内置电源效率"
             "（硬件参考第 8 节）")),
 }
 REGION_CODES = tuple(REGIONS)
@@ -158,8 +160,10 @@ def wall_checks(node: Node, code: str | None) -> list[Finding]:
     eff = (Msg(f"{draw.efficiency:.0%} (no 80 PLUS level in the catalog: the lowest any level "
                "allows)", f"{draw.efficiency:.0%}（目录中无 80 PLUS 等级：按各等级的最低值）")
            if draw.efficiency_assumed else
-           Msg(f"{draw.efficiency:.0%} (the 80 PLUS minimum, {reg.efficiency_programme})",
-               f"{draw.efficiency:.0%}（80 PLUS 最低效率，{reg.efficiency_programme}）"))
+           Msg(f"{draw.efficiency:.0%} (the 80 PLUS minimum, "
+               f"{PROGRAMME_NAMES[reg.efficiency_programme].en})",
+               f"{draw.efficiency:.0%}（80 PLUS 最低效率，"
+               f"{PROGRAMME_NAMES[reg.efficiency_programme].zh}）"))
     unknown = (Msg(f" Power of {', '.join(draw.unknown)} is unknown and not counted.",
                    f" {', '.join(draw.unknown)} 的功耗未知，未计入。")
                if draw.unknown else Msg("", ""))
