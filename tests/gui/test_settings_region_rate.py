@@ -63,3 +63,27 @@ def test_the_dialog_names_the_reference_or_its_absence(window, qtbot, tmp_path: 
     none = SettingsDialog(window.settings, reference=None)
     qtbot.addWidget(none)
     assert "no reference rate shipped" in none.reference_label.text()
+
+
+def test_a_damaged_rate_file_is_reported_like_a_damaged_catalog(qtbot, tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    import shutil
+
+    from torchrig.catalog import clear_catalog_cache
+    from torchrig.gui.main_window import MainWindow
+    from torchrig.gui.qt import QLabel
+
+    copy = tmp_path / "resources"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "resources", copy)
+    (copy / "catalog" / "exchange_rates.json").write_text(
+        '{"format": "torchrig-exchange-rates", "version": 1, "rates": [{"rate": "7.1"}]}')
+    monkeypatch.setenv("TORCHRIG_RESOURCES", str(copy))
+    clear_catalog_cache()
+    try:
+        win = MainWindow()
+        qtbot.addWidget(win)
+        texts = [label.text() for label in win.findChildren(QLabel)]
+        assert any("The parts catalog could not be loaded" in t and "exchange_rates.json" in t
+                   and "missing field" in t for t in texts), texts
+    finally:
+        clear_catalog_cache()

@@ -51,10 +51,17 @@ first, and the report page last so its inputs end exactly as they were."""
 
 
 def _load_catalog() -> tuple[Catalog | None, str]:
+    from torchrig.builds.export_checks import shipped_controls
     from torchrig.catalog import load_catalog
+    from torchrig.catalog.exchange_rates import reference_rate
 
     try:
-        return load_catalog(), ""
+        catalog = load_catalog()
+        # The catalog's other documents, read once here: a damaged one is reported as a
+        # damaged parts file is, not later from inside a page.
+        reference_rate(catalog.root)
+        shipped_controls(catalog)
+        return catalog, ""
     except InputError as exc:
         return None, str(exc)
 
