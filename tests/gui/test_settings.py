@@ -15,7 +15,7 @@ EDITED = {
     "exchange_rate": 7.1234, "exchange_rate_date": "2026-01-31", "shop_name": "算力小店 & Co",
     "shop_contact": "lab@example.com", "logo_path": "/tmp/logo.png", "validity_days": 30,
     "report_lang": "en", "build_folder": "/data/builds", "dataset_folder": "/data/sets",
-    "recent_files": ["/a.json", "/b.json"],
+    "recent_files": ["/a.json", "/b.json"], "region": "us",
 }
 
 
@@ -53,7 +53,7 @@ def test_every_option_round_trips(tmp_path):
     ("exchange_rate", True), ("exchange_rate_date", "31.01.2026"), ("validity_days", 9999),
     ("validity_days", 14.5), ("validity_days", None), ("report_lang", "fr"),
     ("recent_files", "a.json"), ("recent_files", [1, 2]), ("shop_name", "x" * 5000),
-    ("geometry", "%%% not base64"), ("last_page", ["machine"]),
+    ("geometry", "%%% not base64"), ("last_page", ["machine"]), ("region", "mars"),
 ])
 def test_a_bad_stored_value_reads_as_the_default(tmp_path, key, bad):
     path = tmp_path / "settings.json"

@@ -16,6 +16,7 @@ from typing import Any
 from torchrig.builds.build import Build, ExchangeRate
 from torchrig.builds.part_fit import compatible_parts, price_in
 from torchrig.catalog.alerts import price_alerts
+from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.money_text import parse_amount_text, ungroup_number
 from torchrig.catalog.search import (
@@ -95,6 +96,9 @@ class PartPicker(QGroupBox):
         self.build = Build(name="")
         self._parts: list[Part] = []
         self._compatible: set[str] | None = None
+        self.replacing: int | None = None
+        self.reference = reference_rate(catalog.root) if catalog.root else None
+        """A line index: the list shows parts that could take that line's place."""
 
         self.category_box = QComboBox()
         for category in CATEGORIES:
@@ -176,6 +180,19 @@ class PartPicker(QGroupBox):
                 box.setItemText(index, price_text)
         self.refresh()
 
+    def replace_line(self, build: Build, index: int) -> None:
+        """Show only parts of line ``index``'s category, filtered (when "Compatible with this
+        build" is on) by whether they could take that line's place in ``build``."""
+        part_id = build.line_items[index].part_id
+        assert part_id is not None
+        self.build, self.replacing = build, index
+        self.category_box.blockSignals(True)  # one refresh, below, with the build in place
+        self.category_box.setCurrentIndex(
+            self.category_box.findData(self.catalog.get(part_id).category))
+        self.category_box.blockSignals(False)
+        self.category_box.setEnabled(False)
+        self._category_changed()
+
     def state(self) -> dict[str, Any]:
         return {"category": self.category, "search": self.search_edit.text()}
 
@@ -184,13 +201,14 @@ class PartPicker(QGroupBox):
         self.search_edit.setText(state["search"])
 
     def rate(self) -> tuple[ExchangeRate | None, bool]:
-        """The rate for showing prices: the build's, else the Settings default (read only);
-        the flag says it came from Settings."""
+        """The rate for showing prices: the build's, else the Settings default (the shop's own
+        rate, or the shipped reference: Settings.default_rate); the flag says it is the
+        default."""
         if self.build.exchange_rate is not None:
             return self.build.exchange_rate, False
-        if self.settings.exchange_rate > 0 and self.settings.exchange_rate_date:
-            value = Decimal(str(round(self.settings.exchange_rate, 4)))
-            return ExchangeRate(value, self.settings.exchange_rate_date), True
+        default = self.settings.default_rate(self.reference)
+        if default is not None:
+            return ExchangeRate(default.cny_per_usd, default.date), True
         return None, False
 
     def _price(self, part: Part) -> Decimal | None:
@@ -255,7 +273,7 @@ class PartPicker(QGroupBox):
         if self.compatible_box.isChecked():
             if self._compatible is None:
                 self._compatible = compatible_parts(self.catalog.by_category(self.category),
-                                                    self.build, self.catalog)
+                                                    self.build, self.catalog, self.replacing)
             parts = [p for p in parts if p.id in self._compatible]
         return parts
 

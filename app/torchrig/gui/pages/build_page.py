@@ -29,12 +29,15 @@ from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
 from torchrig.findings import Finding
 from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.pages.build_power_line import BuildFacts
 from torchrig.gui.pages.build_recovery import offer_recovery
+from torchrig.gui.pages.build_replace import ReplacePartDialog
 from torchrig.gui.pages.build_widgets import QuoteHeader, _CustomLineDialog
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QAbstractItemView,
+    QAction,
     QApplication,
     QComboBox,
     QDialog,
@@ -159,6 +162,12 @@ class BuildPage(QWidget):
         splitter.addWidget(self.picker)
         splitter.setSizes([800, 420])
         outer.addWidget(splitter, 1)
+        self.apply_settings()
+
+    def apply_settings(self) -> None:
+        """Check and price with the Settings' region and default rate (again, when changed)."""
+        self.editor.set_context(self.settings.region,
+                                self.settings.default_rate(self.picker.reference))
         self._refresh_all()
 
     # --- the editor's state, as the page's attributes -------------------------------------------
@@ -288,6 +297,14 @@ class BuildPage(QWidget):
         row = QHBoxLayout()
         self.remove_button = QPushButton(self.tr("Remove line"))
         self.remove_button.clicked.connect(self.remove_selected)
+        self.replace_button = QPushButton(self.tr("Replace part…"))
+        self.replace_button.setToolTip(self.tr("Pick another part for the selected line from "
+                                               "the parts that fit the rest of the build"))
+        self.replace_button.clicked.connect(self.replace_selected)
+        self.replace_action = QAction(self.replace_button.text(), self.lines)
+        self.replace_action.triggered.connect(self.replace_selected)
+        self.lines.addAction(self.replace_action)  # the table's context menu
+        self.lines.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.custom_button = QPushButton(self.tr("Add custom line…"))
         self.custom_button.clicked.connect(self.add_custom_dialog)
         self.copy_button = QPushButton(self.tr("Copy as"))
@@ -303,6 +320,7 @@ class BuildPage(QWidget):
             action.triggered.connect(lambda _checked=False, f=fmt: self.copy_as(f))
         self.copy_button.setMenu(copy_menu)
         row.addWidget(self.remove_button)
+        row.addWidget(self.replace_button)
         row.addWidget(self.custom_button)
         row.addWidget(self.copy_button)
         row.addStretch(1)
@@ -312,6 +330,8 @@ class BuildPage(QWidget):
         hint.setStyleSheet(f"color: {colour('muted')};")
         row.addWidget(hint)
         layout.addLayout(row)
+        self.facts = BuildFacts(self.lang)  # power and exchange-rate lines, always in view
+        layout.addWidget(self.facts)
 
         bottom = QSplitter(Qt.Orientation.Horizontal)
         self.totals = QLabel()
@@ -375,6 +395,17 @@ class BuildPage(QWidget):
         assert self.priced is not None
         QApplication.clipboard().setText(share_text(self.priced, fmt, self.lang))
         self.status.emit(self.tr("Copied the parts list ({0}).").format(fmt.upper()))
+
+    def replace_selected(self) -> None:
+        """Replace the selected line's catalog part (a dialog), keeping its quantity."""
+        rows = {i.row() for i in self.lines.selectedIndexes()}
+        if len(rows) != 1 or self.build.line_items[min(rows)].part_id is None:
+            self.status.emit(self.tr("Select one catalog part's line to replace."))
+            return
+        chosen = ReplacePartDialog.ask(self, self.build, min(rows))
+        if chosen is not None:
+            self._set_checked(self.editor.with_replacement(min(rows), chosen),
+                              self.tr("Replace part"))
 
     def remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
@@ -496,6 +527,7 @@ class BuildPage(QWidget):
             self.picker.set_build(self.build)
             self.findings_view.set_findings(
                 self.findings, empty=self.tr("No compatibility problems found."))
+            self.facts.show_build(self.build, self.priced, self.catalog, self.editor.region)
         finally:
             self._updating = False
         self._refresh_title()
