@@ -28,19 +28,21 @@ CHINA_SOLD = {
         "msi-mag-b860-tomahawk-wifi", "msi-mag-b860m-mortar-wifi", "msi-mag-b650-tomahawk-wifi",
         "asus-tuf-gaming-b650-plus-wifi", "msi-pro-b760m-a-wifi", "msi-mag-x870-tomahawk-wifi",
         "msi-mag-b850m-mortar-wifi", "asus-tuf-gaming-x670e-plus-wifi",
-        "asus-rog-strix-z790-e-gaming-wifi"),
+        "asus-rog-strix-z790-e-gaming-wifi", "asrock-b650m-pro-rs-wifi",
+        "gigabyte-x870e-aorus-elite-wifi7"),
     "memory": (
         "kingbank-32gb-ddr5-6000-cl36-cxmt", "gloway-32gb-ddr5-6000-cl36-cxmt",
         "kingbank-sharpblade-32gb-ddr5-6800-cl34",
         "kingston-fury-beast-32gb-ddr5-6000-kf560c36bbek2-32",
         "g-skill-trident-z5-neo-32gb-ddr5-6000-f5-6000j3038f16gx2-tz5n",
         "g-skill-flare-x5-32gb-ddr5-6000-f5-6000j3036f16gx2-fx5",
-        "crucial-pro-32gb-ddr5-5600-cp2k16g56c46u5", "crucial-pro-64gb-ddr5-5600-cp2k32g56c46u5"),
+        "crucial-pro-32gb-ddr5-5600-cp2k16g56c46u5", "crucial-pro-64gb-ddr5-5600-cp2k32g56c46u5",
+        "kingston-fury-beast-64gb-ddr5-6000-kf560c36bbek2-64"),
     "storage": (
         "zhitai-tipro7000-1tb", "zhitai-tipro7000-2tb", "zhitai-tipro9000-2tb",
         "samsung-990-evo-plus-2tb", "samsung-990-evo-plus-4tb", "samsung-990-evo-2tb",
         "western-digital-wd-black-sn850x-2tb", "western-digital-wd-black-sn770-1tb",
-        "kioxia-exceria-plus-g3-2tb"),
+        "western-digital-wd-black-sn850x-4tb", "kioxia-exceria-plus-g3-2tb"),
     "psu": (
         "seasonic-focus-gx-1000-v4", "seasonic-focus-gx-850-v4", "cooler-master-mwe-gold-850-v3",
         "super-flower-leadex-vii-xg-1000w", "super-flower-leadex-vii-platinum-pro-1000w",
@@ -63,7 +65,7 @@ def test_the_parts_load_in_their_categories() -> None:
     for category, ids in CHINA_SOLD.items():
         for pid in ids:
             assert cat.get(pid).category == category, pid
-    assert len(set(ALL_IDS)) == len(ALL_IDS) == 45
+    assert len(set(ALL_IDS)) == len(ALL_IDS) == 49
 
 
 @pytest.mark.parametrize("pid", ALL_IDS)
@@ -129,8 +131,12 @@ def test_pinned_storage_figures() -> None:
     assert (small.seq_write, small.endurance_tbw) == (5400e6, 600)
     # tomshardware.com/news/wd-black-sn850x-pcie-40-ps5-ssd-hits-retail-4tb-for-dollar820:
     # 7,300 MB/s read on every capacity, 6,600 MB/s write on the 2 TB and 4 TB.
-    sn850x = cat.get("western-digital-wd-black-sn850x-2tb").storage
-    assert (sn850x.seq_read, sn850x.seq_write, sn850x.pcie_gen) == (7300e6, 6600e6, 4)
+    for pid in ("western-digital-wd-black-sn850x-2tb", "western-digital-wd-black-sn850x-4tb"):
+        sn850x = cat.get(pid).storage
+        assert (sn850x.seq_read, sn850x.seq_write, sn850x.pcie_gen) == (7300e6, 6600e6, 4)
+    # pgrid.app/au/ssds/western-digital-wd-black-sn850x-2000gb and ...-4000gb: 1200 and 2400 TBW.
+    assert cat.get("western-digital-wd-black-sn850x-2tb").storage.endurance_tbw == 1200
+    assert cat.get("western-digital-wd-black-sn850x-4tb").storage.endurance_tbw == 2400
     # techpowerup.com/review/wd-black-sn770-1-tb: "Endurance: 600 TBW", PCIe Gen 4 x4, M.2 2280.
     sn770 = cat.get("western-digital-wd-black-sn770-1tb").storage
     assert (sn770.endurance_tbw, sn770.form_factor) == (600, "M.2 2280")
