@@ -9,11 +9,12 @@ detection finds - are answered by patching the one function the window calls for
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from torchrig.gui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QTimer
+from torchrig.gui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QtGui, QTimer
 
 LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -35,9 +36,21 @@ def type_text(qtbot: Any, edit: Any, text: str, enter: bool = False) -> None:
     the keys, and Return when ``enter`` (the field's editingFinished)."""
     qtbot.keyClick(edit, Qt.Key.Key_A, CTRL)
     qtbot.keyClick(edit, Qt.Key.Key_Delete)
-    qtbot.keyClicks(edit, text)
+    type_keys(qtbot, edit, text)
     if enter:
         qtbot.keyClick(edit, Qt.Key.Key_Return)
+
+
+def type_keys(qtbot: Any, widget: Any, text: str) -> None:
+    """Type ``text`` at the cursor: ASCII as key presses, anything else (Chinese, symbols) as
+    an input method commits it - QTest can only press keys of the ASCII range."""
+    for run in re.findall(r"[\x20-\x7e]+|[^\x20-\x7e]+", text):
+        if run.isascii():
+            qtbot.keyClicks(widget, run)
+        else:
+            event = QtGui.QInputMethodEvent()
+            event.setCommitString(run)
+            QApplication.sendEvent(widget, event)
 
 
 def menu_action(window: Any, *path: str) -> Any:
