@@ -118,7 +118,11 @@ def answer_modal(qtbot: Any, act: Callable[[QDialog], None]) -> list[str]:
         dialog = QApplication.activeModalWidget()
         if isinstance(dialog, QDialog) and dialog.isVisible():
             seen.append(type(dialog).__name__)
-            act(dialog)
+            try:
+                act(dialog)
+            finally:
+                if dialog.isVisible():  # ``act`` failed half-way: never leave exec() hanging
+                    dialog.reject()
         else:
             QTimer.singleShot(20, poll)
 
