@@ -100,13 +100,18 @@ def choose(combo: Any, data: Any) -> None:
     combo.setCurrentIndex(index)
 
 
-def choose_activated(combo: Any, data: Any) -> None:
-    """Pick an entry of a drop-down that acts on ``activated`` (a user's choice, not a
-    programmatic change): a popup click sends both signals."""
+def pick_with_keys(qtbot: Any, combo: Any, data: Any) -> None:
+    """Choose the entry whose data is ``data`` with the arrow keys on the closed drop-down,
+    for the boxes that act on ``activated`` (a user's choice) rather than on a changed index.
+    Each key press is a choice, as for a user: the entries passed on the way are chosen too.
+    (Opening the list offscreen makes Qt warn that it cannot grab the keyboard.)"""
     index = combo.findData(data)
     assert index >= 0, f"{data!r} is not in the list"
-    combo.setCurrentIndex(index)
-    combo.activated.emit(index)
+    steps = index - combo.currentIndex()
+    key = Qt.Key.Key_Down if steps > 0 else Qt.Key.Key_Up
+    combo.setFocus()
+    for _ in range(abs(steps)):  # the box may reset itself after the last one (a menu-like box)
+        qtbot.keyClick(combo, key)
 
 
 def answer_modal(qtbot: Any, act: Callable[[QDialog], None]) -> list[str]:
