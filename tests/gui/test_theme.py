@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gui_gestures import add_part, menu_action
 
 from torchrig.findings import Finding, Severity
 from torchrig.gui.qt import QApplication, QColor, QEvent, QPalette, QPoint
@@ -54,12 +55,11 @@ def test_dark_and_back_to_the_system(qapp):
     assert QApplication.palette().window().color().name() == light_window
 
 
-def test_a_theme_change_redraws_the_pages_in_its_colours(window):
-    window.build_page.add_part("nvidia-l40s")  # no catalog price: findings and a red note
+def test_a_theme_change_redraws_the_pages_in_its_colours(window, qtbot):
+    add_part(qtbot, window.build_page, "nvidia-l40s", "gpu")  # no price: findings, a red note
     assert LIGHT["error"] in window.build_page.totals.text()
-    window.settings.theme = "dark"
-    window.apply_settings()
-    assert window.rebuilds == 1
+    menu_action(window, "Settings", "Theme", "Dark").trigger()
+    assert window.rebuilds == 1 and window.settings.theme == "dark"
     html = window.build_page.findings_view.toHtml()
     assert DARK["caution"] in html or DARK["warn"] in html or DARK["error"] in html
     assert DARK["error"] in window.build_page.totals.text()
@@ -69,6 +69,9 @@ def test_a_theme_change_redraws_the_pages_in_its_colours(window):
 def _finding(code: str, source: str) -> Finding:
     return Finding(code, Severity.WARNING, Msg(f"title {code}", "标题"), Msg("d", "d"),
                    Msg("f", "f"), source, numbers={"need_bytes": 2.5e10})
+
+
+# --- internals: the findings view on its own, given findings directly (the core makes them) ---
 
 
 def test_each_finding_has_a_tooltip_with_its_rule(qtbot, monkeypatch):
