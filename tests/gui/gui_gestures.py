@@ -173,12 +173,16 @@ def add_part(qtbot: Any, page: Any, part_id: str, category: str) -> None:
     """Add a catalog part from the Build page's picker: category, search, select, Add."""
     picker = page.picker
     choose(picker.category_box, category)
-    if picker.compatible_box.isChecked():
-        tick(qtbot, picker.compatible_box)
-    picker.search_edit.clear()
-    qtbot.keyClicks(picker.search_edit, part_id)
-    ids = [picker.parts_table.item(r, 0).data(Qt.ItemDataRole.UserRole)
-           for r in range(picker.parts_table.rowCount())]
+    type_text(qtbot, picker.search_edit, part_id)
+
+    def listed() -> list[str]:
+        return [picker.parts_table.item(r, 0).data(Qt.ItemDataRole.UserRole)
+                for r in range(picker.parts_table.rowCount())]
+
+    ids = listed()
+    if part_id not in ids and picker.compatible_box.isChecked():
+        tick(qtbot, picker.compatible_box)  # not "compatible" with the build: show all
+        ids = listed()
     assert part_id in ids, (part_id, ids)
     picker.parts_table.selectRow(ids.index(part_id))
     click(qtbot, picker.add_button)
