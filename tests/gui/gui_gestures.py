@@ -41,6 +41,17 @@ def type_text(qtbot: Any, edit: Any, text: str, enter: bool = False) -> None:
         qtbot.keyClick(edit, Qt.Key.Key_Return)
 
 
+def paste_text(qtbot: Any, edit: Any, text: str, enter: bool = False) -> None:
+    """Replace what a line edit holds with ``text`` by pasting it (Ctrl+A, Ctrl+V): how a user
+    enters text no keyboard types (control characters, any script), exactly as it was."""
+    QApplication.clipboard().setText(text)
+    qtbot.keyClick(edit, Qt.Key.Key_A, CTRL)
+    qtbot.keyClick(edit, Qt.Key.Key_V, CTRL)
+    assert edit.text() == text
+    if enter:
+        qtbot.keyClick(edit, Qt.Key.Key_Return)
+
+
 def type_keys(qtbot: Any, widget: Any, text: str) -> None:
     """Type ``text`` at the cursor: ASCII as key presses, anything else (Chinese, symbols) as
     an input method commits it - QTest can only press keys of the ASCII range."""
@@ -144,9 +155,10 @@ def click_cell(qtbot: Any, table: Any, row: int, col: int, double: bool = False)
         qtbot.mouseClick(table.viewport(), LEFT, pos=point)
 
 
-def type_into_cell(qtbot: Any, table: Any, row: int, col: int, text: str) -> None:
-    """Select a cell, press F2 (the edit key), replace its text and press Enter, as a user
-    edits a table (its page must be the one on show)."""
+def type_into_cell(qtbot: Any, table: Any, row: int, col: int, text: str,
+                   paste: bool = False) -> None:
+    """Select a cell, press F2 (the edit key), replace its text (typed, or pasted when
+    ``paste``) and press Enter, as a user edits a table (its page must be the one on show)."""
     assert table.isVisible(), "the table is not on screen: show its page first (go_to)"
     table.scrollToItem(table.item(row, col))
     click_cell(qtbot, table, row, col)
@@ -156,9 +168,12 @@ def type_into_cell(qtbot: Any, table: Any, row: int, col: int, text: str) -> Non
     editors = [e for e in table.viewport().findChildren(QLineEdit) if e.isVisible()]
     assert len(editors) == 1, "no cell editor opened"
     editor = editors[0]
-    editor.selectAll()
-    qtbot.keyClicks(editor, text)
-    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    if paste:
+        paste_text(qtbot, editor, text, enter=True)
+    else:
+        editor.selectAll()
+        type_keys(qtbot, editor, text)
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
     # The delegate commits on Return through a queued call.
     qtbot.waitUntil(lambda: table.state() != table.State.EditingState, timeout=5000)
 
