@@ -80,10 +80,17 @@ def test_about_does_not_import_torch():
         from torchrig.gui.app import create_app
         from torchrig.gui.main_window import MainWindow
         from torchrig.gui.about_dialog import AboutDialog
-        from torchrig.hardware import detect
+        from torchrig.gui.qt import Qt
+        from PySide6.QtTest import QTest
         app = create_app(sys.argv)
         window = MainWindow()
-        window.machine_page.set_profile(detect())
+        QTest.mouseClick(window.machine_page.refresh_button, Qt.MouseButton.LeftButton)
+        import time
+        deadline = time.monotonic() + 30
+        while window.machine_page.profile is None and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        assert window.machine_page.profile is not None
         dialog = AboutDialog(window.machine_page.profile, window.settings.path, window)
         rows = dict(dialog.rows)
         window.close()
