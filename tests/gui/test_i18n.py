@@ -400,6 +400,7 @@ def test_a_language_switch_waits_for_a_running_task(window, qtbot, monkeypatch):
     assert window.nav.item(0).text() == "本机"
 
 
+# internals: a bare spin box, no page - the locale the language installs, read directly
 def test_numbers_follow_the_ui_language(qapp, zh):
     """Spin boxes parse and print with the UI language's locale, like the tables do."""
     from torchrig.gui.i18n import apply_language

@@ -51,6 +51,9 @@ def test_unknown_fields_show_their_reason(qtbot, window, monkeypatch):
     assert "storage" in window.machine_page.status.text()
 
 
+# --- internals: how the app starts (run_gui's calls, no user gesture) ------------------------
+
+
 def test_window_appears_before_torch_is_imported():
     """torch is heavy: the first window and detection must not import it."""
     code = textwrap.dedent(
@@ -80,9 +83,6 @@ def test_window_appears_before_torch_is_imported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True)
     assert out.stdout.split() == ["False", "True", "False"], out.stdout + out.stderr
-
-
-# --- internals: how the app starts (run_gui's calls, no user gesture) ------------------------
 
 
 def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):

@@ -1,4 +1,9 @@
-"""GUI robustness: crash recovery of unsaved edits, the exception hook, stderr None."""
+"""GUI robustness: crash recovery of unsaved edits, the exception hook, stderr None.
+
+Edits are made in the picker and the table, files saved and opened with the buttons. The
+recovery offer is made by ``MainWindow.start()``, which the app calls once the window has
+painted (run_gui): the launch itself, not a gesture, so the tests call it. A window whose
+``dirty`` flag a test clears is one that "crashed": it must not discard its copy on close."""
 
 from __future__ import annotations
 
