@@ -292,9 +292,10 @@ class WizardPage(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(QLabel(self.tr("<h2>Wizard</h2>")))
         bar.addStretch(1)
-        for text, slot in ((self.tr("Open workload…"), self.open_dialog),
-                           (self.tr("Save workload…"), self.save_dialog)):
+        for name, text, slot in (("open_workload", self.tr("Open workload…"), self.open_dialog),
+                                 ("save_workload", self.tr("Save workload…"), self.save_dialog)):
             button = QPushButton(text)
+            button.setObjectName(name)  # what tests find it by, in either language
             button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
         self.import_button = QPushButton(self.tr("Import config.json…"))
