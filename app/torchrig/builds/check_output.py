@@ -19,7 +19,7 @@ from torchrig.findings import (
     has_blocker,
     sort_findings,
 )
-from torchrig.i18n import pick
+from torchrig.i18n import one_language, pick
 from torchrig.labels import CATEGORIES, label
 
 CHECK_FORMAT = "torchrig.check"
@@ -65,7 +65,8 @@ def _money(amount: Decimal | None, currency: str) -> str:
 def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: str = "en") -> str:
     """Plain text for a terminal: the priced lines, totals and the findings, worst first."""
     cur = priced.currency
-    out = [f"{_t('build', lang)}: {priced.name}  ({_t('nodes', lang)}: {priced.nodes}, "
+    # One language throughout: a tier's "English / Chinese" name shows its ``lang`` half.
+    out = [f"{_t('build', lang)}: {one_language(priced.name, lang)}  ({_t('nodes', lang)}: {priced.nodes}, "
            f"{_t('currency', lang)}: {cur})", "", f"{_t('lines', lang)}:"]
     for line in priced.lines:
         qty = f"{line.quantity}" + (f" x {line.multiplier}" if line.multiplier != 1 else "")
@@ -75,7 +76,7 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
             price = _t(line.status, lang)
         mark = f" [{_t('estimate', lang)}]" if line.is_estimate else ""
         category = label(CATEGORIES, line.category, lang)
-        out.append(f"  [{line.index}] {line.label} ({category}) {_t('qty', lang)} {qty}: "
+        out.append(f"  [{line.index}] {one_language(line.label, lang)} ({category}) {_t('qty', lang)} {qty}: "
                    f"{price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")

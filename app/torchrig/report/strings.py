@@ -13,6 +13,10 @@ STRINGS: dict[str, Msg] = {
     # header
     "title.sheet": Msg("Build sheet", "配置单"),
     "title.quote": Msg("Quote", "报价单"),
+    "title.plan": Msg("Plan", "配置规划"),
+    "draft.stamp": Msg("DRAFT", "草稿"),
+    "draft.lines": Msg("DRAFT - no price yet for: {lines}", "草稿：以下部件尚无价格：{lines}"),
+    "draft.list_sep": Msg("; ", "；"),
     "header.number": Msg("No.", "编号"),
     "header.date": Msg("Date", "日期"),
     "header.valid": Msg("Valid for", "有效期"),
@@ -31,6 +35,12 @@ STRINGS: dict[str, Msg] = {
     "section.claims": Msg("Seed claims, measured", "种子文档结论实测"),
     "section.scaling": Msg("Multi-GPU scaling", "多 GPU 扩展"),
     "section.findings": Msg("Findings", "检查结果"),
+    "section.recommendation": Msg("Recommendation", "推荐"),
+    "plan.tier": Msg("Tier", "档位"),
+    "plan.gpu": Msg("Best-value GPU: {gpu} (needs {vram} per GPU)",
+                    "性价比最高的 GPU：{gpu}（每卡需 {vram}）"),
+    "plan.no_gpu": Msg("No catalog GPU runs this workload.", "目录中没有能运行此工作负载的 GPU。"),
+    "plan.subject": Msg("Findings are for {subject}.", "检查结果针对{subject}。"),
     # bill of materials
     "bom.category": Msg("Category", "类别"),
     "bom.part": Msg("Part", "部件"),
@@ -48,6 +58,7 @@ STRINGS: dict[str, Msg] = {
     "bom.rate_needed": Msg("priced in {amount}: exchange rate needed",
                            "原价 {amount}：需要汇率"),
     "bom.price_needed": Msg("price needed", "需要价格"),
+    "bom.reliability": Msg("price reliability: {level}", "价格可靠性：{level}"),
     # shared text (report/share_text.py)
     "share.note": Msg("Note", "说明"),
     "share.rate_needed": Msg("exchange rate needed", "需要汇率"),
