@@ -141,7 +141,8 @@ def test_the_job_assembles_the_sheet_it_was_given(model):
     assert (sheet.header.kind, sheet.header.number, sheet.header.date) == \
         ("sheet", "BS-1", "2026-03-14")
     assert sheet.header.validity_days is None
-    assert sheet.build_name == model.build.name
+    # The build was named "English / Chinese" after its tier; an English sheet shows one half.
+    assert sheet.build_name == model.catalog.tier("professional").name.en
     assert not sheet.shows("bom") and sheet.shows("totals")
     assert sheet.options.lang == "en"
 

@@ -256,6 +256,7 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
             price_source_url=url,
             price_date=date,
             note=_line_note(line, item, priced.currency, lang, internal),
+            nodes=line.multiplier,
         ))
     return tuple(rows)
 
@@ -277,6 +278,8 @@ def totals_of(priced: PricedBuild, build: Build, lang: str, internal: bool = Tru
         exchange_from="USD" if rate else None,
         exchange_to="CNY" if rate else None,
         exchange_date=priced.exchange_rate_date,
+        discount_percent=(build.discount.value if build.discount is not None
+                          and build.discount.kind == "percent" else None),
         notes=(*(w.get(lang) for w in warnings), ROUNDING_NOTE.get(lang)),
     )
 

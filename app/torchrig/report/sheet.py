@@ -89,6 +89,8 @@ class BomRow:
         price_source_url: the web page behind ``price_source`` when there is one (a link).
         price_date: when that price was true.
         note: anything pricing said about the line (a currency conversion, a missing price).
+        nodes: how many machines the line is bought for (``qty`` counts all of them: the
+            quantity per node times this); 1 for a line bought once.
     """
 
     category: str
@@ -102,6 +104,7 @@ class BomRow:
     price_source_url: str | None = None
     price_date: str | None = None
     note: str = ""
+    nodes: int = 1
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class Totals:
 
     Attributes:
         discount / tax: shown when not None (a build without a discount shows no line).
+        discount_percent: the percentage behind ``discount`` when it is one (10 for 10 %).
         tax_rate_percent: the rate behind ``tax`` (13 for 13 %), for its label.
         missing_prices: lines without a usable price; the total then covers the rest only.
         exchange_*: the rate pricing used: 1 ``exchange_from`` = ``exchange_rate``
@@ -129,6 +133,7 @@ class Totals:
     exchange_to: str | None = None
     exchange_date: str | None = None
     notes: tuple[str, ...] = ()
+    discount_percent: Decimal | None = None
 
 
 @dataclass(frozen=True)

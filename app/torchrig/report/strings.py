@@ -58,6 +58,9 @@ STRINGS: dict[str, Msg] = {
     "bom.rate_needed": Msg("priced in {amount}: exchange rate needed",
                            "原价 {amount}：需要汇率"),
     "bom.price_needed": Msg("price needed", "需要价格"),
+    "xlsx.nodes": Msg("Nodes", "节点数"),
+    "xlsx.qty": Msg("Qty per node", "每节点数量"),
+    "xlsx.tab": Msg("Quote", "报价"),
     "bom.reliability": Msg("price reliability: {level}", "价格可靠性：{level}"),
     # shared text (report/share_text.py)
     "share.note": Msg("Note", "说明"),
