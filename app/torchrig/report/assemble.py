@@ -15,7 +15,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig.builds.build import Build, LineItem
-from torchrig.builds.source_text import is_edited_here, source_text
 from torchrig.builds.capabilities import Capabilities, from_build, from_profile
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricing import (
@@ -24,6 +23,7 @@ from torchrig.builds.pricing import (
     PricedLine,
     price_build,
 )
+from torchrig.builds.source_text import is_edited_here, source_text
 from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
@@ -120,7 +120,7 @@ def assemble_sheet(
         header=replace(header, title=one_language(header.title, lang) if header.title else None),
         build_name=one_language(build.name, lang),
         notes=sheet_notes(build, lang),
-        workload_name=_workload_name(workload, lang) if workload is not None else None,
+        workload_name=workload_name(workload, lang) if workload is not None else None,
         tier_name=text("header.tier_value", lang, name=tier.name.get(lang),
                        ref=text("seed_ref", lang, section=tier.section)) if tier else None,
         bom=bom_rows(priced, build, catalog, lang, internal),
@@ -311,7 +311,7 @@ def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
 
 
 
-def _workload_name(workload: Workload, lang: str) -> str:
+def workload_name(workload: Workload, lang: str) -> str:
     """The workload's own name, or its task with the figures that define it, in words (the
     file's codes - ``llm_finetune_lora``, ``amp_bf16`` - mean nothing to a customer)."""
     if workload.name:
@@ -334,7 +334,7 @@ def _read_rate(requirements: Requirements | None) -> float | None:
     return item.value if item is not None else None
 
 
-def breakdown_groups(requirements: Requirements, caps: Capabilities,
+def breakdown_groups(requirements: Requirements, caps: Capabilities | None,
                      lang: str) -> tuple[BreakdownGroup, ...]:
     """One stacked bar per resource (the same bars as the Wizard's chart), with the build's
     capacity and a note on what the plan could not size."""
