@@ -95,6 +95,10 @@ def test_this_machine_column_only_when_internal_is_ticked(window, qtbot):
 
     assert window.build_page.open_path(ROOT / "builds" / "professional.json")
     page = window.report_page
+    # Laid out as the user sees it: a click lands on the box's words, not on an unsized widget.
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_page("report")
     page.set_profile(SystemProfile(cpu=CpuInfo(physical_cores=2, logical_cpus=4)))
     page.lang_box.setCurrentIndex(page.lang_box.findData("en"))
     assert not page.internal_check.isChecked()  # a customer quote by default

@@ -202,7 +202,8 @@ class ReportPage(QWidget):
             "the estimate remarks and the \"edited in TorchRig\" marks, and adds a \"This "
             "machine\" column to the Tier comparison. Leave it off for a customer quote"))
         row = (len(SECTION_LABELS) + 1) // 2
-        grid.addWidget(self.internal_check, row, 0, 1, 2)
+        # Left-aligned at its own width: a click anywhere on the box or its words toggles it.
+        grid.addWidget(self.internal_check, row, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
         # The Wizard always holds a workload (its default one too): it goes on the sheet only
         # when the user says so.
         self.attach_check = QCheckBox(self.tr("Attach the Wizard's workload"))
@@ -210,7 +211,7 @@ class ReportPage(QWidget):
             "Print the Wizard's workload with its requirements, findings and scaling chart. "
             "Without a build, the sheet is then a plan: requirements, findings and a "
             "recommendation"))
-        grid.addWidget(self.attach_check, row + 1, 0, 1, 2)
+        grid.addWidget(self.attach_check, row + 1, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
         self.attach_check.toggled.connect(lambda _on: self._update_context())
         form_layout.addWidget(sections)
         self.status = QLabel()
