@@ -401,7 +401,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
                        "priced build as Markdown, BBCode, text or CSV")
-    p.add_argument("build", metavar="BUILD", help="a build file (.json) or an exported sheet")
+    p.add_argument("build", metavar="BUILD", nargs="?",
+                   help="a build file (.json) or an exported sheet; left out with --workload: "
+                        "the workload's plan sheet")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="OUT.pdf (the sheet), OUT.xlsx (the quote with formulas), OUT.md, "
                         "OUT.bbcode, OUT.txt or OUT.csv; '-' writes text to standard output")

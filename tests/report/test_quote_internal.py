@@ -97,9 +97,10 @@ def test_edited_here_and_estimate_remarks_only_on_the_internal_sheet(catalog) ->
     assert "edited in TorchRig" in _text(render_sheet_bytes(internal))
 
 
-def _args(build: Path, out: Path, **kw: object) -> argparse.Namespace:
-    values: dict[str, object] = {"build": str(build), "output": str(out), "workload": None,
-                                 "bench": None, "lang": "en", "tier": None, "invariant": True,
+def _args(build: Path | None, out: Path, **kw: object) -> argparse.Namespace:
+    values: dict[str, object] = {"build": str(build) if build else None, "output": str(out),
+                                 "workload": None, "bench": None, "lang": "en", "tier": None,
+                                 "invariant": True,
                                  "internal": False, "draft": True}
     values.update(kw)
     return argparse.Namespace(**values)
@@ -213,3 +214,20 @@ def test_no_build_gives_a_plan_sheet(catalog) -> None:
     text = _text(render_sheet_bytes(sheet))
     assert "Plan" in text and "Recommendation" in text and "Bill of materials" not in text
     assert "CNY 0.00" not in text and "Quote" not in text
+
+
+def test_cli_without_a_build_writes_the_workloads_plan_sheet(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    workload = ROOT / "workloads" / "bert-base-finetune-sst2.json"
+    out = tmp_path / "plan.pdf"
+    assert run_export_cli(_args(None, out, workload=str(workload))) == 0
+    text = _text(out.read_bytes())
+    assert text.startswith("Plan") and "Recommendation" in text
+    assert "Bill of materials" not in text
+    capsys.readouterr()
+    # Neither a build nor a workload, or a plan as a parts list: one line, exit 2.
+    assert run_export_cli(_args(None, tmp_path / "x.pdf")) == 2
+    assert run_export_cli(_args(None, tmp_path / "x.xlsx", workload=str(workload))) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "BUILD" in err[0] and ".pdf" in err[1]
+    assert not (tmp_path / "x.pdf").exists() and not (tmp_path / "x.xlsx").exists()

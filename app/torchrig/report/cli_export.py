@@ -9,7 +9,9 @@ A sheet is a customer copy in one language unless ``--internal`` (the shop's own
 its remarks: price ages, reliability, estimate notes). A build with lines that have no usable
 price is a draft: the PDF and workbook are stamped DRAFT / 草稿 with those lines named, and
 the export exits 3 (EXIT_DRAFT) without writing anything unless ``--draft`` says a draft is
-what is wanted. The workload's requirements and scaling appear only with ``--workload``.
+what is wanted. The workload's requirements and scaling appear only with ``--workload``;
+``--workload`` without a BUILD writes the workload's plan sheet (requirements, findings and the
+recommendation; no parts, no prices).
 
 Expected arguments (the CLI's argparse fills them): ``build`` (a build ``.json``, or a sheet
 ``.pdf`` exported earlier, whose attached build is used), ``output``, ``workload`` and ``bench``
@@ -99,6 +101,8 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
         raise InputError(f"{', '.join(pdf_only)} only apply to the PDF; the {fmt} export is "
                          "the priced parts list")
     lang = parse_lang(getattr(args, "lang", None) or "en")
+    if not args.build:
+        raise InputError(f"the {fmt} export is a build's priced parts list: give a BUILD file")
     build_path = Path(args.build).expanduser()
     catalog = load_catalog()
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
@@ -135,6 +139,8 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
     from torchrig.report.sheet import Header, SheetOptions
 
     lang = parse_lang(getattr(args, "lang", None) or "en")
+    if not args.build:
+        return _export_plan(args, fmt, lang)
     build_path = Path(args.build).expanduser()
     out = Path(args.output).expanduser()
     inputs = [build_path, *(Path(p).expanduser() for p in (args.workload, args.bench) if p)]
@@ -164,6 +170,30 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
         payload = render_sheet_xlsx(sheet)
     else:
         payload = render_sheet_bytes(sheet)
+    jsonio.atomic_write_bytes(out, payload)
+    return out, len(payload)
+
+
+def _export_plan(args: argparse.Namespace, fmt: str, lang: Any) -> tuple[Path, int]:
+    """No BUILD: the workload's plan sheet (requirements, findings, recommendation)."""
+    from torchrig import jsonio
+    from torchrig.catalog import load_catalog
+    from torchrig.report.pdf import render_sheet_bytes
+    from torchrig.report.plan_sheet import assemble_plan_sheet
+    from torchrig.report.sheet import Header, SheetOptions
+
+    if not args.workload:
+        raise InputError("give a BUILD file, or --workload FILE alone for a plan sheet")
+    if fmt != "pdf":
+        raise InputError("a plan sheet has no parts list: export it as .pdf")
+    out = Path(args.output).expanduser()
+    workload_path = Path(args.workload).expanduser()
+    if _same_file(out, workload_path):
+        raise InputError(f"{out}: the output would overwrite an input file; choose another name")
+    sheet = assemble_plan_sheet(
+        _load_workload(workload_path), load_catalog(), header=Header(date=sheet_date()),
+        lang=lang, options=SheetOptions(lang=lang, invariant=bool(args.invariant)))
+    payload = render_sheet_bytes(sheet)
     jsonio.atomic_write_bytes(out, payload)
     return out, len(payload)
 
