@@ -27,8 +27,8 @@ from torchrig.builds.source_text import is_edited_here, source_text
 from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
-from torchrig.i18n import Lang, Msg, one_language, plural
-from torchrig.labels import MODELS, PRECISIONS, TASKS, label
+from torchrig.i18n import Lang, one_language, plural
+from torchrig.labels import MODELS, PRECISIONS, PRICE_RELIABILITY, TASKS, label
 from torchrig.planning.scaling_series import scaling_series
 from torchrig.report.sheet import (
     BenchRow,
@@ -225,16 +225,12 @@ def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str,
               if internal or alert.code not in INTERNAL_ALERTS]
     if internal and line.reliability:
         notes.append(text("bom.reliability", lang,
-                          level=label(RELIABILITY, line.reliability, lang)))
+                          level=label(PRICE_RELIABILITY, line.reliability, lang)))
     return "\n".join(notes)
 
 
 INTERNAL_ALERTS = frozenset({"price.stale"})
 """Alert codes shown on the internal sheet only (catalog/alerts.py)."""
-
-RELIABILITY = {"high": Msg("high", "高"), "medium": Msg("medium", "中"), "low": Msg("low", "低")}
-"""The catalog's reliability grades of a price (docs/hardware-sources.md)."""
-
 
 def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
              lang: str, internal: bool = True) -> tuple[BomRow, ...]:
