@@ -77,14 +77,14 @@ class SheetFields:
 @dataclass(frozen=True)
 class Attached:
     """What the sheet will be made of, for the line above the form: the build's name (None:
-    no build yet, nothing to render), the workload's name (or its model), the benchmark's start
-    (to the minute), and whether a collective report is attached."""
+    no build with parts yet), the attached workload's name (or its model), the benchmark's
+    start (to the minute), whether a collective report is attached, and whether the sheet is
+    a plan sheet (no build, an attached workload)."""
 
     build: str | None
     workload: str | None
     bench: str | None
     collective: bool
-
     plan_only: bool = False
 
     @property
