@@ -188,3 +188,16 @@ def test_cli_writes_the_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert ws["A1"].value in ("Quote", "Build sheet")
     assert any(isinstance(c.value, str) and c.value.startswith("=SUM(G")
                for row in ws.iter_rows() for c in row)
+
+
+def test_user_text_that_looks_like_a_formula_stays_text(catalog) -> None:
+    build = Build(name="=HYPERLINK(\"http://x\")", customer="=1+1", line_items=[
+        _custom("=cmd|' /C calc'!A0", "10")])
+    sheet = assemble_sheet(build, catalog, header=Header(kind="quote", date="2026-12-01",
+                                                         customer="=1+1"),
+                           lang="en", options=SheetOptions(invariant=True))
+    ws = _workbook(sheet)
+    formulas = {c.coordinate for row in ws.iter_rows() for c in row if c.data_type == "f"}
+    assert formulas and all(ref.startswith("G") for ref in formulas)
+    texts = {c.value for row in ws.iter_rows() for c in row if c.data_type == "s"}
+    assert {"=HYPERLINK(\"http://x\")", "=1+1", "=cmd|' /C calc'!A0"} <= texts

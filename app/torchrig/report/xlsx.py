@@ -100,9 +100,20 @@ def render_sheet_xlsx(sheet: Sheet) -> bytes:
         ws.cell(ws.max_row, 1).font = bold
     for i, width in enumerate(WIDTHS):
         ws.column_dimensions[chr(ord("A") + i)].width = width
+    _text_stays_text(ws)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+def _text_stays_text(ws: Any) -> None:
+    """Only the money column holds formulas, and only the ones written here: a part name or a
+    customer typed as "=HYPERLINK(...)" would otherwise be stored as a live formula (the
+    spreadsheet form of CSV injection), so every other cell openpyxl took for one is text."""
+    for row in ws.iter_rows():
+        for cell in row:
+            if cell.data_type == "f" and cell.column_letter != "G":
+                cell.data_type = "s"
 
 
 def _totals(ws: Any, sheet: Sheet, first: int, last: int, bold: Any) -> None:
