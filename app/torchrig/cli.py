@@ -193,8 +193,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchrig.builds.build import with_default_rate
     from torchrig.builds.check_output import check_json, format_check_text
     from torchrig.builds.compat import check_build
-    from torchrig.builds.pricing import price_build
+    from torchrig.builds.pricing import DefaultRate, price_build
     from torchrig.catalog import load_catalog
+    from torchrig.catalog.exchange_rates import reference_rate
     from torchrig.findings import format_findings_text, has_blocker, sort_findings
     from torchrig.i18n import Msg, counted
 
@@ -202,7 +203,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     caps, build = _subject(args.build, catalog)
     if build is not None:
         build = with_default_rate(build, args.cny_per_usd, args.rate_date)
-    findings = check_build(build, catalog) if build is not None else []
+    # A build with no rate of its own (and none given here) is priced at the shipped reference.
+    reference = reference_rate(catalog.root)
+    default = DefaultRate.from_reference(reference) if reference is not None else None
+    findings = check_build(build, catalog, region=args.region) if build is not None else []
     analysis = None
     if args.workload:
         from torchrig.planning.analysis import analyze
@@ -211,7 +215,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         analysis = analyze(load_workload(_path(args.workload)), caps, catalog)
         findings = sort_findings([*findings, *analysis.findings])
     if args.json:
-        data: dict[str, Any] = (check_json(price_build(build, catalog), findings)
+        data: dict[str, Any] = (check_json(price_build(build, catalog, default_rate=default),
+                                           findings)
                                 if build is not None else
                                 {"format": "torchrig.check", "version": 1, "build": None,
                                  "findings": [f.to_dict() for f in findings],
@@ -220,7 +225,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             data["requirements"] = analysis.requirements.to_dict()
         _print_json(data)
     elif build is not None:
-        _out(format_check_text(price_build(build, catalog), findings, lang=args.lang))
+        _out(format_check_text(price_build(build, catalog, default_rate=default), findings,
+                               lang=args.lang))
     else:
         gpus = Msg(f"{counted(caps.gpu_count, 'GPU', 'GPUs')}", f"{caps.gpu_count} 块 GPU")
         _out(f"{caps.label.get(args.lang)}: {caps.cpu_name or '?'}, {gpus.get(args.lang)}\n"
@@ -396,6 +402,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="FILE", help="a workload file: add bottleneck findings")
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.add_argument("--region", choices=["cn", "us", "eu"],
+                   help="where the build is plugged in: checks the wall outlet (cn 220 V 10/16 A, "
+                        "us 120 V 15 A, eu 230 V 16 A); cn also checks US export controls")
     _default_rate_arguments(p)
     p.set_defaults(handler=cmd_check)
 

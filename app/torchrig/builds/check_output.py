@@ -47,6 +47,7 @@ _T = {
                    "the priced lines only.",
                    "不完整：{n} 行缺少可用价格（第 {ids} 行）；合计仅包含已定价的行。"),
     "rate": ("Exchange rate: {r} CNY per USD ({d})", "汇率：1 USD = {r} CNY（{d}）"),
+    "rate_origin": ("rate from", "汇率来源"),
     "findings": ("Findings", "检查结果"),
     "none": ("No compatibility problems found.", "未发现兼容性问题。"),
     "price needed": ("price needed", "需要价格"),
@@ -94,6 +95,10 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
     out.append(f"{_t('total', lang)}: {_money(priced.total, cur)}")
     if priced.exchange_rate is not None:
         out.append(_t("rate", lang).format(r=priced.exchange_rate, d=priced.exchange_rate_date))
+        if priced.exchange_rate_origin is not None:
+            out.append(f"  {_t('rate_origin', lang)}: {priced.exchange_rate_origin.get(lang)}")
+        if priced.rate_age_note is not None:
+            out.append(f"  ! {priced.rate_age_note.get(lang)}")
     if priced.incomplete:
         ids = ", ".join(str(i) for i in priced.missing_price_lines)
         missing = len(priced.missing_price_lines)

@@ -6,8 +6,13 @@ rounded half-up to cents; the line total is that unit price x quantity x nodes (
 subtotal is the exact sum of line totals; discount and tax are each rounded half-up to cents.
 
 A line whose price is unknown is flagged "price needed" (or "exchange rate needed" when only a
-foreign-currency price exists and the build has no rate); the totals then cover the priced lines
+foreign-currency price exists and no rate is known); the totals then cover the priced lines
 only and say they are incomplete.
+
+The rate is the build's own when it has one (the shop set it for this quote); otherwise the
+caller's :class:`DefaultRate` (the shop's Settings default, or the reference rate the catalog
+ships, ``catalog/exchange_rates.py``). The priced build names where its rate came from
+(``exchange_rate_origin``) and how old it is, so a stale rate is flagged where it is used.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Literal
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.source_text import source_text
 from torchrig.catalog.alerts import Alert, price_alerts
+from torchrig.catalog.exchange_rates import STALE_AFTER_DAYS, ReferenceRate, age_days
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
 from torchrig.labels import PRICE_KINDS
@@ -41,6 +47,22 @@ ROUNDING_NOTE = Msg(
 
 LineStatus = Literal["ok", "price needed", "exchange rate needed"]
 OriginKind = Literal["override", "catalog", "missing"]
+
+BUILD_RATE_ORIGIN = Msg("the build's rate", "配置单中的汇率")
+
+
+@dataclass(frozen=True)
+class DefaultRate:
+    """A CNY-per-USD rate for a build that has none of its own, and where it comes from."""
+
+    cny_per_usd: Decimal
+    date: str
+    origin: Msg
+
+    @classmethod
+    def from_reference(cls, ref: ReferenceRate) -> DefaultRate:
+        return cls(ref.rate, ref.date, ref.origin)
+
 
 def round_cents(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP, context=MONEY_CONTEXT)
@@ -114,6 +136,26 @@ class PricedBuild:
     exchange_rate: Decimal | None
     exchange_rate_date: str | None
     warnings: tuple[Msg, ...] = field(default_factory=tuple)
+    exchange_rate_origin: Msg | None = None
+    """Where the rate in use came from (None: no rate)."""
+    exchange_rate_age_days: int | None = None
+    """Days from the rate's date to the day the build was priced."""
+
+    @property
+    def exchange_rate_stale(self) -> bool:
+        return (self.exchange_rate_age_days is not None
+                and self.exchange_rate_age_days > STALE_AFTER_DAYS)
+
+    @property
+    def rate_age_note(self) -> Msg | None:
+        """The flag for a rate over :data:`STALE_AFTER_DAYS` days old (None when fresh)."""
+        if not self.exchange_rate_stale:
+            return None
+        return Msg(f"The exchange rate ({self.exchange_rate} CNY per USD, "
+                   f"{self.exchange_rate_date}) is {self.exchange_rate_age_days} days old: "
+                   "check the current rate.",
+                   f"汇率（1 USD = {self.exchange_rate} CNY，{self.exchange_rate_date}）已有 "
+                   f"{self.exchange_rate_age_days} 天：请核实当前汇率。")
 
     @property
     def has_estimates(self) -> bool:
@@ -137,6 +179,9 @@ class PricedBuild:
             "has_estimates": self.has_estimates,
             "exchange_rate": _s(self.exchange_rate),
             "exchange_rate_date": self.exchange_rate_date,
+            "exchange_rate_origin": (self.exchange_rate_origin.to_dict()
+                                     if self.exchange_rate_origin else None),
+            "exchange_rate_stale": self.exchange_rate_stale,
             "rounding": ROUNDING_NOTE.en,
             "warnings": [w.to_dict() for w in self.warnings],
         }
@@ -168,11 +213,10 @@ def _label(item: LineItem, catalog: Catalog) -> tuple[str, str]:
 
 
 def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
-                today: datetime.date) -> PricedLine:
+                today: datetime.date, rate: Decimal | None) -> PricedLine:
     label, category = _label(item, catalog)
     part = catalog.get(item.part_id) if item.part_id else None
     mult = build.nodes if item.scope == "node" else 1
-    rate = build.exchange_rate.cny_per_usd if build.exchange_rate else None
     amount: Decimal | None
     src_currency: str | None
     price_kind: str | None = None
@@ -218,16 +262,35 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
                       price_kind, "ok", reliability, alerts)
 
 
-def price_build(build: Build, catalog: Catalog,
-                today: datetime.date | None = None) -> PricedBuild:
+def price_build(build: Build, catalog: Catalog, today: datetime.date | None = None,
+                default_rate: DefaultRate | None = None) -> PricedBuild:
     """Price every line of ``build`` (see module doc for the rounding rule). Each line carries
-    the alerts for its price (older than six months, part out of production) as of ``today``."""
+    the alerts for its price (older than six months, part out of production) as of ``today``.
+    ``default_rate`` converts when the build has no exchange rate of its own."""
     with localcontext(MONEY_CONTEXT):
-        return _price_build(build, catalog, today or datetime.date.today())
+        return _price_build(build, catalog, today or datetime.date.today(), default_rate)
 
 
-def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> PricedBuild:
-    lines = tuple(_price_line(i, item, build, catalog, today)
+def rate_in_use(build: Build, default_rate: DefaultRate | None
+                ) -> tuple[Decimal, str, Msg] | None:
+    """The rate a build is priced with (CNY per USD, its date, where it came from): the
+    build's own, else ``default_rate``; None when neither is known."""
+    if build.exchange_rate is not None:
+        rate = build.exchange_rate
+        origin = (Msg(f"{BUILD_RATE_ORIGIN.en} ({rate.source})",
+                      f"{BUILD_RATE_ORIGIN.zh}（{rate.source}）")
+                  if rate.source else BUILD_RATE_ORIGIN)
+        return rate.cny_per_usd, rate.date, origin
+    if default_rate is not None:
+        return default_rate.cny_per_usd, default_rate.date, default_rate.origin
+    return None
+
+
+def _price_build(build: Build, catalog: Catalog, today: datetime.date,
+                 default_rate: DefaultRate | None) -> PricedBuild:
+    in_use = rate_in_use(build, default_rate)
+    rate = in_use[0] if in_use else None
+    lines = tuple(_price_line(i, item, build, catalog, today, rate)
                   for i, item in enumerate(build.line_items))
     category_totals: dict[str, Decimal] = {}
     for line in lines:
@@ -260,7 +323,7 @@ def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> Priced
         category_totals=category_totals, subtotal=subtotal, discount=discount, taxable=taxable,
         tax_rate=build.tax_rate, tax=tax, total=taxable + tax, incomplete=bool(missing),
         missing_price_lines=missing,
-        exchange_rate=build.exchange_rate.cny_per_usd if build.exchange_rate else None,
-        exchange_rate_date=build.exchange_rate.date if build.exchange_rate else None,
-        warnings=tuple(warnings),
+        exchange_rate=rate, exchange_rate_date=in_use[1] if in_use else None,
+        warnings=tuple(warnings), exchange_rate_origin=in_use[2] if in_use else None,
+        exchange_rate_age_days=age_days(in_use[1], today) if in_use else None,
     )

@@ -3,7 +3,8 @@
 The output's suffix picks the format - ``.pdf`` the sheet, ``.xlsx`` the quote as an Excel
 workbook with formulas, ``.md`` Markdown, ``.bbcode`` forum BBCode, ``.txt`` plain text,
 ``.csv`` a spreadsheet - or ``--format`` says it; ``-o -`` writes text to standard output (to
-pipe into a clipboard tool).
+pipe into a clipboard tool), with control characters in names shown as escapes
+(torchrig/terminal.py); a file keeps the exact text.
 
 A sheet is a customer copy in one language unless ``--internal`` (the shop's own sheet, with
 its remarks: price ages, reliability, estimate notes). A build with lines that have no usable
@@ -36,7 +37,7 @@ from typing import Any
 from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
 from torchrig.report.open_build import load_build_or_sheet
-from torchrig.terminal import write_error, write_lines
+from torchrig.terminal import safe_text, write_error, write_lines
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -113,7 +114,15 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     content = share_text(price_build(build, catalog), fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
-            sys.stdout.write(content)
+            # Standard output is a terminal or a pipe into one (a clipboard tool, a pager): a
+            # build named "\x1b]0;...\x07" must not retitle or clear it, so control
+            # characters are shown as escapes, as check and plan print names. A file written
+            # with -o keeps the exact text: it is the user's document, read by an editor or a
+            # spreadsheet, and a name must survive export and re-import unchanged.
+            # CSV rows end in CR LF (RFC 4180): those stay line ends, a CR anywhere else is
+            # escaped like any control character.
+            sys.stdout.write("\r\n".join(safe_text(part) for part in content.split("\r\n")))
+            sys.stdout.flush()
         return EXIT_OK
     out = Path(args.output).expanduser()
     # A byte-order mark lets Excel read a UTF-8 CSV (Chinese names) without an import dialog.
