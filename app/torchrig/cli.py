@@ -1,7 +1,8 @@
 """The command-line face of TorchRig (see README "Command line").
 
 Each subcommand is a thin layer: parse arguments, call the core, print. Exit codes: 0 ok,
-1 findings of severity "blocker" (``check``), 2 bad input (one line on stderr, no traceback).
+1 findings of severity "blocker" (``check``), 2 bad input (one line on stderr, no traceback),
+3 a quote with unpriced lines exported without ``--draft`` (``export``; nothing written).
 Heavy modules (torch, reportlab) are imported inside the handlers that need them.
 """
 
@@ -409,19 +410,25 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
                        "priced build as Markdown, BBCode, text or CSV")
-    p.add_argument("build", metavar="BUILD", help="a build file (.json) or an exported sheet")
+    p.add_argument("build", metavar="BUILD", nargs="?",
+                   help="a build file (.json) or an exported sheet; left out with --workload: "
+                        "the workload's plan sheet")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="OUT.pdf (the sheet), OUT.md, OUT.bbcode, OUT.txt or OUT.csv; '-' "
-                        "writes text to standard output")
-    p.add_argument("--format", choices=["pdf", "md", "bbcode", "text", "csv"],
+                   help="OUT.pdf (the sheet), OUT.xlsx (the quote with formulas), OUT.md, "
+                        "OUT.bbcode, OUT.txt or OUT.csv; '-' writes text to standard output")
+    p.add_argument("--format", choices=["pdf", "xlsx", "md", "bbcode", "text", "csv"],
                    help="the output format (default: from OUT's suffix)")
     p.add_argument("--workload", metavar="FILE", help="add the requirements and bottlenecks")
     p.add_argument("--bench", metavar="FILE", help="add a benchmark report")
     p.add_argument("--tier", metavar="ID", help="compare with this tier (default: the build's)")
     p.add_argument("--lang", choices=["en", "zh"], default="zh")
     p.add_argument("--internal", action="store_true",
-                   help="an internal sheet: add the benchmarked machine ('This machine') to "
-                        "the tier comparison (left out of a customer quote)")
+                   help="the shop's internal sheet: keeps price ages, reliability, estimate "
+                        "remarks and adds the benchmarked machine ('This machine') to the tier "
+                        "comparison (all left out of a customer quote)")
+    p.add_argument("--draft", action="store_true",
+                   help="write a quote with unpriced lines, stamped DRAFT (without it such an "
+                        "export exits 3 and writes nothing)")
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     _default_rate_arguments(p)

@@ -1422,16 +1422,20 @@ It was kept as {1}.</source>
         <translation>将配置单文件嵌入 PDF，以便之后在 TorchRig 中重新打开</translation>
     </message>
     <message>
+        <source>There is no build to print: make or open one on the Build page, or attach the Wizard&apos;s workload for a plan sheet.</source>
+        <translation>没有可打印的配置：请在“配置”页新建或打开一个，或附上向导的工作负载以生成规划单。</translation>
+    </message>
+    <message>
+        <source>A plan sheet has no parts list to put in a workbook; export it as PDF.</source>
+        <translation>规划单没有部件清单，无法导出为工作簿；请导出为 PDF。</translation>
+    </message>
+    <message>
         <source>&lt;h2&gt;Report&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;报告&lt;/h2&gt;</translation>
     </message>
     <message>
         <source>Update preview</source>
         <translation>更新预览</translation>
-    </message>
-    <message>
-        <source>Export PDF…</source>
-        <translation>导出 PDF…</translation>
     </message>
     <message>
         <source>Open exported file</source>
@@ -1542,14 +1546,6 @@ It was kept as {1}.</source>
         <translation>内容部分</translation>
     </message>
     <message>
-        <source>Internal sheet: add this machine to the tier comparison</source>
-        <translation>内部单据：在档位对比中加入本机</translation>
-    </message>
-    <message>
-        <source>For the shop&apos;s own use: the Tier comparison gets a &quot;This machine&quot; column describing the computer TorchRig runs on. Leave it off for a customer quote</source>
-        <translation>供本店内部使用：档位对比增加“本机”一列，描述运行 TorchRig 的这台电脑。给客户的报价单请勿勾选</translation>
-    </message>
-    <message>
         <source>PDF preview needs the PySide6-Pdf package; Export still works.</source>
         <translation>PDF 预览需要 PySide6-Pdf 软件包；导出功能仍可使用。</translation>
     </message>
@@ -1582,12 +1578,36 @@ It was kept as {1}.</source>
         <translation>图片 (*.png *.jpg *.jpeg)</translation>
     </message>
     <message>
-        <source>There is no build to print: make or open one on the Build page.</source>
-        <translation>没有可打印的配置单：请在“配置单”页面创建或打开一个。</translation>
-    </message>
-    <message>
         <source>logo {0}: no such file</source>
         <translation>标志 {0}：文件不存在</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save the sheet as a PDF, or the quote as an Excel workbook with formulas (.xlsx)</source>
+        <translation>将配置单保存为 PDF，或将报价保存为带公式的 Excel 工作簿（.xlsx）</translation>
+    </message>
+    <message>
+        <source>Internal sheet (not for the customer)</source>
+        <translation>内部单（不发给客户）</translation>
+    </message>
+    <message>
+        <source>For the shop&apos;s own use: keeps how old each price is, how reliable its source, the estimate remarks and the &quot;edited in TorchRig&quot; marks, and adds a &quot;This machine&quot; column to the Tier comparison. Leave it off for a customer quote</source>
+        <translation>供店内使用：保留各价格的日期新旧、来源可靠性、估算说明和“在 TorchRig 中修改”标记，并在档位对比中加入“本机”一列。给客户的报价请不要勾选</translation>
+    </message>
+    <message>
+        <source>Attach the Wizard&apos;s workload</source>
+        <translation>附上向导的工作负载</translation>
+    </message>
+    <message>
+        <source>Print the Wizard&apos;s workload with its requirements, findings and scaling chart. Without a build, the sheet is then a plan: requirements, findings and a recommendation</source>
+        <translation>打印向导的工作负载及其需求、检查结果和扩展图。没有配置时，生成的是规划单：需求、检查结果和推荐</translation>
+    </message>
+    <message>
+        <source>no build: a plan sheet</source>
+        <translation>无配置：规划单</translation>
     </message>
     <message>
         <source>Rendering…</source>
@@ -1598,12 +1618,16 @@ It was kept as {1}.</source>
         <translation>预览：{0} kB</translation>
     </message>
     <message>
-        <source>Export PDF</source>
-        <translation>导出 PDF</translation>
-    </message>
-    <message>
         <source>PDF document (*.pdf)</source>
         <translation>PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
     </message>
     <message>
         <source>Cannot export</source>

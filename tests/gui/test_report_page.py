@@ -30,7 +30,7 @@ def _preview(qtbot, page) -> None:
 
 
 def _export(qtbot, page, answers: list[str], target: Path) -> None:
-    """Click Export PDF…, answer the dialog with ``target``, wait for the render to end."""
+    """Click Export…, answer the dialog with ``target``, wait for the render to end."""
     answers.append(str(target))
     click(qtbot, page.export_button)
     qtbot.waitUntil(lambda: not page.runner.running, timeout=30_000)
@@ -141,7 +141,7 @@ def test_this_machine_column_only_when_internal_is_ticked(window, qtbot, monkeyp
     _preview(qtbot, page)
     assert page.pdf_bytes and "This machine" not in _pdf_text(page.pdf_bytes)
     customer_pdf = page.pdf_bytes
-    click(qtbot, page.internal_check)
+    tick(qtbot, page.internal_check)  # its words are short: a centre click misses
     assert page.internal_check.isChecked()
     _preview(qtbot, page)
     assert page.pdf_bytes != customer_pdf

@@ -467,6 +467,9 @@ def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monke
 
 def test_report_preview_sections_and_export(window, qtbot, tmp_path, file_dialogs):
     answers, _ = file_dialogs
+    # A build with parts first: the empty "New build" is no quote (issue 25).
+    answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+    click(qtbot, window.build_page.buttons["open"])
     report = window.report_page
     go_to(qtbot, window, "report")
     key, check = next(iter(report.section_checks.items()))
@@ -545,6 +548,8 @@ def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, m
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(QPrintDialog, "exec", accept)
+    # A build with parts first: the empty "New build" is no quote (issue 25).
+    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
     report = window.report_page
     go_to(qtbot, window, "report")
     click(qtbot, report.print_button)

@@ -19,7 +19,7 @@ from torchrig.findings import (
     has_blocker,
     sort_findings,
 )
-from torchrig.i18n import pick
+from torchrig.i18n import one_language, pick
 from torchrig.labels import CATEGORIES, label
 
 CHECK_FORMAT = "torchrig.check"
@@ -66,7 +66,9 @@ def _money(amount: Decimal | None, currency: str) -> str:
 def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: str = "en") -> str:
     """Plain text for a terminal: the priced lines, totals and the findings, worst first."""
     cur = priced.currency
-    out = [f"{_t('build', lang)}: {priced.name}  ({_t('nodes', lang)}: {priced.nodes}, "
+    # One language throughout: a tier's "English / Chinese" name shows its ``lang`` half.
+    name = one_language(priced.name, lang)
+    out = [f"{_t('build', lang)}: {name}  ({_t('nodes', lang)}: {priced.nodes}, "
            f"{_t('currency', lang)}: {cur})", "", f"{_t('lines', lang)}:"]
     for line in priced.lines:
         qty = f"{line.quantity}" + (f" x {line.multiplier}" if line.multiplier != 1 else "")
@@ -76,8 +78,8 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
             price = _t(line.status, lang)
         mark = f" [{_t('estimate', lang)}]" if line.is_estimate else ""
         category = label(CATEGORIES, line.category, lang)
-        out.append(f"  [{line.index}] {line.label} ({category}) {_t('qty', lang)} {qty}: "
-                   f"{price}{mark}")
+        out.append(f"  [{line.index}] {one_language(line.label, lang)} ({category}) "
+                   f"{_t('qty', lang)} {qty}: {price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")
         out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]

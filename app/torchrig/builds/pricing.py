@@ -23,6 +23,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import Any, Literal
 
 from torchrig.builds.build import Build, LineItem
+from torchrig.builds.source_text import source_text
 from torchrig.catalog.alerts import Alert, price_alerts
 from torchrig.catalog.exchange_rates import STALE_AFTER_DAYS, ReferenceRate, age_days
 from torchrig.catalog.model import Catalog, best_catalog_price
@@ -222,12 +223,15 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
     reliability: str | None = None
     if item.unit_price is not None:
         amount, src_currency = item.unit_price, item.currency
-        extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
+        # The typed source in each language where TorchRig wrote its words (source_text).
+        extra = Msg(*(", ".join(x for x in (source_text(item.price_source, lang),
+                                            item.price_date) if x) for lang in ("en", "zh")))
         # A published figure carried on the line (a tier's sourced estimate) says its kind.
         what = (Msg(f"{PRICE_KINDS[item.price_kind].en} in the build",
                     f"配置单中的{PRICE_KINDS[item.price_kind].zh}")
                 if item.price_kind in PRICE_KINDS else Msg("build override", "配置单中填写的价格"))
-        origin = Msg(f"{what.en} ({extra})", f"{what.zh}（{extra}）") if extra else what
+        origin = (Msg(f"{what.en} ({extra.en})", f"{what.zh}（{extra.zh}）") if extra.en
+                  else what)
         origin_kind: OriginKind = "override"
         price_kind = item.price_kind or None
         # A typed price is as old as the date given with it; without one it is not judged.

@@ -65,6 +65,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.i18n import one_language
 from torchrig.labels import CATEGORIES, label
 from torchrig.report.open_build import load_build_or_sheet
 
@@ -534,7 +535,9 @@ class BuildPage(QWidget):
 
     def _refresh_title(self) -> None:
         name = self.path.name if self.path else self.tr("not saved")
-        self.title.setText(f"{self.build.name} — {name}{' *' if self.dirty else ''}")
+        # A tier's "English / Chinese" name shows the window's half (the name field keeps both).
+        shown = one_language(self.build.name, self.lang)
+        self.title.setText(f"{shown} — {name}{' *' if self.dirty else ''}")
 
     def _show_header(self) -> None:
         if self._header_refused is not None:
