@@ -193,9 +193,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchrig.builds.build import with_default_rate
     from torchrig.builds.check_output import check_json, format_check_text
     from torchrig.builds.compat import check_build
-    from torchrig.builds.pricing import DefaultRate, price_build
+    from torchrig.builds.pricing import price_build, shipped_default
     from torchrig.catalog import load_catalog
-    from torchrig.catalog.exchange_rates import reference_rate
     from torchrig.findings import format_findings_text, has_blocker, sort_findings
     from torchrig.i18n import Msg, counted
 
@@ -204,8 +203,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if build is not None:
         build = with_default_rate(build, args.cny_per_usd, args.rate_date)
     # A build with no rate of its own (and none given here) is priced at the shipped reference.
-    reference = reference_rate(catalog.root)
-    default = DefaultRate.from_reference(reference) if reference is not None else None
+    default = shipped_default(catalog)
     findings = check_build(build, catalog, region=args.region) if build is not None else []
     analysis = None
     if args.workload:

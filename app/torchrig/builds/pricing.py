@@ -25,7 +25,12 @@ from typing import Any, Literal
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.source_text import source_text
 from torchrig.catalog.alerts import Alert, price_alerts
-from torchrig.catalog.exchange_rates import STALE_AFTER_DAYS, ReferenceRate, age_days
+from torchrig.catalog.exchange_rates import (
+    STALE_AFTER_DAYS,
+    ReferenceRate,
+    age_days,
+    reference_rate,
+)
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
 from torchrig.labels import PRICE_KINDS
@@ -62,6 +67,14 @@ class DefaultRate:
     @classmethod
     def from_reference(cls, ref: ReferenceRate) -> DefaultRate:
         return cls(ref.rate, ref.date, ref.origin)
+
+
+def shipped_default(catalog: Catalog) -> DefaultRate | None:
+    """The catalog's shipped reference rate as the default for a build without a rate of its
+    own; None when the install ships none. Every place that prices a build outside the GUI
+    (check, export, compare) uses this, so they agree with each other on a fresh install."""
+    ref = reference_rate(catalog.root) if catalog.root else None
+    return DefaultRate.from_reference(ref) if ref is not None else None
 
 
 def round_cents(amount: Decimal) -> Decimal:

@@ -19,6 +19,7 @@ from torchrig.builds.capabilities import Capabilities, from_build, from_profile
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricing import (
     ROUNDING_NOTE,
+    DefaultRate,
     PricedBuild,
     PricedLine,
     price_build,
@@ -70,8 +71,10 @@ def assemble_sheet(
     collective_report: Any = None,
     tier_id: str | None = None,
     options: SheetOptions | None = None,
+    default_rate: DefaultRate | None = None,
 ) -> Sheet:
-    """The sheet for ``build``.
+    """The sheet for ``build``, priced with ``default_rate`` where the build has no exchange
+    rate of its own (the Settings' rate or the shipped reference: the Build page's rate).
 
     It holds the priced lines and totals, compatibility findings, the comparison with
     ``tier_id`` (default: the tier the build started from) for the build and, on an internal
@@ -85,7 +88,8 @@ def assemble_sheet(
     """
     # Price alerts (a price over six months old) are judged on the sheet's date, so a sheet
     # made again from the same inputs says the same.
-    priced = price_build(build, catalog, today=_sheet_day(header.date))
+    priced = price_build(build, catalog, today=_sheet_day(header.date),
+                         default_rate=default_rate)
     tier = catalog.tier(tier_id) if tier_id else (
         catalog.tier(build.tier) if build.tier else None)
     caps = from_build(build, catalog)

@@ -89,7 +89,7 @@ def output_format(output: str, given: str | None) -> str:
 def _export_text(args: argparse.Namespace, fmt: str) -> int:
     """The priced build as Markdown, BBCode, plain text or CSV, to a file or stdout (``-``)."""
     from torchrig import jsonio
-    from torchrig.builds.pricing import price_build
+    from torchrig.builds.pricing import price_build, shipped_default
     from torchrig.catalog import load_catalog
     from torchrig.i18n import parse_lang
     from torchrig.report.share_text import share_text
@@ -111,7 +111,8 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
                          "name")
     build = with_default_rate(load_build_or_sheet(build_path, catalog),
                               getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
-    content = share_text(price_build(build, catalog), fmt, lang)
+    content = share_text(price_build(build, catalog, default_rate=shipped_default(catalog)),
+                         fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
             # Standard output is a terminal or a pipe into one (a clipboard tool, a pager): a
@@ -141,6 +142,7 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
     """Load the inputs named in ``args``, render the PDF (or the ``xlsx`` workbook), write;
     returns (output path, bytes). Raises DraftRefused for a draft without ``--draft``."""
     from torchrig import jsonio
+    from torchrig.builds.pricing import shipped_default
     from torchrig.catalog import load_catalog
     from torchrig.i18n import parse_lang
     from torchrig.report.assemble import assemble_sheet
@@ -168,6 +170,8 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
         profile=profile, tier_id=args.tier or None,
         options=SheetOptions(lang=lang, invariant=bool(args.invariant),
                              internal=bool(getattr(args, "internal", False))),
+        # A build without a rate of its own (and no --cny-per-usd) is priced as check prices it.
+        default_rate=shipped_default(catalog),
     )
     if sheet.is_draft and not getattr(args, "draft", False):
         raise DraftRefused(

@@ -110,6 +110,7 @@ class SheetJob:
     profile: Any = None
     collective_report: Any = None
     verify: Any = None
+    default_rate: Any = None  # builds.pricing.DefaultRate for a build without a rate
 
     def sheet(self) -> Sheet:
         """The sheet as it will be printed (reportlab is not needed for this): the build's,
@@ -129,7 +130,7 @@ class SheetJob:
             workload=self.workload, bench_report=self.bench_report, profile=self.profile,
             collective_report=self.collective_report, tier_id=self.tier,
             options=SheetOptions(lang=self.lang, sections=self.sections,
-                                 internal=self.internal))
+                                 internal=self.internal), default_rate=self.default_rate)
         if self.verify is not None:
             from torchrig.report.verify_section import verify_section
 
@@ -173,6 +174,9 @@ class ReportModel:
         self.verify_result: Any = None  # the Wizard's "Measure on this machine" result
         self.profile: Any = None
         self.collective_report: Any = None
+        # The rate for a build without its own (the page sets it from Settings / the shipped
+        # reference, as the Build page prices): builds.pricing.DefaultRate or None.
+        self.default_rate: Any = None
         self.pdf_bytes: bytes = b""
         self.last_export: Path | None = None
 
@@ -229,7 +233,7 @@ class ReportModel:
             build, self.catalog, header, cast(Lang, f.pdf_lang),
             frozenset(key for key, on in f.sections.items() if on), f.internal, f.tier,
             workload, self.bench_report, self.profile, self.collective_report,
-            self.verify_for_sheet())
+            self.verify_for_sheet(), self.default_rate)
 
     def remembered(self) -> dict[str, Any]:
         """The Settings defaults a rendered sheet's fields become (the next sheet starts

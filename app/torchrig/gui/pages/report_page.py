@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
@@ -332,6 +333,8 @@ class ReportPage(QWidget):
         """Read the fields now (GUI thread) and return the rendering work, which touches no
         widget and can run on a worker thread. Raises InputError for bad input."""
         self._read_fields()
+        self.model.default_rate = self.settings.default_rate(
+            reference_rate(self.catalog.root) if self.catalog.root else None)
         return self.model.sheet_job()
 
     def render_sheet(self) -> bytes:
