@@ -44,7 +44,8 @@ def _commands(out: Path) -> list[tuple[str, list[str]]]:
         for lang in ("zh", "en"):
             pdf = out / f"export-{b}-{lang}.pdf"
             cmds.append((f"export-{b}-{lang}.log", ["export", str(build), "-o", str(pdf),
-                                                    "--lang", lang, "--invariant", *RATE]))
+                                                    "--lang", lang, "--invariant", "--draft",
+                                                    *RATE]))
         for fmt in ("md", "bbcode", "text", "csv"):
             cmds.append((f"export-{b}.{fmt}", ["export", str(build), "-o", "-", "--format",
                                                fmt, *RATE]))
@@ -52,14 +53,14 @@ def _commands(out: Path) -> list[tuple[str, list[str]]]:
             pdf = out / f"export-{b}-tier-{tier}.pdf"
             cmds.append((f"export-{b}-tier-{tier}.log",
                          ["export", str(build), "-o", str(pdf), "--tier", tier, "--invariant",
-                          *RATE]))
+                          "--draft", *RATE]))
         for workload in WORKLOADS:
             cmds.append((f"check-{b}-{workload.stem}.json",
                          ["check", str(build), "--workload", str(workload), "--json", *RATE]))
         pdf = out / f"export-{b}-{WORKLOADS[0].stem}.pdf"
         cmds.append((f"export-{b}-workload.log",
                      ["export", str(build), "-o", str(pdf), "--workload", str(WORKLOADS[0]),
-                      "--invariant", *RATE]))
+                      "--invariant", "--draft", *RATE]))
     for workload in WORKLOADS:
         w = workload.stem
         cmds += [

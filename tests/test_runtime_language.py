@@ -327,6 +327,8 @@ def test_build_checks_and_comparison_in_one_language(catalog):
     from torchrig.builds.compare import compare_builds
     from torchrig.builds.compat import check_build
     from torchrig.builds.pricing import price_build
+    from torchrig.builds.source_text import source_text
+    from torchrig.i18n import one_language
 
     texts: dict[str, Msg] = {}
     builds = dict(_builds(catalog))
@@ -336,6 +338,10 @@ def test_build_checks_and_comparison_in_one_language(catalog):
     for name, build in builds.items():
         data |= {build.name, *(item.text for item in build.line_items),
                  *(item.price_source for item in build.line_items)}
+        # ...and so is each language's half of them (i18n.one_language, source_text).
+        data |= {shown for lang in LANGS for item in build.line_items
+                 for shown in (one_language(item.text, lang),
+                               source_text(item.price_source, lang))}
         findings = check_build(build, catalog)
         texts |= _finding_texts(findings, name)
         priced = price_build(build, catalog)

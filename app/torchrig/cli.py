@@ -1,7 +1,8 @@
 """The command-line face of TorchRig (see README "Command line").
 
 Each subcommand is a thin layer: parse arguments, call the core, print. Exit codes: 0 ok,
-1 findings of severity "blocker" (``check``), 2 bad input (one line on stderr, no traceback).
+1 findings of severity "blocker" (``check``), 2 bad input (one line on stderr, no traceback),
+3 a quote with unpriced lines exported without ``--draft`` (``export``; nothing written).
 Heavy modules (torch, reportlab) are imported inside the handlers that need them.
 """
 
@@ -192,7 +193,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchrig.builds.build import with_default_rate
     from torchrig.builds.check_output import check_json, format_check_text
     from torchrig.builds.compat import check_build
-    from torchrig.builds.pricing import price_build
+    from torchrig.builds.pricing import price_build, shipped_default
     from torchrig.catalog import load_catalog
     from torchrig.findings import format_findings_text, has_blocker, sort_findings
     from torchrig.i18n import Msg, counted
@@ -201,7 +202,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     caps, build = _subject(args.build, catalog)
     if build is not None:
         build = with_default_rate(build, args.cny_per_usd, args.rate_date)
-    findings = check_build(build, catalog) if build is not None else []
+    # A build with no rate of its own (and none given here) is priced at the shipped reference.
+    default = shipped_default(catalog)
+    findings = check_build(build, catalog, region=args.region) if build is not None else []
     analysis = None
     if args.workload:
         from torchrig.planning.analysis import analyze
@@ -210,7 +213,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         analysis = analyze(load_workload(_path(args.workload)), caps, catalog)
         findings = sort_findings([*findings, *analysis.findings])
     if args.json:
-        data: dict[str, Any] = (check_json(price_build(build, catalog), findings)
+        data: dict[str, Any] = (check_json(price_build(build, catalog, default_rate=default),
+                                           findings)
                                 if build is not None else
                                 {"format": "torchrig.check", "version": 1, "build": None,
                                  "findings": [f.to_dict() for f in findings],
@@ -219,7 +223,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             data["requirements"] = analysis.requirements.to_dict()
         _print_json(data)
     elif build is not None:
-        _out(format_check_text(price_build(build, catalog), findings, lang=args.lang))
+        _out(format_check_text(price_build(build, catalog, default_rate=default), findings,
+                               lang=args.lang))
     else:
         gpus = Msg(f"{counted(caps.gpu_count, 'GPU', 'GPUs')}", f"{caps.gpu_count} 块 GPU")
         _out(f"{caps.label.get(args.lang)}: {caps.cpu_name or '?'}, {gpus.get(args.lang)}\n"
@@ -395,24 +400,33 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="FILE", help="a workload file: add bottleneck findings")
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.add_argument("--region", choices=["cn", "us", "eu"],
+                   help="where the build is plugged in: checks the wall outlet (cn 220 V 10/16 A, "
+                        "us 120 V 15 A, eu 230 V 16 A); cn also checks US export controls")
     _default_rate_arguments(p)
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
                        "priced build as Markdown, BBCode, text or CSV")
-    p.add_argument("build", metavar="BUILD", help="a build file (.json) or an exported sheet")
+    p.add_argument("build", metavar="BUILD", nargs="?",
+                   help="a build file (.json) or an exported sheet; left out with --workload: "
+                        "the workload's plan sheet")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="OUT.pdf (the sheet), OUT.md, OUT.bbcode, OUT.txt or OUT.csv; '-' "
-                        "writes text to standard output")
-    p.add_argument("--format", choices=["pdf", "md", "bbcode", "text", "csv"],
+                   help="OUT.pdf (the sheet), OUT.xlsx (the quote with formulas), OUT.md, "
+                        "OUT.bbcode, OUT.txt or OUT.csv; '-' writes text to standard output")
+    p.add_argument("--format", choices=["pdf", "xlsx", "md", "bbcode", "text", "csv"],
                    help="the output format (default: from OUT's suffix)")
     p.add_argument("--workload", metavar="FILE", help="add the requirements and bottlenecks")
     p.add_argument("--bench", metavar="FILE", help="add a benchmark report")
     p.add_argument("--tier", metavar="ID", help="compare with this tier (default: the build's)")
     p.add_argument("--lang", choices=["en", "zh"], default="zh")
     p.add_argument("--internal", action="store_true",
-                   help="an internal sheet: add the benchmarked machine ('This machine') to "
-                        "the tier comparison (left out of a customer quote)")
+                   help="the shop's internal sheet: keeps price ages, reliability, estimate "
+                        "remarks and adds the benchmarked machine ('This machine') to the tier "
+                        "comparison (all left out of a customer quote)")
+    p.add_argument("--draft", action="store_true",
+                   help="write a quote with unpriced lines, stamped DRAFT (without it such an "
+                        "export exits 3 and writes nothing)")
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     _default_rate_arguments(p)

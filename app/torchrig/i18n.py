@@ -7,6 +7,7 @@ core carries both languages side by side in a :class:`Msg` and the caller picks 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -84,3 +85,36 @@ def counted(n: int, one: str, many: str) -> str:
     """``n`` and an English noun in the right number, for the English side of a Msg whose
     Chinese side needs no plural: ``counted(1, "slot", "slots")`` -> "1 slot"."""
     return f"{n} {one if n == 1 else many}"
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_HALF_SEPARATORS = ("\n", " / ")
+"""How TorchRig itself has joined a text's two languages into one user field: a tier's note
+as "English\\nChinese", a tier's name as "English / Chinese" (build_from_tier)."""
+
+
+def one_language(value: str | Msg | Mapping[str, Any], lang: str) -> str:
+    """The ``lang`` half of a text that holds both languages, else the text as it is.
+
+    ``value`` is a :class:`Msg`, a ``{"en": .., "zh": ..}`` mapping, or a string joined as
+    ``"English\\nChinese"`` or ``"English / Chinese"``. A string counts as bilingual only when
+    it splits into exactly two non-empty halves of which the first has no Chinese character
+    and the second has one: a user's own two English lines, or a name such as "RTX 4090 /
+    4x", stay whole. This is the one place that decides it, for the PDF, ``torchrig check``
+    and the Build page alike.
+    """
+    if isinstance(value, Msg):
+        return value.get(lang)
+    if isinstance(value, Mapping):
+        en = value.get("en")
+        zh = value.get("zh", en)
+        chosen = zh if lang == "zh" else en
+        return chosen if isinstance(chosen, str) else ""
+    for separator in _HALF_SEPARATORS:
+        halves = value.split(separator)
+        if len(halves) != 2:
+            continue
+        en, zh = (half.strip() for half in halves)
+        if en and zh and not _CJK.search(en) and _CJK.search(zh):
+            return zh if lang == "zh" else en
+    return value

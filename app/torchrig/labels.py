@@ -158,6 +158,13 @@ PRICE_KINDS: dict[str, Msg] = {
     "user": Msg("user price", "用户报价"),
 }
 
+PRICE_RELIABILITY: dict[str, Msg] = {
+    "high": Msg("high", "高"),
+    "medium": Msg("medium", "中"),
+    "low": Msg("low", "低"),
+}
+"""How far a catalog price's source can be trusted (docs/hardware-sources.md, "Conventions")."""
+
 
 def label(table: Mapping[str, Msg], code: str, lang: str) -> str:
     """The ``lang`` name of ``code`` in ``table``; a code no table knows is shown as given."""

@@ -385,6 +385,28 @@
         <translation>最近打开或保存的配置单文件</translation>
     </message>
     <message>
+        <source>The quote details hold a value the build file cannot hold, so the build was not saved. Correct the marked field and save again:
+{0}</source>
+        <translation>报价信息中有配置单文件无法保存的值，因此未保存配置单。请改正标出的字段后再保存：
+{0}</translation>
+    </message>
+    <message>
+        <source>Replace part…</source>
+        <translation>替换部件…</translation>
+    </message>
+    <message>
+        <source>Pick another part for the selected line from the parts that fit the rest of the build</source>
+        <translation>为选中的行从与其余配置兼容的部件中另选一个</translation>
+    </message>
+    <message>
+        <source>Select one catalog part&apos;s line to replace.</source>
+        <translation>请选中一行目录部件再替换。</translation>
+    </message>
+    <message>
+        <source>Replace part</source>
+        <translation>替换部件</translation>
+    </message>
+    <message>
         <source>Discount</source>
         <translation>折扣</translation>
     </message>
@@ -527,8 +549,22 @@ It was kept as {1}.</source>
         <translation>恢复未保存的配置单</translation>
     </message>
     <message>
+        <source>Of the damaged copy kept as {0}:</source>
+        <translation>保存在 {0} 的损坏副本：</translation>
+    </message>
+    <message>
         <source>TorchRig did not close cleanly. Recover the unsaved build “{0}”?</source>
         <translation>TorchRig 上次未正常关闭。要恢复未保存的配置单“{0}”吗？</translation>
+    </message>
+    <message>
+        <source>• {0}
+  kept as {1}</source>
+        <translation>• {0}
+  已保存为 {1}</translation>
+    </message>
+    <message>
+        <source>TorchRig did not close cleanly, and {0} copies of unsaved builds could not be read. Each was kept:</source>
+        <translation>TorchRig 上次未正常关闭，有 {0} 份未保存配置单的副本无法读取。每份都已保留：</translation>
     </message>
     <message>
         <source>No compatibility problems found.</source>
@@ -1116,6 +1152,10 @@ It was kept as {1}.</source>
         <translation>每 FP16 Tensor TFLOP 价格</translation>
     </message>
     <message>
+        <source>&apos;{0}&apos; is not a number the filter can use: write 1299.00 or 1,299.00 (a point before the decimals; commas only between groups of three digits)</source>
+        <translation>“{0}”不是筛选可用的数字：请写成 1299.00 或 1,299.00（小数前用小数点；逗号只用于每三位数字之间）</translation>
+    </message>
+    <message>
         <source>Part</source>
         <translation>配件</translation>
     </message>
@@ -1153,6 +1193,41 @@ It was kept as {1}.</source>
     <message>
         <source>This page is not built yet.</source>
         <translation>此页面尚未完成。</translation>
+    </message>
+</context>
+<context>
+    <name>PowerLineLabel</name>
+    <message>
+        <source>Sustained draw: each CPU at its maximum power, each GPU at its board power, 150 W for the rest of the system. Headroom: the supplies&apos; capacity less that draw. At the wall: the draw divided by the supply&apos;s 80 PLUS efficiency (region in Settings).</source>
+        <translation>持续功耗：每颗 CPU 按最大功耗、每块 GPU 按板卡功耗计，系统其余部分按 150 W 计。余量：电源总功率减去持续功耗。墙插功耗：持续功耗除以电源的 80 PLUS 效率（地区在设置中选择）。</translation>
+    </message>
+    <message>
+        <source>Power: no CPU or GPU whose power the catalog knows yet.</source>
+        <translation>功耗：尚无目录中已知功耗的 CPU 或 GPU。</translation>
+    </message>
+    <message>
+        <source>Power: {0} W sustained</source>
+        <translation>功耗：持续 {0} W</translation>
+    </message>
+    <message>
+        <source>no power supply</source>
+        <translation>无电源</translation>
+    </message>
+    <message>
+        <source>supplies {0} W</source>
+        <translation>电源 {0} W</translation>
+    </message>
+    <message>
+        <source>headroom {0} W ({1}%)</source>
+        <translation>余量 {0} W（{1}%）</translation>
+    </message>
+    <message>
+        <source>{0} W at the wall ({1} A at {2} V)</source>
+        <translation>墙插 {0} W（{2} V 下 {1} A）</translation>
+    </message>
+    <message>
+        <source>not counted: {0}</source>
+        <translation>未计入：{0}</translation>
     </message>
 </context>
 <context>
@@ -1243,6 +1318,28 @@ It was kept as {1}.</source>
     </message>
 </context>
 <context>
+    <name>RateLabel</name>
+    <message>
+        <source>Exchange rate {0} CNY per USD ({1}): {2}</source>
+        <translation>汇率 1 USD = {0} CNY（{1}）：{2}</translation>
+    </message>
+</context>
+<context>
+    <name>ReplacePartDialog</name>
+    <message>
+        <source>Replace {0}</source>
+        <translation>替换 {0}</translation>
+    </message>
+    <message>
+        <source>Replace</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>Put the selected part in this line&apos;s place (or double-click it); the quantity stays</source>
+        <translation>用选中的部件替换这一行（或双击该部件）；数量不变</translation>
+    </message>
+</context>
+<context>
     <name>ReportPage</name>
     <message>
         <source>Bill of materials</source>
@@ -1325,16 +1422,20 @@ It was kept as {1}.</source>
         <translation>将配置单文件嵌入 PDF，以便之后在 TorchRig 中重新打开</translation>
     </message>
     <message>
+        <source>There is no build to print: make or open one on the Build page, or attach the Wizard&apos;s workload for a plan sheet.</source>
+        <translation>没有可打印的配置：请在“配置”页新建或打开一个，或附上向导的工作负载以生成规划单。</translation>
+    </message>
+    <message>
+        <source>A plan sheet has no parts list to put in a workbook; export it as PDF.</source>
+        <translation>规划单没有部件清单，无法导出为工作簿；请导出为 PDF。</translation>
+    </message>
+    <message>
         <source>&lt;h2&gt;Report&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;报告&lt;/h2&gt;</translation>
     </message>
     <message>
         <source>Update preview</source>
         <translation>更新预览</translation>
-    </message>
-    <message>
-        <source>Export PDF…</source>
-        <translation>导出 PDF…</translation>
     </message>
     <message>
         <source>Open exported file</source>
@@ -1445,14 +1546,6 @@ It was kept as {1}.</source>
         <translation>内容部分</translation>
     </message>
     <message>
-        <source>Internal sheet: add this machine to the tier comparison</source>
-        <translation>内部单据：在档位对比中加入本机</translation>
-    </message>
-    <message>
-        <source>For the shop&apos;s own use: the Tier comparison gets a &quot;This machine&quot; column describing the computer TorchRig runs on. Leave it off for a customer quote</source>
-        <translation>供本店内部使用：档位对比增加“本机”一列，描述运行 TorchRig 的这台电脑。给客户的报价单请勿勾选</translation>
-    </message>
-    <message>
         <source>PDF preview needs the PySide6-Pdf package; Export still works.</source>
         <translation>PDF 预览需要 PySide6-Pdf 软件包；导出功能仍可使用。</translation>
     </message>
@@ -1485,12 +1578,36 @@ It was kept as {1}.</source>
         <translation>图片 (*.png *.jpg *.jpeg)</translation>
     </message>
     <message>
-        <source>There is no build to print: make or open one on the Build page.</source>
-        <translation>没有可打印的配置单：请在“配置单”页面创建或打开一个。</translation>
-    </message>
-    <message>
         <source>logo {0}: no such file</source>
         <translation>标志 {0}：文件不存在</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save the sheet as a PDF, or the quote as an Excel workbook with formulas (.xlsx)</source>
+        <translation>将配置单保存为 PDF，或将报价保存为带公式的 Excel 工作簿（.xlsx）</translation>
+    </message>
+    <message>
+        <source>Internal sheet (not for the customer)</source>
+        <translation>内部单（不发给客户）</translation>
+    </message>
+    <message>
+        <source>For the shop&apos;s own use: keeps how old each price is, how reliable its source, the estimate remarks and the &quot;edited in TorchRig&quot; marks, and adds a &quot;This machine&quot; column to the Tier comparison. Leave it off for a customer quote</source>
+        <translation>供店内使用：保留各价格的日期新旧、来源可靠性、估算说明和“在 TorchRig 中修改”标记，并在档位对比中加入“本机”一列。给客户的报价请不要勾选</translation>
+    </message>
+    <message>
+        <source>Attach the Wizard&apos;s workload</source>
+        <translation>附上向导的工作负载</translation>
+    </message>
+    <message>
+        <source>Print the Wizard&apos;s workload with its requirements, findings and scaling chart. Without a build, the sheet is then a plan: requirements, findings and a recommendation</source>
+        <translation>打印向导的工作负载及其需求、检查结果和扩展图。没有配置时，生成的是规划单：需求、检查结果和推荐</translation>
+    </message>
+    <message>
+        <source>no build: a plan sheet</source>
+        <translation>无配置：规划单</translation>
     </message>
     <message>
         <source>Rendering…</source>
@@ -1501,12 +1618,16 @@ It was kept as {1}.</source>
         <translation>预览：{0} kB</translation>
     </message>
     <message>
-        <source>Export PDF</source>
-        <translation>导出 PDF</translation>
-    </message>
-    <message>
         <source>PDF document (*.pdf)</source>
         <translation>PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
     </message>
     <message>
         <source>Cannot export</source>
@@ -1607,6 +1728,18 @@ It was kept as {1}.</source>
         <translation>汇率的取值日期，打印在汇率旁边</translation>
     </message>
     <message>
+        <source>Not set: builds without a rate use the shipped reference, {0} CNY per USD ({1}).</source>
+        <translation>未设置：没有汇率的配置单使用内置参考汇率 1 USD = {0} CNY（{1}）。</translation>
+    </message>
+    <message>
+        <source>Not set and no reference rate shipped: enter a rate in each build.</source>
+        <translation>未设置，且没有内置参考汇率：请在每份配置单中填写汇率。</translation>
+    </message>
+    <message>
+        <source>Where builds are plugged in: the wall-circuit check compares a build&apos;s draw with this region&apos;s outlets (mainland China 220 V 10/16 A, US 120 V 15 A, EU 230 V 16 A)</source>
+        <translation>配置接入的电网：墙插回路检查将整机功耗与该地区的插座比较（中国大陆 220 V 10/16 A，美国 120 V 15 A，欧盟 230 V 16 A）</translation>
+    </message>
+    <message>
         <source>Shop or lab name printed as the sender of quotes</source>
         <translation>作为报价单发件方打印的店铺或实验室名称</translation>
     </message>
@@ -1629,6 +1762,10 @@ It was kept as {1}.</source>
     <message>
         <source>Rate date</source>
         <translation>汇率日期</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>地区</translation>
     </message>
     <message>
         <source>Shop / lab name</source>
@@ -2215,6 +2352,14 @@ It was kept as {1}.</source>
         <translation>将优化器状态（及权重）移到 CPU 内存以节省显存，代价是 PCIe 传输</translation>
     </message>
     <message>
+        <source>Exchange rate: give a positive number of CNY per USD, such as 7.1</source>
+        <translation>汇率：请填写正数（每美元兑人民币），例如 7.1</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour: give a positive amount such as 2.50 or 1,299.00 (a point before the decimals; commas only between groups of three digits)</source>
+        <translation>每 GPU 小时价格：请填写正数金额，例如 2.50 或 1,299.00（小数前用小数点；逗号只用于每三位数字之间）</translation>
+    </message>
+    <message>
         <source>&lt;h2&gt;Wizard&lt;/h2&gt;</source>
         <translation>&lt;h2&gt;需求向导&lt;/h2&gt;</translation>
     </message>
@@ -2333,14 +2478,6 @@ It was kept as {1}.</source>
     <message>
         <source>Time target: give a positive number of hours</source>
         <translation>目标时间：请填写正的小时数</translation>
-    </message>
-    <message>
-        <source>Exchange rate: give a positive number of CNY per USD</source>
-        <translation>汇率：请填写正数（每美元兑人民币）</translation>
-    </message>
-    <message>
-        <source>Price per GPU-hour: give a positive amount</source>
-        <translation>每 GPU 小时价格：请填写正数金额</translation>
     </message>
     <message>
         <source>Custom…</source>

@@ -171,7 +171,8 @@ def test_enterprise_starts_with_two_nodes_of_four_a100() -> None:
     assert build.nodes == 2
     gpu = next(i for i in build.line_items if i.part_id == "nvidia-a100-80gb-sxm")
     assert gpu.quantity == 4
-    assert "2 nodes" in build.notes and "2 个节点" in build.notes
+    note = build.current_tier_note()  # the tier note is kept apart from the user's notes
+    assert note is not None and "2 nodes" in note.en and "2 个节点" in note.zh
 
 
 def test_unknown_tier_is_an_input_error() -> None:

@@ -31,7 +31,13 @@ def test_compatible_parts_follow_the_build() -> None:
     assert coolers == {"deepcool-an600", "thermalright-axp120-x67", "noctua-nh-l12sx77",
                        "deepcool-ak620", "thermalright-peerless-assassin-120-se",
                        "thermalright-phantom-spirit-120-se", "deepcool-ls720-se",
-                       "arctic-liquid-freezer-iii-pro-360"}
+                       "arctic-liquid-freezer-iii-pro-360",
+                       # China-sold towers, each under 160 mm by its listed height (157, 154,
+                       # 155, 150, 158 mm), and two 360 mm liquid coolers; the 165 mm
+                       # NH-D15 chromax is left out.
+                       "thermalright-phantom-spirit-120-evo", "thermalright-assassin-x-120-v2",
+                       "deepcool-ak400", "deepcool-ag400", "noctua-nh-u12a-chromax-black",
+                       "thermalright-frozen-warframe-pro-360", "deepcool-lt720"}
     # A CPU replaces the build's CPU rather than joining it.
     assert "amd-ryzen-9-7950x" in compatible_parts(cat.by_category("cpu"), build, cat)
     swapped = with_candidate(build, cat.get("amd-ryzen-9-7950x"), cat)

@@ -134,7 +134,7 @@ BAD_ENTRIES = [
     (GPU, _price("nvidia-rtx-4090", currency="EUR"), ["nvidia-rtx-4090", "prices[0]",
                                                       "'currency'"]),
     (GPU, _price("nvidia-rtx-4090", date="2022-13"), ["nvidia-rtx-4090", "prices[0]", "'date'"]),
-    (GPU, _price("nvidia-rtx-4090", amount="12,999"), ["nvidia-rtx-4090", "'amount'"]),
+    (GPU, _price("nvidia-rtx-4090", amount="12,99"), ["nvidia-rtx-4090", "'amount'"]),
     (GPU, _price("nvidia-rtx-4090", amount="-5"), ["nvidia-rtx-4090", "'amount'", "positive"]),
     (GPU, _price("nvidia-rtx-4090", kind="estimate"), ["nvidia-rtx-4090", "estimate"]),
     (GPU, _price("nvidia-rtx-4090", kind="street"), ["nvidia-rtx-4090", "'kind'"]),

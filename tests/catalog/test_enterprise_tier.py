@@ -69,7 +69,7 @@ def _gpu_line(data: dict[str, Any]) -> dict[str, Any]:
 
 BAD_PRICES = [
     (lambda d: _starter(d, "switch").update(unit_price="-1"), "unit_price must not be negative"),
-    (lambda d: _starter(d, "switch").update(unit_price="12,000"), "unit_price must be an amount"),
+    (lambda d: _starter(d, "switch").update(unit_price="12,00"), "unit_price must be an amount"),
     (lambda d: _starter(d, "switch").update(currency="EUR"), "currency must be CNY or USD"),
     (lambda d: _starter(d, "switch").update(price_date="2024-13"), "price_date must be a date"),
     (lambda d: _starter(d, "switch").update(price_source=""), "price_source must say where"),

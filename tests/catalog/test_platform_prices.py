@@ -74,6 +74,15 @@ UNPRICED = {
     "arctic-liquid-freezer-ws360-sp5",
     "arctic-liquid-freezer-ws360-sp6", "arctic-liquid-freezer-ws360-4710",
 }
+# China-sold parts (issue 25) whose sources give no dated price; the quote asks for one.
+UNPRICED |= {
+    "msi-pro-b760m-a-wifi",
+    "kingbank-sharpblade-32gb-ddr5-6800-cl34",
+    "kingston-fury-beast-32gb-ddr5-6000-kf560c36bbek2-32",
+    "zhitai-tipro7000-1tb", "zhitai-tipro7000-2tb", "zhitai-tipro9000-2tb", "samsung-990-evo-2tb",
+    "lian-li-o11-dynamic-evo", "jonsbo-d41-mesh",
+    "thermalright-assassin-x-120-v2", "deepcool-ak400", "deepcool-ag400", "deepcool-lt720",
+}
 
 
 @pytest.mark.parametrize("pid", sorted(PLATFORM_PRICES))

@@ -77,3 +77,31 @@ def zh(qapp):
     loaded = apply_language("zh")
     assert any(path.endswith("torchrig_zh_CN.qm") for path in loaded), loaded
     return loaded
+
+
+@pytest.fixture
+def file_dialogs(monkeypatch):
+    """Answer the native file dialogs, which a test cannot click into: ``answers.append(path)``
+    before the click that opens one (an empty answer is Cancel); ``asked`` collects their
+    captions."""
+    from torchrig.gui.qt import QFileDialog
+
+    answers: list[str] = []
+    asked: list[str] = []
+
+    def answer(parent, caption, *args, **kwargs):
+        asked.append(caption)
+        return (answers.pop(0) if answers else "", "")
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
+    return answers, asked
+
+
+@pytest.fixture
+def shown_window(window, qtbot):
+    """The main window on screen: hidden widgets take no clicks at a position (table cells,
+    the sidebar)."""
+    window.show()
+    qtbot.waitExposed(window)
+    return window

@@ -39,8 +39,8 @@ def _run_window_script(script: str, tmp_path) -> dict[str, str]:
     """Run ``script`` in a fresh Python (a window of its own) and read the ``key=value``
     words of its last output line."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TORCHRIG_DATA_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=300, env=env)
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                         text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     line = out.stdout.strip().splitlines()[-1]
     return dict(part.split("=", 1) for part in line.split())
@@ -58,15 +58,21 @@ MEASURE_SCRIPT = textwrap.dedent("""
     from torchrig.gui.app import create_app
     from torchrig.gui.main_window import MainWindow
     from torchrig.gui.qt import Qt
-    from torchrig.planning.workload import workload_from_options
+    from torchrig.gui.qt import QFileDialog, QPushButton
+    from torchrig.planning.workload import save_workload, workload_from_options
     from PySide6.QtTest import QTest
 
     app = create_app(sys.argv[:1])
     window = MainWindow()
     wizard = window.wizard_page
-    wizard.load_workload(workload_from_options(
+    # The workload a user opens with "Open workload…" (the file dialog answered).
+    path = sys.argv[1] + "/tiny.json"
+    save_workload(workload_from_options(
         task="nlp_transformer", mode="train", model="custom", style="gpt", layers=2,
-        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"))
+        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"), path)
+    QFileDialog.getOpenFileName = lambda *a, **k: (path, "")
+    QTest.mouseClick(wizard.findChild(QPushButton, "open_workload"), Qt.MouseButton.LeftButton)
+    assert wizard.workload.layers == 2
     panel = wizard.verify_panel
     done = []
     panel.result_ready.connect(done.append)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gui_gestures import choose, click, detect, menu_action, type_text
 
 from torchrig.gui.qt import QApplication
 from torchrig.planning.workload import load_workload
@@ -12,52 +13,58 @@ from torchrig.planning.workload import load_workload
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_torchrun_command_follows_the_form_and_copies(window):
+def test_torchrun_command_follows_the_form_and_copies(window, qtbot):
     panel = window.bench_page.cluster
-    panel.nodes_spin.setValue(2)
-    panel.gpus_spin.setValue(4)
-    panel.addr_edit.setText("node0.example")
+    type_text(qtbot, panel.nodes_spin, "2")
+    type_text(qtbot, panel.gpus_spin, "4")
+    type_text(qtbot, panel.addr_edit, "node0.example")
     text = panel.command.toPlainText()
     assert "torchrun" in text and "--nnodes 2" in text and "--nproc-per-node 4" in text
     assert "node0.example:29500" in text and "torchrig.bench.collective" in text
-    panel.copy_button.click()
+    click(qtbot, panel.copy_button)
     assert QApplication.clipboard().text() == text
 
 
 @pytest.mark.slow
-def test_measuring_here_attaches_a_report_to_wizard_and_report(window, qtbot):
+def test_measuring_here_attaches_a_report_to_wizard_and_report(window, qtbot, file_dialogs):
     panel = window.bench_page.cluster
     with qtbot.waitSignal(panel.report_changed, timeout=120_000):
-        panel.start()
+        click(qtbot, panel.run_button)
     qtbot.waitUntil(lambda: not panel.runner.running, timeout=10_000)
     assert "busbw" in panel.result.text()
     assert window.report_page.collective_report is panel.report
     wizard = window.wizard_page
-    wizard.load_workload(load_workload(ROOT / "workloads" / "bert-large-pretrain-8gpu.json"))
-    wizard.subject_box.setCurrentIndex(wizard.subject_box.findData("tier:professional"))
+    workload = ROOT / "workloads" / "bert-large-pretrain-8gpu.json"
+    file_dialogs[0].append(str(workload))
+    menu_action(window, "File", "Open…").trigger()
+    assert wizard.workload == load_workload(workload)
+    choose(wizard.subject_box, "tier:professional")
     qtbot.waitUntil(lambda: not wizard.planning, timeout=20_000)
     kinds = {s.kind for s in wizard.scaling_chart.series}
     assert "measured" in kinds and "candidate" in kinds
 
 
-def test_a_bad_collective_report_is_a_message(window, tmp_path):
+def test_a_bad_collective_report_is_a_message(window, qtbot, tmp_path, file_dialogs):
     bad = tmp_path / "c.json"
     bad.write_text('{"format": "torchrig.collective-report", "version": 1}', encoding="utf-8")
-    assert not window.bench_page.cluster.open_path(bad)
-    assert "c.json" in window.bench_page.cluster.result.text()
+    panel = window.bench_page.cluster
+    file_dialogs[0].append(str(bad))
+    click(qtbot, panel.open_button)
+    assert "c.json" in panel.result.text()
+    assert panel.report is None and window.report_page.collective_report is None
 
 
-def test_defaults_follow_what_this_machine_has(window):
+def test_defaults_follow_what_this_machine_has(window, qtbot, monkeypatch):
     """issue 12: no GPU here, so not 8 GPUs and NCCL; NVIDIA GPUs once detection finds them."""
     from torchrig.hardware.model import GpuInfo, SystemProfile
 
     panel = window.bench_page.cluster
     assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (2, "gloo")
-    window.bench_page.set_profile(SystemProfile())
+    detect(qtbot, window, monkeypatch, SystemProfile())  # nothing found
     assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (2, "gloo")
     assert "2 CPU processes" in panel.run_button.text()
     gpus = [GpuInfo(index=i, name="NVIDIA H100", vendor="NVIDIA") for i in range(4)]
-    window.bench_page.set_profile(SystemProfile(gpus=gpus))
+    detect(qtbot, window, monkeypatch, SystemProfile(gpus=gpus))
     assert (panel.gpus_spin.value(), panel.backend_box.currentText()) == (4, "nccl")
     assert "4 GPUs, NCCL" in panel.run_button.text()
     assert "127.0.0.1 only" in panel.exposure.text()

@@ -14,6 +14,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from gui_gestures import (
+    add_part,
+    button,
+    click,
+    detect,
+    go_to,
+    menu_action,
+    open_build,
+    type_into_cell,
+    type_text,
+)
 
 from torchrig.gui.qt import (
     QAbstractButton,
@@ -231,24 +242,31 @@ def english_leaks(texts: list[tuple[str, str]]) -> list[str]:
     return sorted(set(leaks))
 
 
-def _fill_every_page(window, qtbot) -> None:
-    """Put each page in a state with its dynamic text showing (a build, a profile, a plan)."""
+def _fill_every_page(window, qtbot, monkeypatch, answers: list[str]) -> None:
+    """Put each page in a state with its dynamic text showing (a profile, a build, a plan, a
+    preview), through the buttons: Refresh, Open…, Open workload…, Update preview."""
     from torchrig.hardware.model import CpuInfo, GpuInfo, MemoryInfo, SystemProfile
     from torchrig.planning.workload import load_workload
 
-    window.machine_page.set_profile(SystemProfile(
+    detect(qtbot, window, monkeypatch, SystemProfile(
         cpu=CpuInfo(model_name="Test CPU", physical_cores=16),
         memory=MemoryInfo(total_bytes=64 * 2**30),
         gpus=[GpuInfo(index=0, name="NVIDIA GeForce RTX 4090", vram_total_bytes=24 * 2**30,
                       torch_device="cuda:0")]))
-    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
-    window.wizard_page.load_workload(load_workload(ROOT / "workloads" /
-                                                   "bert-base-finetune-sst2.json"))
-    window.report_page.render_preview()
+    open_build(qtbot, window, answers, ROOT / "builds" / "pro-dual-4090.json")
+    assert window.build_page.path == ROOT / "builds" / "pro-dual-4090.json"
+    workload = ROOT / "workloads" / "bert-base-finetune-sst2.json"
+    answers.append(str(workload))
+    click(qtbot, button(window.wizard_page, "open_workload"))
+    assert window.wizard_page.workload == load_workload(workload)
+    report = window.report_page
+    click(qtbot, report.preview_button)
+    qtbot.waitUntil(lambda: not report.runner.running and bool(report.pdf_bytes),
+                    timeout=30_000)
     qtbot.waitUntil(lambda: not window.wizard_page.planning, timeout=20_000)
 
 
-def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
+def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch, file_dialogs):
     from torchrig.gui.about_dialog import AboutDialog
     from torchrig.gui.compare_dialog import CompareDialog
     from torchrig.gui.main_window import MainWindow
@@ -257,7 +275,7 @@ def test_a_chinese_window_shows_no_english_source_text(qtbot, zh, monkeypatch):
 
     window = MainWindow(lang="zh")
     qtbot.addWidget(window)
-    _fill_every_page(window, qtbot)
+    _fill_every_page(window, qtbot, monkeypatch, file_dialogs[0])
     assert window.nav.item(0).text() == "本机"
     texts = visible_texts(window)
     dialogs = [SettingsDialog(window.settings, window),
@@ -316,25 +334,27 @@ def test_system_language_follows_the_locale(env, expected):
     assert out.stdout.strip() == expected, out.stderr
 
 
-def test_switching_language_keeps_unsaved_work_and_the_page(window, qtbot, monkeypatch):
+def test_switching_language_keeps_unsaved_work_and_the_page(shown_window, qtbot, monkeypatch):
+    window = shown_window
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or
                         QMessageBox.StandardButton.Cancel)
     build_page = window.build_page
-    build_page.add_part("nvidia-rtx-4090", quantity=2)
-    build_page.name_edit.setText("Lab box")
-    build_page.name_edit.editingFinished.emit()
+    go_to(qtbot, window, "build")
+    add_part(qtbot, build_page, "nvidia-rtx-4090", "gpu")
+    type_into_cell(qtbot, build_page.lines, 0, 3, "2")
+    type_text(qtbot, build_page.name_edit, "Lab box", enter=True)
     before = build_page.build.to_dict()
-    assert build_page.dirty
+    assert build_page.dirty and before["name"] == "Lab box"
+    assert before["line_items"][0]["quantity"] == 2
     batch = window.wizard_page.widgets["batch_size"]
-    batch.setText("12x")  # not a number yet: the user is still typing
-    batch.textEdited.emit("12x")
-    window.wizard_page.replan()
-    window.report_page.number_edit.setText("Q-7")
-    window.show_page("wizard")
+    type_text(qtbot, batch, "12x")  # not a number yet: the user is still typing
+    qtbot.waitUntil(lambda: "'12x' is not a number" in window.wizard_page.errors[
+        "batch_size"].text(), timeout=5_000)
+    type_text(qtbot, window.report_page.number_edit, "Q-7")
+    go_to(qtbot, window, "wizard")
 
-    window.settings.language = "zh"
-    window.apply_settings()
+    menu_action(window, "Settings", "Language", "中文（简体）").trigger()
 
     assert window.lang == "zh" and window.rebuilds == 1
     assert [window.nav.item(i).text() for i in range(window.nav.count())] == \
@@ -350,35 +370,37 @@ def test_switching_language_keeps_unsaved_work_and_the_page(window, qtbot, monke
     assert window.menuBar().actions()[0].text() == "文件(&F)"
     assert not asked  # nothing was asked: no work was at risk
 
-    window.settings.language = "en"
-    window.apply_settings()
+    menu_action(window, "设置", "语言", "English").trigger()
     assert window.nav.item(0).text() == "This machine"
     assert window.build_page.build.to_dict() == before
-    window.build_page.dirty = False
 
 
-def test_a_language_switch_waits_for_a_running_task(window, qtbot):
+def test_a_language_switch_waits_for_a_running_task(window, qtbot, monkeypatch):
     import threading
 
+    from torchrig.bench.process import isolated
     from torchrig.bench.report import BenchReport
 
     started = threading.Event()
 
-    def work(cancel, emit):
+    def suite(settings, *, cancel, **_kwargs):  # in place of the benchmark child process
         started.set()
         cancel.wait(10)
-        return BenchReport(settings={}, started="2026-01-01T00:00:00+00:00", cancelled=True)
+        return BenchReport(settings=settings.to_dict(), started="2026-01-01T00:00:00+00:00",
+                           cancelled=True)
 
-    window.bench_page.start(work=work)
+    monkeypatch.setattr(isolated, "run_isolated", suite)
+    click(qtbot, window.bench_page.run_button)
     assert started.wait(10)
-    window.settings.language = "zh"
-    window.apply_settings()
+    menu_action(window, "Settings", "Language", "中文（简体）").trigger()
     assert window.lang == "en" and window.rebuilds == 0  # the benchmark keeps its page
-    window.bench_page.cancel()
+    assert "when the running task finishes" in window.statusBar().currentMessage()
+    click(qtbot, window.bench_page.cancel_button)
     qtbot.waitUntil(lambda: window.lang == "zh", timeout=5_000)
     assert window.nav.item(0).text() == "本机"
 
 
+# internals: a bare spin box, no page - the locale the language installs, read directly
 def test_numbers_follow_the_ui_language(qapp, zh):
     """Spin boxes parse and print with the UI language's locale, like the tables do."""
     from torchrig.gui.i18n import apply_language

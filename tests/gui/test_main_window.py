@@ -4,6 +4,8 @@ import subprocess
 import sys
 import textwrap
 
+from gui_gestures import click, detect
+
 from torchrig.gui.qt import QApplication, QLabel
 from torchrig.hardware.model import CpuInfo, GpuInfo, MemoryInfo, SystemProfile
 from torchrig.i18n import Msg
@@ -17,19 +19,21 @@ def test_window_has_title_and_all_pages(window):
 
 def test_machine_page_fills_in_from_real_detection(qtbot, window):
     page = window.machine_page
-    with qtbot.waitSignal(page.profile_changed, timeout=15_000):
-        window.start()
-    assert page.profile is not None
+    assert not page.copy_json_button.isEnabled()  # nothing detected yet
+    profile = detect(qtbot, window)  # the Refresh button, real detection
+    assert profile is not None
     texts = [label.text() for label in page.findChildren(QLabel)]
     assert any("Physical cores" in t for t in texts)
     assert any("GiB" in t for t in texts)  # memory is shown with an explicit binary unit
-    page.copy_json()
-    assert '"format": "torchrig.system-profile"' in QApplication.clipboard().text()
-    page.copy_text()
+    click(qtbot, page.copy_json_button)
+    copied = QApplication.clipboard().text()
+    assert '"format": "torchrig.system-profile"' in copied
+    assert f'"logical_cpus": {profile.cpu.logical_cpus}' in copied
+    click(qtbot, page.copy_text_button)
     assert "== CPU ==" in QApplication.clipboard().text()
 
 
-def test_unknown_fields_show_their_reason(qtbot, window):
+def test_unknown_fields_show_their_reason(qtbot, window, monkeypatch):
     profile = SystemProfile(
         cpu=CpuInfo(model_name="测试 CPU", unknown={
             "max_freq_hz": Msg("not exposed (container)", "未提供（容器）")}),
@@ -39,12 +43,15 @@ def test_unknown_fields_show_their_reason(qtbot, window):
                       unknown={"pcie_gen_current": Msg.verbatim("NVML: Not Supported")})],
         probe_errors={"storage": "PermissionError: /sys"},
     )
-    window.machine_page.set_profile(profile)
+    detect(qtbot, window, monkeypatch, profile)  # what detection found on such a machine
     texts = [label.text() for label in window.machine_page.findChildren(QLabel)]
     assert "unknown (not exposed (container))" in texts
     assert "unknown (NVML: Not Supported)" in texts
     assert "测试 CPU" in texts
     assert "storage" in window.machine_page.status.text()
+
+
+# --- internals: how the app starts (run_gui's calls, no user gesture) ------------------------
 
 
 def test_window_appears_before_torch_is_imported():

@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from gui_gestures import add_part, choose, go_to, open_build, tick, type_text
 
-from torchrig.builds.build import Build, ExchangeRate, LineItem
 from torchrig.catalog import load_catalog
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import Qt
@@ -23,11 +23,14 @@ def picker(qtbot):
     return widget
 
 
-def _tick(qtbot, box) -> None:
-    """Toggle a check box as a keyboard user does (a click at its centre can miss a short
-    label in a wide cell)."""
-    box.setFocus()
-    qtbot.keyClick(box, Qt.Key.Key_Space)
+@pytest.fixture
+def build_picker(shown_window, qtbot):
+    """The Build page's picker, on screen, with a new build (CNY, no exchange rate: the
+    Settings default)."""
+    go_to(qtbot, shown_window, "build")
+    picker = shown_window.build_page.picker
+    choose(picker.category_box, "gpu")
+    return picker
 
 
 def _rows(picker: PartPicker) -> list[str]:
@@ -49,21 +52,25 @@ def test_typing_24gb_finds_the_24_gib_cards(picker, qtbot):
     assert _rows(picker) == ["nvidia-rtx-4090"]
 
 
-def test_compatible_filter_is_on_by_default_and_can_be_turned_off(picker, qtbot):
+def test_compatible_filter_is_on_by_default_and_can_be_turned_off(build_picker, shown_window,
+                                                                   qtbot):
+    picker = build_picker
     assert picker.compatible_box.isChecked()
-    picker.set_build(Build(name="t", line_items=[LineItem(part_id="intel-core-i9-13900k")]))
-    picker.category_box.setCurrentIndex(picker.category_box.findData("motherboard"))
+    add_part(qtbot, shown_window.build_page, "intel-core-i9-13900k", "cpu")
+    assert picker.compatible_box.isChecked()  # an LGA1700 CPU fits an empty build
+    type_text(qtbot, picker.search_edit, "")
+    choose(picker.category_box, "motherboard")
     assert "gigabyte-b650m-aorus-elite-ax-ice" not in _rows(picker)  # AM5 board, LGA1700 CPU
     assert "asus-rog-maximus-z790-formula" in _rows(picker)
-    _tick(qtbot, picker.compatible_box)
+    tick(qtbot, picker.compatible_box)
     assert "gigabyte-b650m-aorus-elite-ax-ice" in _rows(picker)
 
 
 def test_sort_and_range_by_vram(picker, qtbot):
-    picker.sort_box.setCurrentIndex(picker.sort_box.findData("vram"))
-    _tick(qtbot, picker.descending_box)
+    choose(picker.sort_box, "vram")
+    tick(qtbot, picker.descending_box)
     assert _rows(picker)[0] == "amd-instinct-mi325x"  # 256 GiB, the largest in the catalog
-    picker.range_box.setCurrentIndex(picker.range_box.findData("vram"))
+    choose(picker.range_box, "vram")
     qtbot.keyClicks(picker.min_edit, "80")
     cat = load_catalog()
     assert all(cat.get(i).gpu.vram_bytes >= 80 * 2**30 for i in _rows(picker))
@@ -90,28 +97,43 @@ def test_gpu_cooling_choice_shows_names_and_filters_by_code(qtbot):
     assert _rows(widget) and all(cat.get(i).gpu.cooling == "passive" for i in _rows(widget))
 
 
-def test_prices_in_the_build_currency(picker):
-    picker.set_build(Build(name="t", currency="CNY"))
-    picker.category_box.setCurrentIndex(picker.category_box.findData("cpu"))
+def test_prices_in_the_build_currency(build_picker, shown_window, qtbot):
+    picker, page = build_picker, shown_window.build_page
+    assert page.build.currency == "CNY" and page.build.exchange_rate is None
+    choose(picker.category_box, "cpu")
     assert "exchange rate needed" in _price_cell(picker, "intel-core-i9-13900k")
     assert picker.rate_note.isVisibleTo(picker) and "Settings" in picker.rate_note.text()
-    picker.set_build(Build(name="t", currency="CNY",
-                           exchange_rate=ExchangeRate(Decimal("7.1"), "2026-11-30")))
+    type_text(qtbot, page.rate_spin, "7.1")
+    type_text(qtbot, page.rate_date, "2026-11-30", enter=True)
+    assert page.build.exchange_rate is not None
+    assert page.build.exchange_rate.cny_per_usd == Decimal("7.1")
     # USD 589 x 7.1 = CNY 4,181.90
     assert "≈ CNY 4,182" in _price_cell(picker, "intel-core-i9-13900k")
     assert not picker.rate_note.isVisibleTo(picker)
 
 
-def test_settings_default_rate_is_used_and_said(qtbot):
+def test_settings_default_rate_is_used_and_said(qtbot, tmp_path, file_dialogs):
+    """A CNY build file without a rate of its own, opened where Settings hold a default."""
+    import json
+
+    from torchrig.gui.main_window import MainWindow
+
     settings = Settings()
     settings.exchange_rate = 7.0
     settings.exchange_rate_date = "2026-11-30"
-    widget = PartPicker(load_catalog(), settings)
-    qtbot.addWidget(widget)
-    widget.set_build(Build(name="t", currency="CNY"))
-    widget.category_box.setCurrentIndex(widget.category_box.findData("cpu"))
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    path = tmp_path / "no-rate.json"
+    path.write_text(json.dumps({"format": "torchrig.build", "version": 1, "name": "t",
+                                "currency": "CNY", "line_items": []}), encoding="utf-8")
+    open_build(qtbot, window, file_dialogs[0], path)
+    assert window.build_page.path == path and window.build_page.build.exchange_rate is None
+    widget = window.build_page.picker
+    choose(widget.category_box, "cpu")
+    # USD 589 x 7.0 = CNY 4,123
     assert "≈ CNY 4,123" in _price_cell(widget, "intel-core-i9-13900k")
     assert "2026-11-30" in widget.rate_note.text()
+    window.close()
 
 
 def test_old_prices_and_end_of_life_are_marked(picker):
@@ -124,7 +146,8 @@ def test_old_prices_and_end_of_life_are_marked(picker):
 
 def test_double_click_and_add_button_ask_to_add(picker, qtbot):
     qtbot.keyClicks(picker.search_edit, "5090")
-    picker.parts_table.setCurrentCell(0, 0)
+    rect = picker.parts_table.visualItemRect(picker.parts_table.item(0, 0))
+    qtbot.mouseClick(picker.parts_table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     with qtbot.waitSignal(picker.add_requested) as signal:
         qtbot.mouseClick(picker.add_button, Qt.MouseButton.LeftButton)
     assert signal.args == ["nvidia-rtx-5090"]

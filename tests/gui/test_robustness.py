@@ -1,4 +1,9 @@
-"""GUI robustness: crash recovery of unsaved edits, the exception hook, stderr None."""
+"""GUI robustness: crash recovery of unsaved edits, the exception hook, stderr None.
+
+Edits are made in the picker and the table, files saved and opened with the buttons. The
+recovery offer is made by ``MainWindow.start()``, which the app calls once the window has
+painted (run_gui): the launch itself, not a gesture, so the tests call it. A window whose
+``dirty`` flag a test clears is one that "crashed": it must not discard its copy on close."""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from gui_gestures import add_part, click, go_to, open_build, type_into_cell
 
 from torchrig.builds.recovery import find_recoveries, new_recovery_path
 from torchrig.gui import crash
@@ -29,12 +36,22 @@ def _as_if_crashed(path: Path) -> Path:
     return dead
 
 
+def _edit_and_wait_for_the_copy(qtbot, window, part_id: str, quantity: int = 1) -> None:
+    """Add a GPU from the picker (and type its quantity), then wait for the recovery copy the
+    page's timer writes a moment after the last edit."""
+    add_part(qtbot, window.build_page, part_id, "gpu")
+    if quantity != 1:
+        window.show()
+        qtbot.waitExposed(window)
+        go_to(qtbot, window, "build")
+        type_into_cell(qtbot, window.build_page.lines, 0, 3, str(quantity))
+    qtbot.waitUntil(window.build_page.recovery_file.exists, timeout=10_000)
+
+
 def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
     first = MainWindow()
     qtbot.addWidget(first)
-    first.build_page.add_part("nvidia-rtx-4090", quantity=2)
-    first.build_page.autosave_now()  # what the timer does a moment after the last edit
-    assert first.build_page.recovery_file.exists()
+    _edit_and_wait_for_the_copy(qtbot, first, "nvidia-rtx-4090", quantity=2)
     left = _as_if_crashed(first.build_page.recovery_file)
     first.build_page.dirty = False
     first.deleteLater()
@@ -43,7 +60,7 @@ def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
                         lambda *a, **k: QMessageBox.StandardButton.Yes)
     second = MainWindow()
     qtbot.addWidget(second)
-    second.start()
+    second.start()  # what the app does once the window has painted
     assert second.build_page.build.line_items[0].part_id == "nvidia-rtx-4090"
     assert second.build_page.build.line_items[0].quantity == 2
     assert second.build_page.dirty
@@ -56,41 +73,45 @@ def test_unsaved_edits_survive_a_crash_and_are_offered_back(qtbot, monkeypatch):
 def test_a_running_windows_copy_is_not_offered_to_another(qtbot, monkeypatch):
     first = MainWindow()
     qtbot.addWidget(first)
-    first.build_page.add_part("nvidia-rtx-4090")
-    first.build_page.autosave_now()
+    _edit_and_wait_for_the_copy(qtbot, first, "nvidia-rtx-4090")
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or
                         QMessageBox.StandardButton.No)
     second = MainWindow()
     qtbot.addWidget(second)
-    assert not second.build_page.offer_recovery()
+    second.start()
     assert asked == [] and first.build_page.recovery_file.exists()
+    assert second.build_page.build.line_items == [] and second.current_page() != "build"
     first.build_page.dirty = False
 
 
-def test_each_window_keeps_its_own_recovery_copy(qtbot, tmp_path):
+def test_each_window_keeps_its_own_recovery_copy(qtbot, tmp_path, file_dialogs):
     """Window B opening or saving a build once deleted window A's (shared) recovery copy."""
+    answers, _ = file_dialogs
     a, b = MainWindow(), MainWindow()
     qtbot.addWidget(a)
     qtbot.addWidget(b)
-    a.build_page.add_part("nvidia-rtx-4090")
-    a.build_page.autosave_now()
-    b.build_page.add_part("nvidia-rtx-3060-12gb")
-    b.build_page.autosave_now()
+    _edit_and_wait_for_the_copy(qtbot, a, "nvidia-rtx-4090")
+    _edit_and_wait_for_the_copy(qtbot, b, "nvidia-rtx-3060-12gb")
     assert a.build_page.recovery_file != b.build_page.recovery_file
-    assert b.build_page._write(tmp_path / "b.json")
+    answers.append(str(tmp_path / "b.json"))
+    click(qtbot, b.build_page.buttons["save_as"])
+    assert (tmp_path / "b.json").is_file() and not b.build_page.dirty
+    assert a.build_page.recovery_file.exists()
+    _edit_and_wait_for_the_copy(qtbot, b, "nvidia-rtx-4090")
     sample = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))[0]
-    assert b.build_page.open_path(sample)
+    open_build(qtbot, b, answers, sample)  # "Save changes?" answered Discard (conftest)
+    assert b.build_page.path == sample
     assert a.build_page.recovery_file.exists()
     assert not b.build_page.recovery_file.exists()
     a.build_page.dirty = False
 
 
-def test_saving_removes_the_recovery_copy(window, tmp_path):
-    window.build_page.add_part("nvidia-rtx-3060-12gb")
-    window.build_page.autosave_now()
-    assert window.build_page.recovery_file.exists()
-    assert window.build_page._write(tmp_path / "b.json")
+def test_saving_removes_the_recovery_copy(window, qtbot, tmp_path, file_dialogs):
+    _edit_and_wait_for_the_copy(qtbot, window, "nvidia-rtx-3060-12gb")
+    file_dialogs[0].append(str(tmp_path / "b.json"))
+    click(qtbot, window.build_page.buttons["save_as"])
+    assert (tmp_path / "b.json").is_file()
     assert not window.build_page.recovery_file.exists()
 
 
@@ -114,7 +135,8 @@ def test_a_damaged_recovery_copy_is_kept_aside_and_what_can_be_read_is_offered(q
                         asked.append(text) or QMessageBox.StandardButton.Yes)
     window = MainWindow()
     qtbot.addWidget(window)
-    assert window.build_page.offer_recovery()
+    window.start()
+    assert window.current_page() == "build"  # the recovered build is on show
     kept = left.parent / "unreadable" / left.name
     assert kept.exists() and not left.exists()  # moved, never deleted
     assert str(kept) in asked[0] and "tax_rate" in asked[0] and "2 lines" in asked[0]
@@ -137,7 +159,8 @@ def test_an_unreadable_recovery_copy_is_moved_aside_and_the_user_told_where(qtbo
                         warned.append(text))
     window = MainWindow()
     qtbot.addWidget(window)
-    assert not window.build_page.offer_recovery()
+    window.start()
+    assert window.current_page() != "build" and window.build_page.build.line_items == []
     kept = older.with_name(f"{older.stem}-2.json")
     assert kept.read_bytes() == b"\x00garbage"
     assert older.read_bytes() == b"an earlier damaged copy"

@@ -5,9 +5,21 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
+from gui_gestures import (
+    add_part,
+    answer_modal,
+    choose,
+    click,
+    go_to,
+    menu_action,
+    type_text,
+)
 
+from torchrig.builds.build import load_build
+from torchrig.gui.qt import QDialogButtonBox
 from torchrig.gui.settings import FORMAT, Settings, config_dir
 
 EDITED = {
@@ -15,7 +27,7 @@ EDITED = {
     "exchange_rate": 7.1234, "exchange_rate_date": "2026-01-31", "shop_name": "算力小店 & Co",
     "shop_contact": "lab@example.com", "logo_path": "/tmp/logo.png", "validity_days": 30,
     "report_lang": "en", "build_folder": "/data/builds", "dataset_folder": "/data/sets",
-    "recent_files": ["/a.json", "/b.json"],
+    "recent_files": ["/a.json", "/b.json"], "region": "us",
 }
 
 
@@ -53,7 +65,7 @@ def test_every_option_round_trips(tmp_path):
     ("exchange_rate", True), ("exchange_rate_date", "31.01.2026"), ("validity_days", 9999),
     ("validity_days", 14.5), ("validity_days", None), ("report_lang", "fr"),
     ("recent_files", "a.json"), ("recent_files", [1, 2]), ("shop_name", "x" * 5000),
-    ("geometry", "%%% not base64"), ("last_page", ["machine"]),
+    ("geometry", "%%% not base64"), ("last_page", ["machine"]), ("region", "mars"),
 ])
 def test_a_bad_stored_value_reads_as_the_default(tmp_path, key, bad):
     path = tmp_path / "settings.json"
@@ -127,18 +139,35 @@ def test_recent_files_are_unique_newest_first_and_capped(tmp_path):
 # --- the window -------------------------------------------------------------------------------
 
 
+def _in_settings_dialog(window, qtbot, act) -> None:
+    """Settings → Settings… from the menu bar, ``act`` done on the dialog while it is up."""
+    seen = answer_modal(qtbot, act)
+    menu_action(window, "Settings", "Settings…").trigger()
+    assert seen == ["SettingsDialog"]
+
+
+def _press(qtbot, dialog, which) -> None:
+    click(qtbot, dialog.buttons.button(which))
+
+
+OK, APPLY, CANCEL = (QDialogButtonBox.StandardButton.Ok, QDialogButtonBox.StandardButton.Apply,
+                     QDialogButtonBox.StandardButton.Cancel)
+
+
 def test_geometry_and_last_page_come_back_in_a_new_window(qtbot):
     from torchrig.gui.main_window import MainWindow
 
     first = MainWindow()
     qtbot.addWidget(first)
     first.resize(700, 500)  # within the offscreen screen (800 x 600): restore clamps to it
-    first.show_page("report")
-    first.close()
+    first.show()
+    qtbot.waitExposed(first)
+    go_to(qtbot, first, "report")
+    menu_action(first, "File", "Quit").trigger()
+    assert not first.isVisible()
 
     second = MainWindow()
     qtbot.addWidget(second)
-    assert second.current_page() == "report"
     assert second.current_page() == "report"
     assert (second.width(), second.height()) == (700, 500)
     second.close()
@@ -155,86 +184,95 @@ def test_a_stored_page_that_no_longer_exists_is_ignored(qtbot):
     window.close()
 
 
-def test_settings_dialog_applies_at_once(window, qtbot):
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.shop_edit.setText("Ada 电脑")
-    dialog.contact_edit.setText("+86 10 1234 5678")
-    dialog.currency_box.setCurrentText("USD")
-    dialog.rate_spin.setValue(7.2)
-    dialog.rate_date.setText("2026-02-01")
-    dialog.dataset_folder_edit.setText("/srv/datasets")
-    with qtbot.waitSignal(dialog.applied):
-        assert dialog.apply()
+def test_settings_dialog_applies_at_once(shown_window, qtbot):
+    window = shown_window
+
+    def fill_and_apply(dialog):
+        type_text(qtbot, dialog.shop_edit, "Ada 电脑")
+        type_text(qtbot, dialog.contact_edit, "+86 10 1234 5678")
+        dialog.currency_box.setCurrentIndex(dialog.currency_box.findText("USD"))
+        type_text(qtbot, dialog.rate_spin, "7.2")
+        type_text(qtbot, dialog.rate_date, "2026-02-01")
+        type_text(qtbot, dialog.dataset_folder_edit, "/srv/datasets")
+        with qtbot.waitSignal(dialog.applied):
+            _press(qtbot, dialog, APPLY)
+        applied.append((dialog.isVisible(), dialog.message.text()))
+        _press(qtbot, dialog, CANCEL)  # what Apply stored stays
+
+    applied: list[tuple[bool, str]] = []
+    _in_settings_dialog(window, qtbot, fill_and_apply)
+    assert applied == [(True, "")]  # Apply keeps the dialog open
     assert Settings(window.settings.path).shop_name == "Ada 电脑"  # written to disk
     assert window.report_page.shop_edit.text() == "Ada 电脑"
     assert window.report_page.contact_edit.text() == "+86 10 1234 5678"
     assert window.bench_page.folder_edit.text() == "/srv/datasets"
-    window.build_page.new_build()  # new builds take the defaults
+    click(qtbot, window.build_page.buttons["new"])  # new builds take the defaults
     build = window.build_page.build
     assert build.currency == "USD" and str(build.exchange_rate.cny_per_usd) == "7.2"
     assert build.exchange_rate.date == "2026-02-01"
     assert window.rebuilds == 0  # nothing that needs a rebuild changed
 
 
-def test_settings_dialog_refuses_a_bad_date_and_keeps_the_old_settings(window, qtbot):
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.rate_date.setText("31/01/2026")
-    dialog.shop_edit.setText("changed")
-    assert not dialog.apply()
-    assert "31/01/2026" in dialog.message.text()
+def test_settings_dialog_refuses_a_bad_date_and_keeps_the_old_settings(shown_window, qtbot):
+    window = shown_window
+    messages: list[tuple[str, bool]] = []
+
+    def type_then_ok(dialog):
+        type_text(qtbot, dialog.rate_date, "31/01/2026")
+        type_text(qtbot, dialog.shop_edit, "changed")
+        _press(qtbot, dialog, OK)
+        messages.append((dialog.message.text(), dialog.isVisible()))
+        _press(qtbot, dialog, CANCEL)
+
+    _in_settings_dialog(window, qtbot, type_then_ok)
+    assert "31/01/2026" in messages[0][0] and messages[0][1]  # refused: OK left it open
     assert window.settings.shop_name == "" and window.settings.exchange_rate_date == ""
+    assert Settings(window.settings.path).shop_name == ""
 
 
-def test_changing_language_in_the_dialog_switches_window_and_dialog(window, qtbot):
-    window.build_page.add_part("nvidia-rtx-3060-12gb")
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.language_box.setCurrentIndex(dialog.language_box.findData("zh"))
-    dialog.shop_edit.setText("kept while switching")
-    assert dialog.apply()
+def test_changing_language_in_the_dialog_switches_window_and_dialog(shown_window, qtbot):
+    window = shown_window
+    add_part(qtbot, window.build_page, "nvidia-rtx-3060-12gb", "gpu")
+    after: list[tuple[str, str]] = []
+
+    def switch(dialog):
+        choose(dialog.language_box, "zh")
+        type_text(qtbot, dialog.shop_edit, "kept while switching")
+        _press(qtbot, dialog, APPLY)
+        # The dialog rebuilt itself in Chinese, with what was typed.
+        after.append((dialog.windowTitle(), dialog.shop_edit.text()))
+        _press(qtbot, dialog, CANCEL)
+
+    _in_settings_dialog(window, qtbot, switch)
+    assert after == [("设置", "kept while switching")]
     assert window.lang == "zh" and window.rebuilds == 1
     assert window.nav.item(2).text() == "配置单"
     assert window.build_page.build.line_items[0].part_id == "nvidia-rtx-3060-12gb"
-    assert dialog.windowTitle() == "设置"  # the dialog rebuilt itself in Chinese
-    assert dialog.shop_edit.text() == "kept while switching"
-    window.build_page.dirty = False
+    assert window.build_page.dirty  # the unsaved edit came through the rebuild
 
 
-def test_the_menu_switches_language_and_theme(window):
+def test_the_menu_switches_language_and_theme(window, qtbot):
     from torchrig.gui.style import is_dark
 
     window.settings.shop_name = "stored"
-    window.report_page.shop_edit.setText("typed for this quote")
-
-    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
-    settings_menu = menus["&Settings"]
-    submenus = {a.text(): a.menu() for a in settings_menu.actions() if a.menu()}
-    chinese = next(a for a in submenus["&Language"].actions() if a.text() == "中文（简体）")
-    chinese.trigger()
+    type_text(qtbot, window.report_page.shop_edit, "typed for this quote")
+    menu_action(window, "Settings", "Language", "中文（简体）").trigger()
     assert window.lang == "zh" and window.settings.language == "zh"
     assert window.report_page.shop_edit.text() == "typed for this quote"
-    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
-    submenus = {a.text(): a.menu() for a in menus["设置(&S)"].actions() if a.menu()}
-    dark = next(a for a in submenus["主题(&T)"].actions() if a.text() == "深色")
-    dark.trigger()
+    menu_action(window, "设置", "主题", "深色").trigger()
     assert window.settings.theme == "dark" and is_dark()
     assert Settings(window.settings.path).theme == "dark"
 
 
 def test_recent_files_menu_opens_a_build(window):
-    from pathlib import Path
-
     sample = Path(__file__).resolve().parents[2] / "builds" / "entry.json"
-    window.settings.add_recent(str(sample))
-    file_menu = window.menuBar().actions()[0].menu()
-    window.recent_menu.aboutToShow.emit()
-    entries = window.recent_menu.actions()
-    assert [a.text() for a in entries] == ["entry.json"]
-    assert window.recent_menu in [a.menu() for a in file_menu.actions()]
-    entries[0].trigger()
+    window.settings.add_recent(str(sample))  # a file opened in an earlier session
+    entry = menu_action(window, "File", "Open recent", "entry.json")
+    assert entry.toolTip() == str(sample)
+    assert [a.text() for a in window.recent_menu.actions()] == ["entry.json"]
+    entry.trigger()
     assert window.build_page.path == sample
+    assert window.build_page.build == load_build(sample, window.catalog)
     assert window.current_page() == "build"
 
 
@@ -243,22 +281,28 @@ def test_recent_files_menu_opens_a_build(window):
     ("2025/06/01", "exchange_rate.date must be a date"),
     ("20250601", "exchange_rate.date must be a date"),  # fromisoformat took this
 ])
-def test_settings_dialog_refuses_a_default_rate_new_builds_could_not_hold(window, qtbot, date,
-                                                                         fragment):
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.rate_spin.setValue(7.2)
-    dialog.rate_date.setText(date)
-    assert not dialog.apply()
-    assert fragment in dialog.message.text()
+def test_settings_dialog_refuses_a_default_rate_new_builds_could_not_hold(shown_window, qtbot,
+                                                                         date, fragment):
+    window = shown_window
+    messages: list[str] = []
+
+    def type_then_apply(dialog):
+        type_text(qtbot, dialog.rate_spin, "7.2")
+        type_text(qtbot, dialog.rate_date, date)
+        _press(qtbot, dialog, APPLY)
+        messages.append(dialog.message.text())
+        _press(qtbot, dialog, CANCEL)
+
+    _in_settings_dialog(window, qtbot, type_then_apply)
+    assert fragment in messages[0]
     assert window.settings.exchange_rate == 0.0
 
 
-def test_an_old_default_rate_without_a_date_gives_new_builds_no_rate(window):
+def test_an_old_default_rate_without_a_date_gives_new_builds_no_rate(window, qtbot):
     from torchrig.builds.build import validate_build
 
     window.settings.exchange_rate = 7.2  # a settings file from before the date was required
-    window.build_page.new_build()
+    click(qtbot, window.build_page.buttons["new"])
     build = window.build_page.build
     assert build.exchange_rate is None
     validate_build(build)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gui_gestures import add_part, go_to, menu_action
 
 from torchrig.findings import Finding, Severity
 from torchrig.gui.qt import QApplication, QColor, QEvent, QPalette, QPoint
@@ -54,12 +55,11 @@ def test_dark_and_back_to_the_system(qapp):
     assert QApplication.palette().window().color().name() == light_window
 
 
-def test_a_theme_change_redraws_the_pages_in_its_colours(window):
-    window.build_page.add_part("nvidia-l40s")  # no catalog price: findings and a red note
+def test_a_theme_change_redraws_the_pages_in_its_colours(window, qtbot):
+    add_part(qtbot, window.build_page, "nvidia-l40s", "gpu")  # no price: findings, a red note
     assert LIGHT["error"] in window.build_page.totals.text()
-    window.settings.theme = "dark"
-    window.apply_settings()
-    assert window.rebuilds == 1
+    menu_action(window, "Settings", "Theme", "Dark").trigger()
+    assert window.rebuilds == 1 and window.settings.theme == "dark"
     html = window.build_page.findings_view.toHtml()
     assert DARK["caution"] in html or DARK["warn"] in html or DARK["error"] in html
     assert DARK["error"] in window.build_page.totals.text()
@@ -69,6 +69,9 @@ def test_a_theme_change_redraws_the_pages_in_its_colours(window):
 def _finding(code: str, source: str) -> Finding:
     return Finding(code, Severity.WARNING, Msg(f"title {code}", "标题"), Msg("d", "d"),
                    Msg("f", "f"), source, numbers={"need_bytes": 2.5e10})
+
+
+# --- internals: the findings view on its own, given findings directly (the core makes them) ---
 
 
 def test_each_finding_has_a_tooltip_with_its_rule(qtbot, monkeypatch):
@@ -94,5 +97,31 @@ def test_each_finding_has_a_tooltip_with_its_rule(qtbot, monkeypatch):
     shown = []  # offscreen cannot raise a tooltip window: record what would be shown
     monkeypatch.setattr(QToolTip, "showText", lambda pos, text, *a: shown.append(text))
     event = QtGui.QHelpEvent(QEvent.Type.ToolTip, QPoint(10, 5), view.mapToGlobal(QPoint(10, 5)))
-    assert view.viewportEvent(event)
+    assert QApplication.sendEvent(view.viewport(), event)
     assert shown == [view.rule_tooltip(first)]
+
+
+def test_hovering_a_finding_on_the_build_page_shows_its_rule(shown_window, qtbot, monkeypatch):
+    """The Build page's findings, from a part added in its picker: the tooltip over each one
+    names that finding's rule and source (a real tooltip event on the view's viewport)."""
+    from torchrig.gui.qt import QtGui, QToolTip
+    from torchrig.labels import citation
+
+    go_to(qtbot, shown_window, "build")
+    add_part(qtbot, shown_window.build_page, "nvidia-l40s", "gpu")  # no CPU, board, PSU...
+    view = shown_window.build_page.findings_view
+    assert len(view.findings) >= 2
+    shown = []  # offscreen cannot raise a tooltip window: record what would be shown
+    monkeypatch.setattr(QToolTip, "showText", lambda pos, text, *a: shown.append(text))
+    layout = view.document().documentLayout()
+    for index in (0, 1):
+        block = view.document().findBlockByNumber(index)
+        view.verticalScrollBar().setValue(int(layout.blockBoundingRect(block).top()))
+        y = int(layout.blockBoundingRect(block).center().y()) - view.verticalScrollBar().value()
+        point = QPoint(10, y)
+        QApplication.sendEvent(view.viewport(), QtGui.QHelpEvent(
+            QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
+        finding = view.findings[index]
+        assert shown[-1].startswith(f"Rule: {finding.code}\n")
+        assert f"Source: {citation(finding.source, 'en')}" in shown[-1]
+    assert len(shown) == 2 and shown[0] != shown[1]

@@ -3,18 +3,29 @@ or a menu action; state is read afterwards. (The Benchmark page's Run button was
 release because its tests called ``start()`` directly: issue #12.)
 
 File dialogs are native windows a test cannot click into, so the static ``QFileDialog``
-functions are answered by the ``file_dialogs`` fixture; Qt dialogs of our own (Compare,
-Settings, About) are answered through their buttons.
+functions are answered by the ``file_dialogs`` fixture (conftest.py); Qt dialogs of our own
+(Compare, Settings, About) are answered through their buttons. The gestures are in
+gui_gestures.py.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gui_gestures import (
+    LEFT,
+    answer_modal,
+    button,
+    click,
+    click_cell,
+    go_to,
+    menu_action,
+    pick_with_keys,
+    type_into_cell,
+)
 
 from torchrig.builds.build import load_build
 from torchrig.gui.qt import (
@@ -27,13 +38,11 @@ from torchrig.gui.qt import (
     QMimeData,
     QPointF,
     Qt,
-    QTimer,
     QUrl,
 )
 from torchrig.planning.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
-LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
@@ -42,21 +51,6 @@ def window(window, qtbot):
     window.show()
     qtbot.waitExposed(window)
     return window
-
-
-@pytest.fixture
-def file_dialogs(monkeypatch):
-    """Queue answers for the native file dialogs: ``answers.append(path)`` before the click."""
-    answers: list[str] = []
-    asked: list[str] = []
-
-    def answer(parent, caption, *args, **kwargs):
-        asked.append(caption)
-        return (answers.pop(0) if answers else "", "")
-
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
-    return answers, asked
 
 
 @pytest.fixture
@@ -69,66 +63,6 @@ def warnings_shown(monkeypatch):
 
     monkeypatch.setattr(QMessageBox, "warning", warn)
     return shown
-
-
-def answer_modal(qtbot, act: Callable[[QDialog], None]) -> list[str]:
-    """Run ``act`` on the next modal dialog once it is up (its exec() is blocking the test)."""
-    seen: list[str] = []
-
-    def poll() -> None:
-        dialog = QApplication.activeModalWidget()
-        if isinstance(dialog, QDialog) and dialog.isVisible():
-            seen.append(type(dialog).__name__)
-            act(dialog)
-        else:
-            QTimer.singleShot(20, poll)
-
-    QTimer.singleShot(0, poll)
-    return seen
-
-
-def click(qtbot, widget) -> None:
-    qtbot.mouseClick(widget, LEFT)
-
-
-def menu_action(window, *path: str):
-    """The action at a menu path, matched on the start of its visible text without '&' (the
-    undo actions add what they undo: "Undo build edit Edit price")."""
-    actions = window.menuBar().actions()
-    for name in path:
-        found = [a for a in actions if a.text().replace("&", "").startswith(name)]
-        assert found, f"no menu entry {name!r} in {[a.text() for a in actions]}"
-        action = found[0]
-        actions = action.menu().actions() if action.menu() else []
-    return action
-
-
-def click_cell(qtbot, table, row: int, col: int, double: bool = False) -> None:
-    rect = table.visualRect(table.model().index(row, col))
-    point = rect.center()
-    if double:
-        qtbot.mouseDClick(table.viewport(), LEFT, pos=point)
-    else:
-        qtbot.mouseClick(table.viewport(), LEFT, pos=point)
-
-
-def type_into_cell(qtbot, table, row: int, col: int, text: str) -> None:
-    """Double-click a cell, replace its text and press Enter, as a user edits a table."""
-    from torchrig.gui.qt import QLineEdit
-
-    table.scrollToItem(table.item(row, col))
-    click_cell(qtbot, table, row, col)
-    qtbot.keyClick(table, Qt.Key.Key_F2)  # the edit key (a double-click does the same)
-    # The editor is a line edit on the table's viewport (focusWidget() is None offscreen
-    # while the window is not the active one).
-    editors = [e for e in table.viewport().findChildren(QLineEdit) if e.isVisible()]
-    assert len(editors) == 1, "no cell editor opened"
-    editor = editors[0]
-    editor.selectAll()
-    qtbot.keyClicks(editor, text)
-    qtbot.keyClick(editor, Qt.Key.Key_Return)
-    # The delegate commits on Return through a queued call.
-    qtbot.waitUntil(lambda: table.state() != table.State.EditingState, timeout=5000)
 
 
 # --- Build: a PC shop quoting a build ------------------------------------------------------------
@@ -312,9 +246,8 @@ def test_open_save_and_recent_files_from_the_toolbar(window, qtbot, tmp_path, fi
     # New, then reopen through the recent-files box.
     click(qtbot, page.buttons["new"])
     assert page.path is None
-    index = page.recent_box.findData(str(copy))
-    assert index > 0
-    page.recent_box.activated.emit(index)  # what choosing an entry in the drop-down sends
+    assert page.recent_box.findData(str(copy)) == 1  # the newest entry, below the prompt
+    pick_with_keys(qtbot, page.recent_box, str(copy))
     assert page.path == copy and page.build.name == "Lab box"
 
 
@@ -447,7 +380,7 @@ def test_wizard_next_and_back_through_every_step_and_check_against(window, qtbot
                                                                  tmp_path):
     answers, _ = file_dialogs
     page = window.wizard_page
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     steps = page.tabs.count()
     for i in range(1, steps):
         click(qtbot, page.next_button)
@@ -463,20 +396,16 @@ def test_wizard_next_and_back_through_every_step_and_check_against(window, qtbot
     # Save the workload through its button; it opens again as the same workload.
     target = tmp_path / "workload.json"
     answers.append(str(target))
-    save = next(b for b in page.findChildren(type(page.next_button))
-                if b.text().startswith("Save workload"))
-    click(qtbot, save)
+    click(qtbot, button(page, "save_workload"))
     assert load_workload(target) == page.workload
-    open_button = next(b for b in page.findChildren(type(page.next_button))
-                       if b.text().startswith("Open workload"))
     answers.append(str(target))
-    click(qtbot, open_button)
+    click(qtbot, button(page, "open_workload"))
     assert page.workload == load_workload(target)
 
 
 def test_wizard_fields_take_typed_values(window, qtbot):
     page = window.wizard_page
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     field = page.widgets["batch_size"]
     page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
                                    if page.tabs.widget(i).isAncestorOf(field)))
@@ -509,7 +438,7 @@ def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monke
 
     monkeypatch.setattr(wizard_model, "analyze", recording)
     page = window.wizard_page
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     planned.clear()
     field = page.widgets["batch_size"]
@@ -538,8 +467,11 @@ def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monke
 
 def test_report_preview_sections_and_export(window, qtbot, tmp_path, file_dialogs):
     answers, _ = file_dialogs
+    # A build with parts first: the empty "New build" is no quote (issue 25).
+    answers.append(str(ROOT / "builds" / "pro-dual-4090.json"))
+    click(qtbot, window.build_page.buttons["open"])
     report = window.report_page
-    window.show_page("report")
+    go_to(qtbot, window, "report")
     key, check = next(iter(report.section_checks.items()))
     was = check.isChecked()
     click(qtbot, check)
@@ -616,8 +548,10 @@ def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, m
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(QPrintDialog, "exec", accept)
+    # A build with parts first: the empty "New build" is no quote (issue 25).
+    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
     report = window.report_page
-    window.show_page("report")
+    go_to(qtbot, window, "report")
     click(qtbot, report.print_button)
     qtbot.waitUntil(lambda: "page" in report.status.text() and out.is_file(), timeout=30_000)
     sheet_pages = len(pypdf.PdfReader(io.BytesIO(report.pdf_bytes)).pages)

@@ -5,21 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gui_gestures import button, choose, click, go_to, show_tab_of, type_text
+
 from torchrig.gui.qt import QFileDialog, Qt
 from torchrig.planning.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _type(qtbot, edit, text: str) -> None:
-    edit.selectAll()
-    qtbot.keyClick(edit, Qt.Key.Key_Delete)
-    qtbot.keyClicks(edit, text)
-
-
-def _show_field(page, widget) -> None:
-    page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
-                                   if page.tabs.widget(i).isAncestorOf(widget)))
 
 
 def _open_with_the_button(window, qtbot, monkeypatch, path):
@@ -27,11 +18,9 @@ def _open_with_the_button(window, qtbot, monkeypatch, path):
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     window.show()
     qtbot.waitExposed(window)
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     page = window.wizard_page
-    open_button = next(b for b in page.findChildren(type(page.next_button))
-                       if b.text().startswith("Open workload"))
-    qtbot.mouseClick(open_button, Qt.MouseButton.LeftButton)
+    click(qtbot, button(page, "open_workload"))
     return page
 
 
@@ -42,14 +31,14 @@ def test_a_diffusion_workload_opens_and_its_fields_edit(window, qtbot, monkeypat
     assert page.widgets["ema"].isChecked()
     # Denoising steps are for generation: typed into a training run, the field says so.
     steps = page.widgets["denoising_steps"]
-    _show_field(page, steps)
-    _type(qtbot, steps, "30")
+    show_tab_of(qtbot, page.tabs, steps)
+    type_text(qtbot, steps, "30")
     qtbot.waitUntil(lambda: page.errors["denoising_steps"].isVisible(), timeout=10_000)
     assert "inference only" in page.errors["denoising_steps"].text()
-    _type(qtbot, steps, "")
+    type_text(qtbot, steps, "")
     qtbot.waitUntil(lambda: not page.stale, timeout=10_000)
     latents = page.widgets["precomputed_latents"]
-    _show_field(page, latents)
+    show_tab_of(qtbot, page.tabs, latents)
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     before = page.analysis.requirements.throughput["flops_per_sample"].value
     latents.setFocus()
@@ -67,19 +56,19 @@ def test_diffusion_presets_are_in_the_chinese_wizard_with_human_names(qtbot, zh)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     page = window.wizard_page
     task = page.widgets["task"]
     assert task.itemText(task.findData("image_generation")) == "图像生成（扩散模型）"
-    task.setCurrentIndex(task.findData("image_generation"))
+    choose(task, "image_generation")
     model = page.widgets["model"]
     qtbot.waitUntil(lambda: model.findData("sdxl-base-1.0") >= 0, timeout=5000)
     assert model.itemText(model.findData("dit-xl-2-256")) == "DiT-XL/2（256 像素）"
     assert model.itemText(model.findData("sd-1.5")) == "Stable Diffusion 1.5（U-Net）"
-    model.setCurrentIndex(model.findData("sdxl-base-1.0"))
+    choose(model, "sdxl-base-1.0")
     size = page.widgets["image_size"]
-    _show_field(page, size)
-    _type(qtbot, size, "1024")
+    show_tab_of(qtbot, page.tabs, size)
+    type_text(qtbot, size, "1024")
     qtbot.waitUntil(lambda: page.workload.model == "sdxl-base-1.0"
                     and page.workload.image_size == 1024, timeout=10_000)
     assert "图像生成" not in page.time_target_edit.placeholderText()  # a field of its own
@@ -95,23 +84,23 @@ def test_guidance_is_chosen_in_the_wizard_and_halves_the_work(window, qtbot, mon
     # FLOPs per image: the test machine has no GPU to turn them into seconds.
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     before = page.analysis.requirements.throughput["flops_per_sample"].value
-    _show_field(page, guidance)
-    guidance.setCurrentIndex(guidance.findData("off"))
+    show_tab_of(qtbot, page.tabs, guidance)
+    choose(guidance, "off")
     qtbot.waitUntil(lambda: page.workload.guidance is False, timeout=10_000)
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     after = page.analysis.requirements.throughput["flops_per_sample"].value
     assert 0.45 * before < after < 0.55 * before  # one denoiser pass per step, not two
-    guidance.setCurrentIndex(guidance.findData("default"))
+    choose(guidance, "default")
     qtbot.waitUntil(lambda: page.workload.guidance is None, timeout=10_000)
     # Guidance is a generation setting: a training run refuses it, naming the field.
     mode = page.widgets["mode"]
-    _show_field(page, mode)
-    mode.setCurrentIndex(mode.findData("finetune"))
-    guidance.setCurrentIndex(guidance.findData("off"))
+    show_tab_of(qtbot, page.tabs, mode)
+    choose(mode, "finetune")
+    choose(guidance, "off")
     steps = page.widgets["denoising_steps"]  # the file's 50 steps are refused first
     qtbot.waitUntil(lambda: "inference only" in page.errors["denoising_steps"].text(),
                     timeout=10_000)
-    _show_field(page, steps)
-    _type(qtbot, steps, "")
+    show_tab_of(qtbot, page.tabs, steps)
+    type_text(qtbot, steps, "")
     qtbot.waitUntil(lambda: page.errors["guidance"].isVisible(), timeout=10_000)
     assert "inference only" in page.errors["guidance"].text()

@@ -7,9 +7,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from gui_gestures import answer_modal, choose, click, go_to, menu_action, type_text
 
 from torchrig.catalog import load_catalog
-from torchrig.gui.qt import Qt
+from torchrig.gui.qt import QDialogButtonBox
 from torchrig.gui.settings import Settings
 from torchrig.planning.advice import advise
 from torchrig.units import fmt_money, fmt_seconds
@@ -21,31 +22,25 @@ A100 = "nvidia-a100-80gb-sxm"
 def wizard(window, qtbot):
     window.show()
     qtbot.waitExposed(window)
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     page = window.wizard_page
     qtbot.waitUntil(lambda: page.recommendation.text() != "", timeout=10_000)
     return page
 
 
-def _type(qtbot, edit, text: str) -> None:
-    edit.selectAll()
-    qtbot.keyClick(edit, Qt.Key.Key_Delete)
-    qtbot.keyClicks(edit, text)
-
-
 def test_time_target_and_prices_feed_the_recommendation(wizard, qtbot):
     page = wizard
-    _type(qtbot, page.time_target_edit, "30")
+    type_text(qtbot, page.time_target_edit, "30")
     target = 30 * 3600.0
     qtbot.waitUntil(lambda: f"(target {fmt_seconds(target)})" in page.recommendation.text(),
                     timeout=10_000)
     expected = advise(page.workload, load_catalog(), time_target_s=target)
     assert expected.recommendation.tier.name.en in page.recommendation.text()
 
-    page.currency_box.setCurrentIndex(page.currency_box.findData("CNY"))
-    _type(qtbot, page.rate_edit, "7.1")
-    page.hourly_gpu_box.setCurrentIndex(page.hourly_gpu_box.findData(A100))
-    _type(qtbot, page.hourly_price_edit, "12.5")
+    choose(page.currency_box, "CNY")
+    type_text(qtbot, page.rate_edit, "7.1")
+    choose(page.hourly_gpu_box, A100)
+    type_text(qtbot, page.hourly_price_edit, "12.5")
     advice = advise(page.workload, load_catalog(), "CNY", Decimal("7.1"),
                     {A100: Decimal("12.5")}, target)
     a100 = next(o for o in advice.options if o.part.id == A100)
@@ -57,13 +52,13 @@ def test_time_target_and_prices_feed_the_recommendation(wizard, qtbot):
         page.recommendation.text()
 
     # A target no tier can meet says so, and nonsense is named under the fields.
-    _type(qtbot, page.time_target_edit, "0.001")
+    type_text(qtbot, page.time_target_edit, "0.001")
     qtbot.waitUntil(lambda: "No tier finishes within" in page.recommendation.text(),
                     timeout=10_000)
-    _type(qtbot, page.time_target_edit, "-2")
+    type_text(qtbot, page.time_target_edit, "-2")
     qtbot.waitUntil(lambda: page.money_error.isVisible(), timeout=10_000)
     assert "Time target" in page.money_error.text()
-    _type(qtbot, page.time_target_edit, "")
+    type_text(qtbot, page.time_target_edit, "")
     qtbot.waitUntil(lambda: not page.money_error.isVisible(), timeout=10_000)
     assert "(target" not in page.recommendation.text()
 
@@ -76,33 +71,37 @@ def test_the_exchange_rate_starts_at_the_settings_default(qtbot, tmp_path):
     settings.exchange_rate_date = "2026-11-30"
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
     assert window.wizard_page.rate_edit.text() == "7.25"
+
+    def new_default(rate: str):
+        def act(dialog):
+            type_text(qtbot, dialog.rate_spin, rate)
+            click(qtbot, dialog.buttons.button(QDialogButtonBox.StandardButton.Ok))
+        return act
+
     # A new default in Settings replaces the one shown, not a rate the user typed.
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.rate_spin.setValue(7.3)
-    with qtbot.waitSignal(dialog.applied):
-        assert dialog.apply()
+    seen = answer_modal(qtbot, new_default("7.3"))
+    menu_action(window, "Settings", "Settings…").trigger()
+    assert seen == ["SettingsDialog"] and window.settings.exchange_rate == 7.3
     assert window.wizard_page.rate_edit.text() == "7.3"
-    _type(qtbot, window.wizard_page.rate_edit, "6.9")
-    dialog = window.settings_dialog()
-    qtbot.addWidget(dialog)
-    dialog.rate_spin.setValue(7.4)
-    with qtbot.waitSignal(dialog.applied):
-        assert dialog.apply()
+    type_text(qtbot, window.wizard_page.rate_edit, "6.9")
+    seen = answer_modal(qtbot, new_default("7.4"))
+    menu_action(window, "Settings", "Settings…").trigger()
+    assert seen == ["SettingsDialog"] and window.settings.exchange_rate == 7.4
     assert window.wizard_page.rate_edit.text() == "6.9"
     window.close()
 
 
 def test_the_terms_survive_a_language_switch(wizard, window, qtbot):
     page = wizard
-    _type(qtbot, page.time_target_edit, "30")
-    page.currency_box.setCurrentIndex(page.currency_box.findData("CNY"))
-    _type(qtbot, page.rate_edit, "7.1")
-    page.hourly_gpu_box.setCurrentIndex(page.hourly_gpu_box.findData(A100))
-    _type(qtbot, page.hourly_price_edit, "12.5")
-    window.settings.language = "zh"
-    window.apply_settings()
+    type_text(qtbot, page.time_target_edit, "30")
+    choose(page.currency_box, "CNY")
+    type_text(qtbot, page.rate_edit, "7.1")
+    choose(page.hourly_gpu_box, A100)
+    type_text(qtbot, page.hourly_price_edit, "12.5")
+    menu_action(window, "Settings", "Language", "中文（简体）").trigger()
     rebuilt = window.wizard_page
     assert rebuilt is not page
     assert rebuilt.time_target_edit.text() == "30" and rebuilt.rate_edit.text() == "7.1"

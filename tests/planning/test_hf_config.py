@@ -163,7 +163,7 @@ def test_an_unknown_family_is_refused_naming_what_is_missing(tmp_path):
     with pytest.raises(InputError, match="'num_hidden_layers' is missing .*number of layers"):
         load_hf_config(tmp_path / "config.json")
     (tmp_path / "config.json").write_text("{not json")
-    with pytest.raises(InputError, match="not a readable JSON config"):
+    with pytest.raises(InputError, match="cannot read the Hugging Face config: not valid JSON"):
         load_hf_config(tmp_path)
     with pytest.raises(InputError, match="cannot read"):
         load_hf_config(tmp_path / "missing")

@@ -17,7 +17,9 @@ from torchrig.builds.build import Build, load_build, save_build
 from torchrig.errors import InputError
 
 APP = REPO / "app"
-BUILD = REPO / "builds" / "entry.json"
+BUILD = REPO / "builds" / "pro-dual-4090.json"
+"""A fully priced sample: a build with unpriced lines is a draft, which export refuses (exit 3)
+before it reaches the output file these tests are about."""
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -258,22 +258,26 @@ def test_given_requirements_and_scaling_are_used_as_given(catalog: Catalog) -> N
 
 def test_old_prices_and_parts_out_of_production_are_flagged_on_the_quote(catalog: Catalog):
     """The RTX 4090 left production in October 2024 and its catalog price is its 2022 launch
-    price: the quote says both, judged on the sheet's date, in the sheet's language."""
+    price: the internal sheet says both, judged on the sheet's date, in the sheet's language;
+    the customer's copy says only the end of production (the price's age is the shop's)."""
     build = Build(name="flags", currency="USD",
                   line_items=[LineItem(part_id="nvidia-rtx-4090", quantity=1)])
     for lang, old, eol in (("en", "months old", "out of production"),
                            ("zh", "个月", "停产")):
         sheet = assemble_sheet(build, catalog, header=Header(date="2026-12-01"), lang=lang,
-                               options=SheetOptions(invariant=True))
+                               options=SheetOptions(invariant=True, internal=True))
         note = sheet.bom[0].note
         assert old in note and eol in note
         assert old in _text(render_sheet_bytes(sheet))
+        customer = assemble_sheet(build, catalog, header=Header(date="2026-12-01"), lang=lang,
+                                  options=SheetOptions(invariant=True)).bom[0].note
+        assert eol in customer and old not in customer
     # A price from the month before the sheet's date is not old.
     fresh = replace(build, line_items=[LineItem(
         part_id="nvidia-rtx-4090", quantity=1, unit_price=Decimal("1999"), currency="USD",
         price_source="shop", price_date="2026-11-15")])
     sheet = assemble_sheet(fresh, catalog, header=Header(date="2026-12-01"), lang="en",
-                           options=SheetOptions(invariant=True))
+                           options=SheetOptions(invariant=True, internal=True))
     assert "months old" not in sheet.bom[0].note
 
 
@@ -327,8 +331,13 @@ def test_a_published_line_price_shows_its_kind(catalog: Catalog) -> None:
         text="NDR switch", category="switch", quantity=1, unit_price=Decimal("36000"),
         currency="USD", price_source="estimate: a cost sheet", price_date="2024-08",
         price_kind="estimate")])
-    sheet = _sheet(build, catalog)
+    sheet = assemble_sheet(build, catalog, header=Header(date="2025-03-01"), lang="en",
+                           options=SheetOptions(invariant=True, internal=True))
     assert sheet.bom[0].price_kind == "estimate"
     assert any("estimate" in note for note in sheet.totals.notes)
+    # The analyst-estimate remark is the shop's: the customer's copy has the kind only.
+    customer = _sheet(build, catalog)
+    assert customer.bom[0].price_kind == "estimate"
+    assert not any("estimate" in note for note in customer.totals.notes)
     own = replace(build, line_items=[replace(build.line_items[0], price_kind="")])
     assert _sheet(own, catalog).bom[0].price_kind == "user"

@@ -21,7 +21,10 @@ BUILDS = sorted((Path(__file__).resolve().parents[2] / "builds").glob("*.json"))
 def _args(build: Path, out: Path, **kw: object) -> argparse.Namespace:
     values: dict[str, object] = {"build": str(build), "output": str(out), "workload": None,
                                  "bench": None, "lang": "en", "tier": None, "invariant": True,
-                                 "internal": False}
+                                 "internal": False,
+                                 # Most sample builds have unpriced lines: drafts, refused
+                                 # without it (tests/report/test_quote_draft.py).
+                                 "draft": True}
     values.update(kw)
     return argparse.Namespace(**values)
 
@@ -177,7 +180,7 @@ def test_export_loads_neither_torch_nor_qt(tmp_path: Path) -> None:
         "from torchrig.report.cli_export import run_export_cli\n"
         f"rc = run_export_cli(argparse.Namespace(build={str(BUILDS[0])!r}, "
         f"output={str(tmp_path / 'x.pdf')!r}, workload=None, bench=None, lang='en', "
-        "tier=None, invariant=True))\n"
+        "tier=None, invariant=True, draft=True))\n"
         "print(rc, [m for m in ('torch', 'PySide6') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

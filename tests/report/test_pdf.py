@@ -331,11 +331,14 @@ def test_long_sources_and_notes_are_shortened_in_the_table_and_kept_in_the_file(
 
     source = "S" * (CELL_TEXT_LIMIT + 1234)
     row = replace(bom_rows(1)[0], price_source=source, note="short note")
-    pdf = render_sheet_bytes(full_sheet(bom=(row,)))
+    pdf = render_sheet_bytes(full_sheet(bom=(row,), options=SheetOptions(internal=True)))
     text = all_text(pdf)
     assert max(len(run) for run in re.findall(r"S+", text.replace("\n", ""))) == CELL_TEXT_LIMIT
     assert "1,234 more characters in the build file" in " ".join(text.split())
     assert "short note" in text
+    # The customer's copy is cut with "…" only: the build file is the shop's business.
+    customer = " ".join(all_text(render_sheet_bytes(full_sheet(bom=(row,)))).split())
+    assert "…" in customer and "more characters" not in customer
 
 
 def test_a_paragraph_lays_out_once_per_width() -> None:

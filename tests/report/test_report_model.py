@@ -53,10 +53,12 @@ def test_nothing_attached_means_nothing_to_render(catalog):
     assert not attached.ready
     with pytest.raises(InputError) as caught:
         model.sheet_job(TODAY)
-    assert str(caught.value) == "There is no build to print: make or open one on the Build page."
+    assert str(caught.value) == ("There is no build to print: make or open one on the Build "
+                                 "page, or attach the Wizard's workload for a plan sheet.")
 
 
 def test_the_inputs_the_other_pages_attach(model):
+    model.fields = replace(model.fields, attach_workload=True)
     model.workload = replace(default_workload("nlp_transformer"), name="")
     model.bench_report = SimpleNamespace(started="2026-03-14T09:30:12+08:00")
     model.collective_report = object()
@@ -126,6 +128,7 @@ def test_a_measurement_is_on_the_sheet_only_while_it_is_of_its_workload(model):
     workload = default_workload("image_classification")
     measured = SimpleNamespace(workload=workload)
     model.verify_result = measured
+    model.fields = replace(model.fields, attach_workload=True)
     assert model.verify_for_sheet() is None and model.sheet_job(TODAY).verify is None
     model.workload = workload
     assert model.verify_for_sheet() is measured and model.sheet_job(TODAY).verify is measured
@@ -141,7 +144,8 @@ def test_the_job_assembles_the_sheet_it_was_given(model):
     assert (sheet.header.kind, sheet.header.number, sheet.header.date) == \
         ("sheet", "BS-1", "2026-03-14")
     assert sheet.header.validity_days is None
-    assert sheet.build_name == model.build.name
+    # The build was named "English / Chinese" after its tier; an English sheet shows one half.
+    assert sheet.build_name == model.catalog.tier("professional").name.en
     assert not sheet.shows("bom") and sheet.shows("totals")
     assert sheet.options.lang == "en"
 

@@ -8,6 +8,8 @@ load with messages that name the field (``line_items[2].quantity``), and saved a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -15,13 +17,16 @@ from typing import Any, Literal
 
 from torchrig.catalog.fields import check_date, parse_money
 from torchrig.catalog.line_price import MAX_SOURCE, PRICE_KEYS, parse_line_price
-from torchrig.catalog.model import CURRENCIES, Catalog
+from torchrig.catalog.model import CURRENCIES, Catalog, Tier
 from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
 
 BUILD_FORMAT = "torchrig.build"
-BUILD_VERSION = 1
+BUILD_VERSION = 2
+"""Version 2 keeps a tier's starter note apart from the user's notes (``tier_note``); version 1
+files are upgraded on load (:func:`_upgrade_v1`)."""
 
 SERVER_PLATFORM = "server-platform"
 """A complete server platform quoted as one custom line (system board, host CPUs, chassis and
@@ -120,6 +125,29 @@ class LineItem:
         return out
 
 
+@dataclass(frozen=True)
+class TierNote:
+    """A tier's starter note, with the fingerprint (:func:`lines_fingerprint`) of the lines and
+    node count it describes: it speaks of those parts ("the 1,300 W supply covers the 853 W
+    draw of the RTX 4090"), so it holds only while the build still has them."""
+
+    text: Msg
+    lines: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"en": self.text.en, "zh": self.text.zh, "lines": self.lines}
+
+
+def lines_fingerprint(items: list[LineItem] | tuple[LineItem, ...], nodes: int) -> str:
+    """What a tier note depends on, as 16 hex digits: each line's part (or custom text and
+    category), quantity and scope, and the node count. Prices and notes are left out - a new
+    price does not change what the parts are - and so is the order of the lines."""
+    keys = sorted(json.dumps([item.part_id, item.text, item.category, item.quantity,
+                              item.scope]) for item in items)
+    blob = json.dumps({"nodes": nodes, "lines": keys}).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
 @dataclass
 class Build:
     """A build (see module doc). ``tier`` is the tier id it started from, if any."""
@@ -135,6 +163,16 @@ class Build:
     line_items: list[LineItem] = field(default_factory=list)
     notes: str = ""
     tier: str | None = None
+    tier_note: TierNote | None = None
+
+    def current_tier_note(self) -> Msg | None:
+        """The tier's starter note while the build still has the lines it describes, else
+        None (a note about one RTX 4090 must not sit next to the two RTX 5090s that replaced
+        it)."""
+        note = self.tier_note
+        if note is None or note.lines != lines_fingerprint(self.line_items, self.nodes):
+            return None
+        return note.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,12 +189,13 @@ class Build:
             "nodes": self.nodes,
             "line_items": [item.to_dict() for item in self.line_items],
             "notes": self.notes,
+            "tier_note": self.tier_note.to_dict() if self.tier_note else None,
         }
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "build") -> Build:
         """Validate a build document (already at the current version); errors name the field."""
-        doc = upgrade_document(data, BUILD_FORMAT, BUILD_VERSION, where=where)
+        doc = upgrade_document(data, BUILD_FORMAT, BUILD_VERSION, MIGRATIONS, where=where)
         unknown = sorted(set(doc) - _BUILD_KEYS)
         if unknown:
             # A misspelt field ("tax_rat") would otherwise be dropped without a word.
@@ -189,6 +228,7 @@ class Build:
             discount=_discount(doc.get("discount"), where),
             nodes=nodes, line_items=lines,
             notes=_str(doc, "notes", where, max_len=20_000), tier=tier,
+            tier_note=_tier_note(doc.get("tier_note"), where),
         )
 
     def check_parts(self, catalog: Catalog, where: str = "build") -> None:
@@ -203,14 +243,15 @@ class Build:
 
 
 _BUILD_KEYS = {"format", "version", "name", "customer", "project", "tier", "currency",
-               "exchange_rate", "tax_rate", "discount", "nodes", "line_items", "notes"}
+               "exchange_rate", "tax_rate", "discount", "nodes", "line_items", "notes",
+               "tier_note"}
 
 
 def load_build(path: str | Path, catalog: Catalog | None = None) -> Build:
     """Load and validate a build file; part ids are checked against ``catalog`` (default: the
     shipped catalog). The file is never modified."""
     path = Path(path)
-    doc = load_versioned(path, BUILD_FORMAT, BUILD_VERSION)
+    doc = load_versioned(path, BUILD_FORMAT, BUILD_VERSION, MIGRATIONS)
     build = Build.from_dict(doc, where=str(path))
     if catalog is None:
         from torchrig.catalog import load_catalog
@@ -272,19 +313,49 @@ def save_build(build: Build, path: str | Path) -> None:
 def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
     """"Start a build from this tier": the tier's starter parts, node count and note."""
     tier = catalog.tier(tier_id)
-    lines = [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
-                      text=line.text, category=line.category, unit_price=line.price.unit_price,
-                      currency=line.price.currency, price_source=line.price.price_source,
-                      price_date=line.price.price_date, price_kind=line.price.price_kind)
-             for line in tier.starter_lines]
+    lines = _starter_items(tier)
     return Build(
         name=f"{tier.name.en} / {tier.name.zh}",
         currency="CNY",
         nodes=tier.starter_nodes,
         line_items=lines,
-        notes=f"{tier.starter_note.en}\n{tier.starter_note.zh}",
         tier=tier.id,
+        tier_note=TierNote(tier.starter_note, lines_fingerprint(lines, tier.starter_nodes)),
     )
+
+
+def _starter_items(tier: Tier) -> list[LineItem]:
+    return [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
+                     text=line.text, category=line.category, unit_price=line.price.unit_price,
+                     currency=line.price.currency, price_source=line.price.price_source,
+                     price_date=line.price.price_date, price_kind=line.price.price_kind)
+            for line in tier.starter_lines]
+
+
+def _upgrade_v1(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 wrote a tier's note into ``notes`` as "English\nChinese" (the user's own
+    notes, if any, after it). Where the notes still begin with the shipped tier's note, that
+    part becomes the ``tier_note`` of the tier's starter lines, so it is dropped once those
+    lines change; anything else stays the user's."""
+    notes, tier_id = doc.get("notes"), doc.get("tier")
+    if not isinstance(notes, str) or not isinstance(tier_id, str):
+        return doc
+    from torchrig.catalog import load_catalog
+
+    tier = load_catalog().tiers.get(tier_id)
+    if tier is None:
+        return doc
+    written = f"{tier.starter_note.en}\n{tier.starter_note.zh}"
+    if not notes.startswith(written):
+        return doc
+    lines = _starter_items(tier)
+    doc["notes"] = notes[len(written):].strip("\n")
+    doc["tier_note"] = TierNote(tier.starter_note,
+                                lines_fingerprint(lines, tier.starter_nodes)).to_dict()
+    return doc
+
+
+MIGRATIONS = {1: _upgrade_v1}
 
 
 def with_line(build: Build, index: int, item: LineItem) -> Build:
@@ -347,6 +418,19 @@ def _exchange_rate(raw: Any, where: str) -> ExchangeRate | None:
         raise InputError(f"{where}: exchange_rate.source must be text (at most {MAX_SOURCE} "
                          "characters)")
     return ExchangeRate(cny_per_usd=rate, date=date, source=source)
+
+
+def _tier_note(raw: Any, where: str) -> TierNote | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: tier_note must be an object with en, zh and lines")
+    _no_other_keys(raw, {"en", "zh", "lines"}, f"{where}: tier_note")
+    for key in ("en", "zh", "lines"):
+        if not isinstance(raw.get(key), str) or len(raw[key]) > 20_000:
+            raise InputError(f"{where}: tier_note.{key} must be text (at most 20000 "
+                             "characters)")
+    return TierNote(Msg(raw["en"], raw["zh"]), raw["lines"])
 
 
 def _discount(raw: Any, where: str) -> Discount | None:

@@ -36,8 +36,9 @@ from torchrig.builds.build import (
     validate_build,
 )
 from torchrig.builds.compat import check_build
+from torchrig.builds.part_fit import with_candidate
 from torchrig.builds.pricelist import load_price_list
-from torchrig.builds.pricing import PricedBuild, price_build
+from torchrig.builds.pricing import DefaultRate, PricedBuild, price_build
 from torchrig.builds.recovery import (
     Recovered,
     clear_recovery,
@@ -45,8 +46,8 @@ from torchrig.builds.recovery import (
     new_recovery_path,
     save_recovery,
 )
-from torchrig.catalog.fields import parse_money
 from torchrig.catalog.model import Catalog
+from torchrig.catalog.money_text import parse_amount_text
 from torchrig.errors import InputError
 from torchrig.findings import Finding
 
@@ -126,15 +127,15 @@ def new_build(defaults: NewBuildDefaults, name: str) -> Build:
 
 
 def parse_price(text: str, field: str = "Unit price") -> Decimal | None:
-    """A typed unit price: None for empty (use the catalog's), else the amount as the build
-    loader reads money (its parser and its message, naming ``field``). Thousands separators and
-    a leading currency mark are dropped."""
-    text = text.strip().replace(",", "")
+    """A typed unit price: None for empty (use the catalog's), else the amount as every file
+    reads money (catalog/money_text.py: plain or comma-grouped, never a decimal comma), with
+    its message naming ``field``. A leading currency mark is dropped."""
+    text = text.strip()
     for prefix in PRICE_PREFIXES:
         text = text.removeprefix(prefix).strip()
     if not text:
         return None
-    return parse_money(text, field)
+    return parse_amount_text(text, field)
 
 
 class BuildEditor:
@@ -147,6 +148,8 @@ class BuildEditor:
             build started from a tier or recovered: undoing back to it leaves it unsaved).
         priced / findings: the priced build and the compatibility findings for ``build``.
         recovery_file: this editor's own copy of unsaved edits (builds/recovery.py).
+        region / default_rate: where the build is plugged in (the wall-circuit check) and the
+            rate for a build without one; set by :meth:`set_context`.
     """
 
     def __init__(self, catalog: Catalog, build: Build, words: EditorWords | None = None,
@@ -158,8 +161,19 @@ class BuildEditor:
         self.clean_state_is_saved = True
         self.recovery_file = recovery_file or new_recovery_path()
         self.build = build
+        self.region: str | None = None
+        self.default_rate: DefaultRate | None = None
         self.priced: PricedBuild = price_build(build, catalog)
         self.findings: list[Finding] = check_build(build, catalog)
+
+    def set_context(self, region: str | None, default_rate: DefaultRate | None) -> None:
+        """The region and default rate the build is checked and priced with (Settings)."""
+        self.region, self.default_rate = region, default_rate
+        self._evaluate()
+
+    def _evaluate(self) -> None:
+        self.priced = price_build(self.build, self.catalog, default_rate=self.default_rate)
+        self.findings = check_build(self.build, self.catalog, region=self.region)
 
     # --- the document -------------------------------------------------------------------------
 
@@ -168,8 +182,7 @@ class BuildEditor:
         clean build has no recovery copy."""
         self.build = build
         self.dirty = dirty
-        self.priced = price_build(build, self.catalog)
-        self.findings = check_build(build, self.catalog)
+        self._evaluate()
         if not dirty:
             clear_recovery(self.recovery_file)
 
@@ -273,6 +286,12 @@ class BuildEditor:
         else:
             lines.append(LineItem(part_id=part_id, quantity=quantity))
         return replace(self.build, line_items=lines)
+
+    def with_replacement(self, row: int, part_id: str) -> Build:
+        """Line ``row``'s part replaced by ``part_id``, keeping its quantity and scope (the
+        picker's "fits this build" question asks the same: part_fit.with_candidate); whether
+        the file can hold it is :meth:`check`'s to say."""
+        return with_candidate(self.build, self.catalog.get(part_id), self.catalog, replacing=row)
 
     def without_lines(self, rows: Iterable[int]) -> Build:
         lines = list(self.build.line_items)

@@ -19,7 +19,7 @@ from torchrig.findings import (
     has_blocker,
     sort_findings,
 )
-from torchrig.i18n import pick
+from torchrig.i18n import one_language, pick
 from torchrig.labels import CATEGORIES, label
 
 CHECK_FORMAT = "torchrig.check"
@@ -47,6 +47,7 @@ _T = {
                    "the priced lines only.",
                    "不完整：{n} 行缺少可用价格（第 {ids} 行）；合计仅包含已定价的行。"),
     "rate": ("Exchange rate: {r} CNY per USD ({d})", "汇率：1 USD = {r} CNY（{d}）"),
+    "rate_origin": ("rate from", "汇率来源"),
     "findings": ("Findings", "检查结果"),
     "none": ("No compatibility problems found.", "未发现兼容性问题。"),
     "price needed": ("price needed", "需要价格"),
@@ -65,7 +66,9 @@ def _money(amount: Decimal | None, currency: str) -> str:
 def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: str = "en") -> str:
     """Plain text for a terminal: the priced lines, totals and the findings, worst first."""
     cur = priced.currency
-    out = [f"{_t('build', lang)}: {priced.name}  ({_t('nodes', lang)}: {priced.nodes}, "
+    # One language throughout: a tier's "English / Chinese" name shows its ``lang`` half.
+    name = one_language(priced.name, lang)
+    out = [f"{_t('build', lang)}: {name}  ({_t('nodes', lang)}: {priced.nodes}, "
            f"{_t('currency', lang)}: {cur})", "", f"{_t('lines', lang)}:"]
     for line in priced.lines:
         qty = f"{line.quantity}" + (f" x {line.multiplier}" if line.multiplier != 1 else "")
@@ -75,8 +78,8 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
             price = _t(line.status, lang)
         mark = f" [{_t('estimate', lang)}]" if line.is_estimate else ""
         category = label(CATEGORIES, line.category, lang)
-        out.append(f"  [{line.index}] {line.label} ({category}) {_t('qty', lang)} {qty}: "
-                   f"{price}{mark}")
+        out.append(f"  [{line.index}] {one_language(line.label, lang)} ({category}) "
+                   f"{_t('qty', lang)} {qty}: {price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")
         out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]
@@ -92,6 +95,10 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
     out.append(f"{_t('total', lang)}: {_money(priced.total, cur)}")
     if priced.exchange_rate is not None:
         out.append(_t("rate", lang).format(r=priced.exchange_rate, d=priced.exchange_rate_date))
+        if priced.exchange_rate_origin is not None:
+            out.append(f"  {_t('rate_origin', lang)}: {priced.exchange_rate_origin.get(lang)}")
+        if priced.rate_age_note is not None:
+            out.append(f"  ! {priced.rate_age_note.get(lang)}")
     if priced.incomplete:
         ids = ", ".join(str(i) for i in priced.missing_price_lines)
         missing = len(priced.missing_price_lines)

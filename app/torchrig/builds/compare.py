@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from torchrig.builds.build import Build
 from torchrig.builds.capabilities import Capabilities, from_build
-from torchrig.builds.pricing import price_build
+from torchrig.builds.pricing import DefaultRate, price_build
 from torchrig.catalog.model import Catalog
 from torchrig.i18n import Msg
 from torchrig.labels import STORAGE_KINDS, cores, label
@@ -50,9 +50,12 @@ def _sized(value: float | None, lang: str, digits: int = 0) -> str:
     return fmt_gib(value, digits) if value else UNKNOWN.get(lang)
 
 
-def compare_builds(builds: list[Build], catalog: Catalog, lang: str = "en") -> list[CompareRow]:
+def compare_builds(builds: list[Build], catalog: Catalog, lang: str = "en",
+                   default_rate: DefaultRate | None = None) -> list[CompareRow]:
+    """``default_rate`` prices a build without a rate of its own (the Settings' or the shipped
+    reference rate, as on the Build page)."""
     caps = [from_build(b, catalog) for b in builds]
-    priced = [price_build(b, catalog) for b in builds]
+    priced = [price_build(b, catalog, default_rate=default_rate) for b in builds]
     unknown = UNKNOWN.get(lang)
 
     def row(en: str, zh: str, values: list[str]) -> CompareRow:

@@ -18,8 +18,11 @@ from torchrig.builds.check_node import (
     NodeLine,
     finding,
 )
+from torchrig.builds.export_checks import export_checks, shipped_controls
 from torchrig.builds.fit_checks import fit_checks
 from torchrig.builds.power_checks import power_checks
+from torchrig.builds.wall_checks import wall_checks
+from torchrig.catalog.export_controls import ExportControls
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.specs import SOCKETED_GPU_FORMS, GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
@@ -40,9 +43,20 @@ SXM_GENERATION_SOURCE = Msg(
     "（glennklockwood.com/garden/processors/B200）")
 
 
-def check_build(build: Build, catalog: Catalog) -> list[Finding]:
-    """All compatibility findings for ``build``, worst first."""
+_SHIPPED = object()
+"""``export_controls`` default: the list shipped beside the catalog."""
+
+
+def check_build(build: Build, catalog: Catalog, *, region: str | None = None,
+                export_controls: ExportControls | None | object = _SHIPPED) -> list[Finding]:
+    """All compatibility findings for ``build``, worst first. ``region`` (``cn``, ``us``,
+    ``eu``; None: not known) adds the wall-circuit check and, for ``cn``, the export-control
+    check a CNY build always gets; ``export_controls`` replaces the shipped list (None: no
+    list)."""
     node = Node(build, catalog)
+    controls = (shipped_controls(catalog) if export_controls is _SHIPPED
+                else export_controls)
+    assert controls is None or isinstance(controls, ExportControls)
     out: list[Finding] = []
     out += _missing(node)
     out += _cpu_board(node)
@@ -54,6 +68,8 @@ def check_build(build: Build, catalog: Catalog) -> list[Finding]:
     out += _m2(node)
     out += _cooling(node)
     out += _links(node, build)
+    out += wall_checks(node, region)
+    out += export_checks(build, catalog, region, controls)
     return sort_findings(out)
 
 

@@ -33,10 +33,19 @@ def _blockers(build: Build, catalog: Catalog) -> set[str]:
     return {f.code for f in check_build(build, catalog) if f.severity is Severity.BLOCKER}
 
 
-def with_candidate(build: Build, part: Part, catalog: Catalog) -> Build:
+def with_candidate(build: Build, part: Part, catalog: Catalog,
+                   replacing: int | None = None) -> Build:
     """``build`` with ``part`` in it: added once (memory, drives, adapters), or for the
     categories in :data:`REPLACED_CATEGORIES` in place of the build's parts of that category,
-    keeping their number (two GPUs stay two)."""
+    keeping their number (two GPUs stay two). With ``replacing`` (a line index), ``part``
+    takes that one line's place instead, with its quantity and scope."""
+    if replacing is not None:
+        lines = list(build.line_items)
+        old = lines[replacing]
+        lines[replacing] = LineItem(part_id=part.id, quantity=old.quantity, scope=old.scope,
+                                    note=old.note)
+        return replace(build, line_items=lines)
+
     def same(item: LineItem) -> bool:
         return (part.category in REPLACED_CATEGORIES and item.part_id is not None
                 and item.scope == "node" and catalog.get(item.part_id).category == part.category)
@@ -46,8 +55,10 @@ def with_candidate(build: Build, part: Part, catalog: Catalog) -> Build:
     return replace(build, line_items=[*lines, LineItem(part_id=part.id, quantity=quantity)])
 
 
-def compatible_parts(parts: list[Part], build: Build, catalog: Catalog) -> set[str]:
-    """Ids of the parts that add no blocker the build does not already have."""
+def compatible_parts(parts: list[Part], build: Build, catalog: Catalog,
+                     replacing: int | None = None) -> set[str]:
+    """Ids of the parts that add no blocker the build does not already have (in place of line
+    ``replacing`` when given: see :func:`with_candidate`)."""
     before = _blockers(build, catalog)
     return {p.id for p in parts
-            if not _blockers(with_candidate(build, p, catalog), catalog) - before}
+            if not _blockers(with_candidate(build, p, catalog, replacing), catalog) - before}

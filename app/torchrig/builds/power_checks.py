@@ -104,6 +104,13 @@ def _supply(node: Node) -> _Supply | None:
     return None
 
 
+def psu_capacity_w(node: Node) -> float | None:
+    """The watts the node's supplies give, as the power checks size them (every supply x its
+    quantity; a server's built-in supply by its redundant rating); None when none is known."""
+    supply = _supply(node)
+    return supply.watts if supply is not None else None
+
+
 def _excursion(psu: Part) -> float | None:
     s = psu.psu
     if not (s.atx_version or "").upper().startswith("ATX 3"):

@@ -1,8 +1,10 @@
 """Import a supplier price list (CSV) as price overrides for a build.
 
-Format: a header ``part_id,price,currency,date`` with an optional ``source`` column, then one row
-per part. The whole file is checked before anything is applied: every malformed row is reported
-with its line number in one :class:`InputError`, so a half-applied price list never happens.
+Format: a header ``part_id,price,currency,date`` with an optional ``source`` column (each named
+once), then one row per part; a price is written as catalog/money_text.py says (``1299.00`` or
+``1,299.00``). The whole file is checked before anything is applied: every malformed row is
+reported with its line number in one :class:`InputError`, so a half-applied price list never
+happens.
 Part ids the catalog does not know are not errors (a supplier lists more than we stock); they
 come back as warnings. Files over 5 MB are refused before reading.
 """
@@ -77,6 +79,12 @@ def parse_price_list(text: str, catalog: Catalog, where: str = "price list") -> 
         raise InputError(f"{where}: the file is empty; expected a header "
                          f"{','.join(REQUIRED_COLUMNS)}[,source]")
     header = [h.strip().lower() for h in rows[0]]
+    repeated = next((name for i, name in enumerate(header) if name and name in header[:i]),
+                    None)
+    if repeated is not None:
+        # Which of two "price" columns is the price? Taking either would be a guess.
+        raise InputError(f"{where}: line 1: column {repeated!r} appears more than once in the "
+                         "header; keep one")
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise InputError(f"{where}: line 1: header lacks column(s) {', '.join(missing)}; "

@@ -6,8 +6,13 @@ rounded half-up to cents; the line total is that unit price x quantity x nodes (
 subtotal is the exact sum of line totals; discount and tax are each rounded half-up to cents.
 
 A line whose price is unknown is flagged "price needed" (or "exchange rate needed" when only a
-foreign-currency price exists and the build has no rate); the totals then cover the priced lines
+foreign-currency price exists and no rate is known); the totals then cover the priced lines
 only and say they are incomplete.
+
+The rate is the build's own when it has one (the shop set it for this quote); otherwise the
+caller's :class:`DefaultRate` (the shop's Settings default, or the reference rate the catalog
+ships, ``catalog/exchange_rates.py``). The priced build names where its rate came from
+(``exchange_rate_origin``) and how old it is, so a stale rate is flagged where it is used.
 """
 
 from __future__ import annotations
@@ -18,7 +23,14 @@ from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import Any, Literal
 
 from torchrig.builds.build import Build, LineItem
+from torchrig.builds.source_text import source_text
 from torchrig.catalog.alerts import Alert, price_alerts
+from torchrig.catalog.exchange_rates import (
+    STALE_AFTER_DAYS,
+    ReferenceRate,
+    age_days,
+    reference_rate,
+)
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
 from torchrig.labels import PRICE_KINDS
@@ -40,6 +52,30 @@ ROUNDING_NOTE = Msg(
 
 LineStatus = Literal["ok", "price needed", "exchange rate needed"]
 OriginKind = Literal["override", "catalog", "missing"]
+
+BUILD_RATE_ORIGIN = Msg("the build's rate", "配置单中的汇率")
+
+
+@dataclass(frozen=True)
+class DefaultRate:
+    """A CNY-per-USD rate for a build that has none of its own, and where it comes from."""
+
+    cny_per_usd: Decimal
+    date: str
+    origin: Msg
+
+    @classmethod
+    def from_reference(cls, ref: ReferenceRate) -> DefaultRate:
+        return cls(ref.rate, ref.date, ref.origin)
+
+
+def shipped_default(catalog: Catalog) -> DefaultRate | None:
+    """The catalog's shipped reference rate as the default for a build without a rate of its
+    own; None when the install ships none. Every place that prices a build outside the GUI
+    (check, export, compare) uses this, so they agree with each other on a fresh install."""
+    ref = reference_rate(catalog.root) if catalog.root else None
+    return DefaultRate.from_reference(ref) if ref is not None else None
+
 
 def round_cents(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP, context=MONEY_CONTEXT)
@@ -113,6 +149,26 @@ class PricedBuild:
     exchange_rate: Decimal | None
     exchange_rate_date: str | None
     warnings: tuple[Msg, ...] = field(default_factory=tuple)
+    exchange_rate_origin: Msg | None = None
+    """Where the rate in use came from (None: no rate)."""
+    exchange_rate_age_days: int | None = None
+    """Days from the rate's date to the day the build was priced."""
+
+    @property
+    def exchange_rate_stale(self) -> bool:
+        return (self.exchange_rate_age_days is not None
+                and self.exchange_rate_age_days > STALE_AFTER_DAYS)
+
+    @property
+    def rate_age_note(self) -> Msg | None:
+        """The flag for a rate over :data:`STALE_AFTER_DAYS` days old (None when fresh)."""
+        if not self.exchange_rate_stale:
+            return None
+        return Msg(f"The exchange rate ({self.exchange_rate} CNY per USD, "
+                   f"{self.exchange_rate_date}) is {self.exchange_rate_age_days} days old: "
+                   "check the current rate.",
+                   f"汇率（1 USD = {self.exchange_rate} CNY，{self.exchange_rate_date}）已有 "
+                   f"{self.exchange_rate_age_days} 天：请核实当前汇率。")
 
     @property
     def has_estimates(self) -> bool:
@@ -136,6 +192,9 @@ class PricedBuild:
             "has_estimates": self.has_estimates,
             "exchange_rate": _s(self.exchange_rate),
             "exchange_rate_date": self.exchange_rate_date,
+            "exchange_rate_origin": (self.exchange_rate_origin.to_dict()
+                                     if self.exchange_rate_origin else None),
+            "exchange_rate_stale": self.exchange_rate_stale,
             "rounding": ROUNDING_NOTE.en,
             "warnings": [w.to_dict() for w in self.warnings],
         }
@@ -167,23 +226,25 @@ def _label(item: LineItem, catalog: Catalog) -> tuple[str, str]:
 
 
 def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
-                today: datetime.date) -> PricedLine:
+                today: datetime.date, rate: Decimal | None) -> PricedLine:
     label, category = _label(item, catalog)
     part = catalog.get(item.part_id) if item.part_id else None
     mult = build.nodes if item.scope == "node" else 1
-    rate = build.exchange_rate.cny_per_usd if build.exchange_rate else None
     amount: Decimal | None
     src_currency: str | None
     price_kind: str | None = None
     reliability: str | None = None
     if item.unit_price is not None:
         amount, src_currency = item.unit_price, item.currency
-        extra = ", ".join(x for x in (item.price_source, item.price_date) if x)
+        # The typed source in each language where TorchRig wrote its words (source_text).
+        extra = Msg(*(", ".join(x for x in (source_text(item.price_source, lang),
+                                            item.price_date) if x) for lang in ("en", "zh")))
         # A published figure carried on the line (a tier's sourced estimate) says its kind.
         what = (Msg(f"{PRICE_KINDS[item.price_kind].en} in the build",
                     f"配置单中的{PRICE_KINDS[item.price_kind].zh}")
                 if item.price_kind in PRICE_KINDS else Msg("build override", "配置单中填写的价格"))
-        origin = Msg(f"{what.en} ({extra})", f"{what.zh}（{extra}）") if extra else what
+        origin = (Msg(f"{what.en} ({extra.en})", f"{what.zh}（{extra.zh}）") if extra.en
+                  else what)
         origin_kind: OriginKind = "override"
         price_kind = item.price_kind or None
         # A typed price is as old as the date given with it; without one it is not judged.
@@ -214,16 +275,35 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
                       price_kind, "ok", reliability, alerts)
 
 
-def price_build(build: Build, catalog: Catalog,
-                today: datetime.date | None = None) -> PricedBuild:
+def price_build(build: Build, catalog: Catalog, today: datetime.date | None = None,
+                default_rate: DefaultRate | None = None) -> PricedBuild:
     """Price every line of ``build`` (see module doc for the rounding rule). Each line carries
-    the alerts for its price (older than six months, part out of production) as of ``today``."""
+    the alerts for its price (older than six months, part out of production) as of ``today``.
+    ``default_rate`` converts when the build has no exchange rate of its own."""
     with localcontext(MONEY_CONTEXT):
-        return _price_build(build, catalog, today or datetime.date.today())
+        return _price_build(build, catalog, today or datetime.date.today(), default_rate)
 
 
-def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> PricedBuild:
-    lines = tuple(_price_line(i, item, build, catalog, today)
+def rate_in_use(build: Build, default_rate: DefaultRate | None
+                ) -> tuple[Decimal, str, Msg] | None:
+    """The rate a build is priced with (CNY per USD, its date, where it came from): the
+    build's own, else ``default_rate``; None when neither is known."""
+    if build.exchange_rate is not None:
+        rate = build.exchange_rate
+        origin = (Msg(f"{BUILD_RATE_ORIGIN.en} ({rate.source})",
+                      f"{BUILD_RATE_ORIGIN.zh}（{rate.source}）")
+                  if rate.source else BUILD_RATE_ORIGIN)
+        return rate.cny_per_usd, rate.date, origin
+    if default_rate is not None:
+        return default_rate.cny_per_usd, default_rate.date, default_rate.origin
+    return None
+
+
+def _price_build(build: Build, catalog: Catalog, today: datetime.date,
+                 default_rate: DefaultRate | None) -> PricedBuild:
+    in_use = rate_in_use(build, default_rate)
+    rate = in_use[0] if in_use else None
+    lines = tuple(_price_line(i, item, build, catalog, today, rate)
                   for i, item in enumerate(build.line_items))
     category_totals: dict[str, Decimal] = {}
     for line in lines:
@@ -256,7 +336,7 @@ def _price_build(build: Build, catalog: Catalog, today: datetime.date) -> Priced
         category_totals=category_totals, subtotal=subtotal, discount=discount, taxable=taxable,
         tax_rate=build.tax_rate, tax=tax, total=taxable + tax, incomplete=bool(missing),
         missing_price_lines=missing,
-        exchange_rate=build.exchange_rate.cny_per_usd if build.exchange_rate else None,
-        exchange_rate_date=build.exchange_rate.date if build.exchange_rate else None,
-        warnings=tuple(warnings),
+        exchange_rate=rate, exchange_rate_date=in_use[1] if in_use else None,
+        warnings=tuple(warnings), exchange_rate_origin=in_use[2] if in_use else None,
+        exchange_rate_age_days=age_days(in_use[1], today) if in_use else None,
     )

@@ -2,7 +2,8 @@
 
 One rule per kind of value, used by every file that holds one: a price in the catalog, a tier
 starter line, a build's line or exchange rate and an imported price list are read by the same
-:func:`parse_money` and :func:`check_date`, so the files agree on what they accept.
+:func:`parse_money` and :func:`check_date`, so the files agree on what they accept; amounts
+typed as text follow the same rule (:mod:`torchrig.catalog.money_text`).
 """
 
 from __future__ import annotations
@@ -12,33 +13,28 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from torchrig.catalog.money_text import checked_amount, parse_amount_text, plain_message
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
 CATALOG_VERSION = 1
 """The version of every shipped catalog document (parts, sources, tiers)."""
 
-MONEY_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 DATE_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 
 
 def parse_money(value: Any, where: str) -> Decimal:
-    """A money amount from JSON: a decimal string ("12999.00") or a number; never NaN/inf."""
+    """A money amount from JSON: a decimal string ("12999.00", or grouped "12,999.00": the
+    one text rule of :mod:`torchrig.catalog.money_text`) or a number; never NaN/inf."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
-    if isinstance(value, str) and not MONEY_RE.fullmatch(value.strip()):
-        # Decimal() would also take "1_000" and non-ASCII digits; a price is plain digits.
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}")
+        raise InputError(plain_message(where, value))
+    if isinstance(value, str):
+        return parse_amount_text(value, where)
     try:
-        amount = Decimal(str(value).strip())
+        amount = Decimal(str(value))
     except InvalidOperation:
-        raise InputError(f"{where} must be an amount like \"12999.00\", got {value!r}") from None
-    if not amount.is_finite():
-        raise InputError(f"{where} must be a finite amount, got {value!r}")
-    if abs(amount) >= Decimal("1e12"):
-        # A thousand-digit number would fill the terminal: its size says enough.
-        raise InputError(f"{where} is implausibly large: {amount:.3e} (at most 1e12)")
-    return amount
+        raise InputError(plain_message(where, value)) from None
+    return checked_amount(amount, where, value)
 
 
 def check_date(value: Any, where: str) -> str:

@@ -45,6 +45,10 @@ from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade
 CATALOG_FORMAT = "torchrig.catalog"
 SOURCES_FORMAT = "torchrig.sources"
 
+NOT_PART_FILES = ("sources.json", "export_controls.json", "exchange_rates.json")
+"""Catalog-folder documents that are not parts files: their own loaders read them
+(``catalog/exchange_rates.py``, ``catalog/export_controls.py``)."""
+
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MEM_RE = re.compile(r"^(DDR[45])(?:-(\d{3,5}))?$")
 REPO_PATH_RE = re.compile(r"^[\w.-]+/[\w.-]+:\S+$")
@@ -80,7 +84,7 @@ def _load_cached(folder: str) -> Catalog:
     parts: dict[str, Part] = {}
     origin: dict[str, Path] = {}
     for path in sorted(cat_dir.glob("*.json")):
-        if path.name == "sources.json":
+        if path.name in NOT_PART_FILES:
             continue
         for part in load_parts_file(path, sources):
             if part.id in parts:

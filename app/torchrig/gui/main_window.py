@@ -51,10 +51,17 @@ first, and the report page last so its inputs end exactly as they were."""
 
 
 def _load_catalog() -> tuple[Catalog | None, str]:
+    from torchrig.builds.export_checks import shipped_controls
     from torchrig.catalog import load_catalog
+    from torchrig.catalog.exchange_rates import reference_rate
 
     try:
-        return load_catalog(), ""
+        catalog = load_catalog()
+        # The catalog's other documents, read once here: a damaged one is reported as a
+        # damaged parts file is, not later from inside a page.
+        reference_rate(catalog.root)
+        shipped_controls(catalog)
+        return catalog, ""
     except InputError as exc:
         return None, str(exc)
 
@@ -462,6 +469,13 @@ class MainWindow(QMainWindow):
                 self.bench_page.folder_edit.setText(self.settings.dataset_folder)
             if "exchange_rate" in changed:
                 self.wizard_page.set_default_exchange_rate(self.default_exchange_rate())
+            if changed & {"region", "exchange_rate", "exchange_rate_date"}:
+                self.build_page.apply_settings()
+
+    def reference_rate(self) -> Any:
+        """The catalog's shipped reference rate (None without a catalog or a rate file)."""
+        page = getattr(self, "build_page", None)
+        return page.picker.reference if page is not None else None
 
     def default_exchange_rate(self) -> Decimal | None:
         """The Settings' default CNY-per-USD rate, None when none is set (0)."""
@@ -492,7 +506,8 @@ class MainWindow(QMainWindow):
         """The Settings dialog, wired so that what it applies shows at once."""
         from torchrig.gui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.settings, self)
+        dialog = SettingsDialog(self.settings, self, reference=self.reference_rate(),
+                                lang=self.lang)
         dialog.applied.connect(self.apply_settings)
         # The quick-switch menus show the stored choice.
         dialog.applied.connect(lambda _changed: self._build_menus())

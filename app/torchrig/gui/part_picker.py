@@ -9,13 +9,16 @@ lays them out.
 from __future__ import annotations
 
 import datetime
+import math
 from decimal import Decimal
 from typing import Any
 
 from torchrig.builds.build import Build, ExchangeRate
 from torchrig.builds.part_fit import compatible_parts, price_in
 from torchrig.catalog.alerts import price_alerts
+from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog, Part
+from torchrig.catalog.money_text import parse_amount_text, ungroup_number
 from torchrig.catalog.search import (
     COLUMNS,
     PRICE_KEY,
@@ -27,6 +30,7 @@ from torchrig.catalog.search import (
     find_parts,
 )
 from torchrig.catalog.specs import CATEGORIES
+from torchrig.errors import InputError
 from torchrig.gui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -45,6 +49,7 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.settings import Settings
+from torchrig.gui.style import colour
 from torchrig.labels import CATEGORIES as CATEGORY_NAMES
 from torchrig.labels import CHOICES, label
 
@@ -52,12 +57,21 @@ NAME_WIDTH = 190
 """Pixels for the part-name column."""
 
 
-def _number(text: str) -> float | None:
-    """A bound typed into a range box: blank means none; commas are thousands separators."""
-    try:
-        return float(text.replace(",", "").strip()) if text.strip() else None
-    except ValueError:
+def _bound(text: str, is_price: bool) -> float | None:
+    """A bound typed into a range box: blank means none. A price is read as every price is
+    (catalog/money_text.py); another figure is any number, with the same thousands commas.
+    Raises InputError or ValueError for text that is neither."""
+    if not text.strip():
         return None
+    if is_price:
+        return float(parse_amount_text(text, "price"))
+    plain = ungroup_number(text.strip())
+    if plain is None:
+        raise ValueError(text)
+    value = float(plain)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
 class PartPicker(QGroupBox):
@@ -82,6 +96,9 @@ class PartPicker(QGroupBox):
         self.build = Build(name="")
         self._parts: list[Part] = []
         self._compatible: set[str] | None = None
+        self.replacing: int | None = None
+        self.reference = reference_rate(catalog.root) if catalog.root else None
+        """A line index: the list shows parts that could take that line's place."""
 
         self.category_box = QComboBox()
         for category in CATEGORIES:
@@ -163,6 +180,19 @@ class PartPicker(QGroupBox):
                 box.setItemText(index, price_text)
         self.refresh()
 
+    def replace_line(self, build: Build, index: int) -> None:
+        """Show only parts of line ``index``'s category, filtered (when "Compatible with this
+        build" is on) by whether they could take that line's place in ``build``."""
+        part_id = build.line_items[index].part_id
+        assert part_id is not None
+        self.build, self.replacing = build, index
+        self.category_box.blockSignals(True)  # one refresh, below, with the build in place
+        self.category_box.setCurrentIndex(
+            self.category_box.findData(self.catalog.get(part_id).category))
+        self.category_box.blockSignals(False)
+        self.category_box.setEnabled(False)
+        self._category_changed()
+
     def state(self) -> dict[str, Any]:
         return {"category": self.category, "search": self.search_edit.text()}
 
@@ -171,13 +201,14 @@ class PartPicker(QGroupBox):
         self.search_edit.setText(state["search"])
 
     def rate(self) -> tuple[ExchangeRate | None, bool]:
-        """The rate for showing prices: the build's, else the Settings default (read only);
-        the flag says it came from Settings."""
+        """The rate for showing prices: the build's, else the Settings default (the shop's own
+        rate, or the shipped reference: Settings.default_rate); the flag says it is the
+        default."""
         if self.build.exchange_rate is not None:
             return self.build.exchange_rate, False
-        if self.settings.exchange_rate > 0 and self.settings.exchange_rate_date:
-            value = Decimal(str(round(self.settings.exchange_rate, 4)))
-            return ExchangeRate(value, self.settings.exchange_rate_date), True
+        default = self.settings.default_rate(self.reference)
+        if default is not None:
+            return ExchangeRate(default.cny_per_usd, default.date), True
         return None, False
 
     def _price(self, part: Part) -> Decimal | None:
@@ -215,18 +246,34 @@ class PartPicker(QGroupBox):
         self.refresh()
 
     def query(self) -> PartQuery:
+        range_key = self.range_box.currentData()
         return PartQuery(
             category=self.category, text=self.search_edit.text(),
-            choice=self.choice_box.currentData(), range_key=self.range_box.currentData(),
-            minimum=_number(self.min_edit.text()), maximum=_number(self.max_edit.text()),
+            choice=self.choice_box.currentData(), range_key=range_key,
+            minimum=self._bound(self.min_edit, range_key == PRICE_KEY),
+            maximum=self._bound(self.max_edit, range_key == PRICE_KEY),
             sort_key=self.sort_box.currentData(), descending=self.descending_box.isChecked())
+
+    def _bound(self, edit: QLineEdit, is_price: bool) -> float | None:
+        """The bound ``edit`` holds; one it cannot be read as is marked, said in the status
+        bar and left out of the filter (never read as some other number)."""
+        try:
+            value = _bound(edit.text(), is_price)
+        except (InputError, ValueError):
+            edit.setStyleSheet(f"border: 1px solid {colour('error')};")
+            self.status.emit(self.tr("'{0}' is not a number the filter can use: write 1299.00 "
+                                     "or 1,299.00 (a point before the decimals; commas only "
+                                     "between groups of three digits)").format(edit.text()))
+            return None
+        edit.setStyleSheet("")
+        return value
 
     def visible_parts(self) -> list[Part]:
         parts = find_parts(self.catalog.parts.values(), self.query(), self._price, self.lang)
         if self.compatible_box.isChecked():
             if self._compatible is None:
                 self._compatible = compatible_parts(self.catalog.by_category(self.category),
-                                                    self.build, self.catalog)
+                                                    self.build, self.catalog, self.replacing)
             parts = [p for p in parts if p.id in self._compatible]
         return parts
 

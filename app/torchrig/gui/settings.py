@@ -24,8 +24,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from torchrig.builds.build import Build, ExchangeRate, validate_build
+from torchrig.builds.pricing import DefaultRate
+from torchrig.builds.wall_checks import REGION_CODES
+from torchrig.catalog.exchange_rates import ReferenceRate
 from torchrig.catalog.fields import check_date
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
 from torchrig.paths import fallback_dir, home_dir
 
@@ -40,6 +44,7 @@ LANGUAGES = ("system", "en", "zh")
 THEMES = ("system", "light", "dark")
 CURRENCIES = ("CNY", "USD")
 REPORT_LANGS = ("zh", "en")
+SETTINGS_RATE_ORIGIN = Msg("the default rate in Settings", "设置中的默认汇率")
 MAX_TEXT = 2000
 """Longest text any option holds (a path, a shop's contact block); longer is a damaged file."""
 
@@ -165,8 +170,9 @@ class Settings:
     last_page = Option("machine")
     geometry = Option("")  # QMainWindow.saveGeometry(), base64 (see window_geometry)
     currency = Option("CNY", _one_of(*CURRENCIES))  # for new builds
-    exchange_rate = Option(0.0, _rate)  # CNY per USD; 0 = not set: the user must enter one
+    exchange_rate = Option(0.0, _rate)  # CNY per USD; 0 = not set: the shipped reference
     exchange_rate_date = Option("", _date_or_empty)
+    region = Option("cn", _one_of(*REGION_CODES))  # mains and outlets (builds/wall_checks.py)
     shop_name = Option("")
     shop_contact = Option("")
     logo_path = Option("")
@@ -215,6 +221,14 @@ class Settings:
     @window_geometry.setter
     def window_geometry(self, value: bytes) -> None:
         self.geometry = base64.b64encode(value).decode("ascii")
+
+    def default_rate(self, reference: ReferenceRate | None) -> DefaultRate | None:
+        """The rate for a build without one: the shop's own default when set (with its date),
+        else the ``reference`` the catalog ships; None when neither exists."""
+        if self.exchange_rate > 0 and self.exchange_rate_date:
+            return DefaultRate(Decimal(str(round(self.exchange_rate, 4))),
+                               self.exchange_rate_date, SETTINGS_RATE_ORIGIN)
+        return DefaultRate.from_reference(reference) if reference is not None else None
 
     def builds_folder(self) -> Path:
         """Where Open, Save as and Export start: the folder set in Settings (or last used),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchrig.builds.wall_checks import REGIONS
+from torchrig.catalog.exchange_rates import ReferenceRate
 from torchrig.gui.qt import (
     QComboBox,
     QDialog,
@@ -39,9 +41,12 @@ class SettingsDialog(QDialog):
 
     applied = Signal(list)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None,
+                 reference: ReferenceRate | None = None, lang: str = "en") -> None:
         super().__init__(parent)
         self.settings = settings
+        self.reference = reference
+        self.lang = lang
         self.error = ""
         self._body: QWidget | None = None
         self._layout = QVBoxLayout(self)
@@ -99,6 +104,20 @@ class SettingsDialog(QDialog):
         self.rate_date = QLineEdit()
         self.rate_date.setPlaceholderText("YYYY-MM-DD")
         self.rate_date.setToolTip(self.tr("The day the rate was taken, printed next to it"))
+        # The shipped reference stands in while the shop sets no rate of its own.
+        self.reference_label = QLabel(
+            self.tr("Not set: builds without a rate use the shipped reference, {0} CNY per USD "
+                    "({1}).").format(self.reference.rate, self.reference.origin.get(self.lang))
+            if self.reference is not None else
+            self.tr("Not set and no reference rate shipped: enter a rate in each build."))
+        self.reference_label.setWordWrap(True)
+        self.reference_label.setStyleSheet(f"color: {colour('muted')};")
+        self.region_box = QComboBox()
+        for code, region in REGIONS.items():
+            self.region_box.addItem(region.name.get(self.lang), code)
+        self.region_box.setToolTip(self.tr(
+            "Where builds are plugged in: the wall-circuit check compares a build's draw with "
+            "this region's outlets (mainland China 220 V 10/16 A, US 120 V 15 A, EU 230 V 16 A)"))
         self.shop_edit = QLineEdit()
         self.shop_edit.setToolTip(self.tr("Shop or lab name printed as the sender of quotes"))
         self.contact_edit = QLineEdit()
@@ -109,6 +128,8 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Currency for new builds"), self.currency_box)
         form.addRow(self.tr("Exchange rate (CNY per USD)"), self.rate_spin)
         form.addRow(self.tr("Rate date"), self.rate_date)
+        form.addRow("", self.reference_label)
+        form.addRow(self.tr("Region"), self.region_box)
         form.addRow(self.tr("Shop / lab name"), self.shop_edit)
         form.addRow(self.tr("Contact"), self.contact_edit)
         form.addRow(self.tr("Logo"), self._with_browse(self.logo_edit, self._pick_logo))
@@ -162,7 +183,7 @@ class SettingsDialog(QDialog):
         s = self.settings
         return {"language": s.language, "theme": s.theme, "currency": s.currency,
                 "exchange_rate": s.exchange_rate, "exchange_rate_date": s.exchange_rate_date,
-                "shop_name": s.shop_name, "shop_contact": s.shop_contact,
+                "region": s.region, "shop_name": s.shop_name, "shop_contact": s.shop_contact,
                 "logo_path": s.logo_path, "build_folder": s.build_folder,
                 "dataset_folder": s.dataset_folder}
 
@@ -172,6 +193,7 @@ class SettingsDialog(QDialog):
         self.currency_box.setCurrentText(v["currency"])
         self.rate_spin.setValue(v["exchange_rate"])
         self.rate_date.setText(v["exchange_rate_date"])
+        self.region_box.setCurrentIndex(max(0, self.region_box.findData(v["region"])))
         self.shop_edit.setText(v["shop_name"])
         self.contact_edit.setText(v["shop_contact"])
         self.logo_edit.setText(v["logo_path"])
@@ -185,6 +207,7 @@ class SettingsDialog(QDialog):
                 "currency": self.currency_box.currentText(),
                 "exchange_rate": round(self.rate_spin.value(), 4),
                 "exchange_rate_date": self.rate_date.text().strip(),
+                "region": self.region_box.currentData(),
                 "shop_name": self.shop_edit.text().strip(),
                 "shop_contact": self.contact_edit.text().strip(),
                 "logo_path": self.logo_edit.text().strip(),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from torchrig.catalog.money_text import parse_amount_text
 from torchrig.errors import InputError
 from torchrig.planning.analysis import Recommendation, recommend
 from torchrig.planning.gpu_choice import GpuOption, gpu_options
@@ -56,13 +57,11 @@ def advise(w: Workload, catalog: Catalog, currency: str = "USD",
 
 
 def positive_amount(text: str, what: str) -> Decimal:
-    """A price or an exchange rate as the user typed it: a finite number above zero. The CLI's
-    options and the Wizard's fields are read with this one rule."""
-    try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        raise InputError(f"{what}: {text!r} is not a number") from None
-    if not value.is_finite() or value <= 0:
+    """A price or an exchange rate as the user typed it: an amount as every price is written
+    (catalog/money_text.py: ``1299.00`` or ``1,299.00``, never a decimal comma) above zero. The
+    CLI's options and the Wizard's fields are read with this one rule."""
+    value = parse_amount_text(text, what)
+    if value <= 0:
         raise InputError(f"{what}: must be a positive number, got {text}")
     return value
 

@@ -582,7 +582,7 @@ class Recommendation:
     time_s: float | None = None
 
 
-def _tier_gpu_caps(caps: Capabilities, part: Part) -> Capabilities:
+def tier_caps_with_gpu(caps: Capabilities, part: Part) -> Capabilities:
     """The tier's capabilities with one of the GPUs it lists in place of its recommended one."""
     g = part.gpu
     return replace(caps, gpu_part=part, gpu_name=part.name, vram_per_gpu_bytes=g.vram_bytes,
@@ -622,7 +622,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                                     for pid in (choice.all_ids if choice else ())]
         runs: list[tuple[float, Part | None]] = []
         for part in parts or [None]:  # a tier naming no GPU is checked as it stands
-            caps = base_caps if part is None else _tier_gpu_caps(base_caps, part)
+            caps = base_caps if part is None else tier_caps_with_gpu(base_caps, part)
             try:
                 result = analyze(laid_out, caps)
             except InputError:  # a layout the planner refuses (e.g. TP size) rules it out

@@ -13,13 +13,13 @@ validation as any workload.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from torchrig.errors import InputError
+from torchrig.jsonio import parse_json_text, read_text_file
 from torchrig.planning.workload import ACTIVATIONS
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -56,16 +56,13 @@ def load_hf_config(path: str | Path) -> HfModel:
     if path.is_dir():
         path = path / "config.json"
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the Hugging Face config ({exc.strerror})") \
-            from None
-    if size > MAX_CONFIG_BYTES:
-        raise InputError(f"{path}: {size:,} bytes is not a model config.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a readable JSON config ({exc})") from None
+        # The guarded reader every user file goes through: a FIFO or a device is refused
+        # before it is opened (reading one would block or never end), and the parser refuses
+        # deep nesting (RecursionError), huge integers and a key given twice.
+        data = parse_json_text(read_text_file(path, MAX_CONFIG_BYTES), str(path))
+    except InputError as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        raise InputError(f"{path}: cannot read the Hugging Face config: {reason}") from None
     return parse_hf_config(data, str(path))
 
 

@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 
 from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
 from torchrig.catalog.model import Catalog
+from torchrig.catalog.money_text import ungroup_number
 from torchrig.errors import InputError
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
@@ -160,17 +161,21 @@ def number_text(value: Any) -> str:
 
 def parse_number(text: str, kind: str) -> tuple[Any, FieldError | None]:
     """(value, None) or (None, why); empty text is (None, None): the field is not set.
-    Thousands separators (``,`` and ``_``) are ignored."""
-    text = text.strip().replace(",", "").replace("_", "")
-    if not text:
+    Thousands separators are ignored: ``_``, and commas between groups of three digits (the
+    rule prices follow, catalog/money_text.py); ``1,5`` is not a number rather than fifteen."""
+    typed = text.strip()  # what an error shows
+    plain = ungroup_number(typed.replace("_", ""))
+    if not typed:
         return None, None
+    if plain is None:
+        return None, FieldError("not_a_number", typed)
     try:
-        value = float(text)
+        value = float(plain)
     except ValueError:
-        return None, FieldError("not_a_number", text)
+        return None, FieldError("not_a_number", typed)
     if kind == "int":
         if not value.is_integer():
-            return None, FieldError("not_whole", text)
+            return None, FieldError("not_whole", typed)
         return int(value), None
     return value, None
 
@@ -365,23 +370,25 @@ class WizardModel:
         money = self.money
         errors: list[str] = []
         target = None
-        text = money.time_target.strip().replace(",", "")
-        if text:
+        hours = ungroup_number(money.time_target.strip())
+        if hours is None:
+            errors.append("time_target")  # a comma that is not thousands grouping
+        elif hours:
             try:
-                target = time_target_seconds(float(text), "time target")
+                target = time_target_seconds(float(hours), "time target")
             except (ValueError, InputError):
                 errors.append("time_target")
         rate = None
         if money.rate.strip():
             try:
-                rate = positive_amount(money.rate.replace(",", ""), "exchange rate")
+                rate = positive_amount(money.rate, "exchange rate")
             except InputError:
                 errors.append("rate")
         hourly: dict[str, Decimal] = {}
         if money.hourly_price.strip():
             try:
                 hourly[cast(str, money.hourly_gpu)] = positive_amount(
-                    money.hourly_price.replace(",", ""), "GPU-hour price")
+                    money.hourly_price, "GPU-hour price")
             except InputError:
                 errors.append("hourly_price")
         return MoneyTerms(target, money.currency, rate, hourly, tuple(errors))

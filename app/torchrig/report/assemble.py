@@ -19,15 +19,17 @@ from torchrig.builds.capabilities import Capabilities, from_build, from_profile
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricing import (
     ROUNDING_NOTE,
+    DefaultRate,
     PricedBuild,
     PricedLine,
     price_build,
 )
+from torchrig.builds.source_text import is_edited_here, source_text
 from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
-from torchrig.i18n import Lang, plural
-from torchrig.labels import MODELS, PRECISIONS, TASKS, label
+from torchrig.i18n import Lang, one_language, plural
+from torchrig.labels import MODELS, PRECISIONS, PRICE_RELIABILITY, TASKS, label
 from torchrig.planning.scaling_series import scaling_series
 from torchrig.report.sheet import (
     BenchRow,
@@ -69,8 +71,10 @@ def assemble_sheet(
     collective_report: Any = None,
     tier_id: str | None = None,
     options: SheetOptions | None = None,
+    default_rate: DefaultRate | None = None,
 ) -> Sheet:
-    """The sheet for ``build``.
+    """The sheet for ``build``, priced with ``default_rate`` where the build has no exchange
+    rate of its own (the Settings' rate or the shipped reference: the Build page's rate).
 
     It holds the priced lines and totals, compatibility findings, the comparison with
     ``tier_id`` (default: the tier the build started from) for the build and, on an internal
@@ -84,7 +88,8 @@ def assemble_sheet(
     """
     # Price alerts (a price over six months old) are judged on the sheet's date, so a sheet
     # made again from the same inputs says the same.
-    priced = price_build(build, catalog, today=_sheet_day(header.date))
+    priced = price_build(build, catalog, today=_sheet_day(header.date),
+                         default_rate=default_rate)
     tier = catalog.tier(tier_id) if tier_id else (
         catalog.tier(build.tier) if build.tier else None)
     caps = from_build(build, catalog)
@@ -102,6 +107,7 @@ def assemble_sheet(
                                 required_read_bps=_read_rate(requirements))
     bench_rows, claim_rows = bench_sections(bench_report, lang) if bench_report else ((), ())
     base_options = options or SheetOptions()
+    internal = base_options.internal
     comparison: tuple[ComparisonRow, ...] = ()
     if tier is not None:
         comparison = comparison_rows(build, catalog, tier.id, lang,
@@ -115,14 +121,16 @@ def assemble_sheet(
                 measured=series.kind == "measured")
             for series in scaling_series(workload, requirements, caps, collective_report))
     return Sheet(
-        header=header,
-        build_name=build.name,
-        notes=build.notes,
-        workload_name=_workload_name(workload, lang) if workload is not None else None,
+        header=replace(header, title=one_language(header.title, lang) if header.title else None),
+        build_name=one_language(build.name, lang),
+        notes=sheet_notes(build, lang),
+        workload_name=workload_name(workload, lang) if workload is not None else None,
         tier_name=text("header.tier_value", lang, name=tier.name.get(lang),
                        ref=text("seed_ref", lang, section=tier.section)) if tier else None,
-        bom=bom_rows(priced, build, catalog, lang),
-        totals=totals_of(priced, build, lang),
+        bom=bom_rows(priced, build, catalog, lang, internal),
+        totals=totals_of(priced, build, lang, internal),
+        draft_lines=tuple(one_language(priced.lines[i].label, lang)
+                          for i in priced.missing_price_lines),
         comparison=comparison,
         comparison_tier=tier.name.get(lang) if tier else None,
         requirements=breakdown_groups(requirements, caps, lang) if requirements else (),
@@ -136,6 +144,20 @@ def assemble_sheet(
         build_json=build.to_dict(),
         options=replace(base_options, lang=lang),
     )
+
+
+ESTIMATE_WARNING_EN = "Some prices are analyst estimates, not list prices (marked 'estimate')."
+"""Pricing's remark on estimated prices (builds/pricing.py), recognised by its English."""
+
+
+def sheet_notes(build: Build, lang: str) -> str:
+    """The notes as the build is now, in ``lang``: the tier's starter note while the build
+    still has the lines it describes (:meth:`Build.current_tier_note`), then the user's own
+    notes (their ``lang`` half when they hold both languages)."""
+    tier_note = build.current_tier_note()
+    parts = [tier_note.get(lang) if tier_note is not None else "",
+             one_language(build.notes.strip(), lang)]
+    return "\n".join(part for part in parts if part.strip())
 
 
 def _merge_findings(found: Iterable[Finding]) -> list[Finding]:
@@ -165,23 +187,30 @@ def _part(catalog: Catalog, item: LineItem) -> Part | None:
 
 
 def _price_facts(line: PricedLine, item: LineItem, part: Part | None, catalog: Catalog,
-                 currency: str, lang: str) -> tuple[str | None, tuple[str, str | None],
-                                                    str | None]:
-    """(kind, (source, its web address), date) of the price pricing used for ``line``."""
+                 currency: str, lang: str, internal: bool = True
+                 ) -> tuple[str | None, tuple[str, str | None], str | None]:
+    """(kind, (source, its web address), date) of the price pricing used for ``line``. The
+    source is in ``lang`` where TorchRig wrote its words (builds.source_text); a customer copy
+    leaves out the Build page's "edited in TorchRig" mark, which is the shop's business."""
     if line.origin_kind == "override":
-        return (item.price_kind or "user", catalog.source_link(item.price_source),
-                item.price_date or None)
+        source, url = catalog.source_link(item.price_source)
+        if url is None:
+            source = "" if not internal and is_edited_here(source) else source_text(source,
+                                                                                   lang)
+        return item.price_kind or "user", (source, url), item.price_date or None
     if line.origin_kind == "catalog" and part is not None:
         price = best_catalog_price(part, currency)
         # The same choice pricing made; if the catalog changed under us, show pricing's words.
         if (price is not None and price.amount == line.source_amount
                 and price.currency == line.source_currency):
-            return price.kind, catalog.source_link(price.source), price.date
+            source, url = catalog.source_link(price.source)
+            return price.kind, (source if url else source_text(source, lang), url), price.date
         return line.price_kind, (line.origin.get(lang), None), None
     return None, ("", None), None
 
 
-def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str) -> str:
+def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str,
+               internal: bool = True) -> str:
     notes = []
     if line.multiplier > 1:
         notes.append(text("bom.per_node", lang, qty=line.quantity, nodes=line.multiplier))
@@ -193,23 +222,31 @@ def _line_note(line: PricedLine, item: LineItem, currency: str, lang: str) -> st
     elif line.status == "price needed":
         notes.append(text("bom.price_needed", lang))
     if item.note:
-        notes.append(item.note)
-    # A stale price or a part out of production: the customer sees why the price may move.
-    notes += [alert.text.get(lang) for alert in line.alerts]
+        notes.append(one_language(item.note, lang))
+    # A part out of production: the customer sees why the price may move. How old the shop's
+    # price is and how far its source can be trusted are the shop's remarks (internal sheet).
+    notes += [alert.text.get(lang) for alert in line.alerts
+              if internal or alert.code not in INTERNAL_ALERTS]
+    if internal and line.reliability:
+        notes.append(text("bom.reliability", lang,
+                          level=label(PRICE_RELIABILITY, line.reliability, lang)))
     return "\n".join(notes)
 
 
+INTERNAL_ALERTS = frozenset({"price.stale"})
+"""Alert codes shown on the internal sheet only (catalog/alerts.py)."""
+
 def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
-             lang: str) -> tuple[BomRow, ...]:
+             lang: str, internal: bool = True) -> tuple[BomRow, ...]:
     rows = []
     for line in priced.lines:
         item = build.line_items[line.index]
         part = _part(catalog, item)
         kind, (source, url), date = _price_facts(line, item, part, catalog, priced.currency,
-                                                 lang)
+                                                 lang, internal)
         rows.append(BomRow(
             category=line.category,
-            part=line.label,
+            part=one_language(line.label, lang),
             key_spec=part.key_spec(lang) if part is not None else "",
             qty=line.quantity * line.multiplier,
             unit_price=line.unit_price,
@@ -218,13 +255,17 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
             price_source=source,
             price_source_url=url,
             price_date=date,
-            note=_line_note(line, item, priced.currency, lang),
+            note=_line_note(line, item, priced.currency, lang, internal),
+            nodes=line.multiplier,
         ))
     return tuple(rows)
 
 
-def totals_of(priced: PricedBuild, build: Build, lang: str) -> Totals:
+def totals_of(priced: PricedBuild, build: Build, lang: str, internal: bool = True) -> Totals:
+    """The money summary. The analyst-estimate remark is the shop's (internal sheet only): a
+    quote's prices are the shop's offer."""
     rate = build.exchange_rate
+    warnings = [w for w in priced.warnings if internal or w.en != ESTIMATE_WARNING_EN]
     return Totals(
         currency=priced.currency,
         subtotal=priced.subtotal,
@@ -237,7 +278,9 @@ def totals_of(priced: PricedBuild, build: Build, lang: str) -> Totals:
         exchange_from="USD" if rate else None,
         exchange_to="CNY" if rate else None,
         exchange_date=priced.exchange_rate_date,
-        notes=(*(w.get(lang) for w in priced.warnings), ROUNDING_NOTE.get(lang)),
+        discount_percent=(build.discount.value if build.discount is not None
+                          and build.discount.kind == "percent" else None),
+        notes=(*(w.get(lang) for w in warnings), ROUNDING_NOTE.get(lang)),
     )
 
 
@@ -268,7 +311,7 @@ def comparison_rows(build: Build, catalog: Catalog, tier_id: str, lang: str,
 
 
 
-def _workload_name(workload: Workload, lang: str) -> str:
+def workload_name(workload: Workload, lang: str) -> str:
     """The workload's own name, or its task with the figures that define it, in words (the
     file's codes - ``llm_finetune_lora``, ``amp_bf16`` - mean nothing to a customer)."""
     if workload.name:
@@ -291,7 +334,7 @@ def _read_rate(requirements: Requirements | None) -> float | None:
     return item.value if item is not None else None
 
 
-def breakdown_groups(requirements: Requirements, caps: Capabilities,
+def breakdown_groups(requirements: Requirements, caps: Capabilities | None,
                      lang: str) -> tuple[BreakdownGroup, ...]:
     """One stacked bar per resource (the same bars as the Wizard's chart), with the build's
     capacity and a note on what the plan could not size."""

@@ -1,8 +1,18 @@
 """``torchrig export BUILD -o OUT``: the build sheet (PDF) or the priced build as text.
 
-The output's suffix picks the format - ``.pdf`` the sheet, ``.md`` Markdown, ``.bbcode``
-forum BBCode, ``.txt`` plain text, ``.csv`` a spreadsheet - or ``--format`` says it; ``-o -``
-writes text to standard output (to pipe into a clipboard tool).
+The output's suffix picks the format - ``.pdf`` the sheet, ``.xlsx`` the quote as an Excel
+workbook with formulas, ``.md`` Markdown, ``.bbcode`` forum BBCode, ``.txt`` plain text,
+``.csv`` a spreadsheet - or ``--format`` says it; ``-o -`` writes text to standard output (to
+pipe into a clipboard tool), with control characters in names shown as escapes
+(torchrig/terminal.py); a file keeps the exact text.
+
+A sheet is a customer copy in one language unless ``--internal`` (the shop's own sheet, with
+its remarks: price ages, reliability, estimate notes). A build with lines that have no usable
+price is a draft: the PDF and workbook are stamped DRAFT / 草稿 with those lines named, and
+the export exits 3 (EXIT_DRAFT) without writing anything unless ``--draft`` says a draft is
+what is wanted. The workload's requirements and scaling appear only with ``--workload``;
+``--workload`` without a BUILD writes the workload's plan sheet (requirements, findings and the
+recommendation; no parts, no prices).
 
 Expected arguments (the CLI's argparse fills them): ``build`` (a build ``.json``, or a sheet
 ``.pdf`` exported earlier, whose attached build is used), ``output``, ``workload`` and ``bench``
@@ -27,19 +37,24 @@ from typing import Any
 from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
 from torchrig.report.open_build import load_build_or_sheet
-from torchrig.terminal import write_error, write_lines
+from torchrig.terminal import safe_text, write_error, write_lines
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+EXIT_DRAFT = 3
+"""The build has lines without a usable price and ``--draft`` was not given: nothing written."""
 
 
 def run_export_cli(args: argparse.Namespace) -> int:
-    """Run the export; returns the exit code (0 written, 2 bad input)."""
+    """Run the export; returns the exit code (0 written, 2 bad input, 3 a draft refused)."""
     try:
         fmt = output_format(args.output, getattr(args, "format", None))
-        if fmt != "pdf":
+        if fmt not in ("pdf", "xlsx"):
             return _export_text(args, fmt)
-        out, size = export(args)
+        out, size = export(args, fmt)
+    except DraftRefused as exc:
+        _err(f"torchrig export: {exc}")
+        return EXIT_DRAFT
     except InputError as exc:
         _err(f"torchrig export: {exc}")
         return EXIT_BAD_INPUT
@@ -58,22 +73,23 @@ def output_format(output: str, given: str | None) -> str:
     from torchrig.report.share_text import SUFFIXES
 
     if given:
-        if output == "-" and given == "pdf":
-            raise InputError("a PDF cannot go to standard output; give a file name with -o")
+        if output == "-" and given in ("pdf", "xlsx"):
+            raise InputError(f"a {given.upper()} file cannot go to standard output; give a "
+                             "file name with -o")
         return given
     suffix = Path(output).suffix.lower()
-    if suffix == ".pdf":
-        return "pdf"
+    if suffix in (".pdf", ".xlsx"):
+        return suffix[1:]
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     raise InputError(f"{output}: cannot tell the format from the name; end it in .pdf, "
-                     f"{', '.join(SUFFIXES)}, or say --format")
+                     f".xlsx, {', '.join(SUFFIXES)}, or say --format")
 
 
 def _export_text(args: argparse.Namespace, fmt: str) -> int:
     """The priced build as Markdown, BBCode, plain text or CSV, to a file or stdout (``-``)."""
     from torchrig import jsonio
-    from torchrig.builds.pricing import price_build
+    from torchrig.builds.pricing import price_build, shipped_default
     from torchrig.catalog import load_catalog
     from torchrig.i18n import parse_lang
     from torchrig.report.share_text import share_text
@@ -86,6 +102,8 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
         raise InputError(f"{', '.join(pdf_only)} only apply to the PDF; the {fmt} export is "
                          "the priced parts list")
     lang = parse_lang(getattr(args, "lang", None) or "en")
+    if not args.build:
+        raise InputError(f"the {fmt} export is a build's priced parts list: give a BUILD file")
     build_path = Path(args.build).expanduser()
     catalog = load_catalog()
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
@@ -93,10 +111,19 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
                          "name")
     build = with_default_rate(load_build_or_sheet(build_path, catalog),
                               getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
-    content = share_text(price_build(build, catalog), fmt, lang)
+    content = share_text(price_build(build, catalog, default_rate=shipped_default(catalog)),
+                         fmt, lang)
     if args.output == "-":
         if sys.stdout is not None:
-            sys.stdout.write(content)
+            # Standard output is a terminal or a pipe into one (a clipboard tool, a pager): a
+            # build named "\x1b]0;...\x07" must not retitle or clear it, so control
+            # characters are shown as escapes, as check and plan print names. A file written
+            # with -o keeps the exact text: it is the user's document, read by an editor or a
+            # spreadsheet, and a name must survive export and re-import unchanged.
+            # CSV rows end in CR LF (RFC 4180): those stay line ends, a CR anywhere else is
+            # escaped like any control character.
+            sys.stdout.write("\r\n".join(safe_text(part) for part in content.split("\r\n")))
+            sys.stdout.flush()
         return EXIT_OK
     out = Path(args.output).expanduser()
     # A byte-order mark lets Excel read a UTF-8 CSV (Chinese names) without an import dialog.
@@ -107,9 +134,15 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     return EXIT_OK
 
 
-def export(args: argparse.Namespace) -> tuple[Path, int]:
-    """Load the inputs named in ``args``, render the PDF, write; returns (output path, bytes)."""
+class DraftRefused(InputError):
+    """The quote has unpriced lines and ``--draft`` was not given."""
+
+
+def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
+    """Load the inputs named in ``args``, render the PDF (or the ``xlsx`` workbook), write;
+    returns (output path, bytes). Raises DraftRefused for a draft without ``--draft``."""
     from torchrig import jsonio
+    from torchrig.builds.pricing import shipped_default
     from torchrig.catalog import load_catalog
     from torchrig.i18n import parse_lang
     from torchrig.report.assemble import assemble_sheet
@@ -117,6 +150,8 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
     from torchrig.report.sheet import Header, SheetOptions
 
     lang = parse_lang(getattr(args, "lang", None) or "en")
+    if not args.build:
+        return _export_plan(args, fmt, lang)
     build_path = Path(args.build).expanduser()
     out = Path(args.output).expanduser()
     inputs = [build_path, *(Path(p).expanduser() for p in (args.workload, args.bench) if p)]
@@ -135,7 +170,42 @@ def export(args: argparse.Namespace) -> tuple[Path, int]:
         profile=profile, tier_id=args.tier or None,
         options=SheetOptions(lang=lang, invariant=bool(args.invariant),
                              internal=bool(getattr(args, "internal", False))),
+        # A build without a rate of its own (and no --cny-per-usd) is priced as check prices it.
+        default_rate=shipped_default(catalog),
     )
+    if sheet.is_draft and not getattr(args, "draft", False):
+        raise DraftRefused(
+            f"{build_path}: no usable price for {'; '.join(sheet.draft_lines)}; price them, "
+            "or pass --draft for a sheet stamped DRAFT")
+    if fmt == "xlsx":
+        from torchrig.report.xlsx import render_sheet_xlsx
+
+        payload = render_sheet_xlsx(sheet)
+    else:
+        payload = render_sheet_bytes(sheet)
+    jsonio.atomic_write_bytes(out, payload)
+    return out, len(payload)
+
+
+def _export_plan(args: argparse.Namespace, fmt: str, lang: Any) -> tuple[Path, int]:
+    """No BUILD: the workload's plan sheet (requirements, findings, recommendation)."""
+    from torchrig import jsonio
+    from torchrig.catalog import load_catalog
+    from torchrig.report.pdf import render_sheet_bytes
+    from torchrig.report.plan_sheet import assemble_plan_sheet
+    from torchrig.report.sheet import Header, SheetOptions
+
+    if not args.workload:
+        raise InputError("give a BUILD file, or --workload FILE alone for a plan sheet")
+    if fmt != "pdf":
+        raise InputError("a plan sheet has no parts list: export it as .pdf")
+    out = Path(args.output).expanduser()
+    workload_path = Path(args.workload).expanduser()
+    if _same_file(out, workload_path):
+        raise InputError(f"{out}: the output would overwrite an input file; choose another name")
+    sheet = assemble_plan_sheet(
+        _load_workload(workload_path), load_catalog(), header=Header(date=sheet_date()),
+        lang=lang, options=SheetOptions(lang=lang, invariant=bool(args.invariant)))
     payload = render_sheet_bytes(sheet)
     jsonio.atomic_write_bytes(out, payload)
     return out, len(payload)

@@ -63,6 +63,7 @@ from torchrig.report.pdf_layout import (
     STATUS_COLORS,
     ZEBRA,
     CachedParagraph,
+    draw_draft_stamp,
     height_of,
     lead_height,
     numbered_canvas,
@@ -219,6 +220,13 @@ class _Renderer:
         canvas.setFont(self.fonts.for_text(right), 7.5)
         canvas.drawRightString(PAGE_W - MARGIN_X, 9 * mm, right)
         canvas.restoreState()
+        if self.sheet.is_draft:
+            stamp = text("draft.stamp", self.lang)
+            names = text("draft.list_sep", self.lang).join(
+                clean_text(name).replace("\n", " ") for name in self.sheet.draft_lines)
+            line = text("draft.lines", self.lang, lines=names)
+            draw_draft_stamp(canvas, stamp, self.fonts.bold if stamp.isascii()
+                             else self.fonts.for_text(stamp), line, self.fonts.for_text(line))
 
     def _story(self) -> list[Flowable]:
         sheet = self.sheet
@@ -237,7 +245,14 @@ class _Renderer:
         for section, make in sections:
             if sheet.shows(section):
                 story.extend(make())
+            if section == "requirements":
+                story.extend(self._recommendation())
         return story
+
+    def _recommendation(self) -> list[Flowable]:
+        """A plan sheet's recommendation (the lowest tier, the best-value GPU)."""
+        return self._section("section.recommendation", [
+            self.p(self.u(paragraph), self.body) for paragraph in self.sheet.recommendation])
 
     def _section(self, key: str, body: list[Flowable]) -> list[Flowable]:
         """A heading over ``body``. The page must have room for the heading and the start of
@@ -382,7 +397,7 @@ class _Renderer:
                 rest = len(shown) - left + sum(
                     len(_site(x) or x) if j % 2 else len(x)
                     for j, x in enumerate(pieces[i + 1:], start=i + 1))
-                return "".join(out) + self.t("bom.clipped", n=f"{rest:,}")
+                return "".join(out) + self._clip_mark(rest)
             left -= len(shown)
             out.append(self._link(piece, self.u(shown)) if site is not None else self.u(shown))
         return "".join(out)
@@ -398,8 +413,14 @@ class _Renderer:
         made thousands of pages that took minutes to lay out; the file keeps every character."""
         if len(value) <= CELL_TEXT_LIMIT:
             return self.u(value)
-        return (self.u(value[:CELL_TEXT_LIMIT])
-                + self.t("bom.clipped", n=f"{len(value) - CELL_TEXT_LIMIT:,}"))
+        return self.u(value[:CELL_TEXT_LIMIT]) + self._clip_mark(len(value) - CELL_TEXT_LIMIT)
+
+    def _clip_mark(self, left: int) -> str:
+        """What ends a shortened text: how much the file still holds on the internal sheet; on
+        a customer copy only "…" (the build file is the shop's)."""
+        if self.sheet.options.internal:
+            return self.t("bom.clipped", n=f"{left:,}")
+        return "…"
 
     def _bom(self) -> list[Flowable]:
         sheet = self.sheet

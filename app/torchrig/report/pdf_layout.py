@@ -137,3 +137,29 @@ def height_of(flowable: Flowable) -> float:
 def rule() -> Flowable:
     """The thin line under a section heading."""
     return HRFlowable(width="100%", thickness=0.6, color=RULE, spaceBefore=0, spaceAfter=5)
+
+
+DRAFT_RED = colors.HexColor("#b3261e")
+
+
+def draw_draft_stamp(canvas: Canvas, stamp: str, stamp_font: str, line: str,
+                     line_font: str) -> None:
+    """A draft's mark on one page: ``stamp`` (DRAFT / 草稿) large and faint across the page, so
+    no page can pass for a final quote, and ``line`` (which lines have no price) in red at the
+    top edge, above the running header. Drawn last, over the content, hence the transparency."""
+    canvas.saveState()
+    canvas.setFillColor(DRAFT_RED)
+    canvas.setFillAlpha(0.10)
+    canvas.translate(PAGE_W / 2, PAGE_H / 2)
+    canvas.rotate(35)
+    size = 110.0
+    while size > 20 and canvas.stringWidth(stamp, stamp_font, size) > PAGE_H * 0.8:
+        size -= 5
+    canvas.setFont(stamp_font, size)
+    canvas.drawCentredString(0, -size / 3, stamp)
+    canvas.restoreState()
+    canvas.saveState()
+    canvas.setFillColor(DRAFT_RED)
+    canvas.setFont(line_font, 8)
+    canvas.drawString(MARGIN_X, PAGE_H - 7 * mm, charts.fit_text(line, line_font, 8, CONTENT_W))
+    canvas.restoreState()

@@ -31,7 +31,7 @@ SECTIONS = ("bom", "totals", "comparison", "requirements", "verify", "bench", "c
             "scaling", "findings", "attachment")
 """The sheet's sections in the order the page offers them (report.sheet's section keys)."""
 FIELD_KEYS = ("kind", "number", "shop", "contact", "logo", "validity", "pdf_lang", "tier",
-              "sections", "internal")
+              "sections", "internal", "attach_workload")
 """The sheet fields' keys, as :meth:`ReportModel.snapshot` stores them."""
 
 
@@ -39,16 +39,21 @@ FIELD_KEYS = ("kind", "number", "shop", "contact", "logo", "validity", "pdf_lang
 class ReportWords:
     """The model's messages in the user's language (``no_logo`` has ``{0}``: the path)."""
 
-    no_build: str = "There is no build to print: make or open one on the Build page."
+    no_build: str = ("There is no build to print: make or open one on the Build page, or "
+                     "attach the Wizard's workload for a plan sheet.")
     no_logo: str = "logo {0}: no such file"
+    no_parts_list: str = "A plan sheet has no parts list to put in a workbook; export it as PDF."
 
 
 @dataclass(frozen=True)
 class SheetFields:
     """The header and options as typed: a quote or a build sheet, its number, the sender
     (shop and contact), a logo file, the days a quote is valid (0: not stated), the PDF's
-    language, the tier to compare with (None: the build's own), the sections to print, and
-    whether the sheet is internal (this machine in the tier comparison)."""
+    language, the tier to compare with (None: the build's own), the sections to print,
+    whether the sheet is internal (the shop's remarks and this machine; else a customer
+    copy), and whether the Wizard's workload is attached (its requirements, findings and
+    scaling are printed only then: the Wizard always holds a workload, its default one
+    included, and the customer did not necessarily ask for it)."""
 
     kind: str = "quote"
     number: str = ""
@@ -61,6 +66,7 @@ class SheetFields:
     sections: Mapping[str, bool] = field(
         default_factory=lambda: dict.fromkeys(SECTIONS, True))
     internal: bool = False
+    attach_workload: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -71,18 +77,20 @@ class SheetFields:
 @dataclass(frozen=True)
 class Attached:
     """What the sheet will be made of, for the line above the form: the build's name (None:
-    no build yet, nothing to render), the workload's name (or its model), the benchmark's start
-    (to the minute), and whether a collective report is attached."""
+    no build with parts yet), the attached workload's name (or its model), the benchmark's
+    start (to the minute), whether a collective report is attached, and whether the sheet is
+    a plan sheet (no build, an attached workload)."""
 
     build: str | None
     workload: str | None
     bench: str | None
     collective: bool
+    plan_only: bool = False
 
     @property
     def ready(self) -> bool:
-        """There is a build, so a sheet can be rendered."""
-        return self.build is not None
+        """There is a build, or an attached workload for a plan sheet: something to render."""
+        return self.build is not None or self.plan_only
 
 
 @dataclass(frozen=True)
@@ -102,18 +110,27 @@ class SheetJob:
     profile: Any = None
     collective_report: Any = None
     verify: Any = None
+    default_rate: Any = None  # builds.pricing.DefaultRate for a build without a rate
 
     def sheet(self) -> Sheet:
-        """The sheet as it will be printed (reportlab is not needed for this)."""
+        """The sheet as it will be printed (reportlab is not needed for this): the build's,
+        or with no build the workload's plan sheet."""
         from torchrig.report.assemble import assemble_sheet
         from torchrig.report.sheet import Header, SheetOptions
 
+        if self.build is None:
+            from torchrig.report.plan_sheet import assemble_plan_sheet
+
+            return assemble_plan_sheet(
+                self.workload, self.catalog, header=Header(**self.header), lang=self.lang,
+                options=SheetOptions(lang=self.lang, sections=self.sections,
+                                     internal=self.internal))
         sheet = assemble_sheet(
             self.build, self.catalog, header=Header(**self.header), lang=self.lang,
             workload=self.workload, bench_report=self.bench_report, profile=self.profile,
             collective_report=self.collective_report, tier_id=self.tier,
             options=SheetOptions(lang=self.lang, sections=self.sections,
-                                 internal=self.internal))
+                                 internal=self.internal), default_rate=self.default_rate)
         if self.verify is not None:
             from torchrig.report.verify_section import verify_section
 
@@ -125,6 +142,15 @@ class SheetJob:
         from torchrig.report.pdf import render_sheet_bytes
 
         return render_sheet_bytes(self.sheet())
+
+    def xlsx(self, no_parts_list: str = ReportWords.no_parts_list) -> bytes:
+        """The quote as an Excel workbook (the same sheet as the PDF). Raises InputError for
+        a plan sheet, which has no parts to list."""
+        if self.build is None:
+            raise InputError(no_parts_list)
+        from torchrig.report.xlsx import render_sheet_xlsx
+
+        return render_sheet_xlsx(self.sheet())
 
 
 class ReportModel:
@@ -148,16 +174,29 @@ class ReportModel:
         self.verify_result: Any = None  # the Wizard's "Measure on this machine" result
         self.profile: Any = None
         self.collective_report: Any = None
+        # The rate for a build without its own (the page sets it from Settings / the shipped
+        # reference, as the Build page prices): builds.pricing.DefaultRate or None.
+        self.default_rate: Any = None
         self.pdf_bytes: bytes = b""
         self.last_export: Path | None = None
 
+    def has_build(self) -> bool:
+        """A build with parts: the Build page always holds one, and an empty "New build" is
+        no quote (it printed "CNY 0.00" and a warning for every missing category)."""
+        return self.build is not None and bool(self.build.line_items)
+
+    def attached_workload(self) -> Any:
+        """The workload, while the user has attached it to the sheet (else None)."""
+        return self.workload if self.fields.attach_workload else None
+
     def attached(self) -> Attached:
-        workload = self.workload
+        workload = self.attached_workload()
         return Attached(
-            build=None if self.build is None else self.build.name,
+            build=self.build.name if self.has_build() else None,
             workload=None if workload is None else workload.name or workload.model,
             bench=None if self.bench_report is None else self.bench_report.started[:16],
-            collective=self.collective_report is not None)
+            collective=self.collective_report is not None,
+            plan_only=not self.has_build() and workload is not None)
 
     def sender(self) -> str:
         """Shop name and contact as the sheet's sender block (the contact on its own line:
@@ -167,15 +206,18 @@ class ReportModel:
 
     def verify_for_sheet(self) -> Any:
         """The measurement, while it is of the sheet's workload (else None: it is left out)."""
-        result, workload = self.verify_result, self.workload
+        result, workload = self.verify_result, self.attached_workload()
         if result is not None and workload is not None and result.workload == workload:
             return result
         return None
 
     def sheet_job(self, today: _dt.date | None = None) -> SheetJob:
-        """Everything the sheet needs, read now (dated ``today``). Raises InputError when
-        there is no build or the logo file is missing."""
-        if self.build is None:
+        """Everything the sheet needs, read now (dated ``today``): the build's sheet, or with
+        no build (none with parts) the attached workload's plan sheet. Raises InputError when
+        there is neither or the logo file is missing."""
+        workload = self.attached_workload()
+        build = self.build if self.has_build() else None
+        if build is None and workload is None:
             raise InputError(self.words.no_build)
         f = self.fields
         logo = f.logo.strip() or None
@@ -184,13 +226,14 @@ class ReportModel:
         header = dict(
             kind=f.kind, number=f.number, date=(today or _dt.date.today()).isoformat(),
             validity_days=(f.validity or None) if f.kind == "quote" else None,
-            shop=self.sender(), logo_path=logo, customer=self.build.customer,
-            project=self.build.project)
+            shop=self.sender(), logo_path=logo,
+            customer=build.customer if build is not None else "",
+            project=build.project if build is not None else "")
         return SheetJob(
-            self.build, self.catalog, header, cast(Lang, f.pdf_lang),
+            build, self.catalog, header, cast(Lang, f.pdf_lang),
             frozenset(key for key, on in f.sections.items() if on), f.internal, f.tier,
-            self.workload, self.bench_report, self.profile, self.collective_report,
-            self.verify_for_sheet())
+            workload, self.bench_report, self.profile, self.collective_report,
+            self.verify_for_sheet(), self.default_rate)
 
     def remembered(self) -> dict[str, Any]:
         """The Settings defaults a rendered sheet's fields become (the next sheet starts

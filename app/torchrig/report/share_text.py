@@ -33,6 +33,7 @@ from typing import Literal
 
 from torchrig.builds.pricing import PricedBuild, PricedLine
 from torchrig.errors import InputError
+from torchrig.i18n import one_language
 from torchrig.labels import CATEGORIES, label
 from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_money
@@ -51,7 +52,7 @@ class _Row:
 
     def __init__(self, line: PricedLine, lang: str) -> None:
         self.category = label(CATEGORIES, line.category, lang)
-        self.part = line.label
+        self.part = one_language(line.label, lang)
         self.qty = str(line.quantity * line.multiplier)
         no_price = text("bom.no_price", lang)
         self.unit = fmt_money(line.unit_price, no_price)
@@ -118,7 +119,7 @@ def _md(value: str) -> str:
 
 def to_markdown(priced: PricedBuild, lang: str) -> str:
     rows = [_Row(line, lang) for line in priced.lines]
-    out = [f"**{_md(priced.name)}**", ""]
+    out = [f"**{_md(one_language(priced.name, lang))}**", ""]
     out.append("| " + " | ".join(_md(h) for h in _headers(priced, lang)) + " |")
     out.append("| --- | --- | ---: | ---: | ---: | --- |")
     for row in rows:
@@ -143,7 +144,7 @@ def _bb(value: str) -> str:
 
 def to_bbcode(priced: PricedBuild, lang: str) -> str:
     rows = [_Row(line, lang) for line in priced.lines]
-    out = [f"[b]{_bb(priced.name)}[/b]", "[table]"]
+    out = [f"[b]{_bb(one_language(priced.name, lang))}[/b]", "[table]"]
     out.append("[tr]" + "".join(f"[td][b]{_bb(h)}[/b][/td]" for h in _headers(priced, lang))
                + "[/tr]")
     for row in rows:
@@ -178,7 +179,7 @@ def to_plain_text(priced: PricedBuild, lang: str) -> str:
         for r in rows]
     widths = [max(_width(row[i]) for row in table) for i in range(len(table[0]))]
     right = (False, False, True, True, True, False)
-    lines = [_one_line(priced.name), ""]
+    lines = [_one_line(one_language(priced.name, lang)), ""]
     for n, row in enumerate(table):
         cells = [_pad(c, w, r) for c, w, r in zip(row, widths, right, strict=True)]
         lines.append("  ".join(cells).rstrip())

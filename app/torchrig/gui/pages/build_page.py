@@ -23,16 +23,21 @@ from torchrig.builds.build_editor import (
     new_build,
 )
 from torchrig.builds.pricing import PricedBuild
+from torchrig.builds.recovery import Recovered
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
 from torchrig.findings import Finding
 from torchrig.gui.findings_view import FindingsView
+from torchrig.gui.pages.build_power_line import BuildFacts
+from torchrig.gui.pages.build_recovery import offer_recovery
+from torchrig.gui.pages.build_replace import ReplacePartDialog
 from torchrig.gui.pages.build_widgets import QuoteHeader, _CustomLineDialog
 from torchrig.gui.part_picker import PartPicker
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
     QAbstractItemView,
+    QAction,
     QApplication,
     QComboBox,
     QDialog,
@@ -60,6 +65,7 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.style import colour, qcolour
 from torchrig.gui.widgets import ElidedLabel
+from torchrig.i18n import one_language
 from torchrig.labels import CATEGORIES, label
 from torchrig.report.open_build import load_build_or_sheet
 
@@ -103,6 +109,7 @@ class _BuildEdit(QUndoCommand):
         self._page._set_build(self._after)
 
     def undo(self) -> None:
+        self._page._header_refused = None  # undo asks for the header as it was: show it
         self._page._set_build(self._before)
 
 
@@ -131,6 +138,8 @@ class BuildPage(QWidget):
             no_description=self.tr("A custom line needs a description."))
         self.editor = BuildEditor(catalog, new_build(self._defaults(), words.new_build), words)
         self._updating = False
+        # A header edit that was refused and is still typed in its field (see _show_header).
+        self._header_refused: HeaderError | None = None
         self.undo_stack = QUndoStack(self)
         # Undoing back to the state last saved or opened makes the build clean again; a build
         # started from a tier or recovered after a crash was never saved, so it stays dirty.
@@ -154,6 +163,12 @@ class BuildPage(QWidget):
         splitter.addWidget(self.picker)
         splitter.setSizes([800, 420])
         outer.addWidget(splitter, 1)
+        self.apply_settings()
+
+    def apply_settings(self) -> None:
+        """Check and price with the Settings' region and default rate (again, when changed)."""
+        self.editor.set_context(self.settings.region,
+                                self.settings.default_rate(self.picker.reference))
         self._refresh_all()
 
     # --- the editor's state, as the page's attributes -------------------------------------------
@@ -283,6 +298,14 @@ class BuildPage(QWidget):
         row = QHBoxLayout()
         self.remove_button = QPushButton(self.tr("Remove line"))
         self.remove_button.clicked.connect(self.remove_selected)
+        self.replace_button = QPushButton(self.tr("Replace part…"))
+        self.replace_button.setToolTip(self.tr("Pick another part for the selected line from "
+                                               "the parts that fit the rest of the build"))
+        self.replace_button.clicked.connect(self.replace_selected)
+        self.replace_action = QAction(self.replace_button.text(), self.lines)
+        self.replace_action.triggered.connect(self.replace_selected)
+        self.lines.addAction(self.replace_action)  # the table's context menu
+        self.lines.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.custom_button = QPushButton(self.tr("Add custom line…"))
         self.custom_button.clicked.connect(self.add_custom_dialog)
         self.copy_button = QPushButton(self.tr("Copy as"))
@@ -298,6 +321,7 @@ class BuildPage(QWidget):
             action.triggered.connect(lambda _checked=False, f=fmt: self.copy_as(f))
         self.copy_button.setMenu(copy_menu)
         row.addWidget(self.remove_button)
+        row.addWidget(self.replace_button)
         row.addWidget(self.custom_button)
         row.addWidget(self.copy_button)
         row.addStretch(1)
@@ -307,6 +331,8 @@ class BuildPage(QWidget):
         hint.setStyleSheet(f"color: {colour('muted')};")
         row.addWidget(hint)
         layout.addLayout(row)
+        self.facts = BuildFacts(self.lang)  # power and exchange-rate lines, always in view
+        layout.addWidget(self.facts)
 
         bottom = QSplitter(Qt.Orientation.Horizontal)
         self.totals = QLabel()
@@ -371,6 +397,17 @@ class BuildPage(QWidget):
         QApplication.clipboard().setText(share_text(self.priced, fmt, self.lang))
         self.status.emit(self.tr("Copied the parts list ({0}).").format(fmt.upper()))
 
+    def replace_selected(self) -> None:
+        """Replace the selected line's catalog part (a dialog), keeping its quantity."""
+        rows = {i.row() for i in self.lines.selectedIndexes()}
+        if len(rows) != 1 or self.build.line_items[min(rows)].part_id is None:
+            self.status.emit(self.tr("Select one catalog part's line to replace."))
+            return
+        chosen = ReplacePartDialog.ask(self, self.build, min(rows))
+        if chosen is not None:
+            self._set_checked(self.editor.with_replacement(min(rows), chosen),
+                              self.tr("Replace part"))
+
     def remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.lines.selectedIndexes()}, reverse=True)
         if not rows:
@@ -400,10 +437,23 @@ class BuildPage(QWidget):
         try:
             build = self.editor.with_header(self.header.values())
         except HeaderError as exc:
+            self._header_refused = exc
             self._show_header_error(self.header.fields()[exc.field], str(exc))
             return
+        self._header_refused = None
         self._show_header_error(None, "")
         self._edit(build, self.tr("Edit quote details"))
+
+    def _header_saveable(self) -> bool:
+        """Save must not write the build without a header value the user typed and was
+        refused (it would vanish from the field): say what is wrong and keep it marked."""
+        if self._header_refused is None:
+            return True
+        self._warn(self.tr("The quote details hold a value the build file cannot hold, so "
+                           "the build was not saved. Correct the marked field and save "
+                           "again:\n{0}").format(self._header_refused),
+                   title=self.tr("Cannot save build"))
+        return False
 
     def _show_header_error(self, widget: QWidget | None, text: str) -> None:
         for field in self.header.fields().values():
@@ -432,6 +482,7 @@ class BuildPage(QWidget):
         """Show a build that replaces the document (opened, new, from a tier, recovered):
         earlier edits cannot be undone into it."""
         self.editor.begin_document(saved)  # before clear(): cleanChanged asks about it
+        self._header_refused = None  # another document: its own header is shown
         self.undo_stack.clear()
         self._set_build(build, dirty=not saved)
 
@@ -457,37 +508,14 @@ class BuildPage(QWidget):
         self.editor.autosave()
 
     def offer_recovery(self) -> bool:
-        """At start-up: give back the unsaved build a crash left behind, if the user wants it."""
-        for found in self.editor.recoveries():
-            yes = QMessageBox.StandardButton.Yes
-            if found.damaged:
-                # Kept where it was moved, whatever the answer: it is the user's data.
-                text = self.tr("TorchRig did not close cleanly, and the copy of the unsaved "
-                               "build could not be read:\n{0}\n\nIt was kept as {1}.") \
-                    .format(found.problem, found.moved_to)
-                if found.build is None:
-                    QMessageBox.warning(self, self.tr("Recover unsaved build"), text)
-                    continue
-                count = len(found.build.line_items)
-                text += "\n\n" + (self.tr("Open what could be read (1 line)?") if count == 1
-                                  else self.tr("Open what could be read ({0} lines)?")
-                                  .format(count))
-                if QMessageBox.question(self, self.tr("Recover unsaved build"), text,
-                                        yes | QMessageBox.StandardButton.No) != yes:
-                    continue
-            else:
-                answer = QMessageBox.question(
-                    self, self.tr("Recover unsaved build"),
-                    self.tr("TorchRig did not close cleanly. Recover the unsaved build “{0}”?")
-                    .format(found.build.name if found.build else ""),
-                    yes | QMessageBox.StandardButton.No)
-                if answer != yes:
-                    self.editor.decline(found)
-                    continue
-            self._load_document(self.editor.take_recovery(found), saved=False)
-            self.editor.took_recovery(found)  # now this page's own copy; then the old goes
-            return True
-        return False
+        """At start-up: give back the unsaved build a crash left behind, if the user wants it
+        (every damaged copy is announced first: gui/pages/build_recovery.py)."""
+        return offer_recovery(self, self.editor, self.take_recovered)
+
+    def take_recovered(self, found: Recovered) -> None:
+        """Make a recovered build the document, unsaved."""
+        self._load_document(self.editor.take_recovery(found), saved=False)
+        self.editor.took_recovery(found)  # now this page's own copy; then the old goes
 
     # --- display ------------------------------------------------------------------------------
 
@@ -500,15 +528,20 @@ class BuildPage(QWidget):
             self.picker.set_build(self.build)
             self.findings_view.set_findings(
                 self.findings, empty=self.tr("No compatibility problems found."))
+            self.facts.show_build(self.build, self.priced, self.catalog, self.editor.region)
         finally:
             self._updating = False
         self._refresh_title()
 
     def _refresh_title(self) -> None:
         name = self.path.name if self.path else self.tr("not saved")
-        self.title.setText(f"{self.build.name} — {name}{' *' if self.dirty else ''}")
+        # A tier's "English / Chinese" name shows the window's half (the name field keeps both).
+        shown = one_language(self.build.name, self.lang)
+        self.title.setText(f"{shown} — {name}{' *' if self.dirty else ''}")
 
     def _show_header(self) -> None:
+        if self._header_refused is not None:
+            return  # the refused text stays typed and marked until it is corrected
         self._show_header_error(None, "")
         self.header.display(self.build)
 
@@ -618,7 +651,7 @@ class BuildPage(QWidget):
 
     def maybe_save(self) -> bool:
         """Ask about unsaved edits; False means the user cancelled (keep the window open)."""
-        if not self.dirty:
+        if not self.dirty and self._header_refused is None:
             return True
         answer = QMessageBox.question(
             self, self.tr("Unsaved build"),
@@ -686,11 +719,15 @@ class BuildPage(QWidget):
         return True
 
     def save(self) -> bool:
+        if not self._header_saveable():
+            return False
         if self.path is None:
             return self.save_as()
         return self._write(self.path)
 
     def save_as(self) -> bool:
+        if not self._header_saveable():
+            return False
         start = str(self.settings.builds_folder() / suggested_file_name(self.build.name, ".json"))
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save build"), start,
                                               self._filter())

@@ -10,9 +10,11 @@ saved atomically (temp file + rename), so what the user checked is what the cust
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
@@ -46,7 +48,8 @@ from torchrig.gui.qt import (
 from torchrig.gui.settings import Settings
 from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
-from torchrig.report.report_model import ReportModel, ReportWords, SheetFields
+from torchrig.i18n import one_language
+from torchrig.report.report_model import ReportModel, ReportWords, SheetFields, SheetJob
 
 SECTION_LABELS = {
     "bom": QT_TRANSLATE_NOOP("ReportPage", "Bill of materials"),
@@ -105,8 +108,10 @@ class ReportPage(QWidget):
             shop=settings.shop_name, contact=settings.shop_contact, logo=settings.logo_path,
             validity=settings.validity_days, pdf_lang=settings.report_lang), ReportWords(
             no_build=self.tr("There is no build to print: make or open one on the Build "
-                             "page."),
-            no_logo=self.tr("logo {0}: no such file")))
+                             "page, or attach the Wizard's workload for a plan sheet."),
+            no_logo=self.tr("logo {0}: no such file"),
+            no_parts_list=self.tr("A plan sheet has no parts list to put in a workbook; "
+                                  "export it as PDF.")))
         self._buffer: QBuffer | None = None
 
         outer = QVBoxLayout(self)
@@ -115,7 +120,9 @@ class ReportPage(QWidget):
         self.context = ElidedLabel()
         bar.addWidget(self.context, 1)
         self.preview_button = QPushButton(self.tr("Update preview"))
-        self.export_button = QPushButton(self.tr("Export PDF…"))
+        self.export_button = QPushButton(self.tr("Export…"))
+        self.export_button.setToolTip(self.tr("Save the sheet as a PDF, or the quote as an "
+                                              "Excel workbook with formulas (.xlsx)"))
         self.open_button = QPushButton(self.tr("Open exported file"))
         self.open_button.setEnabled(False)
         self.print_button = QPushButton(self.tr("Print…"))
@@ -188,13 +195,25 @@ class ReportPage(QWidget):
             check.setChecked(True)
             grid.addWidget(check, i // 2, i % 2)
             self.section_checks[key] = check
-        # A customer quote by default: the shop's own PC is no business of the customer's.
-        self.internal_check = QCheckBox(self.tr("Internal sheet: add this machine to the "
-                                                "tier comparison"))
+        # A customer quote by default: the shop's remarks and its own PC are not the
+        # customer's business.
+        self.internal_check = QCheckBox(self.tr("Internal sheet (not for the customer)"))
         self.internal_check.setToolTip(self.tr(
-            "For the shop's own use: the Tier comparison gets a \"This machine\" column "
-            "describing the computer TorchRig runs on. Leave it off for a customer quote"))
-        grid.addWidget(self.internal_check, (len(SECTION_LABELS) + 1) // 2, 0, 1, 2)
+            "For the shop's own use: keeps how old each price is, how reliable its source, "
+            "the estimate remarks and the \"edited in TorchRig\" marks, and adds a \"This "
+            "machine\" column to the Tier comparison. Leave it off for a customer quote"))
+        row = (len(SECTION_LABELS) + 1) // 2
+        # Left-aligned at its own width: a click anywhere on the box or its words toggles it.
+        grid.addWidget(self.internal_check, row, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
+        # The Wizard always holds a workload (its default one too): it goes on the sheet only
+        # when the user says so.
+        self.attach_check = QCheckBox(self.tr("Attach the Wizard's workload"))
+        self.attach_check.setToolTip(self.tr(
+            "Print the Wizard's workload with its requirements, findings and scaling chart. "
+            "Without a build, the sheet is then a plan: requirements, findings and a "
+            "recommendation"))
+        grid.addWidget(self.attach_check, row + 1, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
+        self.attach_check.toggled.connect(lambda _on: self._update_context())
         form_layout.addWidget(sections)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -255,9 +274,16 @@ class ReportPage(QWidget):
         self._update_context()
 
     def _update_context(self) -> None:
+        self.model.fields = replace(self.model.fields,
+                                    attach_workload=self.attach_check.isChecked())
+        self.attach_check.setEnabled(self.model.workload is not None)
         attached = self.model.attached()
-        parts = [self.tr("build: {0}").format(attached.build) if attached.build is not None
-                 else self.tr("no build yet (make one on the Build page)")]
+        if attached.build is not None:
+            parts = [self.tr("build: {0}").format(one_language(attached.build, self.lang))]
+        elif attached.plan_only:
+            parts = [self.tr("no build: a plan sheet")]
+        else:
+            parts = [self.tr("no build yet (make one on the Build page)")]
         if attached.workload is not None:
             parts.append(self.tr("workload: {0}").format(attached.workload))
         if attached.bench is not None:
@@ -287,7 +313,8 @@ class ReportPage(QWidget):
             logo=self.logo_edit.text(), validity=self.validity_spin.value(),
             pdf_lang=self.lang_box.currentData(), tier=self.tier_box.currentData(),
             sections={k: c.isChecked() for k, c in self.section_checks.items()},
-            internal=self.internal_check.isChecked())
+            internal=self.internal_check.isChecked(),
+            attach_workload=self.attach_check.isChecked())
 
     def _pick_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Logo"), "",
@@ -302,10 +329,12 @@ class ReportPage(QWidget):
         for key, value in self.model.remembered().items():
             setattr(self.settings, key, value)
 
-    def sheet_job(self) -> Callable[[], bytes]:
+    def sheet_job(self) -> SheetJob:
         """Read the fields now (GUI thread) and return the rendering work, which touches no
         widget and can run on a worker thread. Raises InputError for bad input."""
         self._read_fields()
+        self.model.default_rate = self.settings.default_rate(
+            reference_rate(self.catalog.root) if self.catalog.root else None)
         return self.model.sheet_job()
 
     def render_sheet(self) -> bytes:
@@ -339,6 +368,7 @@ class ReportPage(QWidget):
         for key, checked in fields.sections.items():
             self.section_checks[key].setChecked(checked)
         self.internal_check.setChecked(fields.internal)
+        self.attach_check.setChecked(fields.attach_workload)
         self.open_button.setEnabled(self.last_export is not None)
         self.status.setText(state["status"])
         if self.pdf_bytes:
@@ -408,15 +438,38 @@ class ReportPage(QWidget):
             self._buffer = buffer
 
     def export_dialog(self) -> None:
-        default = self.settings.builds_folder() / suggested_file_name(self.build.name, ".pdf")
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export PDF"), str(default),
-                                              self.tr("PDF document (*.pdf)"))
-        if path:
-            target = Path(path if path.endswith(".pdf") else path + ".pdf")
+        name = self.build.name if self.model.has_build() else (
+            self.workload.name or self.workload.model if self.workload is not None else "plan")
+        default = self.settings.builds_folder() / suggested_file_name(name, ".pdf")
+        pdf_filter = self.tr("PDF document (*.pdf)")
+        xlsx_filter = self.tr("Excel workbook (*.xlsx)")
+        path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export"), str(default),
+                                                   f"{pdf_filter};;{xlsx_filter}")
+        if not path:
+            return
+        suffix = ".xlsx" if chosen == xlsx_filter or path.lower().endswith(".xlsx") else ".pdf"
+        target = Path(path if path.lower().endswith(suffix) else path + suffix)
+        if suffix == ".xlsx":
+            self._export_xlsx(target)
+        else:
             self.start_render(lambda pdf: self._write(target, pdf))
 
+    def _export_xlsx(self, path: Path) -> bool:
+        """The quote as an Excel workbook: no reportlab, a few milliseconds, so it is made
+        here on the GUI thread."""
+        try:
+            data = self.sheet_job().xlsx(self.model.words.no_parts_list)
+        except InputError as exc:
+            self.status.setText(str(exc))
+            QMessageBox.warning(self, self.tr("Cannot export"), str(exc))
+            return False
+        return self._write(path, data)
+
     def export_to(self, path: Path) -> bool:
-        """Render and write synchronously (scripts and tests)."""
+        """Render and write synchronously (scripts and tests); a ``.xlsx`` path gets the
+        workbook."""
+        if path.suffix.lower() == ".xlsx":
+            return self._export_xlsx(path)
         if not self.render_preview():
             QMessageBox.warning(self, self.tr("Cannot export"), self.status.text())
             return False

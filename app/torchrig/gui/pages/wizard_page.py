@@ -242,8 +242,12 @@ MONEY_ERRORS = {
     "time_target": QT_TRANSLATE_NOOP("WizardPage",
                                       "Time target: give a positive number of hours"),
     "rate": QT_TRANSLATE_NOOP("WizardPage",
-                              "Exchange rate: give a positive number of CNY per USD"),
-    "hourly_price": QT_TRANSLATE_NOOP("WizardPage", "Price per GPU-hour: give a positive amount"),
+                              "Exchange rate: give a positive number of CNY per USD, such as "
+                              "7.1"),
+    "hourly_price": QT_TRANSLATE_NOOP("WizardPage",
+                                      "Price per GPU-hour: give a positive amount such as 2.50 "
+                                      "or 1,299.00 (a point before the decimals; commas only "
+                                      "between groups of three digits)"),
 }
 """What the error line under the money fields says for each field that does not parse."""
 
@@ -288,9 +292,10 @@ class WizardPage(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(QLabel(self.tr("<h2>Wizard</h2>")))
         bar.addStretch(1)
-        for text, slot in ((self.tr("Open workload…"), self.open_dialog),
-                           (self.tr("Save workload…"), self.save_dialog)):
+        for name, text, slot in (("open_workload", self.tr("Open workload…"), self.open_dialog),
+                                 ("save_workload", self.tr("Save workload…"), self.save_dialog)):
             button = QPushButton(text)
+            button.setObjectName(name)  # what tests find it by, in either language
             button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
         self.import_button = QPushButton(self.tr("Import config.json…"))

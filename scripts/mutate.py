@@ -1,0 +1,179 @@
+"""Mutation testing of one TorchRig package (or module) against its own tests, with mutmut.
+
+    ./dev mutate builds                 # every module of torchrig.builds vs tests/builds
+    ./dev mutate builds.pricing         # one module, same tests
+    ./dev mutate bench.timing --tests tests/bench/test_timing.py
+    ./dev mutate planning --max-children 2 --show-survivors
+
+mutmut (https://github.com/boxed/mutmut) changes the code one small edit at a time (``<`` for
+``<=``, ``+ 1`` for ``+ 2``, a dropped argument...) and runs the tests that reach the changed
+function; a mutant the tests still pass "survived". The score is killed / (killed + survived +
+timeouts): a timeout counts against the tests, since it usually means a loop bound was changed
+and no test noticed the answer being wrong - only noticed the time.
+
+Why a workspace: mutmut finds the code to mutate only under ``./``, ``src/`` or ``source/``,
+and TorchRig's code is under ``app/``. So the script builds ``.mutmut/<target>/`` with the
+package at ``src/torchrig`` and the rest of the checkout (tests, resources, sample builds...)
+beside it, writes mutmut's configuration there and runs mutmut inside it. Nothing in the checkout
+is changed. The workspace is kept, so ``mutmut show NAME`` can be run there afterwards (the
+script prints how), and a second run reuses mutmut's cache for unchanged functions.
+
+The summary (counts, score, surviving mutants) is printed and written to
+``.mutmut/<target>/summary.json``; docs/testing.md records the project's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_ROOT = ROOT / "app" / "torchrig"
+
+DEFAULT_TESTS = {
+    # Each package is judged by its own tests (the issue's rule): a mutant in builds that only a
+    # GUI test would catch is a gap in the builds tests.
+    "builds": ["tests/builds"],
+    "catalog": ["tests/catalog"],
+    "planning": ["tests/planning"],
+    "hardware": ["tests/hardware"],
+    "bench": ["tests/bench"],
+    "report": ["tests/report"],
+    "verify": ["tests/verify"],
+    "jsonio": ["tests/core"],
+    "units": ["tests/core"],
+    "collective_math": ["tests/core", "tests/bench/collective"],
+}
+
+# Everything a test may read besides the package itself.
+COPY_BESIDE = ["tests", "resources", "builds", "workloads", "docs", "scripts", "benchmarks",
+               "packaging", "pyproject.toml", "README.md", "CONTRIBUTING.md", "CHANGELOG.md",
+               "dev", "LICENSE"]
+
+# mutmut's words for a mutant's fate, grouped the way the score counts them.
+KILLED = {"killed", "caught by type check"}
+AGAINST = {"survived", "timeout", "suspicious"}
+NOT_RUN = {"no tests", "skipped", "not checked", "segfault", "check was interrupted by user"}
+
+
+def target_files(target: str) -> list[Path]:
+    """The source files a dotted target names: a package folder or one module."""
+    rel = Path(*target.split("."))
+    folder, module = PACKAGE_ROOT / rel, (PACKAGE_ROOT / rel).with_suffix(".py")
+    if folder.is_dir():
+        return sorted(folder.rglob("*.py"))
+    if module.is_file():
+        return [module]
+    raise SystemExit(f"mutate: no package or module torchrig.{target} under {PACKAGE_ROOT}")
+
+
+def default_tests(target: str) -> list[str]:
+    top = target.split(".")[0]
+    if top not in DEFAULT_TESTS:
+        raise SystemExit(f"mutate: no default tests for {target}; pass --tests PATH ...")
+    return DEFAULT_TESTS[top]
+
+
+def build_workspace(target: str, tests: list[str]) -> Path:
+    ws = ROOT / ".mutmut" / target
+    ws.mkdir(parents=True, exist_ok=True)
+    src = ws / "src" / "torchrig"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(PACKAGE_ROOT, src, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in COPY_BESIDE:
+        path, dest = ROOT / name, ws / name
+        if dest.is_dir():
+            shutil.rmtree(dest)
+        if path.is_dir():
+            shutil.copytree(path, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        elif path.is_file():
+            shutil.copy2(path, dest)
+    only = "\n    ".join(str(f.relative_to(PACKAGE_ROOT.parent.parent).as_posix())
+                         .replace("app/", "src/", 1) for f in target_files(target))
+    also = "\n    ".join(n for n in COPY_BESIDE if n not in ("tests", "pyproject.toml"))
+    (ws / "setup.cfg").write_text(
+        "[mutmut]\n"
+        "source_paths=src/torchrig\n"
+        f"only_mutate=\n    {only}\n"
+        f"pytest_add_cli_args_test_selection=\n    " + "\n    ".join(tests) + "\n"
+        # -x: one failing test is enough to call a mutant killed, and it saves minutes.
+        "pytest_add_cli_args=\n    -x\n    -q\n    -p\n    no:cacheprovider\n"
+        f"also_copy=\n    {also}\n",
+        encoding="utf-8")
+    return ws
+
+
+def mutmut(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # The editable install points at app/; the workspace's mutated copy must win.
+    env.pop("PYTHONPATH", None)
+    exe = Path(sys.executable).with_name("mutmut")
+    return subprocess.run([str(exe), *args], cwd=ws, env=env, text=True, capture_output=True)
+
+
+def summarise(ws: Path, target: str) -> dict[str, object]:
+    out = mutmut(ws, "results", "--all", "true")
+    statuses: dict[str, str] = {}
+    for line in out.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep and name:
+            statuses[name] = status
+    counts: dict[str, int] = {}
+    for status in statuses.values():
+        counts[status] = counts.get(status, 0) + 1
+    killed = sum(counts.get(s, 0) for s in KILLED)
+    against = sum(counts.get(s, 0) for s in AGAINST)
+    judged = killed + against
+    return {
+        "target": f"torchrig.{target}",
+        "mutants": len(statuses),
+        "counts": counts,
+        "score": round(killed / judged, 4) if judged else None,
+        "survivors": sorted(n for n, s in statuses.items() if s in AGAINST),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("target", help="package or module under torchrig, e.g. builds or "
+                    "builds.pricing")
+    ap.add_argument("--tests", nargs="+", help="test paths (default: the package's own)")
+    ap.add_argument("--max-children", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--show-survivors", action="store_true",
+                    help="print each surviving mutant's diff")
+    args = ap.parse_args(argv)
+    if shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None:
+        print("mutate: mutmut is not installed in this environment (./dev setup installs it "
+              "with the dev tools)", file=sys.stderr)
+        return 2
+    target_files(args.target)  # fails early on a bad name
+    tests = args.tests or default_tests(args.target)
+    ws = build_workspace(args.target, tests)
+    print(f"mutate: torchrig.{args.target} against {' '.join(tests)} in {ws}", file=sys.stderr)
+    run = mutmut(ws, "run", "--max-children", str(args.max_children))
+    if run.returncode != 0:
+        tail = (run.stdout + run.stderr)[-3000:]
+        print(f"mutate: mutmut run failed (exit {run.returncode}):\n{tail}", file=sys.stderr)
+        return 1
+    summary = summarise(ws, args.target)
+    (ws / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    score = summary["score"]
+    print(f"torchrig.{args.target}: {summary['mutants']} mutants, {summary['counts']}, "
+          f"score {score:.1%}" if isinstance(score, float) else "score n/a")
+    for name in summary["survivors"]:  # type: ignore[attr-defined]
+        print(f"  survived: {name}")
+        if args.show_survivors:
+            print(mutmut(ws, "show", name).stdout)
+    print(f"mutate: see one mutant with: cd {ws} && {Path(sys.executable).with_name('mutmut')} "
+          "show NAME", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
