@@ -8,7 +8,7 @@ import time
 import pytest
 from bench_fakes import forever, make, raising, steps, value
 
-from torchrig.bench.base import Failed, Progress, Skip
+from torchrig.bench.base import Cancelled, Failed, Progress, Skip
 from torchrig.bench.report import BenchResult
 from torchrig.bench.runner import run_suite
 from torchrig.bench.settings import BenchSettings
@@ -16,12 +16,18 @@ from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
 
-def _run(registry, *, budget_s=5.0, cancel=None, **kw):
+def _run(registry, *, budget_s=5.0, cancel=None, on_progress=None, **kw):
     events: list[object] = []
+
+    def progressed(p: Progress) -> None:
+        events.append(p)
+        if on_progress is not None:
+            on_progress(p)
+
     report = run_suite(
         BenchSettings(preset="quick", device="cpu", budget_s=budget_s, **kw),
         cancel=cancel or threading.Event(),
-        on_progress=events.append, on_result=events.append, on_measurement=events.append,
+        on_progress=progressed, on_result=events.append, on_measurement=events.append,
         detect=False, registry=registry,
         watch_machine=False,  # machine state has its own tests (test_machine_state.py)
     )
@@ -60,24 +66,23 @@ def test_unknown_id_and_bad_device_are_input_errors():
                   registry=[steps("a")])
 
 
-def test_cancel_between_steps_takes_effect_within_a_second():
+def test_cancel_between_steps_takes_effect_at_the_next_step():
+    """Load-proof form of "within a second": count the steps the benchmark still took after
+    the cancel, not the seconds (the runner checks cancel after every event)."""
     state: dict = {}
     cancel = threading.Event()
-    set_at: list[float] = []
+    after_cancel: list[int] = []
 
-    def fire() -> None:
-        set_at.append(time.monotonic())
-        cancel.set()
+    def on_progress(p: Progress) -> None:
+        if p.bench_id == "slow":
+            if cancel.is_set():
+                after_cancel.append(p.step)
+            elif p.step == 5:
+                cancel.set()
 
-    timer = threading.Timer(0.3, fire)
-    timer.start()
-    try:
-        report, _ = _run([steps("first"), forever("slow", sleep_s=0.05, state=state),
-                          steps("after")], budget_s=60, cancel=cancel)
-    finally:
-        timer.join()
-    stopped = time.monotonic()
-    assert stopped - set_at[0] < 1.0
+    report, _ = _run([steps("first"), forever("slow", sleep_s=0.05, state=state),
+                      steps("after")], budget_s=60, cancel=cancel, on_progress=on_progress)
+    assert after_cancel == []  # not one more step once cancel was set
     assert [r.status for r in report.results] == ["ok", "cancelled", "cancelled"]
     assert report.cancelled
     assert report.value("first", "x") == 3.0  # completed results survive a cancel
@@ -87,39 +92,54 @@ def test_cancel_between_steps_takes_effect_within_a_second():
 
 def test_cancel_inside_a_long_loop_without_yields():
     cancel = threading.Event()
+    outcome: list[str] = []
 
     def run(ctx):
         yield Progress("loop", 0, 1, Msg("loop", "循环"))
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            ctx.check()
-            time.sleep(0.01)
+        deadline = time.monotonic() + 120  # a safety net, far beyond any machine's delay
+        try:
+            while time.monotonic() < deadline:
+                ctx.check()
+                time.sleep(0.01)
+        except Cancelled:
+            outcome.append("left through ctx.check")
+            raise
+        outcome.append("ran to the safety net")
         yield value("loop")
 
     timer = threading.Timer(0.2, cancel.set)
     timer.start()
-    t0 = time.monotonic()
     try:
-        report, _ = _run([make("loop", run)], budget_s=60, cancel=cancel)
+        report, _ = _run([make("loop", run)], budget_s=600, cancel=cancel)
     finally:
         timer.join()
-    assert time.monotonic() - t0 < 1.5
+    assert outcome == ["left through ctx.check"]
     assert report.results[0].status == "cancelled"
 
 
 def test_runner_stops_a_benchmark_that_ignores_its_budget():
     state: dict = {}
-    t0 = time.monotonic()
-    report, _ = _run([forever("greedy", state=state), steps("next")], budget_s=0.4)
+    seen_at: list[float] = []
+
+    def on_progress(p: Progress) -> None:
+        if p.bench_id == "greedy":
+            seen_at.append(time.monotonic())
+
+    report, _ = _run([forever("greedy", state=state), steps("next")], budget_s=0.4,
+                     on_progress=on_progress)
     greedy = report.result("greedy")
-    # Budget 0.4 s (a floor keeps "next" alive too) plus the 1 s grace the runner allows.
-    assert state["closed"] - state["started"] < state["budget_s"] + 1.0 + 0.3
+    # The runner lets it run its budget plus the 1 s grace (max(1, budget / 4)), then stops
+    # it at the next event: at most one step arrives after that limit, however slow the
+    # machine. And not before its budget: a slow machine must not cut it early.
+    grace = max(1.0, 0.25 * state["budget_s"])
+    limit = state["started"] + state["budget_s"] + grace
+    assert state["closed"] - state["started"] >= state["budget_s"]
+    assert len([t for t in seen_at if t > limit]) <= 1
     # Cut short with a figure in hand: "partial", saying what was left out (issue 12).
     assert greedy.state == "partial" and greedy.ok and greedy.measurements
     assert greedy.reason is not None and "time budget" in greedy.reason.en
     assert any("stopped by the runner" in n.en for n in greedy.notes)
     assert report.result("next").status == "ok"
-    assert time.monotonic() - t0 < 3
 
 
 def test_cooperative_budget_stop_is_noted_and_time_is_shared_by_weight():
@@ -142,7 +162,8 @@ def test_cooperative_budget_stop_is_noted_and_time_is_shared_by_weight():
     assert coop.status == "partial: left out for the time budget: fake loop"
     assert coop.reason is not None and coop.reason.zh == "因时间预算未测：假循环"
     assert any("time budget" in n.en for n in coop.notes)
-    assert state["closed"] - state["started"] < 0.3 + 0.2
+    # It stopped itself (no "stopped by the runner" note): the runner never had to.
+    assert not any("stopped by the runner" in n.en for n in coop.notes)
 
 
 def test_budget_used_up_before_any_figure_is_a_skip():

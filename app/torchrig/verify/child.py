@@ -28,6 +28,7 @@ from torchrig.bench.process.channel import (
     run_child,
     serve,
 )
+from torchrig.bench.process.watchdog import SILENCE_TIMEOUT_S
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
@@ -87,16 +88,19 @@ class MeasureFailed(InputError):
 
 def run_verify_isolated(workload: Any, *, cancel: threading.Event,
                         progress: Callable[[Any], None] | None = None, device: str = "auto",
-                        steps: int | None = None, env: Mapping[str, str] | None = None) -> Any:
+                        steps: int | None = None, env: Mapping[str, str] | None = None,
+                        silence_s: float = SILENCE_TIMEOUT_S) -> Any:
     """Measure ``workload`` in a child process; the :class:`VerifyResult`, or None when
-    ``cancel`` stopped it.
+    ``cancel`` stopped it. A child that sends nothing (no heartbeat, no progress) for
+    ``silence_s`` is ended as stopped or hung (:mod:`torchrig.bench.process.watchdog`).
 
     ``progress`` receives :class:`~torchrig.verify.measure.VerifyProgress` records on this
     thread.
 
     Raises:
         MeasureFailed: the workload cannot be measured (the child's reason), or the child
-            ended without an answer (how it ended, and the end of its stderr).
+            ended without an answer (how it ended, and the end of its stderr), or the
+            watchdog ended it (which process, its pid, for how long it was silent).
         BenchProcessError: the child could not be started.
     """
     from torchrig.verify.compare import VerifyResult
@@ -121,7 +125,7 @@ def run_verify_isolated(workload: Any, *, cancel: threading.Event,
 
     request = {"workload": workload.to_dict(), "device": device, "steps": steps}
     end = run_child(CHILD_MODULE, request, cancel=cancel, on_line=on_line, what=VERIFY_PROCESS,
-                    env=env)
+                    env=env, silence_s=silence_s)
     kind = answer.get("type")
     if kind == "verified":
         return VerifyResult.from_dict(answer["result"], "measurement child")
@@ -132,6 +136,9 @@ def run_verify_isolated(workload: Any, *, cancel: threading.Event,
         raise InputError(str(answer.get("message", "bad input")))
     if kind == "cancelled" or end.killed_for_cancel or cancel.is_set():
         return None
+    if end.silent is not None:
+        raise MeasureFailed(Msg(f"{end.silent.en}; nothing was measured",
+                                f"{end.silent.zh}；测量未完成"), "\n".join(end.stderr_tail))
     ended = describe_exit(end.returncode, VERIFY_PROCESS)
     last = f": {end.last_words()[:300]}" if end.last_words() else ""
     raise MeasureFailed(Msg(f"{ended.en} before it finished{last}",

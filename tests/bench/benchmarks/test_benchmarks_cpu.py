@@ -10,6 +10,12 @@ import pytest
 
 pytest.importorskip("torch")
 
+from honest import (  # noqa: E402
+    assert_complete_or_cut_by_budget,
+    assert_figures_finite,
+    measured_or_left_out,
+)
+
 from torchrig.bench.base import BenchContext, Cancelled  # noqa: E402
 from torchrig.bench.benchmarks import nets  # noqa: E402
 from torchrig.bench.benchmarks.dataload import SyntheticImages, measure_workers, worker_counts  # noqa: E402
@@ -27,7 +33,8 @@ def smoke_report(tmp_path_factory) -> BenchReport:
     profile = SystemProfile(cpu=CpuInfo(usable_cpus=2, cache_bytes={"L3": 4 * MiB},
                                         isa_features=["avx2"]))
     # Smoke sizes do minimal repeats, so the generous budget only matters on a machine that
-    # is busy with other work (a shared CI runner): it keeps the test from being flaky.
+    # is busy with other work (a shared CI runner); where it still runs out, a benchmark
+    # reads "partial" and says so, which the test accepts.
     report = run_suite(BenchSettings(preset="smoke", device="cpu", dataset_dir=folder,
                                      budget_s=60),
                        cancel=threading.Event(), profile=profile)
@@ -37,40 +44,63 @@ def smoke_report(tmp_path_factory) -> BenchReport:
 
 @pytest.mark.slow
 def test_smoke_suite_runs_every_benchmark_on_cpu(smoke_report: BenchReport):
+    """Every benchmark run on the CPU, each complete or cut short by the time budget with the
+    budget named (a loaded machine may even use a benchmark's budget up before its first
+    figure: it then says so), and every figure that was measured plausible. A figure is only
+    ever missing where its result says the budget left it out."""
     statuses = {r.id: r.status for r in smoke_report.results}
     assert list(statuses) == ["matmul", "membw", "h2d", "train", "checkpointing", "dataload",
                               "storage", "cpu_matmul"]
-    assert statuses.pop("h2d").startswith("skipped: no accelerator")
-    assert set(statuses.values()) == {"ok"}, statuses
+    assert statuses["h2d"].startswith("skipped: no accelerator")
     for result in smoke_report.results:
+        if result.id == "h2d":
+            continue
+        assert_complete_or_cut_by_budget(result, allow_skip=True)
+        assert_figures_finite(result)
         for m in result.measurements:
             assert m.unit in UNITS
-            assert m.value is not None, (result.id, m.id)
             # Ratios may be negative (AMP's bf16 weight copies can outweigh what it saves on
             # a toy model) and a count may be 0 workers; rates, sizes and times are positive.
             assert m.unit in ("ratio", "count") or m.value > 0, (result.id, m.id)
+    assert any(r.measurements for r in smoke_report.results)  # the suite measured something
     r = smoke_report
-    assert r.value("matmul", "fp32") > 1e8  # any CPU does 0.1 GFLOP/s
+    matmul = r.result("matmul")
+    fp32 = measured_or_left_out(matmul, "fp32", "FP32 not measured")
+    assert fp32 is None or fp32 > 1e8  # any CPU does 0.1 GFLOP/s
     # avx2 only in the given profile: no native 16-bit matmul, so neither is measured.
     assert r.value("matmul", "bf16") is None and r.value("cpu_matmul", "bf16") is None
-    assert any("TF32" in n.en for n in r.result("matmul").notes)
-    assert r.value("membw", "copy_rw") == pytest.approx(2 * r.value("membw", "copy_once"))
-    membw = r.result("membw").measurement("copy_rw")
-    assert membw.details["buffer_bytes"] >= 4 * 4 * MiB  # >= 4x the profile's L3
-    for net in ("cnn", "transformer"):
-        assert r.value("train", f"{net}_fp32") > 0 and r.value("train", f"{net}_amp") > 0
-        assert r.result("train").measurement(f"{net}_amp_speedup").reference.source == "seed 3.1"
+    if matmul.state != "skipped":
+        assert any("TF32" in n.en for n in matmul.notes)
+    membw = r.result("membw")
+    copy_rw = measured_or_left_out(membw, "copy_rw")
+    if copy_rw is not None:
+        assert copy_rw == pytest.approx(2 * membw.value("copy_once"))
+        # >= 4x the profile's L3
+        assert membw.measurement("copy_rw").details["buffer_bytes"] >= 4 * 4 * MiB
+    train = r.result("train")
+    for net, title in (("cnn", "ResNet-like CNN"), ("transformer", "Transformer encoder")):
+        if measured_or_left_out(train, f"{net}_fp32", f"{title} not measured") is None:
+            continue
+        amp = measured_or_left_out(train, f"{net}_amp", f"{title} not measured")
+        assert amp is None or amp > 0
+        speedup = train.measurement(f"{net}_amp_speedup")
+        assert speedup is None or speedup.reference.source == "seed 3.1"
     ckpt = r.result("checkpointing")
-    assert ckpt.value("saved_bytes_checkpointed") < ckpt.value("saved_bytes_plain")
-    assert ckpt.measurement("memory_saved").reference.low == 0.6
+    if measured_or_left_out(ckpt, "saved_bytes_checkpointed") is not None:
+        assert ckpt.value("saved_bytes_checkpointed") < ckpt.value("saved_bytes_plain")
+    saved = ckpt.measurement("memory_saved")
+    assert saved is None or saved.reference.low == 0.6
     dataload = r.result("dataload")
-    assert dataload.value("workers_0") > 0
+    workers_0 = measured_or_left_out(dataload, "workers_0", "num_workers=0 and above")
+    assert workers_0 is None or workers_0 > 0
     best = dataload.measurement("best_rate")
-    assert best.reference is not None and best.reference.kind == "measured"
+    assert best is None or (best.reference is not None and best.reference.kind == "measured")
     storage = r.result("storage")
-    assert storage.value("seq_read") > 0 and storage.value("small_read") > 0
-    assert storage.measurement("seq_read").details["cached"] is False  # fadvise on Linux
-    assert r.value("cpu_matmul", "fp32") > 1e8
+    if measured_or_left_out(storage, "seq_read") is not None:
+        assert storage.value("seq_read") > 0 and storage.value("small_read") > 0
+        assert storage.measurement("seq_read").details["cached"] is False  # fadvise on Linux
+    cpu_fp32 = measured_or_left_out(r.result("cpu_matmul"), "fp32", "FP32 not measured")
+    assert cpu_fp32 is None or cpu_fp32 > 1e8
     assert r.settings["_folder_after"] == []  # storage removed its test files
 
 

@@ -6,11 +6,11 @@ import glob
 import ipaddress
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -193,11 +193,10 @@ def test_runner_collects_lines_and_exit_code(no_leftovers):
 
 def test_runner_timeout_kills_grandchildren_in_their_own_session(no_leftovers):
     lines: list[str] = []
-    began = time.monotonic()
     outcome = run_process_tree([sys.executable, "-c", SPAWNER], env=None, timeout_s=2.0,
                                on_line=lines.append)
-    assert outcome.timed_out
-    assert time.monotonic() - began < 12
+    # Ended by the limit (SIGTERM), not by its own end 60 s later (exit code 0).
+    assert outcome.timed_out and outcome.returncode == -signal.SIGTERM
     pid = int(next(line for line in lines if line.startswith("child")).split()[1])
     assert _gone(pid)
 
@@ -211,11 +210,10 @@ def test_runner_cancel_stops_the_tree_within_a_second(no_leftovers):
             pids.append(int(line.split()[1]))
             cancel.set()
 
-    began = time.monotonic()
     outcome = run_process_tree([sys.executable, "-c", SPAWNER], env=None, timeout_s=60,
                                cancel=cancel, on_line=on_line)
     assert outcome.cancelled and not outcome.timed_out
-    assert time.monotonic() - began < 15
+    assert outcome.returncode == -signal.SIGTERM  # ended, not run to its end
     assert pids and _gone(pids[0])
 
 
@@ -333,11 +331,11 @@ def test_four_process_gloo_run(tmp_path, no_leftovers):
 
 @pytest.mark.slow
 def test_a_dying_rank_gives_a_clear_error_quickly(tmp_path, no_leftovers):
-    began = time.monotonic()
     with pytest.raises(CollectiveLaunchError) as info:
         launch_local(2, "gloo", SMALL, 60, json_path=tmp_path / "r.json",
                      extra_env={FAULT_ENV: "1"})
-    assert time.monotonic() - began < 30
+    # "failed", not "timeout": the launcher reported the dead rank instead of waiting for
+    # the 60 s limit (or the workers' own process-group timeout).
     assert info.value.reason == "failed"
     assert str(info.value).startswith("collective benchmark failed: rank 1 exited with code 3")
     assert "Root Cause" in info.value.log_tail
@@ -347,13 +345,11 @@ def test_a_dying_rank_gives_a_clear_error_quickly(tmp_path, no_leftovers):
 
 @pytest.mark.slow
 def test_hard_time_limit_stops_torchrun_and_every_worker(tmp_path, no_leftovers):
-    began = time.monotonic()
     with pytest.raises(CollectiveLaunchError) as info:
         launch_local(2, "gloo", ["--sizes", "64K", "--iters", "10000"], 4.0,
                      json_path=tmp_path / "r.json")
     assert info.value.reason == "timeout"
     assert "did not finish within 4 s" in str(info.value)
-    assert time.monotonic() - began < 20
     assert not _processes_mentioning(str(tmp_path))
 
 

@@ -4,6 +4,10 @@
 limit, streams its output into an unlinked temporary file (no thread, nothing left behind),
 and on timeout, cancel or error ends the whole process tree: torchrun starts every worker in
 a session of its own, so killing torchrun's process group alone would orphan the workers.
+Besides the hard limit, a watchdog ends a run whose output has stopped growing for
+``silence_s`` while a process of the tree is stopped (SIGSTOP, a debugger) or while the tree
+is idle (:mod:`torchrig.bench.process.watchdog`, shared with the benchmark and plan-check
+children), and says which processes were stopped.
 
 Local runs do not use torchrun: its agent's TCPStore listens on every interface whatever
 ``--master-addr`` says. :mod:`torchrig.bench.collective.local` starts the ranks with a
@@ -21,7 +25,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -37,6 +40,13 @@ import psutil
 
 from torchrig.bench.collective.options import BACKENDS, OptionParser, parse_options
 from torchrig.bench.collective.report import format_report, load_collective_report
+from torchrig.bench.process.watchdog import (
+    STARTUP_TIMEOUT_S,
+    Silence,
+    stopped_in_tree,
+    tree_state,
+    wake_and_terminate,
+)
 from torchrig.collective_math import OPS
 from torchrig.errors import InputError
 
@@ -44,6 +54,10 @@ MODULE = "torchrig.bench.collective"
 LOCAL_LAUNCHER = "torchrig.bench.collective.local"
 LOCAL_HOST = "127.0.0.1"
 DEFAULT_LAUNCH_TIMEOUT_S = 600.0
+COLLECTIVE_SILENCE_S = 120.0
+"""The least time without output before the watchdog ends a local run; it is at least twice
+the workers' process-group timeout, so a lost rank is first reported by the workers
+themselves (which rank, which operation)."""
 MAX_LOCAL_PROCS = 64
 RDZV_ID = "torchrig-collective"
 
@@ -61,8 +75,8 @@ class CollectiveLaunchError(InputError):
     """A local launch that did not produce a report.
 
     Attributes:
-        reason: ``"failed"`` (a rank or torchrun exited non-zero), ``"timeout"`` or
-            ``"cancelled"``.
+        reason: ``"failed"`` (a rank or torchrun exited non-zero), ``"timeout"``,
+            ``"hung"`` (the watchdog ended it) or ``"cancelled"``.
         log_tail: the last output of torchrun and the workers, for a details view.
     """
 
@@ -126,18 +140,27 @@ class ProcessOutcome:
     timed_out: bool
     cancelled: bool
     elapsed_s: float
+    silent: str | None = None
+    """Set when the watchdog ended the tree: ``"stopped"`` or ``"hung"``."""
+    stopped_pids: tuple[int, ...] = ()
+    """The processes found stopped when the watchdog ended the tree."""
 
 
 def run_process_tree(cmd: Sequence[str], *, env: Mapping[str, str] | None, timeout_s: float,
                      cancel: threading.Event | None = None,
                      on_line: Callable[[str], None] | None = None,
-                     poll_s: float = 0.1) -> ProcessOutcome:
+                     poll_s: float = 0.1, silence_s: float | None = None,
+                     startup_s: float = STARTUP_TIMEOUT_S) -> ProcessOutcome:
     """Run ``cmd`` with stdout+stderr captured; end it and all its descendants on timeout or
-    cancel (checked every ``poll_s``). Never leaves a process or a file behind."""
+    cancel (checked every ``poll_s``), or, with ``silence_s``, when its output has not grown
+    for that long (``startup_s`` before the first byte) while one of its processes is stopped
+    or all are idle. Never leaves a process or a file behind."""
     fd, name = tempfile.mkstemp(prefix="torchrig-collective-", suffix=".log")
     os.close(fd)
     started = time.monotonic()
     timed_out = cancelled = False
+    silent: str | None = None
+    stopped: tuple[int, ...] = ()
     try:
         # Two independent handles: the children append through one while we read through
         # the other, so our reads never move the position they write at.
@@ -149,6 +172,10 @@ def run_process_tree(cmd: Sequence[str], *, env: Mapping[str, str] | None, timeo
                 env=None if env is None else dict(env), start_new_session=os.name == "posix",
             )
             pending = b""
+            watch = None if silence_s is None else Silence(
+                proc.pid, silence_s, startup_s,
+                state=lambda pid: tree_state(pid, whole_tree=True))
+            size = 0
             try:
                 while True:
                     try:
@@ -163,6 +190,14 @@ def run_process_tree(cmd: Sequence[str], *, env: Mapping[str, str] | None, timeo
                     if time.monotonic() - started >= timeout_s:
                         timed_out = True
                         break
+                    if watch is not None:
+                        grown = os.fstat(source.fileno()).st_size
+                        if grown != size:
+                            size = grown
+                            watch.heard()
+                        elif (silent := watch.verdict()) is not None:
+                            stopped = tuple(stopped_in_tree(proc.pid))
+                            break
             finally:
                 if proc.poll() is None:
                     kill_tree(proc)
@@ -174,7 +209,8 @@ def run_process_tree(cmd: Sequence[str], *, env: Mapping[str, str] | None, timeo
         if os.path.exists(name):
             os.unlink(name)
     return ProcessOutcome(returncode=proc.returncode, output_tail=tail, timed_out=timed_out,
-                          cancelled=cancelled, elapsed_s=time.monotonic() - started)
+                          cancelled=cancelled, elapsed_s=time.monotonic() - started,
+                          silent=silent, stopped_pids=stopped)
 
 
 def _pump(source: BinaryIO, pending: bytes, on_line: Callable[[str], None] | None) -> bytes:
@@ -199,24 +235,20 @@ def _tail(source: BinaryIO) -> str:
 def kill_tree(proc: subprocess.Popen[bytes], grace_s: float = _KILL_GRACE_S) -> None:
     """SIGTERM ``proc``'s process group (torchrun then stops its workers), then SIGTERM and
     finally SIGKILL every descendant still running, and reap ``proc``. Killing the group is
-    not enough alone: torchrun puts each worker in a session of its own."""
+    not enough alone: torchrun puts each worker in a session of its own. Each SIGTERM comes
+    with a SIGCONT, so that a stopped process gets it."""
     try:
         family = psutil.Process(proc.pid).children(recursive=True)
     except psutil.Error:
         family = []
-    if os.name == "posix":
-        # proc leads its own session, so this reaches anything left in its process group
-        # too; proc is not reaped yet, so the group id cannot belong to anyone else.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGTERM)
-    else:
-        proc.terminate()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=grace_s)
+    # proc leads its own session, so its group reaches anything left in it too; proc is not
+    # reaped yet, so the group id cannot belong to anyone else.
+    wake_and_terminate(proc, grace_s)
     alive = [p for p in family if _running(p)]
     for child in alive:
         with contextlib.suppress(psutil.Error):
             child.terminate()
+            child.resume()
     _, alive = psutil.wait_procs(alive, timeout=grace_s)
     for child in alive:
         with contextlib.suppress(psutil.Error):
@@ -268,15 +300,19 @@ def launch_local(nproc: int, backend: str | None, args: Sequence[str] = (),
                  timeout_s: float = DEFAULT_LAUNCH_TIMEOUT_S, *, json_path: Path | None = None,
                  cancel: threading.Event | None = None,
                  on_line: Callable[[str], None] | None = None,
-                 extra_env: Mapping[str, str] | None = None) -> Path:
+                 extra_env: Mapping[str, str] | None = None,
+                 silence_s: float | None = None) -> Path:
     """Run the benchmark with ``nproc`` processes on this machine; return the report's path.
 
     ``args`` are the benchmark's own options (``--sizes``, ``--ops``, ``--iters``,
     ``--warmup``, ``--timeout``); backend and report path are parameters. Without
     ``json_path`` the report goes into a new temporary folder that the caller then owns.
     ``on_line`` receives every output line (progress lines start with
-    ``torchrig.bench.collective progress``). Raises CollectiveLaunchError (an InputError)
-    with one clear sentence when the run fails, times out or is cancelled.
+    ``torchrig.bench.collective progress``). A run whose output stops for ``silence_s``
+    (default: :data:`COLLECTIVE_SILENCE_S` or twice the workers' ``--timeout``, whichever is
+    longer) while a process is stopped or all are idle is ended by the watchdog. Raises
+    CollectiveLaunchError (an InputError) with one clear sentence when the run fails, times
+    out, hangs or is cancelled.
     """
     _check_int("nproc", nproc, 2, MAX_LOCAL_PROCS)
     if backend is not None and backend not in BACKENDS:
@@ -295,17 +331,23 @@ def launch_local(nproc: int, backend: str | None, args: Sequence[str] = (),
     if not json_path.parent.is_dir():
         raise InputError(f"{json_path}: folder {json_path.parent} does not exist")
     options = replace(options, backend=backend, json_path=json_path.resolve())
+    if silence_s is None:
+        silence_s = max(COLLECTIVE_SILENCE_S, 2 * options.timeout_s)
     cmd = [sys.executable, "-m", LOCAL_LAUNCHER, "--nproc", str(nproc), *options.to_argv()]
     try:
         try:
             outcome = run_process_tree(cmd, env=local_child_env(extra_env),
-                                       timeout_s=timeout_s, cancel=cancel, on_line=on_line)
+                                       timeout_s=timeout_s, cancel=cancel, on_line=on_line,
+                                       silence_s=silence_s)
         except OSError as exc:
             raise CollectiveLaunchError(f"could not start torchrun with {sys.executable} "
                                         f"({exc.strerror or exc})", "failed") from None
         if outcome.cancelled:
             raise CollectiveLaunchError("collective benchmark cancelled; all its processes "
                                         "were stopped", "cancelled", outcome.output_tail)
+        if outcome.silent is not None:
+            raise CollectiveLaunchError(describe_hang(outcome, silence_s), "hung",
+                                        outcome.output_tail)
         if outcome.timed_out:
             raise CollectiveLaunchError(
                 f"collective benchmark did not finish within {timeout_s:g} s and was stopped "
@@ -322,6 +364,20 @@ def launch_local(nproc: int, backend: str | None, args: Sequence[str] = (),
             shutil.rmtree(created_dir, ignore_errors=True)
         raise
     return json_path
+
+
+def describe_hang(outcome: ProcessOutcome, silence_s: float) -> str:
+    """The watchdog's sentence: how long the run said nothing, which processes were stopped
+    (or that it was stopped or hung), and that every process was ended."""
+    if outcome.stopped_pids:
+        pids = ", ".join(str(p) for p in outcome.stopped_pids)
+        what = (f"process {pids} was stopped (SIGSTOP or a debugger)"
+                if len(outcome.stopped_pids) == 1 else
+                f"processes {pids} were stopped (SIGSTOP or a debugger)")
+    else:
+        what = "it was stopped or hung"
+    return (f"collective benchmark sent nothing for {silence_s:g} s: {what}; it was ended "
+            "with all its processes")
 
 
 def parse_progress(line: str) -> tuple[int, int, str] | None:

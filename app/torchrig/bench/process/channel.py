@@ -14,6 +14,10 @@ lines (``{"type": ..., ...}``) from its stdout until the child's final message; 
 stray ``print`` or a C library cannot corrupt it), reads stdin with os.read on a private
 descriptor, and ends with ``os._exit``.
 
+Neither side waits for ever on the other: the child beats (a ``heartbeat`` line at a fixed
+interval from a thread of its own) and the parent ends a child that has sent nothing for
+``silence_s`` (:mod:`torchrig.bench.process.watchdog`), saying so in :attr:`ChildEnd.silent`.
+
 Nothing here imports torch or Qt.
 """
 
@@ -34,6 +38,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from torchrig.bench.process.watchdog import (
+    HEARTBEAT,
+    HEARTBEAT_ENV,
+    SILENCE_TIMEOUT_S,
+    STARTUP_TIMEOUT_S,
+    Silence,
+    describe_silence,
+    heartbeat_interval,
+    interval_from_env,
+    start_heartbeat,
+    wake_and_terminate,
+)
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
@@ -112,12 +128,14 @@ def kill_child(proc: subprocess.Popen[bytes]) -> None:
 
 @dataclass(frozen=True)
 class ChildEnd:
-    """How a child run ended: its exit status, the end of its stderr, and whether it was
-    killed because it did not stop when asked."""
+    """How a child run ended: its exit status, the end of its stderr, whether it was
+    killed because it did not stop when asked, and, when the watchdog ended it, the sentence
+    saying so (:func:`~torchrig.bench.process.watchdog.describe_silence`)."""
 
     returncode: int | None
     stderr_tail: tuple[str, ...]
     killed_for_cancel: bool
+    silent: Msg | None = None
 
     def last_words(self) -> str:
         """The last non-empty stderr line (an import error, a traceback's last line)."""
@@ -137,19 +155,26 @@ def _keep_tail(stream: IO[bytes], tail: collections.deque[str]) -> None:
 
 def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Event,
               on_line: Callable[[str], bool], what: Msg = BENCH_PROCESS,
-              env: Mapping[str, str] | None = None, python: str | None = None) -> ChildEnd:
+              env: Mapping[str, str] | None = None, python: str | None = None,
+              silence_s: float = SILENCE_TIMEOUT_S,
+              startup_s: float = STARTUP_TIMEOUT_S) -> ChildEnd:
     """Run ``python -m module``, send ``request``, and give each stdout line to ``on_line``
     (on this thread) until the child ends. ``on_line`` returns True once the child's final
     message has arrived: from then on cancel no longer kills it, and it has
-    :data:`EXIT_WAIT_S` to exit.
+    :data:`EXIT_WAIT_S` to exit. Heartbeat lines are not passed on.
+
+    A child that sends nothing for ``silence_s`` (``startup_s`` before its first line) is
+    stopped or hung: it is ended (SIGTERM and SIGCONT, SIGKILL after a grace) and
+    ``ChildEnd.silent`` says so.
 
     Raises:
         BenchProcessError: the child could not be started.
     """
+    beat = {HEARTBEAT_ENV: f"{heartbeat_interval(silence_s):g}", **(env or {})}
     try:
         proc = subprocess.Popen(
             [python or sys.executable, "-m", module], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(env),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(beat),
             start_new_session=os.name == "posix")
     except OSError as exc:
         raise BenchProcessError(f"could not start {what.en} ({exc})") from None
@@ -164,6 +189,8 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
     asked_at: float | None = None
     finished_at: float | None = None
     killed_for_cancel = False
+    silence = Silence(proc.pid, silence_s, startup_s)
+    silent: Msg | None = None
     assert proc.stdin is not None
     try:
         try:
@@ -185,12 +212,20 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
             if finished_at is not None and now - finished_at > EXIT_WAIT_S and \
                     proc.poll() is None:
                 kill_child(proc)
+            if silent is None and finished_at is None and not killed_for_cancel and \
+                    lines.empty() and (verdict := silence.verdict()) is not None:
+                silent = describe_silence(what, proc.pid, silence.limit_s, verdict)
+                if not wake_and_terminate(proc):
+                    kill_child(proc)
             try:
                 line = lines.get(timeout=0.05)
             except queue.Empty:
                 continue
             if line is None:
                 break
+            silence.heard()
+            if _is_heartbeat(line):
+                continue
             if on_line(line) and finished_at is None:
                 finished_at = time.monotonic()
     finally:
@@ -206,7 +241,12 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    return ChildEnd(proc.returncode, tuple(tail), killed_for_cancel)
+    return ChildEnd(proc.returncode, tuple(tail), killed_for_cancel, silent)
+
+
+def _is_heartbeat(line: str) -> bool:
+    message = parse_line(line) if HEARTBEAT in line else None
+    return message is not None and message["type"] == HEARTBEAT
 
 
 def parse_line(line: str) -> dict[str, Any] | None:
@@ -291,11 +331,13 @@ def serve(read_request: Callable[[str], dict[str, Any]],
           work: Callable[[dict[str, Any], Channel, threading.Event], int]) -> None:
     """A child's main: read the request, run ``work`` with a cancel token that the parent's
     ``cancel`` line (or its going away) sets, and exit with ``work``'s code. A request that
-    ``read_request`` refuses is sent back as ``input_error`` (exit 2)."""
+    ``read_request`` refuses is sent back as ``input_error`` (exit 2). A heartbeat line goes
+    out every ``$TORCHRIG_HEARTBEAT_S`` seconds from start to exit."""
     # Ctrl-C in a terminal reaches the whole foreground group; the parent decides what a
     # Ctrl-C means and tells this process through stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     channel = Channel(_protocol_stream())
+    start_heartbeat(lambda: channel.send(HEARTBEAT), interval_from_env())
     control = _private_stdin()
     try:
         request = read_request(read_line(control) or "")

@@ -10,6 +10,8 @@ So both faces run the suite with :func:`run_isolated`, which starts
 * on cancel, asks the child to stop and, if it has not ended within
   :data:`~torchrig.bench.process.channel.CANCEL_GRACE_S`, kills it and everything it started -
   Cancel always takes effect within a second;
+* when the child has sent nothing, not even its heartbeat, for ``silence_s`` (stopped with
+  SIGSTOP, frozen, deadlocked), ends it (:mod:`torchrig.bench.process.watchdog`) and says so;
 * when the child dies without its final report, builds the report from what had arrived:
   finished benchmarks as they were, the one running marked with what ended it, the rest
   "not run" - and says so in ``report.interrupted``.
@@ -39,6 +41,7 @@ from torchrig.bench.process.protocol import (
     progress_from_dict,
     settings_to_dict,
 )
+from torchrig.bench.process.watchdog import SILENCE_TIMEOUT_S
 from torchrig.bench.report import BenchReport, BenchResult, Measurement
 from torchrig.bench.settings import BenchSettings
 from torchrig.errors import InputError
@@ -152,6 +155,7 @@ def run_isolated(
     registry: str | None = None,
     env: Mapping[str, str] | None = None,
     python: str | None = None,
+    silence_s: float = SILENCE_TIMEOUT_S,
 ) -> BenchReport:
     """Run the suite in ``python -m torchrig.bench.process.child`` and return its report.
 
@@ -166,6 +170,8 @@ def run_isolated(
         registry: ``"module:attribute"`` of another benchmark list (tests).
         env: extra environment variables for the child.
         python: the interpreter (default: this one).
+        silence_s: a child that sends nothing for this long is ended as stopped or hung;
+            the report keeps what it had measured and ``report.interrupted`` says why.
 
     Raises:
         InputError: bad settings (the child's message).
@@ -180,12 +186,12 @@ def run_isolated(
         return follower.report is not None or follower.input_error is not None
 
     end = run_child(CHILD_MODULE, request, cancel=cancel, on_line=on_line, env=env,
-                    python=python)
+                    python=python, silence_s=silence_s)
     if follower.input_error is not None:
         raise InputError(follower.input_error)
     if follower.report is not None:
         return follower.report
-    ended = describe_exit(end.returncode)
+    ended = end.silent or describe_exit(end.returncode)
     if follower.header is None:
         last = end.last_words()
         raise BenchProcessError(f"{ended.en} before measuring anything"

@@ -56,6 +56,8 @@ class BenchPage(QWidget):
         runner: the TaskRunner that owns the benchmark thread.
         registry / child_env: another benchmark list ("module:attribute") and extra
             environment for the child process (tests).
+        child_silence_s: how long the child may send nothing before it is ended as stopped
+            or hung (None: the watchdog's default; tests shorten it).
     """
 
     report_ready = Signal(object)
@@ -71,6 +73,7 @@ class BenchPage(QWidget):
         self._current_bench = ""
         self.registry: str | None = None
         self.child_env: dict[str, str] | None = None
+        self.child_silence_s: float | None = None
         self.runner = TaskRunner(self)
         self.runner.progress.connect(self._on_event)
         self.runner.succeeded.connect(self._on_done)
@@ -246,6 +249,7 @@ class BenchPage(QWidget):
         settings = settings or self.bench_settings()
         profile = self.profile.to_dict() if self.profile is not None else None
         registry, child_env = self.registry, self.child_env
+        silence_s = self.child_silence_s
         self.table.setRowCount(0)
         self._results: list[Any] = []
         self.log.clear()
@@ -261,6 +265,7 @@ class BenchPage(QWidget):
                 return work(cancel, emit)
             from torchrig.bench.process.channel import BenchProcessError
             from torchrig.bench.process.isolated import run_isolated
+            from torchrig.bench.process.watchdog import SILENCE_TIMEOUT_S
             from torchrig.bench.report import save_to_history
 
             try:
@@ -269,7 +274,7 @@ class BenchPage(QWidget):
                     on_progress=lambda p: emit(("progress", p)),
                     on_measurement=lambda m: emit(("measurement", m)),
                     on_result=lambda r: emit(("result", r)), registry=registry,
-                    env=child_env)
+                    env=child_env, silence_s=silence_s or SILENCE_TIMEOUT_S)
             except BenchProcessError as exc:
                 emit(("log", exc.details))
                 raise
