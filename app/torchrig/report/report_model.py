@@ -115,27 +115,34 @@ class SheetJob:
     def sheet(self) -> Sheet:
         """The sheet as it will be printed (reportlab is not needed for this): the build's,
         or with no build the workload's plan sheet."""
-        from torchrig.report.assemble import assemble_sheet
         from torchrig.report.sheet import Header, SheetOptions
 
         if self.build is None:
             from torchrig.report.plan_sheet import assemble_plan_sheet
 
-            return assemble_plan_sheet(
+            sheet = assemble_plan_sheet(
                 self.workload, self.catalog, header=Header(**self.header), lang=self.lang,
                 options=SheetOptions(lang=self.lang, sections=self.sections,
                                      internal=self.internal))
-        sheet = assemble_sheet(
+        else:
+            sheet = self._build_sheet()
+        if self.verify is not None:
+            # The measurement is of the attached workload, which both kinds of sheet plan.
+            from torchrig.report.verify_section import verify_section
+
+            sheet = replace(sheet, verify=verify_section(self.verify, self.lang))
+        return sheet
+
+    def _build_sheet(self) -> Sheet:
+        from torchrig.report.assemble import assemble_sheet
+        from torchrig.report.sheet import Header, SheetOptions
+
+        return assemble_sheet(
             self.build, self.catalog, header=Header(**self.header), lang=self.lang,
             workload=self.workload, bench_report=self.bench_report, profile=self.profile,
             collective_report=self.collective_report, tier_id=self.tier,
             options=SheetOptions(lang=self.lang, sections=self.sections,
                                  internal=self.internal), default_rate=self.default_rate)
-        if self.verify is not None:
-            from torchrig.report.verify_section import verify_section
-
-            sheet = replace(sheet, verify=verify_section(self.verify, self.lang))
-        return sheet
 
     def __call__(self) -> bytes:
         # reportlab is imported here, on the worker, not on the GUI thread (~200 ms).
