@@ -119,6 +119,17 @@ CPUS = {
     # Hardwareluxx's launch table (3.9 GHz boost, socket).
     "intel-xeon-6980p": (128, 256, 2.0, 3.9, 500, "LGA7529", None),
     "intel-xeon-6972p": (96, 192, 2.4, 3.9, 500, "LGA7529", None),
+    # Popular China-sold CPUs with JD.com prices (docs/hardware-sources.md sec. 4): Intel ARK
+    # (felixsteinke/cpu-spec-dataset, P-core base clock, processor base power, "AVX2" only) and
+    # AMD's spec export (AMDCSV; AVX-512 not in it).
+    "intel-core-i5-13400f": (10, 16, 2.5, 4.6, 65, "LGA1700", False),
+    "intel-core-i5-13400": (10, 16, 2.5, 4.6, 65, "LGA1700", False),
+    "intel-core-i5-13600k": (14, 20, 3.5, 5.1, 125, "LGA1700", False),
+    "amd-ryzen-5-7600x": (6, 12, 4.7, 5.3, 105, "AM5", None),
+    "amd-ryzen-5-7600": (6, 12, 3.8, 5.1, 65, "AM5", None),
+    "amd-ryzen-7-7700x": (8, 16, 4.5, 5.4, 105, "AM5", None),
+    "amd-ryzen-5-5600g": (6, 12, 3.9, 4.4, 65, "AM4", None),
+    "amd-ryzen-7-5700g": (8, 16, 3.8, 4.6, 65, "AM4", None),
 }
 
 

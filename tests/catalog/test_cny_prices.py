@@ -9,9 +9,11 @@ import datetime
 import json
 import re
 from decimal import Decimal
-from typing import Any
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
+
+import pytest
 
 from torchrig.catalog.loader import default_resources_dir, load_catalog
 
@@ -59,21 +61,39 @@ def test_every_cny_price_cites_a_page_and_a_day() -> None:
     assert seen >= 8
 
 
-def test_china_market_and_jd_prices() -> None:
-    catalog = load_catalog()
+# JD.com listings with the price and day Pyrad/pyradnotes (source/Notes/BuildYourOwnComputer.md)
+# recorded for each: id: (CNY, day, JD item number).
+JD_PRICES = {
+    "intel-core-i5-12400f": ("1189", "2023-08-30", "100031035610"),
+    "intel-core-i5-13400f": ("1489", "2023-08-30", "100049450275"),
+    "intel-core-i5-13400": ("1749", "2023-08-30", "100049450205"),
+    "intel-core-i5-13600k": ("2349", "2023-08-30", "100040185485"),
+    "amd-ryzen-7-7800x3d": ("2999", "2023-08-28", "100046394400"),
+    "amd-ryzen-7-7700x": ("1999", "2023-08-28", "100039537657"),
+    "amd-ryzen-5-7600x": ("1449", "2023-08-25", "100039537655"),
+    "amd-ryzen-5-7600": ("1399", "2023-08-25", "100051589597"),
+    "amd-ryzen-5-5600g": ("839", "2023-08-25", "100012989127"),
+    "amd-ryzen-7-5700g": ("1149", "2023-08-25", "100012989117"),
+}
 
-    def cny(pid: str) -> set[tuple[Decimal, str, str]]:
-        return {(p.amount, p.date, p.kind) for p in catalog.get(pid).prices if p.currency == "CNY"}
 
+def _cny(pid: str) -> list[Any]:
+    return [p for p in load_catalog().get(pid).prices if p.currency == "CNY"]
+
+
+@pytest.mark.parametrize("pid", sorted(JD_PRICES))
+def test_jd_listing_prices(pid: str) -> None:
+    amount, day, item = JD_PRICES[pid]
+    (price,) = _cny(pid)
+    assert (price.amount, price.date, price.kind) == (Decimal(amount), day, "retail")
+    assert price.source == f"https://item.jd.com/{item}.html"
+    assert price.reliability == "low"  # a third party's record of the listing, not JD itself
+
+
+def test_china_market_gpu_prices() -> None:
     # svethardware.cz / guru3d: NVIDIA's China price for the RTX 4090 D, RMB 12,999 (Dec 2023).
-    assert cny("nvidia-rtx-4090d") == {(Decimal("12999"), "2023-12", "launch-msrp")}
-    # JD.com listings recorded in Pyrad/pyradnotes: i5-12400F 1,189 (2023-08-30),
-    # Ryzen 7 7800X3D 2,999 (2023-08-28).
-    assert cny("intel-core-i5-12400f") == {(Decimal("1189"), "2023-08-30", "retail")}
-    assert cny("amd-ryzen-7-7800x3d") == {(Decimal("2999"), "2023-08-28", "retail")}
-    for pid in ("intel-core-i5-12400f", "amd-ryzen-7-7800x3d"):
-        (price,) = [p for p in catalog.get(pid).prices if p.currency == "CNY"]
-        assert urlparse(price.source).hostname == "item.jd.com"
+    (price,) = _cny("nvidia-rtx-4090d")
+    assert (price.amount, price.date, price.kind) == (Decimal("12999"), "2023-12", "launch-msrp")
 
 
 def test_parts_of_the_cny_sample_builds_without_a_cny_price_are_known() -> None:
