@@ -1,4 +1,4 @@
-"""CNY prices and the reference exchange rate (docs/hardware-sources.md sec. 4 and 9).
+"""CNY prices and the reference exchange rate (docs/hardware-sources.md sec. 4 and 8).
 
 The expected values are the figures the cited pages give, written out here.
 """

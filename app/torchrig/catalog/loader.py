@@ -61,12 +61,6 @@ def default_resources_dir() -> Path:
     return resources_dir()
 
 
-# Files in the catalog folder that are not part lists: the source keys, and the reference
-# data on export controls and exchange rates (docs/hardware-sources.md sec. 8 and 9), which
-# have formats of their own and their own readers.
-NOT_PART_FILES = frozenset({"sources.json", "export_controls.json", "exchange_rates.json"})
-
-
 def load_catalog(root: str | Path | None = None) -> Catalog:
     """Load parts, sources, seed rules and tiers from ``root`` (see module doc); cached per
     resolved folder, so callers may call it freely. ``clear_catalog_cache()`` forgets it."""
