@@ -77,6 +77,9 @@ GPUS.update({
     "nvidia-h20": (96, 4000, 44, 148, 74, 400, None, None, "9.0"),
     "nvidia-l20": (48, 864, 59.35, 119.5, 59.8, 275, 4, 16, "8.9"),
     "nvidia-l2": (24, 300, None, 96.5, 48.3, None, 4, 16, None),
+    # RTX 5060 8GB: yesky.com (8 GB, 448 GB/s, PCIe 5.0 x8), zhikuai.com (145 W, 2.50 GHz);
+    # FP32 by hand 3,840 x 2 x 2.50 GHz = 19.2 TFLOPS; no tensor figure found.
+    "nvidia-rtx-5060": (8, 448, 19.2, None, None, 145, 5, 8, "12.0"),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md

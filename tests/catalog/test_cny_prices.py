@@ -94,6 +94,9 @@ def test_china_market_gpu_prices() -> None:
     # svethardware.cz / guru3d: NVIDIA's China price for the RTX 4090 D, RMB 12,999 (Dec 2023).
     (price,) = _cny("nvidia-rtx-4090d")
     assert (price.amount, price.date, price.kind) == (Decimal("12999"), "2023-12", "launch-msrp")
+    # xbdblog.top / news.43u.com.cn: RTX 5060 on sale 2025-05-20 at CNY 2,499.
+    (price,) = _cny("nvidia-rtx-5060")
+    assert (price.amount, price.date, price.kind) == (Decimal("2499"), "2025-05-20", "launch-msrp")
 
 
 def test_parts_of_the_cny_sample_builds_without_a_cny_price_are_known() -> None:

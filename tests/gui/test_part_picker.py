@@ -45,11 +45,13 @@ def _price_cell(picker: PartPicker, part_id: str) -> str:
 
 def test_typing_24gb_finds_the_24_gib_cards(picker, qtbot):
     qtbot.keyClicks(picker.search_edit, "24GB")
-    assert sorted(_rows(picker)) == ["nvidia-l4", "nvidia-rtx-3090", "nvidia-rtx-4090",
-                                     "nvidia-rtx-pro-4000-blackwell"]
+    # The 24 GB cards, with the China-market L2, RTX 4090 D and RTX 5090 D V2.
+    assert sorted(_rows(picker)) == ["nvidia-l2", "nvidia-l4", "nvidia-rtx-3090",
+                                     "nvidia-rtx-4090", "nvidia-rtx-4090d",
+                                     "nvidia-rtx-5090d-v2", "nvidia-rtx-pro-4000-blackwell"]
     picker.search_edit.clear()
     qtbot.keyClicks(picker.search_edit, "rtx4090")
-    assert _rows(picker) == ["nvidia-rtx-4090"]
+    assert _rows(picker) == ["nvidia-rtx-4090", "nvidia-rtx-4090d"]  # the China-market 4090 D too
 
 
 def test_compatible_filter_is_on_by_default_and_can_be_turned_off(build_picker, shown_window,
