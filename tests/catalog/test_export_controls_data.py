@@ -15,7 +15,11 @@ from typing import Any
 
 import pytest
 
+from torchrig.builds.build import Build, LineItem
+from torchrig.builds.compat import check_build
+from torchrig.catalog.export_controls import load_export_controls
 from torchrig.catalog.loader import default_resources_dir, load_catalog
+from torchrig.findings import Severity
 
 PATH = default_resources_dir() / "catalog" / "export_controls.json"
 
@@ -107,3 +111,22 @@ def test_the_china_market_geforce_cards_are_the_rtx_4090_alternatives() -> None:
     assert "nvidia-rtx-4090d" in parts["nvidia-rtx-4090"]["alternatives"]
     # The H20 needs a licence since 2025-04-09 (NVIDIA 8-K): it is listed, not suggested.
     assert parts["nvidia-h20"]["rules"] == ["us-licence-2025-04-09-h20"]
+
+
+def test_the_shipped_list_loads_and_warns_a_cny_build_with_an_rtx_4090() -> None:
+    # The module that reads the file accepts it, and the build check turns it into the
+    # warning: NVIDIA's filing names the RTX 4090 under the 2023 rule (see above).
+    catalog = load_catalog()
+    controls = load_export_controls(PATH, set(catalog.parts))
+    assert set(controls.parts) == {p["part_id"] for p in _doc()["parts"]}
+    lines = [LineItem(part_id="nvidia-rtx-4090", quantity=1)]
+    cny = [f for f in check_build(Build(name="t", currency="CNY", line_items=lines), catalog)
+           if f.code == "export.us_controls"]
+    assert [f.severity for f in cny] == [Severity.WARNING]
+    (finding,) = cny
+    assert "2023-10-17" in finding.detail.en and "2023-10-17" in finding.detail.zh
+    assert "https://www.federalregister.gov/d/2023-23055" in finding.source.en
+    assert "RTX 4090 D" in finding.fix.en and "RTX 5090 D V2" in finding.fix.zh
+    # The same part quoted in USD (and no region given) is not a sale in China.
+    usd = check_build(Build(name="t", currency="USD", line_items=lines), catalog)
+    assert "export.us_controls" not in {f.code for f in usd}
