@@ -48,11 +48,18 @@ def test_check_sample_build_prices_and_passes(capsys):
 
 def test_a_default_rate_prices_a_build_that_has_none(capsys, tmp_path):
     """professional.json is in CNY with no rate of its own; the i9-13900K's catalog price is
-    in USD. --cny-per-usd prices it, dated; a build's own rate is never replaced."""
+    in USD. The shipped reference rate prices it, --cny-per-usd replaces that, dated; a build's
+    own rate is never replaced."""
     build = str(ROOT / "builds" / "professional.json")
     _, before, _ = run(capsys, "check", build, "--json")
-    line = json.loads(before)["build"]["lines"][0]
-    assert line["status"] == "exchange rate needed"
+    priced_before = json.loads(before)["build"]
+    line = priced_before["lines"][0]
+    # resources/catalog/exchange_rates.json: 7.0173 (2026-01-06); USD 589 x 7.0173 = 4,133.1897,
+    # CNY 4,133.19 to the cent. More than 30 days old, so flagged.
+    assert line["status"] == "ok" and Decimal(line["unit_price"]) == Decimal("4133.19")
+    assert (priced_before["exchange_rate"], priced_before["exchange_rate_date"]) == (
+        "7.0173", "2026-01-06")
+    assert priced_before["exchange_rate_stale"] is True
     _, after, _ = run(capsys, "check", build, "--json", "--cny-per-usd", "7.1",
                       "--rate-date", "2026-11-30")
     priced = json.loads(after)["build"]["lines"][0]

@@ -20,7 +20,10 @@ DATA = Path(__file__).resolve().parent / "data"
 def _build(*lines: tuple[str, int], nodes: int = 1, custom: tuple[str, ...] = ()) -> Build:
     items = [LineItem(part_id=pid, quantity=q) for pid, q in lines]
     items += [LineItem(text=c, category=c) for c in custom]
-    return Build(name="t", nodes=nodes, line_items=items)
+    # Quoted in USD: these tests are about compatibility. A CNY build also gets the export-control
+    # warning for a listed part (the RTX 4090 here), which tests/builds/test_export_checks.py and
+    # tests/catalog/test_export_controls_data.py test.
+    return Build(name="t", nodes=nodes, currency="USD", line_items=items)
 
 
 def _codes(findings: list[Finding]) -> dict[str, Severity]:
@@ -90,9 +93,12 @@ def test_sample_specific_findings() -> None:
     assert _codes(dual)["board.memory_2dpc"] is Severity.ADVICE
     ent = check_build(load_build(ROOT / "builds" / "enterprise.json", cat), cat)
     # Its EPYC 7003 hosts are PCIe Gen4: the 400 Gb/s NDR adapter runs at about 252 Gb/s.
+    # Quoted in CNY with A100s, which the US rules of October 2022 and 2023 cover
+    # (resources/catalog/export_controls.json): the export-control warning.
     assert _codes(ent) == {"compat.platform_unchecked": Severity.ADVICE,
                            "board.nic_per_gpu": Severity.ADVICE,
-                           "board.nic_pcie": Severity.BOTTLENECK}
+                           "board.nic_pcie": Severity.BOTTLENECK,
+                           "export.us_controls": Severity.WARNING}
 
 
 def test_memory_type_against_cpu_and_board() -> None:

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def _build(*lines: tuple[str, int], nodes: int = 1, custom: tuple[str, ...] = ()) -> Build:
     items = [LineItem(part_id=pid, quantity=q) for pid, q in lines]
     items += [LineItem(text=c, category=c) for c in custom]
-    return Build(name="t", nodes=nodes, line_items=items)
+    # Quoted in USD: these tests are about compatibility. A CNY build also gets the export-control
+    # warning for a listed part (the RTX 4090 here), which tests/builds/test_export_checks.py and
+    # tests/catalog/test_export_controls_data.py test.
+    return Build(name="t", nodes=nodes, currency="USD", line_items=items)
 
 
 def _codes(findings: list[Finding]) -> dict[str, Severity]:

@@ -64,6 +64,24 @@ GPUS.update({
 # sparse halved for dense) and NVIDIA's MLPerf system description (180 GB, 1,000 W, Gen5 x16).
 GPUS["nvidia-b200-sxm"] = (180, 8000, 75, 2250, 1125, 1000, 5, 16, "10.0")
 
+# China-market GPUs (docs/hardware-sources.md sec. 1 and note 5.10). RTX 4090 D: 14,592 cores,
+# 456 tensor cores, 2.52 GHz, 425 W (guru3d, evertiq); FP32 by hand 14,592 x 2 x 2.52 GHz = 73.5
+# TFLOPS, FP16 165.2 x 456 / 512 = 147.1, TF32 half of that. RTX 5090 D / D V2: Tom's Hardware's
+# table (104.8 FP32, 2,375 AI TOPS / 16 = 148.4; V2 24 GB on 384 bit: 28 Gbps x 384 / 8 = 1,344
+# GB/s). H20, L20, L2: Tom's Hardware's table of the three (dense tensor rates), FP32 44 for the
+# H20 (zangshuxian), 59.35 and 275 W for the L20 (topcpu.net), 400 W for the H20 (willitrunai).
+GPUS.update({
+    "nvidia-rtx-4090d": (24, 1008, 73.5, 147.1, 73.6, 425, 4, 16, "8.9"),
+    "nvidia-rtx-5090d": (32, 1792, 104.8, 148.4, None, 575, 5, 16, "12.0"),
+    "nvidia-rtx-5090d-v2": (24, 1344, 104.8, 148.4, None, 575, 5, 16, "12.0"),
+    "nvidia-h20": (96, 4000, 44, 148, 74, 400, None, None, "9.0"),
+    "nvidia-l20": (48, 864, 59.35, 119.5, 59.8, 275, 4, 16, "8.9"),
+    "nvidia-l2": (24, 300, None, 96.5, 48.3, None, 4, 16, None),
+    # RTX 5060 8GB: yesky.com (8 GB, 448 GB/s, PCIe 5.0 x8), zhikuai.com (145 W, 2.50 GHz);
+    # FP32 by hand 3,840 x 2 x 2.50 GHz = 19.2 TFLOPS; no tensor figure found.
+    "nvidia-rtx-5060": (8, 448, 19.2, None, None, 145, 5, 8, "12.0"),
+})
+
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md
 # section 2.
 CPUS = {
@@ -104,6 +122,17 @@ CPUS = {
     # Hardwareluxx's launch table (3.9 GHz boost, socket).
     "intel-xeon-6980p": (128, 256, 2.0, 3.9, 500, "LGA7529", None),
     "intel-xeon-6972p": (96, 192, 2.4, 3.9, 500, "LGA7529", None),
+    # Popular China-sold CPUs with JD.com prices (docs/hardware-sources.md sec. 4): Intel ARK
+    # (felixsteinke/cpu-spec-dataset, P-core base clock, processor base power, "AVX2" only) and
+    # AMD's spec export (AMDCSV; AVX-512 not in it).
+    "intel-core-i5-13400f": (10, 16, 2.5, 4.6, 65, "LGA1700", False),
+    "intel-core-i5-13400": (10, 16, 2.5, 4.6, 65, "LGA1700", False),
+    "intel-core-i5-13600k": (14, 20, 3.5, 5.1, 125, "LGA1700", False),
+    "amd-ryzen-5-7600x": (6, 12, 4.7, 5.3, 105, "AM5", None),
+    "amd-ryzen-5-7600": (6, 12, 3.8, 5.1, 65, "AM5", None),
+    "amd-ryzen-7-7700x": (8, 16, 4.5, 5.4, 105, "AM5", None),
+    "amd-ryzen-5-5600g": (6, 12, 3.9, 4.4, 65, "AM4", None),
+    "amd-ryzen-7-5700g": (8, 16, 3.8, 4.6, 65, "AM4", None),
 }
 
 
@@ -161,8 +190,12 @@ def test_derived_tensor_figures_are_marked() -> None:
     for pid in ("nvidia-rtx-3060-12gb", "nvidia-rtx-4060-ti-16gb", "nvidia-rtx-4070-ti-super",
                 "nvidia-rtx-4080-super", "nvidia-rtx-6000-ada"):
         assert cat.get(pid).is_derived("fp16_tensor_flops"), pid
-    for pid in ("nvidia-rtx-4090", "nvidia-rtx-3090", "nvidia-a100-80gb-sxm", "nvidia-l40s"):
+    for pid in ("nvidia-rtx-4090", "nvidia-rtx-3090", "nvidia-a100-80gb-sxm", "nvidia-l40s",
+                "nvidia-h20", "nvidia-l20", "nvidia-l2"):
         assert not cat.get(pid).is_derived("fp16_tensor_flops"), pid
+    # The China-market GeForce cards: no NVIDIA tensor figure was found, so both are derived.
+    for pid in ("nvidia-rtx-4090d", "nvidia-rtx-5090d", "nvidia-rtx-5090d-v2"):
+        assert cat.get(pid).is_derived("fp16_tensor_flops"), pid
 
 
 def test_nvidia_tensor_figures_state_the_accumulate_convention() -> None:
@@ -201,7 +234,6 @@ SOURCED_PRICES = {
     "nvidia-gtx-1660-super": (229, "USD", "2019-10", "launch-msrp"),
     "nvidia-rtx-5080": (999, "USD", "2025-01", "launch-msrp"),
     "nvidia-rtx-5070-ti": (749, "USD", "2025-01", "launch-msrp"),
-    "intel-core-i5-12400f": (167, "USD", "2022-01", "launch-msrp"),
     "intel-core-i7-13700k": (409, "USD", "2022-09", "launch-msrp"),
     "intel-xeon-w9-3495x": (5889, "USD", "2023-03", "launch-msrp"),
     "intel-xeon-6980p": (17800, "USD", "2024-09", "launch-msrp"),
@@ -212,3 +244,10 @@ SOURCED_PRICES = {
 @pytest.mark.parametrize("pid", sorted(SOURCED_PRICES))
 def test_sourced_prices(pid: str) -> None:
     assert price_facts(pid) == [SOURCED_PRICES[pid]]
+
+
+def test_i5_12400f_prices() -> None:
+    # Intel's launch price (pcgamer) and a JD.com listing price recorded on 2023-08-30
+    # (Pyrad/pyradnotes, docs/hardware-sources.md sec. 4).
+    assert price_facts("intel-core-i5-12400f") == [
+        (167, "USD", "2022-01", "launch-msrp"), (1189, "CNY", "2023-08-30", "retail")]

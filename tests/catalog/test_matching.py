@@ -22,6 +22,8 @@ from torchrig.units import GiB
     ("NVIDIA H100 NVL", "nvidia-h100-nvl"),
     ("NVIDIA H200 NVL", "nvidia-h200-nvl"),
     ("Tesla V100-PCIE-32GB", "nvidia-v100-32gb-pcie"),
+    # The China-market card is its own part now, no longer a near miss of the RTX 4090.
+    ("NVIDIA GeForce RTX 4090 D", "nvidia-rtx-4090d"),
 ])
 def test_match_gpu(detected: str, expected: str) -> None:
     part = match_gpu(load_catalog(), detected)
@@ -29,7 +31,7 @@ def test_match_gpu(detected: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize("detected", [
-    "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H800 PCIe", "",
+    "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA H800 PCIe", "",
     "Some Unknown GPU",
 ])
 def test_near_misses_do_not_match(detected: str) -> None:

@@ -37,8 +37,11 @@ def test_units_and_spaces_are_loose() -> None:
 
 def test_24gb_finds_the_24_gib_cards() -> None:
     found = _ids(PartQuery("gpu", text="24GB"))
+    # The 24 GB cards of docs/hardware-sources.md sec. 1, with the China-market RTX 4090 D,
+    # RTX 5090 D V2 and L2 (24 GB each per their sources).
     assert set(found) == {"nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-l4",
-                          "nvidia-rtx-pro-4000-blackwell"}
+                          "nvidia-rtx-pro-4000-blackwell", "nvidia-rtx-4090d",
+                          "nvidia-rtx-5090d-v2", "nvidia-l2"}
 
 
 def test_choice_filter_by_socket() -> None:

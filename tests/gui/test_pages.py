@@ -94,7 +94,8 @@ def test_build_page_prices_edits_and_checks_live(shown_window, dialogs, file_dia
     picker = page.picker
     choose(picker.category_box, "gpu")
     qtbot.keyClicks(picker.search_edit, "4090")
-    assert [p.id for p in picker.visible_parts()] == ["nvidia-rtx-4090"]
+    # The RTX 4090 and the China-market RTX 4090 D; the first row is the RTX 4090.
+    assert [p.id for p in picker.visible_parts()] == ["nvidia-rtx-4090", "nvidia-rtx-4090d"]
     click_cell(qtbot, picker.parts_table, 0, 0)
     click(qtbot, picker.add_button)
     assert page.build.line_items[0].part_id == "nvidia-rtx-4090"

@@ -45,11 +45,13 @@ def _price_cell(picker: PartPicker, part_id: str) -> str:
 
 def test_typing_24gb_finds_the_24_gib_cards(picker, qtbot):
     qtbot.keyClicks(picker.search_edit, "24GB")
-    assert sorted(_rows(picker)) == ["nvidia-l4", "nvidia-rtx-3090", "nvidia-rtx-4090",
-                                     "nvidia-rtx-pro-4000-blackwell"]
+    # The 24 GB cards, with the China-market L2, RTX 4090 D and RTX 5090 D V2.
+    assert sorted(_rows(picker)) == ["nvidia-l2", "nvidia-l4", "nvidia-rtx-3090",
+                                     "nvidia-rtx-4090", "nvidia-rtx-4090d",
+                                     "nvidia-rtx-5090d-v2", "nvidia-rtx-pro-4000-blackwell"]
     picker.search_edit.clear()
     qtbot.keyClicks(picker.search_edit, "rtx4090")
-    assert _rows(picker) == ["nvidia-rtx-4090"]
+    assert _rows(picker) == ["nvidia-rtx-4090", "nvidia-rtx-4090d"]  # the China-market 4090 D too
 
 
 def test_compatible_filter_is_on_by_default_and_can_be_turned_off(build_picker, shown_window,
@@ -101,6 +103,12 @@ def test_prices_in_the_build_currency(build_picker, shown_window, qtbot):
     picker, page = build_picker, shown_window.build_page
     assert page.build.currency == "CNY" and page.build.exchange_rate is None
     choose(picker.category_box, "cpu")
+    # The shipped reference rate (resources/catalog/exchange_rates.json: 7.0173, 2026-01-06)
+    # prices a USD part in a CNY build: USD 589 x 7.0173 = CNY 4,133.19.
+    assert "≈ CNY 4,133" in _price_cell(picker, "intel-core-i9-13900k")
+    # An install without the reference file, and no rate in Settings: the rate is asked for.
+    picker.reference = None
+    page.apply_settings()
     assert "exchange rate needed" in _price_cell(picker, "intel-core-i9-13900k")
     assert picker.rate_note.isVisibleTo(picker) and "Settings" in picker.rate_note.text()
     type_text(qtbot, page.rate_spin, "7.1")

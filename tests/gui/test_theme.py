@@ -56,14 +56,17 @@ def test_dark_and_back_to_the_system(qapp):
 
 
 def test_a_theme_change_redraws_the_pages_in_its_colours(window, qtbot):
-    add_part(qtbot, window.build_page, "nvidia-l40s", "gpu")  # no price: findings, a red note
+    # No catalog price at all (docs/hardware-sources.md note 5.8): a red note; quoted in CNY, the
+    # export-control finding. (The L40S used before has an estimate, which the shipped
+    # reference rate now converts.)
+    add_part(qtbot, window.build_page, "nvidia-h100-pcie", "gpu")
     assert LIGHT["error"] in window.build_page.totals.text()
     menu_action(window, "Settings", "Theme", "Dark").trigger()
     assert window.rebuilds == 1 and window.settings.theme == "dark"
     html = window.build_page.findings_view.toHtml()
     assert DARK["caution"] in html or DARK["warn"] in html or DARK["error"] in html
     assert DARK["error"] in window.build_page.totals.text()
-    assert window.build_page.build.line_items[0].part_id == "nvidia-l40s"
+    assert window.build_page.build.line_items[0].part_id == "nvidia-h100-pcie"
 
 
 def _finding(code: str, source: str) -> Finding:

@@ -166,6 +166,9 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
 
 def test_a_tier_build_marks_old_prices_and_parts_out_of_production(window, qtbot):
     window.show()
+    # Without the shipped reference rate, so a USD-priced line waits for a price.
+    window.build_page.picker.reference = None
+    window.build_page.apply_settings()
     targets = window.targets_page
     targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
     click(qtbot, targets.start_button)
@@ -185,6 +188,8 @@ def test_a_tier_build_marks_old_prices_and_parts_out_of_production(window, qtbot
 def test_a_missing_exchange_rate_is_asked_for_and_typing_it_prices_the_lines(window, qtbot):
     window.show()
     window.settings.exchange_rate = 0.0  # no default rate: the build starts without one
+    window.build_page.picker.reference = None  # nor a shipped reference rate to fall back to
+    window.build_page.apply_settings()
     targets = window.targets_page
     targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
     click(qtbot, targets.start_button)

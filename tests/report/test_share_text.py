@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from torchrig.builds.build import Build, LineItem, build_from_tier, load_build
-from torchrig.builds.pricing import PricedBuild, price_build
+from torchrig.builds.pricing import DefaultRate, PricedBuild, price_build
 from torchrig.catalog import load_catalog
+from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.report.assemble import assemble_sheet
@@ -167,6 +168,15 @@ def _args(build: Path, out: str, **kw: object) -> argparse.Namespace:
     return argparse.Namespace(**values)
 
 
+def _priced_as_the_cli(build: Path, catalog: Catalog) -> PricedBuild:
+    """The build priced as export prices a CNY build without a rate of its own: with the
+    shipped reference rate (resources/catalog/exchange_rates.json)."""
+    reference = reference_rate(catalog.root)
+    assert reference is not None
+    return price_build(load_build(build, catalog), catalog,
+                       default_rate=DefaultRate.from_reference(reference))
+
+
 @pytest.mark.parametrize(("suffix", "fmt"), [(".md", "md"), (".bbcode", "bbcode"),
                                              (".txt", "text"), (".csv", "csv")])
 def test_export_picks_the_format_from_the_suffix(catalog: Catalog, tmp_path: Path, suffix: str,
@@ -174,7 +184,7 @@ def test_export_picks_the_format_from_the_suffix(catalog: Catalog, tmp_path: Pat
     build = ROOT / "builds" / "professional.json"
     out = tmp_path / f"quote{suffix}"
     assert run_export_cli(_args(build, str(out), lang="zh")) == 0
-    expected = share_text(price_build(load_build(build, catalog), catalog), fmt, "zh")
+    expected = share_text(_priced_as_the_cli(build, catalog), fmt, "zh")
     raw = out.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") == (fmt == "csv")  # Excel needs the BOM
     assert raw.decode("utf-8-sig") == expected
@@ -183,8 +193,7 @@ def test_export_picks_the_format_from_the_suffix(catalog: Catalog, tmp_path: Pat
 def test_export_text_to_stdout(catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
     build = ROOT / "builds" / "entry.json"
     assert run_export_cli(_args(build, "-", format="md")) == 0
-    assert capsys.readouterr().out == share_text(
-        price_build(load_build(build, catalog), catalog), "md", "en")
+    assert capsys.readouterr().out == share_text(_priced_as_the_cli(build, catalog), "md", "en")
 
 
 @pytest.mark.parametrize(("out", "kw", "message"), [
