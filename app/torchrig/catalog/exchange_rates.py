@@ -46,6 +46,12 @@ STALE_AFTER_DAYS = 30
 limit, as six months is for prices (``catalog/alerts.py``)."""
 
 
+KIND_ZH = {
+    # The rate China's foreign-exchange market publishes each morning on the PBOC's authority.
+    "PBOC central parity": "中国人民银行人民币汇率中间价",
+}
+"""Chinese names of the rate kinds the shipped file uses (the file's ``kind`` is English)."""
+
 @dataclass(frozen=True)
 class ReferenceRate:
     """One published rate: ``rate`` units of ``quote`` per ``base`` on ``date``."""
@@ -60,9 +66,11 @@ class ReferenceRate:
 
     @property
     def origin(self) -> Msg:
-        """Where the rate comes from, as a quote or a table names it."""
+        """Where the rate comes from, as a quote or a table names it (the kind in the
+        reader's language where TorchRig knows its Chinese name)."""
+        kind_zh = KIND_ZH.get(self.kind, self.kind)
         return Msg(f"{self.kind} {self.date}, {self.source}",
-                   f"{self.kind}（{self.date}），{self.source}")
+                   f"{kind_zh}（{self.date}），{self.source}")
 
 
 def day(value: Any, where: str) -> str:

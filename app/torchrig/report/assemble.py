@@ -264,7 +264,8 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
 def totals_of(priced: PricedBuild, build: Build, lang: str, internal: bool = True) -> Totals:
     """The money summary. The analyst-estimate remark is the shop's (internal sheet only): a
     quote's prices are the shop's offer."""
-    rate = build.exchange_rate
+    rate = priced.exchange_rate  # the build's own, or the default it was priced with
+    origin = priced.exchange_rate_origin
     warnings = [w for w in priced.warnings if internal or w.en != ESTIMATE_WARNING_EN]
     return Totals(
         currency=priced.currency,
@@ -278,6 +279,7 @@ def totals_of(priced: PricedBuild, build: Build, lang: str, internal: bool = Tru
         exchange_from="USD" if rate else None,
         exchange_to="CNY" if rate else None,
         exchange_date=priced.exchange_rate_date,
+        exchange_origin=origin.get(lang) if origin is not None and rate else None,
         discount_percent=(build.discount.value if build.discount is not None
                           and build.discount.kind == "percent" else None),
         notes=(*(w.get(lang) for w in warnings), ROUNDING_NOTE.get(lang)),

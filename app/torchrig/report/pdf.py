@@ -496,7 +496,9 @@ class _Renderer:
             notes.append(self.t("totals.exchange") + self.t("colon") + self.t(
                 "totals.exchange_value", src=totals.exchange_from,
                 rate=f"{totals.exchange_rate:f}", dst=totals.exchange_to or cur,
-                date=totals.exchange_date or unknown))
+                date=totals.exchange_date or unknown)
+                + (self.t("totals.exchange_origin", origin=totals.exchange_origin)
+                   if totals.exchange_origin else ""))
         notes += [self.u(note) for note in totals.notes]
         if self.sheet.build_json is not None and self.sheet.shows("attachment"):
             # A line under the money, not a section: as the last section it was often one

@@ -117,7 +117,8 @@ class Totals:
         tax_rate_percent: the rate behind ``tax`` (13 for 13 %), for its label.
         missing_prices: lines without a usable price; the total then covers the rest only.
         exchange_*: the rate pricing used: 1 ``exchange_from`` = ``exchange_rate``
-            ``exchange_to``, as of ``exchange_date``.
+            ``exchange_to``, as of ``exchange_date``; ``exchange_origin`` says where the rate
+            comes from (the build's own, the Settings' default, the shipped PBOC reference).
         notes: what pricing said about the totals (rounding rule, estimates, a capped discount).
     """
 
@@ -132,6 +133,7 @@ class Totals:
     exchange_from: str | None = None
     exchange_to: str | None = None
     exchange_date: str | None = None
+    exchange_origin: str | None = None
     notes: tuple[str, ...] = ()
     discount_percent: Decimal | None = None
 

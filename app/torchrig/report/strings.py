@@ -77,6 +77,7 @@ STRINGS: dict[str, Msg] = {
     "totals.tax_rate": Msg("Tax ({rate}%)", "税费（{rate}%）"),
     "totals.total": Msg("Total", "总计"),
     "totals.exchange": Msg("Exchange rate", "汇率"),
+    "totals.exchange_origin": Msg("; source: {origin}", "；来源：{origin}"),
     "totals.exchange_value": Msg("1 {src} = {rate} {dst} (as of {date})",
                                  "1 {src} = {rate} {dst}（{date}）"),
     "totals.incomplete": Msg(

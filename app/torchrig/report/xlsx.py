@@ -156,7 +156,9 @@ def _totals(ws: Any, sheet: Sheet, first: int, last: int, bold: Any) -> None:
         notes.append(text("totals.exchange", lang) + text("colon", lang) + text(
             "totals.exchange_value", lang, src=totals.exchange_from,
             rate=f"{totals.exchange_rate:f}", dst=totals.exchange_to or totals.currency,
-            date=totals.exchange_date or text("totals.unknown", lang)))
+            date=totals.exchange_date or text("totals.unknown", lang))
+            + (text("totals.exchange_origin", lang, origin=totals.exchange_origin)
+               if totals.exchange_origin else ""))
     notes += totals.notes
     for note in notes:
         ws.append([clean_text(note)])
