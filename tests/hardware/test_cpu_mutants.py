@@ -1,0 +1,212 @@
+"""CPU probe rules that the first tests could not tell apart (mutation testing, issue 28).
+
+cgroup quotas: the kernel enforces every level of the hierarchy, so the CPU a process gets is
+the TIGHTEST quota on its path (cgroup v2 docs, "cpu.max": a child cannot exceed its parent's
+limit). Each test below has two or more finite limits, so a rule that took the loosest (max) or
+only the first/last level found would give a different answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from torchrig.hardware import cpu as cpu_mod
+from torchrig.hardware.cpu import cgroup_cpu_limit, probe_cpu
+
+
+def _affinity() -> int | None:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+
+
+# --------------------------------------------------------------------------- cgroup v2
+
+
+def test_v2_nested_limits_tightest_is_the_parent(tree):
+    tree.write("proc/self/cgroup", "0::/a/b\n")
+    tree.write("sys/fs/cgroup/a/b/cpu.max", "200000 100000\n")  # child: 2 CPUs
+    tree.write("sys/fs/cgroup/a/cpu.max", "50000 100000\n")  # parent: 0.5 CPU
+    tree.write("sys/fs/cgroup/cpu.max", "400000 100000\n")  # root: 4 CPUs
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.5)
+
+
+def test_v2_nested_limits_tightest_is_the_leaf(tree):
+    tree.write("proc/self/cgroup", "0::/a/b\n")
+    tree.write("sys/fs/cgroup/a/b/cpu.max", "25000 100000\n")  # child: 0.25 CPU
+    tree.write("sys/fs/cgroup/a/cpu.max", "300000 100000\n")  # parent: 3 CPUs
+    tree.write("sys/fs/cgroup/cpu.max", "max 100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.25)
+
+
+def test_v2_tightest_at_the_mount_root(tree):
+    tree.write("proc/self/cgroup", "0::/a\n")
+    tree.write("sys/fs/cgroup/a/cpu.max", "600000 100000\n")  # 6 CPUs
+    tree.write("sys/fs/cgroup/cpu.max", "150000 50000\n")  # 150000/50000 = 3 CPUs
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(3.0)
+
+
+def test_v2_ignores_malformed_and_zero_period_lines(tree):
+    tree.write("proc/self/cgroup", "0::/a/b\n")
+    tree.write("sys/fs/cgroup/a/b/cpu.max", "100000\n")  # one field: not a quota line
+    tree.write("sys/fs/cgroup/a/cpu.max", "50000 0\n")  # period 0: unusable, not "0 CPUs"
+    tree.write("sys/fs/cgroup/cpu.max", "abc 100000\n")  # not a number
+    assert cgroup_cpu_limit(tree.roots) is None
+    tree.write("sys/fs/cgroup/cpu.max", "80000 100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.8)
+
+
+def test_v2_line_needs_hierarchy_zero_and_no_controllers(tree):
+    # "1::/a" is not the v2 line (hierarchy 1); "0:cpu:/a" names controllers (v1 style).
+    tree.write("sys/fs/cgroup/a/cpu.max", "50000 100000\n")
+    tree.write("proc/self/cgroup", "1::/a\n")
+    assert cgroup_cpu_limit(tree.roots) is None
+    tree.write("proc/self/cgroup", "0::/a\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.5)
+
+
+def test_v2_path_outside_the_namespace_uses_the_mount_root(tree):
+    # The printed path does not exist here (host namespace): the mount root is ours.
+    tree.write("proc/self/cgroup", "0::/../host/slice\n")
+    tree.write("sys/fs/cgroup/cpu.max", "120000 100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(1.2)
+
+
+# --------------------------------------------------------------------------- cgroup v1
+
+
+def test_v1_nested_limits_tightest_wins(tree):
+    tree.write("proc/self/cgroup", "3:cpu,cpuacct:/kube/pod\n2:memory:/kube/pod\n")
+    base = "sys/fs/cgroup/cpu,cpuacct"
+    tree.write(f"{base}/kube/pod/cpu.cfs_quota_us", "400000\n")  # 4 CPUs
+    tree.write(f"{base}/kube/pod/cpu.cfs_period_us", "100000\n")
+    tree.write(f"{base}/kube/cpu.cfs_quota_us", "150000\n")  # 1.5 CPUs
+    tree.write(f"{base}/kube/cpu.cfs_period_us", "100000\n")
+    tree.write(f"{base}/cpu.cfs_quota_us", "-1\n")  # none at the root
+    tree.write(f"{base}/cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("mount", ["cpu", "cpuacct,cpu"])
+def test_v1_other_mount_names(tree, mount):
+    tree.write("proc/self/cgroup", "4:cpu:/x\n")
+    tree.write(f"sys/fs/cgroup/{mount}/x/cpu.cfs_quota_us", "250000\n")
+    tree.write(f"sys/fs/cgroup/{mount}/x/cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(2.5)
+
+
+def test_v1_zero_quota_or_zero_period_is_no_limit(tree):
+    tree.write("proc/self/cgroup", "4:cpu:/x\n")
+    tree.write("sys/fs/cgroup/cpu/x/cpu.cfs_quota_us", "0\n")
+    tree.write("sys/fs/cgroup/cpu/x/cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_limit(tree.roots) is None
+    tree.write("sys/fs/cgroup/cpu/x/cpu.cfs_quota_us", "100000\n")
+    tree.write("sys/fs/cgroup/cpu/x/cpu.cfs_period_us", "0\n")
+    assert cgroup_cpu_limit(tree.roots) is None
+
+
+def test_v1_without_a_cpu_line_reads_the_mount_root(tree):
+    # Only a memory controller line: the cpu hierarchy path is unknown, so "/" (the root).
+    tree.write("proc/self/cgroup", "2:memory:/x\n")
+    tree.write("sys/fs/cgroup/cpu/cpu.cfs_quota_us", "50000\n")
+    tree.write("sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.5)
+
+
+def test_v2_and_v1_together_take_the_tighter(tree):
+    tree.write("proc/self/cgroup", "0::/\n4:cpu:/\n")
+    tree.write("sys/fs/cgroup/cpu.max", "300000 100000\n")  # v2: 3 CPUs
+    tree.write("sys/fs/cgroup/cpu/cpu.cfs_quota_us", "200000\n")  # v1: 2 CPUs
+    tree.write("sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(2.0)
+
+
+# --------------------------------------------------------------------------- usable CPUs
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs sched_getaffinity")
+def test_usable_cpus_is_the_quota_rounded_up_when_below_affinity(tree, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    tree.write("sys/devices/system/cpu/online", "0-15\n")
+    tree.write("proc/self/cgroup", "0::/\n")
+    tree.write("sys/fs/cgroup/cpu.max", "250000 100000\n")  # 2.5 CPUs -> 3 threads
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").usable_cpus == 3
+    tree.write("sys/fs/cgroup/cpu.max", "1200000 100000\n")  # 12 CPUs > affinity 8 -> 8
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").usable_cpus == 8
+    tree.write("sys/fs/cgroup/cpu.max", "300000 100000\n")  # exactly 3 -> 3, not 4
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").usable_cpus == 3
+
+
+# --------------------------------------------------------------------------- macOS / Windows
+
+
+def _fake_psutil(monkeypatch, *, logical, physical, affinity=None, freq=None):
+    """psutil answering fixed counts; ``affinity`` None: no cpu_affinity (as on macOS)."""
+    import psutil
+
+    counts = {True: logical, False: physical}
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: counts[logical])
+    monkeypatch.setattr(psutil, "cpu_freq", lambda: freq)
+    members = {} if affinity is None else {"cpu_affinity": lambda self: affinity}
+    monkeypatch.setattr(psutil, "Process", type("FakeProcess", (), members))
+
+
+def test_portable_counts_and_smt(monkeypatch):
+    _fake_psutil(monkeypatch, logical=16, physical=8, affinity=[0, 1, 2, 3],
+                 freq=SimpleNamespace(max=4200.0))
+    monkeypatch.setattr(cpu_mod.platform, "processor", lambda: "Intel64 Family 6")
+    monkeypatch.setattr(cpu_mod, "_windows_cpu_name", lambda: "Intel(R) Core(TM) i9-13900K")
+    info = probe_cpu(system="Windows", machine="AMD64")
+    assert (info.logical_cpus, info.physical_cores, info.usable_cpus) == (16, 8, 4)
+    assert info.smt_enabled is True  # 16 > 8
+    assert info.model_name == "Intel(R) Core(TM) i9-13900K" and info.vendor == "Intel"
+    assert info.max_freq_hz == pytest.approx(4200.0 * 1e6)
+    for name in ("base_freq_hz", "cache_bytes", "isa_features", "numa_nodes"):
+        assert info.unknown[name].en == "not read on Windows"
+        assert info.unknown[name].zh == "在 Windows 上不读取"
+    assert "vendor" not in info.unknown and "max_freq_hz" not in info.unknown
+
+
+def test_portable_without_smt_or_brand(monkeypatch):
+    _fake_psutil(monkeypatch, logical=8, physical=8, affinity=[], freq=SimpleNamespace(max=0.0))
+    monkeypatch.setattr(cpu_mod.platform, "processor", lambda: "")
+    monkeypatch.setattr(cpu_mod, "_darwin_sysctl_str", lambda name: None)
+    info = probe_cpu(system="Darwin", machine="arm64")
+    assert info.smt_enabled is False  # 8 == 8
+    assert info.usable_cpus == 8  # an empty affinity list falls back to the logical count
+    assert info.model_name is None and info.vendor is None
+    assert info.unknown["vendor"].en == "not read on macOS"
+    assert info.unknown["model_name"].en == "not read on macOS"
+    assert info.unknown["max_freq_hz"].en == "not reported by psutil on macOS"
+    assert info.unknown["max_freq_hz"].zh == "psutil 在 macOS 上没有报告"
+
+
+def test_portable_unknown_counts(monkeypatch):
+    _fake_psutil(monkeypatch, logical=None, physical=None, freq=None)
+    monkeypatch.setattr(cpu_mod.platform, "processor", lambda: "")
+    info = probe_cpu(system="FreeBSD", machine="amd64")
+    assert info.smt_enabled is None
+    assert info.unknown["smt_enabled"].en == "core counts unknown"
+    for name in ("logical_cpus", "physical_cores", "usable_cpus"):
+        assert info.unknown[name].en == "psutil could not count CPUs"
+    assert info.unknown["vendor"].en == "not read on FreeBSD"
+
+
+@pytest.mark.parametrize(("brand", "vendor"), [
+    ("Apple M2 Pro", "Apple"), ("AMD Ryzen 9 7950X", "AMD"),
+    ("Snapdragon X Elite (Qualcomm Oryon)", "Qualcomm"), ("Some CPU", None),
+])
+def test_vendor_from_brand(brand, vendor):
+    assert cpu_mod._vendor_from_brand(brand) == vendor
+
+
+def test_torch_threads_failure_is_a_reason(monkeypatch, tree):
+    def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(get_num_threads=broken))
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.torch_threads is None
+    assert info.unknown["torch_threads"].en == "torch.get_num_threads() failed: boom"
