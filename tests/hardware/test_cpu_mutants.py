@@ -210,3 +210,165 @@ def test_torch_threads_failure_is_a_reason(monkeypatch, tree):
     info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
     assert info.torch_threads is None
     assert info.unknown["torch_threads"].en == "torch.get_num_threads() failed: boom"
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def _cpuinfo(tree, block: str, cpus: int = 1) -> None:
+    tree.write("proc/cpuinfo", "\n".join(f"processor\t: {i}\n{block}" for i in range(cpus)))
+    tree.write("sys/devices/system/cpu/online", f"0-{cpus - 1}\n" if cpus > 1 else "0\n")
+
+
+def test_unknown_x86_vendor_id_is_kept_as_written(tree):
+    _cpuinfo(tree, "vendor_id\t: VIA VIA VIA \nmodel name\t: Nano\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert (info.vendor, info.model_name) == ("VIA VIA VIA", "Nano")
+    _cpuinfo(tree, "vendor_id\t: HygonGenuine\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.vendor == "Hygon" and info.model_name is None
+    assert info.unknown["model_name"].en == "no 'model name' in /proc/cpuinfo"
+    assert info.unknown["model_name"].zh == "/proc/cpuinfo 中没有 “model name” 一行"
+    assert "vendor" not in info.unknown
+
+
+@pytest.mark.parametrize(("block", "name"), [
+    ("cpu\t\t: POWER9 (architected), altivec supported\n",
+     "POWER9 (architected), altivec supported"),
+    ("uarch\t\t: sifive,u74-mc\n", "sifive,u74-mc"),
+    ("model name\t: ARMv7 Processor rev 4 (v7l)\ncpu\t\t: x\nuarch\t\t: y\n",
+     "ARMv7 Processor rev 4 (v7l)"),
+    ("cpu\t\t: first\nuarch\t\t: second\n", "first"),
+])
+def test_other_architectures_name_from_the_first_known_line(tree, block, name):
+    _cpuinfo(tree, block)
+    info = probe_cpu(tree.roots, system="Linux", machine="ppc64le")
+    assert info.model_name == name and info.vendor is None
+    assert info.unknown["vendor"].en == "/proc/cpuinfo names no vendor on this architecture"
+    assert info.unknown["vendor"].zh == "在此架构上 /proc/cpuinfo 不写明厂商"
+    assert "model_name" not in info.unknown
+
+
+def test_other_architecture_without_a_model_line(tree):
+    _cpuinfo(tree, "BogoMIPS\t: 100\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="riscv64")
+    assert info.model_name is None
+    assert info.unknown["model_name"].en == "no model line in /proc/cpuinfo"
+    assert info.unknown["model_name"].zh == "/proc/cpuinfo 中没有型号一行"
+
+
+def test_arm_unknown_implementer_and_unreadable_parts(tree):
+    _cpuinfo(tree, "Features\t: asimd\nCPU implementer\t: 0x99\nCPU part\t: 0x00a\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert info.vendor == "implementer 0x99"
+    assert info.model_name == "implementer 0x99 part 0x00a"
+    # Unparseable codes on every block: no vendor, the model name line if there is one.
+    _cpuinfo(tree, "Features\t: asimd\nCPU implementer\t: ?\nCPU part\t: ?\n"
+             "model name\t: Kunpeng\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert info.vendor is None and info.model_name == "Kunpeng"
+    assert info.unknown["vendor"].en == "unreadable 'CPU implementer' in /proc/cpuinfo"
+    assert "model_name" not in info.unknown
+    _cpuinfo(tree, "Features\t: asimd\nCPU implementer\t: 0x41\nCPU part\t: zz\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert (info.vendor, info.model_name) == (None, None)
+    assert info.unknown["model_name"].en == "unreadable 'CPU part' in /proc/cpuinfo"
+    assert info.unknown["model_name"].zh == "/proc/cpuinfo 中的 “CPU part” 无法解析"
+
+
+def test_arm_vendors_join_in_first_seen_order(tree):
+    blocks = ["Features\t: asimd\nCPU implementer\t: 0x51\nCPU part\t: 0x001\n",
+              "Features\t: asimd\nCPU implementer\t: 0x41\nCPU part\t: 0xd0b\n",
+              "Features\t: asimd\nCPU implementer\t: 0x51\nCPU part\t: 0x001\n"]
+    tree.write("proc/cpuinfo", "\n".join(f"processor\t: {i}\n{b}" for i, b in enumerate(blocks)))
+    tree.write("sys/devices/system/cpu/online", "0-2\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert info.vendor == "Qualcomm + ARM"
+    assert info.model_name == "Qualcomm part 0x001 + Cortex-A76"
+
+
+def test_no_flags_line_is_a_reason(tree):
+    _cpuinfo(tree, "vendor_id\t: GenuineIntel\nmodel name\t: X\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.isa_features == []
+    assert info.unknown["isa_features"].en == "no 'flags' or 'Features' line in /proc/cpuinfo"
+
+
+# --------------------------------------------------------------------------- frequencies
+
+
+def test_base_clock_from_cpu_mhz_only_without_cpufreq(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7543\n"
+             "cpu MHz\t\t: 2794.750\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.base_freq_hz == pytest.approx(2794.750e6)
+    # With a cpufreq folder "cpu MHz" moves with load, so it is not the base clock.
+    tree.write("sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "3700000\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.base_freq_hz is None and info.max_freq_hz == pytest.approx(3.7e9)
+    assert info.unknown["base_freq_hz"].en == (
+        "cpufreq exposes no base_frequency for this driver and the model name has no '@ GHz'")
+
+
+@pytest.mark.parametrize("mhz", ["0", "-5", "100000", "abc"])
+def test_implausible_cpu_mhz_is_ignored(tree, mhz):
+    _cpuinfo(tree, f"vendor_id\t: AuthenticAMD\nmodel name\t: AMD\ncpu MHz\t\t: {mhz}\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.base_freq_hz is None
+    assert info.unknown["base_freq_hz"].en == (
+        "the kernel exposes no cpufreq for cpu0 (common in VMs)")
+    assert info.unknown["max_freq_hz"].zh == "内核没有为 cpu0 提供 cpufreq（虚拟机中常见）"
+
+
+def test_cpu_mhz_just_inside_the_plausible_range(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\ncpu MHz\t\t: 99999.5\n")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").base_freq_hz == \
+        pytest.approx(99999.5e6)
+
+
+def test_frequencies_are_read_from_the_first_online_cpu(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    tree.write("sys/devices/system/cpu/online", "4-5\n")
+    tree.write("sys/devices/system/cpu/cpu4/cpufreq/cpuinfo_max_freq", "2500000\n")
+    tree.write("sys/devices/system/cpu/cpu4/cpufreq/base_frequency", "1800000\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert (info.max_freq_hz, info.base_freq_hz) == (2.5e9, 1.8e9)
+
+
+def test_unreadable_max_frequency_names_the_file(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    tree.mkdir("sys/devices/system/cpu/cpu0/cpufreq")  # folder there, files missing
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.max_freq_hz is None and "cpuinfo_max_freq" in info.unknown["max_freq_hz"].en
+
+
+# --------------------------------------------------------------------------- caches
+
+
+def test_cache_names_and_unshared_instances(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=2)
+    for cpu in range(2):
+        folder = f"sys/devices/system/cpu/cpu{cpu}/cache"
+        # L1 data per CPU without a shared_cpu_list: each counts once per CPU (2 x 32K).
+        tree.write(f"{folder}/index0/level", "1\n")
+        tree.write(f"{folder}/index0/type", "Data\n")
+        tree.write(f"{folder}/index0/size", "32K\n")
+        # L4 "Unified" shared by both: counted once.
+        tree.write(f"{folder}/index3/level", "4\n")
+        tree.write(f"{folder}/index3/type", "Unified\n")
+        tree.write(f"{folder}/index3/size", "128M\n")
+        tree.write(f"{folder}/index3/shared_cpu_list", "0-1\n")
+        # Not an index folder; an index without a level is skipped.
+        tree.write(f"{folder}/uevent", "")
+        tree.write(f"{folder}/index9/type", "Data\n")
+        tree.write(f"{folder}/index9/size", "1K\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.cache_bytes == {"L1d": 2 * 32 * 1024, "L4": 128 * 1024**2}
+    assert list(info.cache_bytes) == ["L1d", "L4"]
+
+
+def test_numa_nodes_count_only_node_folders(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    for name in ("node0", "node1", "node3", "possible", "nodeX"):
+        tree.mkdir(f"sys/devices/system/node/{name}")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").numa_nodes == 3
