@@ -372,3 +372,121 @@ def test_numa_nodes_count_only_node_folders(tree):
     for name in ("node0", "node1", "node3", "possible", "nodeX"):
         tree.mkdir(f"sys/devices/system/node/{name}")
     assert probe_cpu(tree.roots, system="Linux", machine="x86_64").numa_nodes == 3
+
+
+# --------------------------------------------------------------------------- counts, SMT
+
+
+def test_missing_cpuinfo_reason_names_every_field(tree):
+    tree.write("sys/devices/system/cpu/online", "0-1\n")
+    tree.write("proc/cpuinfo", "")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    for name in ("vendor", "model_name", "isa_features"):
+        assert info.unknown[name].en == f"{tree.roots.proc / 'cpuinfo'} is empty"
+        assert info.unknown[name].zh == f"{tree.roots.proc / 'cpuinfo'} 为空"
+
+
+def test_logical_count_falls_back_to_os_cpu_count(tree, monkeypatch):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    tree.write("sys/devices/system/cpu/online", "garbage\n")  # unparseable: like missing
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: 6)
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").logical_cpus == 6
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: None)
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.logical_cpus is None
+    assert info.unknown["logical_cpus"].en == (
+        "neither /sys cpu/online nor os.cpu_count() answered")
+
+
+def _topology(tree, cpu: int, name: str, text: str) -> None:
+    tree.write(f"sys/devices/system/cpu/cpu{cpu}/topology/{name}", text)
+
+
+def test_cores_from_thread_siblings_when_core_cpus_list_is_missing(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=4)
+    for cpu in range(4):  # SMT pairs (0,1) and (2,3): 2 cores
+        _topology(tree, cpu, "thread_siblings_list", "0-1\n" if cpu < 2 else "2-3\n")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
+
+
+def test_cores_fall_back_to_cpuinfo_pairs_when_one_cpu_has_no_topology(tree):
+    # CPU 3's topology is unreadable: the sibling sets are dropped (a partial count would be
+    # wrong), and /proc/cpuinfo's (physical id, core id) pairs answer: 2 sockets x 1 core.
+    blocks = [f"processor\t: {i}\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD\n"
+              f"physical id\t: {i // 2}\ncore id\t\t: 0\n" for i in range(4)]
+    tree.write("proc/cpuinfo", "\n".join(blocks))
+    tree.write("sys/devices/system/cpu/online", "0-3\n")
+    for cpu in range(3):
+        _topology(tree, cpu, "core_cpus_list", f"{cpu}\n")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
+    _topology(tree, 3, "core_cpus_list", "x-y\n")  # unparseable: same fallback
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
+
+
+def test_cores_from_psutil_last(tree, monkeypatch):
+    import psutil
+
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: 8 if logical else 3)
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 3
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: None)
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.physical_cores is None
+    assert info.unknown["physical_cores"].en == "no CPU topology in /sys or /proc/cpuinfo"
+
+
+@pytest.mark.parametrize(("files", "cores", "smt"), [
+    ({"smt/active": "0\n"}, None, False),
+    ({"smt/active": "1\n"}, None, True),
+    ({"smt/active": "2\n"}, None, False),  # only 1 means active
+    ({"smt/control": "off\n"}, None, False),
+    ({"smt/control": "forceoff\n"}, None, False),
+    ({"smt/control": "notimplemented\n"}, None, False),
+    ({"smt/control": "on\n"}, 1, True),  # "on" decides nothing: 2 logical > 1 core
+    ({}, 2, False),  # 2 logical == 2 cores
+])
+def test_smt_rules(tree, files, cores, smt):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=2)
+    for name, text in files.items():
+        tree.write(f"sys/devices/system/cpu/{name}", text)
+    for cpu in range(2):
+        _topology(tree, cpu, "core_cpus_list", "0-1\n" if cores == 1 else f"{cpu}\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.smt_enabled is smt
+
+
+def test_smt_unknown_without_counts(tree, monkeypatch):
+    import psutil
+
+    tree.write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n")
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: None)
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: None)
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.smt_enabled is None
+    assert info.unknown["smt_enabled"].en == "no /sys cpu/smt and core counts unknown"
+
+
+def test_arm_features_pick_only_torch_relevant_flags_in_table_order(tree):
+    _cpuinfo(tree, "Features\t: sve2 fp asimd bf16 i8mm neon sme\nCPU implementer\t: 0x41\n"
+             "CPU part\t: 0xd4f\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert info.isa_features == ["neon", "asimd", "bf16", "i8mm", "sve2", "sme"]
+    assert info.model_name == "Neoverse-V2"
+
+
+def test_windows_registry_name(monkeypatch):
+    class Key:
+        pass
+
+    fake = SimpleNamespace(HKEY_LOCAL_MACHINE=object(), OpenKey=lambda root, path: Key(),
+                           QueryValueEx=lambda key, name: ("  AMD Ryzen 9 7950X  ", 1))
+    monkeypatch.setitem(sys.modules, "winreg", fake)
+    assert cpu_mod._windows_cpu_name() == "AMD Ryzen 9 7950X"
+    fake.QueryValueEx = lambda key, name: ("   ", 1)
+    assert cpu_mod._windows_cpu_name() is None
+
+    def missing(root, path):
+        raise OSError("no key")
+
+    fake.OpenKey = missing
+    assert cpu_mod._windows_cpu_name() is None
