@@ -12,6 +12,7 @@ assertion depends on how busy the machine is.
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -199,3 +200,103 @@ def test_time_calls_checks_cancel_before_each_repeat(clock):
     with pytest.raises(Cancelled):
         time_calls(c.work, _ctx(cancel=cancel), min_reps=3)
     assert c.calls == 0
+
+
+# --------------------------------------------------------------------------- device calls
+# The CUDA and MPS branches with torch's device calls replaced by recorders, so they are
+# checked on a CPU-only machine too (the real calls are exercised by the GPU benchmarks).
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    import torch
+
+    seen: list[tuple[str, object]] = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: seen.append(("cuda.sync", d)))
+    monkeypatch.setattr(torch.mps, "synchronize", lambda: seen.append(("mps.sync", None)))
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: seen.append(("cuda.empty", None)))
+    monkeypatch.setattr(torch.mps, "empty_cache", lambda: seen.append(("mps.empty", None)))
+    return seen
+
+
+def test_synchronize_calls_the_device_kind(calls):
+    timing.synchronize("cuda:1")
+    timing.synchronize("mps")
+    timing.synchronize("cpu")
+    assert calls == [("cuda.sync", "cuda:1"), ("mps.sync", None)]
+
+
+def test_release_device_memory_empties_the_device_cache(calls, monkeypatch):
+    collected = []
+    monkeypatch.setattr("gc.collect", lambda: collected.append(1))
+    timing.release_device_memory("cuda:0")
+    timing.release_device_memory("mps")
+    timing.release_device_memory("cpu")
+    assert calls == [("cuda.empty", None), ("mps.empty", None)]
+    assert collected == [1, 1, 1]  # host garbage first, on every device
+
+
+def test_release_device_memory_ignores_a_runtime_error(monkeypatch):
+    import torch
+
+    def broken():
+        raise RuntimeError("no CUDA")
+
+    monkeypatch.setattr(torch.cuda, "empty_cache", broken)
+    timing.release_device_memory("cuda")  # does not raise
+
+
+def test_free_memory_is_free_vram_on_cuda_and_available_ram_otherwise(monkeypatch):
+    import psutil
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d: (123.0, 456.0))
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=789))
+    assert timing.free_memory_bytes("cuda:0") == 123
+    assert timing.free_memory_bytes("cpu") == 789
+    assert timing.free_memory_bytes("mps") == 789  # MPS shares system memory
+
+
+class _FakeEvent:
+    """torch.cuda.Event stand-in: elapsed_time in ms, like CUDA events."""
+
+    log: list[str] = []
+    ms = 6.0
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        assert enable_timing is True
+        self.log.append("new")
+
+    def record(self) -> None:
+        self.log.append("record")
+
+    def synchronize(self) -> None:
+        self.log.append("sync")
+
+    def elapsed_time(self, end: _FakeEvent) -> float:
+        return self.ms
+
+
+def test_time_calls_on_cuda_uses_events_in_milliseconds(monkeypatch):
+    import torch
+
+    _FakeEvent.log = []
+    monkeypatch.setattr(torch.cuda, "Event", _FakeEvent)
+    ran = []
+    ctx = BenchContext(settings=BenchSettings(preset="quick", device="cuda"), device="cuda:0",
+                       cancel=threading.Event(), budget_s=60.0)
+    samples = time_calls(lambda: ran.append(1), ctx, min_reps=1, max_reps=2, inner=3,
+                         max_s=1000.0)
+    # 6 ms for 3 inner calls = 2 ms = 0.002 s per call; two repeats (equal, but 2 < 5 repeats
+    # cannot settle, so max_reps ends it)
+    assert samples == pytest.approx([0.002, 0.002])
+    assert len(ran) == 6
+    assert _FakeEvent.log == ["new", "new", "record", "record", "sync"] * 2
+
+
+def test_time_calls_on_cpu_synchronises_around_the_calls(monkeypatch, clock):
+    c = clock([0.01])
+    synced = []
+    monkeypatch.setattr(timing, "synchronize", lambda d: synced.append(d))
+    time_calls(c.work, _ctx(), min_reps=1, max_reps=1, max_s=1000.0, device="cpu")
+    assert synced == ["cpu", "cpu"]  # before and after the timed calls
