@@ -292,6 +292,7 @@ def test_no_flags_line_is_a_reason(tree):
     info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
     assert info.isa_features == []
     assert info.unknown["isa_features"].en == "no 'flags' or 'Features' line in /proc/cpuinfo"
+    assert info.unknown["isa_features"].zh == "/proc/cpuinfo 中没有 “flags” 或 “Features” 一行"
 
 
 # --------------------------------------------------------------------------- frequencies
@@ -310,7 +311,7 @@ def test_base_clock_from_cpu_mhz_only_without_cpufreq(tree):
         "cpufreq exposes no base_frequency for this driver and the model name has no '@ GHz'")
 
 
-@pytest.mark.parametrize("mhz", ["0", "-5", "100000", "abc"])
+@pytest.mark.parametrize("mhz", ["0", "-5", "100000", "abc", ""])
 def test_implausible_cpu_mhz_is_ignored(tree, mhz):
     _cpuinfo(tree, f"vendor_id\t: AuthenticAMD\nmodel name\t: AMD\ncpu MHz\t\t: {mhz}\n")
     info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
@@ -321,9 +322,10 @@ def test_implausible_cpu_mhz_is_ignored(tree, mhz):
 
 
 def test_cpu_mhz_just_inside_the_plausible_range(tree):
-    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\ncpu MHz\t\t: 99999.5\n")
-    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").base_freq_hz == \
-        pytest.approx(99999.5e6)
+    for mhz in (99999.5, 0.5):
+        _cpuinfo(tree, f"vendor_id\t: AuthenticAMD\nmodel name\t: AMD\ncpu MHz\t\t: {mhz}\n")
+        assert probe_cpu(tree.roots, system="Linux", machine="x86_64").base_freq_hz == \
+            pytest.approx(mhz * 1e6)
 
 
 def test_frequencies_are_read_from_the_first_online_cpu(tree):
@@ -402,7 +404,10 @@ def _topology(tree, cpu: int, name: str, text: str) -> None:
     tree.write(f"sys/devices/system/cpu/cpu{cpu}/topology/{name}", text)
 
 
-def test_cores_from_thread_siblings_when_core_cpus_list_is_missing(tree):
+def test_cores_from_thread_siblings_when_core_cpus_list_is_missing(tree, monkeypatch):
+    import psutil
+
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: {True: 4, False: None}[logical])
     _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=4)
     for cpu in range(4):  # SMT pairs (0,1) and (2,3): 2 cores
         _topology(tree, cpu, "thread_siblings_list", "0-1\n" if cpu < 2 else "2-3\n")
@@ -413,35 +418,40 @@ def test_cores_fall_back_to_cpuinfo_pairs_when_one_cpu_has_no_topology(tree):
     # CPU 3's topology is unreadable: the sibling sets are dropped (a partial count would be
     # wrong), and /proc/cpuinfo's (physical id, core id) pairs answer: 2 sockets x 1 core.
     blocks = [f"processor\t: {i}\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD\n"
-              f"physical id\t: {i // 2}\ncore id\t\t: 0\n" for i in range(4)]
+              f"physical id\t: {i // 2}\ncore id\t\t: {i % 2}\n" for i in range(6)]
     tree.write("proc/cpuinfo", "\n".join(blocks))
-    tree.write("sys/devices/system/cpu/online", "0-3\n")
-    for cpu in range(3):
+    # 6 CPUs as (physical id, core id) = (0,0) (0,1) (1,0) (1,1) (2,0) (2,1): 6 distinct
+    # pairs, so 6 cores (a rule reading only one of the two ids would count 3 or 2).
+    tree.write("sys/devices/system/cpu/online", "0-5\n")
+    for cpu in range(5):
         _topology(tree, cpu, "core_cpus_list", f"{cpu}\n")
-    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
-    _topology(tree, 3, "core_cpus_list", "x-y\n")  # unparseable: same fallback
-    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 6
+    _topology(tree, 5, "core_cpus_list", "x-y\n")  # unparseable: same fallback
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 6
 
 
 def test_cores_from_psutil_last(tree, monkeypatch):
     import psutil
 
     _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
-    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: 8 if logical else 3)
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: {True: 8, False: 3}[logical])
     assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 3
     monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: None)
     info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
     assert info.physical_cores is None
     assert info.unknown["physical_cores"].en == "no CPU topology in /sys or /proc/cpuinfo"
+    assert info.unknown["physical_cores"].zh == "/sys 和 /proc/cpuinfo 中都没有 CPU 拓扑信息"
 
 
 @pytest.mark.parametrize(("files", "cores", "smt"), [
     ({"smt/active": "0\n"}, None, False),
     ({"smt/active": "1\n"}, None, True),
     ({"smt/active": "2\n"}, None, False),  # only 1 means active
-    ({"smt/control": "off\n"}, None, False),
-    ({"smt/control": "forceoff\n"}, None, False),
-    ({"smt/control": "notimplemented\n"}, None, False),
+    # control says off: False even though 2 logical CPUs on 1 core would say True
+    ({"smt/control": "off\n"}, 1, False),
+    ({"smt/control": "forceoff\n"}, 1, False),
+    ({"smt/control": "notimplemented\n"}, 1, False),
+    ({"smt/control": "notsupported\n"}, 1, False),
     ({"smt/control": "on\n"}, 1, True),  # "on" decides nothing: 2 logical > 1 core
     ({}, 2, False),  # 2 logical == 2 cores
 ])
@@ -464,6 +474,7 @@ def test_smt_unknown_without_counts(tree, monkeypatch):
     info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
     assert info.smt_enabled is None
     assert info.unknown["smt_enabled"].en == "no /sys cpu/smt and core counts unknown"
+    assert info.unknown["smt_enabled"].zh == "没有 /sys 的 cpu/smt，核心数量也未知"
 
 
 def test_arm_features_pick_only_torch_relevant_flags_in_table_order(tree):
@@ -490,3 +501,159 @@ def test_windows_registry_name(monkeypatch):
 
     fake.OpenKey = missing
     assert cpu_mod._windows_cpu_name() is None
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_v2_file_is_read_only_for_a_v2_cgroup_line(tree):
+    tree.write("proc/self/cgroup", "4:cpu:/x\n")  # v1 only
+    tree.write("sys/fs/cgroup/cpu.max", "50000 100000\n")
+    assert cgroup_cpu_limit(tree.roots) is None
+
+
+def test_cgroup_lines_keep_colons_in_the_path_and_skip_bad_lines(tree):
+    tree.write("proc/self/cgroup", "garbage\n0::/a:b\n")
+    tree.write("sys/fs/cgroup/a:b/cpu.max", "70000 100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.7)
+
+
+def test_zero_quota_is_not_a_limit(tree):
+    tree.write("proc/self/cgroup", "0::/\n")
+    tree.write("sys/fs/cgroup/cpu.max", "0 100000\n")
+    assert cgroup_cpu_limit(tree.roots) is None
+
+
+def test_dot_dot_in_the_cgroup_path_never_leaves_the_mount(tree):
+    tree.write("proc/self/cgroup", "0::/../x\n")
+    tree.write("sys/fs/cpu.max", "10000 100000\n")  # above the mount: must not be read
+    tree.write("sys/fs/cgroup/x/cpu.max", "90000 100000\n")
+    assert cgroup_cpu_limit(tree.roots) == pytest.approx(0.9)
+
+
+def test_usable_unknown_without_affinity_or_count(tree, monkeypatch):
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: None)
+    tree.write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.usable_cpus is None
+    assert info.unknown["usable_cpus"] == cpu_mod.Msg(
+        "CPU affinity not available and logical count unknown",
+        "无法读取 CPU 亲和性，逻辑处理器数量也未知")
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: 3)
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").usable_cpus == 3
+
+
+def test_without_online_list_the_cpus_are_counted_from_zero(tree, monkeypatch):
+    monkeypatch.setattr(cpu_mod.os, "cpu_count", lambda: 2)
+    tree.write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n")
+    _topology(tree, 0, "core_cpus_list", "0\n")
+    _topology(tree, 1, "core_cpus_list", "1\n")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").physical_cores == 2
+
+
+def test_arm_block_without_codes_is_skipped_not_fatal(tree):
+    blocks = ["Features\t: asimd\nCPU implementer\t: zz\n",  # unreadable: skipped
+              "Features\t: asimd\nCPU part\t: 0xd0c\n",  # no implementer line
+              "Features\t: asimd\nCPU implementer\t: 0x41\n",  # no part line
+              "Features\t: asimd\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n"]
+    tree.write("proc/cpuinfo", "\n".join(f"processor\t: {i}\n{b}" for i, b in enumerate(blocks)))
+    tree.write("sys/devices/system/cpu/online", "0-3\n")
+    info = probe_cpu(tree.roots, system="Linux", machine="aarch64")
+    assert (info.vendor, info.model_name) == ("ARM", "Neoverse-N1")
+
+
+def test_cpuinfo_values_keep_their_colons():
+    assert cpu_mod.parse_cpuinfo("model name : A:B\n") == [{"model name": "A:B"}]
+
+
+def test_architecture_from_platform_and_its_reason(monkeypatch):
+    monkeypatch.setattr(cpu_mod.platform, "machine", lambda: "riscv64")
+    assert probe_cpu(system="Windows").architecture == "riscv64"
+    monkeypatch.setattr(cpu_mod.platform, "machine", lambda: "")
+    info = probe_cpu(system="Windows")
+    assert info.architecture is None
+    assert info.unknown["architecture"] == cpu_mod.Msg("platform.machine() returned nothing",
+                                                       "platform.machine() 没有返回结果")
+
+
+def test_brand_clock_is_exact(tree):
+    _cpuinfo(tree, "vendor_id\t: GenuineIntel\nmodel name\t: Intel Xeon CPU @ 2.50GHz\n")
+    assert probe_cpu(tree.roots, system="Linux", machine="x86_64").base_freq_hz == 2.5e9
+
+
+def test_zero_max_frequency_reads_as_unreadable(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n")
+    freq = tree.write("sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "0\n").parent
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.unknown["max_freq_hz"] == cpu_mod.Msg(f"unreadable {freq}", f"{freq} 无法读取")
+    assert info.unknown["base_freq_hz"].zh == (
+        "此驱动的 cpufreq 不提供 base_frequency，型号名称中也没有 “@ GHz”")
+
+
+def test_portable_macos_brand_and_os_words(monkeypatch):
+    asked = []
+    _fake_psutil(monkeypatch, logical=None, physical=4, freq=SimpleNamespace(max=3000.0))
+    monkeypatch.setattr(cpu_mod, "_darwin_sysctl_str",
+                        lambda name: asked.append(name) or "Apple M2")
+    monkeypatch.setattr(cpu_mod, "_windows_cpu_name", lambda: "never asked on macOS")
+    info = probe_cpu(system="Darwin", machine="arm64")
+    assert asked == ["machdep.cpu.brand_string"]
+    assert (info.model_name, info.vendor) == ("Apple M2", "Apple")
+    assert info.max_freq_hz == 3000.0 * 1e6
+    assert info.smt_enabled is None  # logical count unknown
+    assert info.unknown["smt_enabled"] == cpu_mod.Msg("core counts unknown", "核心数量未知")
+    assert info.unknown["logical_cpus"] == cpu_mod.Msg("psutil could not count CPUs",
+                                                       "psutil 无法统计处理器数量")
+    assert info.usable_cpus is None
+    # On Linux-like systems the Darwin call is never made
+    asked.clear()
+    _fake_psutil(monkeypatch, logical=2, physical=2)
+    probe_cpu(system="FreeBSD", machine="amd64")
+    assert asked == []
+
+
+def test_portable_empty_os_name_and_affinity_errors(monkeypatch):
+    import psutil
+
+    _fake_psutil(monkeypatch, logical=4, physical=2, freq=None)
+
+    class Broken:
+        def cpu_affinity(self):
+            raise psutil.AccessDenied()
+
+    monkeypatch.setattr(psutil, "Process", Broken)
+    monkeypatch.setattr(cpu_mod.platform, "processor", lambda: "")
+    # probe_cpu fills an empty system name from platform, so call the portable probe itself
+    info = cpu_mod.CpuInfo(architecture="x")
+    cpu_mod._probe_portable(info, "")
+    assert info.usable_cpus == 4  # the error leaves the logical count
+    assert info.unknown["vendor"] == cpu_mod.Msg("not read on this OS", "在此操作系统上不读取")
+
+    class Os:
+        def cpu_affinity(self):
+            raise OSError("no")
+
+    monkeypatch.setattr(psutil, "Process", Os)
+    info = cpu_mod.CpuInfo(architecture="x")
+    cpu_mod._probe_portable(info, "Windows")
+    assert info.usable_cpus == 4
+
+
+def test_windows_registry_is_asked_for_the_processor_name(monkeypatch):
+    root = object()
+    asked = []
+
+    def open_key(where, path):
+        asked.append((where, path))
+        return "key"
+
+    def query(key, name):
+        asked.append((key, name))
+        return ("Intel(R) Xeon(R)", 1)
+
+    monkeypatch.setitem(sys.modules, "winreg", SimpleNamespace(
+        HKEY_LOCAL_MACHINE=root, OpenKey=open_key, QueryValueEx=query))
+    assert cpu_mod._windows_cpu_name() == "Intel(R) Xeon(R)"
+    assert asked == [(root, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0"),
+                     ("key", "ProcessorNameString")]
