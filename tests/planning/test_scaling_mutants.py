@@ -276,3 +276,83 @@ def test_measured_link_refuses_missing_or_empty_results():
         measured_link(_report(1e9, op="all_gather"))
     with pytest.raises(InputError, match="busbw at the largest size is not positive"):
         measured_link(_report(0.0))
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_two_gpus_communicate():
+    # 2 GPUs: factor 2 x 1/2 = 1; 1 MiB / 1e11 = 10.48576 us plus one 1 ms latency
+    t, comm = step_time(1.0, 1 * MiB, 2, 100e9, 1e-3)
+    assert comm == pytest.approx(MiB / 1e11 + 1e-3)  # a 1 MiB payload is one bucket
+    assert t == pytest.approx(1.0 + MiB / 1e11 + 1e-3)
+
+
+def test_scaling_curve_zero3_first_layer_share_and_tf32():
+    w = dataclasses.replace(default_workload("llm_finetune_full"), strategy="zero3")
+    point, = scaling_curve(w, 10.0, _link(100e9), [8], 8)
+    comm = 3 * 7 / 8 * 2 * 6_738_415_616 / 1e11
+    # hidden behind 10 s of compute but for the first of Llama-2-7B's 32 layers
+    assert point.step_time_s == pytest.approx(10.0 + comm / 32)
+    tf32 = dataclasses.replace(w, precision="tf32")
+    assert scaling_curve(tf32, 10.0, _link(100e9), [8], 8)[0].comm_time_s == \
+        pytest.approx(2 * comm)  # 4 B weights
+
+
+def test_scaling_curve_passes_checkpointing_and_nics():
+    w = dataclasses.replace(default_workload("image_classification"), gradient_checkpointing=True)
+    grads = 25_557_032 * 4  # ResNet-50 fp32 gradients
+    comm = 1.75 * grads / 1e9  # 8 GPUs over a 1e9 B/s link: 0.1789 s
+    # compute 0.1 s: window 0.1 x 3/4 = 0.075 s (2/3 would be 0.0667 s); exposed
+    # 0.1789 - 0.075 = 0.1039 s, more than the last bucket (1.75 x 26,214,400 / 1e9 = 0.0459 s)
+    point, = scaling_curve(w, 0.1, _link(1e9), [8], 8)
+    assert point.step_time_s == pytest.approx(0.1 + comm - 0.075)
+    # 16 GPUs over 2 nodes, network 1e9 B/s per NIC, 4 NICs: busbw min(100e9, 4e9) = 4e9
+    net = _link(1e9, scope="inter")
+    point, = scaling_curve(w, 10.0, _link(100e9), [16], 8, net, nics_per_node=4)
+    assert point.comm_time_s == pytest.approx(2 * 15 / 16 * grads / 4e9)
+
+
+def test_interconnect_for_target_accepts_a_target_of_one():
+    w = default_workload("image_classification")
+    # one GPU: no communication, efficiency exactly 1.0 >= 1.0: the slowest link is enough
+    assert interconnect_for_target(w, 1.0, 1, 8, 1.0).id == "pcie3_x16"
+
+
+def test_interconnect_for_target_a_two_way_bridge_serves_two_gpus():
+    # 2 GPUs, 10 ms steps of ResNet-50 (102,228,128 B, 4 buckets), window 6.67 ms; exposed is
+    # the last bucket (26,214,400 B x factor 1) once the rest hides:
+    #   PCIe 4 (25.2e9):   comm 4.10 ms hidden, last 1.040 + 0.01 ms -> 10 / 11.05 = 90.5 %
+    #   bridge (43.875e9): comm 2.37 ms hidden, last 0.597 + 0.01 ms -> 10 / 10.61 = 94.3 %
+    w = default_workload("image_classification")
+    assert interconnect_for_target(w, 0.01, 2, 8, 0.93).id == "nvlink3_ga102"
+
+
+def test_interconnect_for_target_counts_the_nics():
+    # 16 GPUs (2 nodes x 8, NVLink 4 inside), 1 s steps: exposed is the last bucket,
+    # 1.875 x 26,214,400 / busbw + 50 us.
+    #   10 GbE x 1 NIC (1e9):  49.2 ms -> 95.3 %;  x 4 NICs (4e9): 12.3 ms -> 98.8 %
+    #   25 GbE x 1 NIC (2.5e9): 19.7 ms -> 98.1 %
+    w = default_workload("image_classification")
+    assert interconnect_for_target(w, 1.0, 16, 8, 0.97).id == "eth_25g"
+    assert interconnect_for_target(w, 1.0, 16, 8, 0.97, nics_per_node=4).id == "eth_10g"
+
+
+def test_measured_link_details():
+    assert measured_link(_report(0.5)).busbw_bps == 0.5  # small but positive is accepted
+    no_nodes = SimpleNamespace(summary=_report(1e9).summary,
+                               transport=SimpleNamespace(world_size=4))
+    assert measured_link(no_nodes).scope == "intra"  # no nnodes: one node
+    with pytest.raises(InputError,
+                       match="^collective report: busbw at the largest size is not positive$"):
+        measured_link(_report(-1.0))
+
+
+def test_a_plan_without_step_time_is_refused():
+    w = default_workload("image_classification")
+    req = SimpleNamespace(throughput={"step_time_s": SimpleNamespace(value=None)})
+    with pytest.raises(InputError, match="^no step time: plan with a GPU, or give the step time "
+                                         "in seconds$"):
+        scaling_curve(w, req, _link(1e9), [2], 8)
+    req = SimpleNamespace(throughput={"step_time_s": SimpleNamespace(value=0.5)})
+    assert scaling_curve(w, req, _link(1e9), [1], 8)[0].step_time_s == 0.5
