@@ -657,3 +657,50 @@ def test_windows_registry_is_asked_for_the_processor_name(monkeypatch):
     assert cpu_mod._windows_cpu_name() == "Intel(R) Xeon(R)"
     assert asked == [(root, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0"),
                      ("key", "ProcessorNameString")]
+
+
+def _cache(tree, cpu: int, index: str, level: int, kind: str, size: str,
+           shared: str | None) -> None:
+    folder = f"sys/devices/system/cpu/cpu{cpu}/cache/{index}"
+    tree.write(f"{folder}/level", f"{level}\n")
+    tree.write(f"{folder}/type", f"{kind}\n")
+    tree.write(f"{folder}/size", f"{size}\n")
+    if shared is not None:
+        tree.write(f"{folder}/shared_cpu_list", f"{shared}\n")
+
+
+def test_caches_skip_seen_instances_and_non_index_entries(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=2)
+    for cpu in range(2):
+        tree.write(f"sys/devices/system/cpu/cpu{cpu}/cache/aaa", "")  # sorts before index*
+        _cache(tree, cpu, "index0", 2, "Unified", "1M", "0-1")  # shared: counted once
+        _cache(tree, cpu, "index1", 1, "Data", "32K", f"{cpu}")  # private: per CPU
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    # L2 once (1 MiB), L1d twice (2 x 32 KiB): CPU 1's shared L2 is skipped, not its L1d
+    assert info.cache_bytes == {"L1d": 2 * 32 * 1024, "L2": 1024**2}
+
+
+def test_unparseable_shared_list_counts_the_cache_per_cpu(tree):
+    _cpuinfo(tree, "vendor_id\t: AuthenticAMD\nmodel name\t: AMD\n", cpus=2)
+    for cpu in range(2):
+        _cache(tree, cpu, "index0", 1, "Instruction", "64K", "zz")
+    info = probe_cpu(tree.roots, system="Linux", machine="x86_64")
+    assert info.cache_bytes == {"L1i": 2 * 64 * 1024}
+
+
+def test_portable_frequency_error_and_macos_without_brand(monkeypatch):
+    _fake_psutil(monkeypatch, logical=2, physical=2)
+    import psutil
+
+    def no_freq():
+        raise NotImplementedError
+
+    monkeypatch.setattr(psutil, "cpu_freq", no_freq)
+    monkeypatch.setattr(cpu_mod, "_darwin_sysctl_str", lambda name: None)
+    monkeypatch.setattr(cpu_mod, "_windows_cpu_name", lambda: "asked the Windows registry")
+    monkeypatch.setattr(cpu_mod.platform, "processor", lambda: "arm")
+    info = probe_cpu(system="Darwin", machine="arm64")
+    assert info.max_freq_hz is None
+    assert info.unknown["max_freq_hz"].en == "not reported by psutil on macOS"
+    assert info.model_name == "arm"  # platform.processor(), never the Windows name
+    assert info.vendor is None
