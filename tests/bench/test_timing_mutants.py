@@ -230,8 +230,10 @@ def test_release_device_memory_empties_the_device_cache(calls, monkeypatch):
     collected = []
     monkeypatch.setattr("gc.collect", lambda: collected.append(1))
     timing.release_device_memory("cuda:0")
+    assert calls == [("cuda.empty", None)]
     timing.release_device_memory("mps")
-    timing.release_device_memory("cpu")
+    assert calls == [("cuda.empty", None), ("mps.empty", None)]
+    timing.release_device_memory("cpu")  # nothing to empty on the CPU
     assert calls == [("cuda.empty", None), ("mps.empty", None)]
     assert collected == [1, 1, 1]  # host garbage first, on every device
 
@@ -250,7 +252,8 @@ def test_free_memory_is_free_vram_on_cuda_and_available_ram_otherwise(monkeypatc
     import psutil
     import torch
 
-    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d: (123.0, 456.0))
+    monkeypatch.setattr(torch.cuda, "mem_get_info",
+                        lambda d: (123.0, 456.0) if d == "cuda:0" else (0.0, 0.0))
     monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=789))
     assert timing.free_memory_bytes("cuda:0") == 123
     assert timing.free_memory_bytes("cpu") == 789
@@ -274,6 +277,7 @@ class _FakeEvent:
         self.log.append("sync")
 
     def elapsed_time(self, end: _FakeEvent) -> float:
+        assert isinstance(end, _FakeEvent) and end is not self  # start.elapsed_time(end)
         return self.ms
 
 
@@ -300,3 +304,20 @@ def test_time_calls_on_cpu_synchronises_around_the_calls(monkeypatch, clock):
     monkeypatch.setattr(timing, "synchronize", lambda d: synced.append(d))
     time_calls(c.work, _ctx(), min_reps=1, max_reps=1, max_s=1000.0, device="cpu")
     assert synced == ["cpu", "cpu"]  # before and after the timed calls
+
+
+def test_time_calls_defaults(clock):
+    # Defaults min_reps=3, max_reps=50, max_s=1.0 (timing.py's signature).
+    # Binary-exact steps, so the sums are exact. Calls that never settle (alternating 0.25 /
+    # 0.5 s): 0.25, 0.75, 1.0 s spent -> 3 repeats: the limit (>= 1.0 s) ends it.
+    c = clock([0.25, 0.5] * 10)
+    assert len(time_calls(c.work, _ctx())) == 3
+    # 2 s calls: past the limit after one, but 3 repeats are always taken
+    c = clock([2.0])
+    assert len(time_calls(c.work, _ctx())) == 3
+    # tiny calls that never settle: 50 repeats at most
+    c = clock([1e-6, 2e-6] * 40)
+    assert len(time_calls(c.work, _ctx())) == 50
+    # 0.125 / 0.25 s calls: 0.125, 0.375, 0.5, 0.75, 0.875, 1.125 s -> 6 repeats
+    c = clock([0.125, 0.25] * 10)
+    assert len(time_calls(c.work, _ctx())) == 6
