@@ -12,6 +12,7 @@ import dataclasses
 
 import pytest
 
+from torchrig.i18n import Msg
 from torchrig.planning.requirements.interconnect import gradient_sync_bytes, interconnect_items
 from torchrig.planning.workload import default_workload, resolve_model
 
@@ -148,3 +149,50 @@ def test_expert_parallel_all_to_all_bytes():
     ddp = dataclasses.replace(w, strategy="ddp", ep_size=1)
     got = interconnect_items(ddp, resolve_model(ddp))["expert_parallel_bytes_per_step_per_gpu"]
     assert (got.value, got.note.en) == (0.0, "no expert parallelism")
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_two_ranks_synchronise():
+    w = _full(strategy="ddp", precision="bf16", gpus_per_node=2)
+    # 2 x 1/2 x 2P = 2P
+    assert interconnect_items(w, resolve_model(w))["bytes_per_step_per_gpu"].value == \
+        pytest.approx(2 * P)
+
+
+def test_lora_gradients_over_pipeline_stages():
+    lora = dataclasses.replace(default_workload("llm_finetune_lora"), strategy="pipeline_parallel",
+                               pp_size=4, gpus_per_node=4)
+    assert gradient_sync_bytes(lora) == LORA_R16 * 4 / 4
+
+
+def test_tf32_activations_are_4_bytes_for_tp_and_ep():
+    w = _full(strategy="tensor_parallel", tp_size=2, gpus_per_node=2, precision="tf32",
+              batch_size=1, seq_len=1024)
+    got = interconnect_items(w, resolve_model(w))["tensor_parallel_bytes_per_step_per_gpu"]
+    # 4 x 32 layers x 1 x 1024 x 4096 x 4 B x 2 x 1/2
+    assert got.value == pytest.approx(4 * 32 * 1024 * 4096 * 4 * 1.0)
+    assert got.note.zh == "Megatron 张量并行：每层前向 2 次、反向 2 次 b·s·h 激活 all-reduce"
+
+
+def test_one_rank_note_in_chinese_and_gradient_note():
+    one = _full(strategy="ddp", gpus_per_node=1)
+    items = interconnect_items(one, resolve_model(one))
+    assert items["bytes_per_step_per_gpu"].note.zh == "无数据并行同步（单进程或推理）"
+    assert items["gradient_bytes"].note.en == (
+        "gradients each data-parallel rank synchronises per step")
+    assert items["gradient_bytes"].note.zh == "每个数据并行进程每步同步的梯度字节"
+
+
+def test_ring_and_zero3_notes():
+    ddp = _full(strategy="ddp", gpus_per_node=2)
+    assert interconnect_items(ddp, resolve_model(ddp))["bytes_per_step_per_gpu"].note == Msg(
+        "ring all-reduce: 2(n-1)/n x gradient bytes sent per GPU (ZeRO-1/2: "
+        "reduce-scatter + all-gather, the same 2Ψ)",
+        "环形 all-reduce：每 GPU 发送 2(n-1)/n × 梯度字节（ZeRO-1/2 同为 2Ψ）")
+    z3 = _full(strategy="zero3", gpus_per_node=2)
+    assert interconnect_items(z3, resolve_model(z3))["bytes_per_step_per_gpu"].note == Msg(
+        "ZeRO-3: all-gather weights (forward, backward) + reduce-scatter gradients "
+        "= 3Ψ (ZeRO paper sec. 7)",
+        "ZeRO-3：前向、反向各一次参数 all-gather + 梯度 reduce-scatter = 3Ψ（ZeRO 论文第 7 节）")
