@@ -186,10 +186,45 @@ def test_sample_builds_load(path: Path) -> None:
     assert build.line_items
 
 
-def test_tier_samples_match_build_from_tier() -> None:
-    cat = load_catalog()
-    for tier_id in ("entry", "professional", "enterprise"):
-        assert load_build(ROOT / "builds" / f"{tier_id}.json") == build_from_tier(tier_id, cat)
+# What each shipped tier sample must hold, stated by hand from resources/tiers.json's
+# "starter_build" (docs/hardware-sources.md): (lines, nodes, GPU part, GPUs per node).
+TIER_SAMPLES = {
+    "entry": (8, 1, "nvidia-gtx-1660-super", 1),
+    "professional": (9, 1, "nvidia-rtx-4090", 1),
+    "enterprise": (9, 2, "nvidia-a100-80gb-sxm", 4),
+}
+
+
+@pytest.mark.parametrize("tier_id", sorted(TIER_SAMPLES))
+def test_tier_samples_match_the_tier_definitions(tier_id: str) -> None:
+    """builds/<tier>.json against resources/tiers.json, both read as raw JSON (not through
+    the loader or build_from_tier, which are what is being checked): "Start a build from this
+    tier" must give the shipped sample line by line."""
+    tiers = json.loads((ROOT / "resources" / "tiers.json").read_text(encoding="utf-8"))
+    tier = next(t for t in tiers["tiers"] if t["id"] == tier_id)
+    starter = tier["starter_build"]
+    sample = json.loads((ROOT / "builds" / f"{tier_id}.json").read_text(encoding="utf-8"))
+    n_lines, nodes, gpu, gpus = TIER_SAMPLES[tier_id]
+
+    assert sample["format"] == "torchrig.build" and sample["version"] == 1
+    assert sample["tier"] == tier_id
+    assert sample["name"] == f"{tier['name']['en']} / {tier['name']['zh']}"
+    assert sample["notes"] == f"{starter['note']['en']}\n{starter['note']['zh']}"
+    assert sample["nodes"] == starter["nodes"] == nodes
+    # A new build is in CNY with no tax, discount or exchange rate yet.
+    assert (sample["currency"], sample["tax_rate"], sample["discount"],
+            sample["exchange_rate"]) == ("CNY", "0", None, None)
+    assert len(sample["line_items"]) == len(starter["lines"]) == n_lines
+    for i, (line, want) in enumerate(zip(sample["line_items"], starter["lines"], strict=True)):
+        # The sample line is the tier's line without its "role" (the role names the slot in
+        # the tier; a build line has none): same part or text, quantity, scope and price.
+        assert line == {k: v for k, v in want.items() if k != "role"}, (tier_id, i)
+    gpu_lines = [line for line in sample["line_items"] if line.get("part_id") == gpu]
+    assert [line["quantity"] for line in gpu_lines] == [gpus]
+    # And the loader reads the sample to what the builder starts from (equal, not recomputed
+    # from the sample: build_from_tier reads the catalog's tiers, the sample is a file).
+    assert load_build(ROOT / "builds" / f"{tier_id}.json") == build_from_tier(
+        tier_id, load_catalog())
 
 
 # --- issue 13: what is saved always opens again ------------------------------------------

@@ -137,7 +137,11 @@ def test_sample_builds_price() -> None:
     cat = load_catalog()
     for path in sorted((ROOT / "builds").glob("*.json")):
         priced = price_build(load_build(path, cat), cat)
-        assert priced.total >= 0
+        # Second method: the lines add up to the subtotal, and the sample files carry no tax
+        # or discount ("tax_rate": "0", "discount": null), so the total is the subtotal.
+        assert priced.subtotal == sum((line.total for line in priced.lines
+                                       if line.total is not None), D(0))
+        assert (priced.tax, priced.discount, priced.total) == (0, 0, priced.subtotal)
         assert len(priced.lines) == len(load_build(path, cat).line_items)
     pro = price_build(load_build(ROOT / "builds" / "pro-dual-4090.json", cat), cat)
     assert pro.lines[1].total == D("3198.00")  # 2 x USD 1,599 launch MSRP

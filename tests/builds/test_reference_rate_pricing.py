@@ -137,3 +137,25 @@ def test_check_region_adds_the_wall_check(tmp_path: Path, capsys) -> None:
         main(["check", str(file), "--region", "mars"])
     assert exit_.value.code == 2
     assert "invalid choice: 'mars'" in capsys.readouterr().err
+
+
+def test_a_default_rate_that_converts_nothing_is_not_reported() -> None:
+    # Two lines typed in CNY: nothing to convert, so the quote names no rate and flags no age
+    # (the reference is 3 days old here, a stale one would be flagged if it were reported).
+    typed = LineItem(text="Fan 120 mm", category="cooling", quantity=2,
+                     unit_price=Decimal("10.50"), currency="CNY")
+    build = Build(name="t", currency="CNY", line_items=[typed])
+    old = ReferenceRate("USD", "CNY", Decimal("7.1234"), "2025-01-01", "PBOC central parity",
+                        URL, Msg("n", "注"))
+    priced = price_build(build, load_catalog(), today=DAY,
+                         default_rate=DefaultRate.from_reference(old))
+    assert priced.total == Decimal("21.00")  # 2 x 10.50
+    assert priced.exchange_rate is None and priced.exchange_rate_origin is None
+    assert not priced.exchange_rate_stale
+    # The same default with one USD-priced part is reported, with its age (2025-01-01 to
+    # 2026-12-01 is 365 + 334 = 699 days).
+    mixed = Build(name="t", currency="CNY", line_items=[typed, CPU])
+    priced = price_build(mixed, load_catalog(), today=DAY,
+                         default_rate=DefaultRate.from_reference(old))
+    assert priced.exchange_rate == Decimal("7.1234")
+    assert priced.exchange_rate_age_days == 699 and priced.exchange_rate_stale

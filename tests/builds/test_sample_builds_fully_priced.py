@@ -37,6 +37,7 @@ def test_sample_build_is_fully_priced(path: Path) -> None:
     priced = _priced(load_build(path, load_catalog()))
     assert _unpriced(priced) == []
     assert not priced.incomplete and priced.total > 0
+    _assert_adds_up(priced)
 
 
 @pytest.mark.parametrize("tier_id", ["entry", "professional"])
@@ -44,6 +45,16 @@ def test_tier_starter_build_is_fully_priced(tier_id: str) -> None:
     priced = _priced(build_from_tier(tier_id, load_catalog()))
     assert _unpriced(priced) == []
     assert not priced.incomplete and priced.total > 0
+    _assert_adds_up(priced)
+
+
+def _assert_adds_up(priced: PricedBuild) -> None:
+    """Second method: every line is priced, so the lines sum to the subtotal, and the total
+    is subtotal - discount + tax (the samples and tier starts have neither)."""
+    assert all(line.total is not None for line in priced.lines)
+    assert priced.subtotal == sum(line.total for line in priced.lines if line.total is not None)
+    assert priced.total == priced.subtotal - priced.discount + priced.tax
+    assert (priced.discount, priced.tax) == (0, 0)
 
 
 def test_a_part_without_a_price_is_caught() -> None:

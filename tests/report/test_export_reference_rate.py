@@ -72,3 +72,11 @@ def test_the_pdf_prints_the_same_unit_price_and_the_rate(tmp_path: Path, lang: s
     # The rate the quote was priced with is printed, with where it comes from.
     flat = text.replace("\n", "")
     assert str(_raw_rate()) in flat and kind in flat
+
+
+def test_the_share_text_uses_the_same_rate(tmp_path: Path) -> None:
+    unit = (_raw_usd_price() * _raw_rate()).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    done = _export(str(_build(tmp_path)), "-o", "-", "--format", "md")
+    assert done.returncode == 0, done.stderr
+    assert f"| {unit:,.2f} | {unit * 2:,.2f} |" in done.stdout
+    assert str(_raw_rate()) in done.stdout

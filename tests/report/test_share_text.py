@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import re
 import unicodedata
 from dataclasses import replace
@@ -15,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from torchrig.builds.build import Build, LineItem, build_from_tier, load_build
-from torchrig.builds.pricing import DefaultRate, PricedBuild, price_build
+from torchrig.builds.pricing import PricedBuild, price_build
 from torchrig.catalog import load_catalog
-from torchrig.catalog.exchange_rates import reference_rate
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.report.assemble import assemble_sheet
@@ -168,32 +168,95 @@ def _args(build: Path, out: str, **kw: object) -> argparse.Namespace:
     return argparse.Namespace(**values)
 
 
-def _priced_as_the_cli(build: Path, catalog: Catalog) -> PricedBuild:
-    """The build priced as export prices a CNY build without a rate of its own: with the
-    shipped reference rate (resources/catalog/exchange_rates.json)."""
-    reference = reference_rate(catalog.root)
-    assert reference is not None
-    return price_build(load_build(build, catalog), catalog,
-                       default_rate=DefaultRate.from_reference(reference))
+# A small build whose every figure is worked out by hand below: 2 fans x CNY 10.50 = 21.00,
+# one case 1,399.00; subtotal 21.00 + 1,399.00 = 1,420.00; tax 13 % x 1,420.00 = 184.60;
+# total 1,420.00 + 184.60 = 1,604.60. No catalog part, so no price date or exchange rate.
+SMALL_BUILD = {
+    "format": "torchrig.build", "version": 1, "name": "Small box", "currency": "CNY",
+    "tax_rate": "0.13", "nodes": 1,
+    "line_items": [
+        {"text": "Fan 120 mm", "category": "cooling", "quantity": 2, "unit_price": "10.50",
+         "currency": "CNY"},
+        {"text": "Case", "category": "case", "quantity": 1, "unit_price": "1399.00",
+         "currency": "CNY"},
+    ],
+}
+
+# The expected files, written out by hand: the column names and labels are the PDF's
+# (resources' report strings, "bom.*" and "totals.*"), amounts as computed above. Markdown
+# totals end in two spaces (a line break), except the last line of the file.
+SMALL_MD_EN = """**Small box**
+
+| Category | Part | Qty | Unit price (CNY) | Line total (CNY) | Note |
+| --- | --- | ---: | ---: | ---: | --- |
+| Cooling | Fan 120 mm | 2 | 10.50 | 21.00 |  |
+| Case | Case | 1 | 1,399.00 | 1,399.00 |  |
+
+""" + "Subtotal: CNY 1,420.00  \nTax (13%): CNY 184.60  \n**Total: CNY 1,604.60**\n"
+SMALL_ZH = {
+    "md": """**Small box**
+
+| 类别 | 部件 | 数量 | 单价 (CNY) | 小计 (CNY) | 说明 |
+| --- | --- | ---: | ---: | ---: | --- |
+| 散热 | Fan 120 mm | 2 | 10.50 | 21.00 |  |
+| 机箱 | Case | 1 | 1,399.00 | 1,399.00 |  |
+
+""" + "小计：CNY 1,420.00  \n税费（13%）：CNY 184.60  \n**总计：CNY 1,604.60**\n",
+    "bbcode": "[b]Small box[/b]\n[table]\n"
+              "[tr][td][b]类别[/b][/td][td][b]部件[/b][/td][td][b]数量[/b][/td]"
+              "[td][b]单价 (CNY)[/b][/td][td][b]小计 (CNY)[/b][/td][td][b]说明[/b][/td][/tr]\n"
+              "[tr][td]散热[/td][td]Fan 120 mm[/td][td]2[/td][td]10.50[/td][td]21.00[/td]"
+              "[td][/td][/tr]\n"
+              "[tr][td]机箱[/td][td]Case[/td][td]1[/td][td]1,399.00[/td][td]1,399.00[/td]"
+              "[td][/td][/tr]\n"
+              "[/table]\n小计：CNY 1,420.00\n税费（13%）：CNY 184.60\n[b]总计：CNY 1,604.60[/b]\n",
+    # Display widths: a Chinese character takes two columns, so "类别" is 4 wide, "数量" 4,
+    # "单价 (CNY)" 10; the totals' labels pad to "税费（13%）" = 2+2+2+3+2 = 11 columns.
+    "text": """Small box
+
+类别  部件        数量  单价 (CNY)  小计 (CNY)  说明
+----  ----------  ----  ----------  ----------  ----
+散热  Fan 120 mm     2       10.50       21.00
+机箱  Case           1    1,399.00    1,399.00
+
+小计         CNY 1,420.00
+税费（13%）    CNY 184.60
+总计         CNY 1,604.60
+""",
+    # CSV: plain decimals (no thousands separator) so a spreadsheet reads numbers; CRLF rows.
+    "csv": "类别,部件,数量,单价 (CNY),小计 (CNY),说明\r\n"
+           "散热,Fan 120 mm,2,10.50,21.00,\r\n"
+           "机箱,Case,1,1399.00,1399.00,\r\n"
+           "\r\n"
+           "小计,,,,1420.00,CNY\r\n"
+           "税费（13%）,,,,184.60,CNY\r\n"
+           "总计,,,,1604.60,CNY\r\n",
+}
+
+
+def _small_build(tmp_path: Path) -> Path:
+    path = tmp_path / "in" / "small.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(SMALL_BUILD), encoding="utf-8")
+    return path
 
 
 @pytest.mark.parametrize(("suffix", "fmt"), [(".md", "md"), (".bbcode", "bbcode"),
                                              (".txt", "text"), (".csv", "csv")])
-def test_export_picks_the_format_from_the_suffix(catalog: Catalog, tmp_path: Path, suffix: str,
+def test_export_picks_the_format_from_the_suffix(tmp_path: Path, suffix: str,
                                                  fmt: str) -> None:
-    build = ROOT / "builds" / "professional.json"
+    build = _small_build(tmp_path)
     out = tmp_path / f"quote{suffix}"
     assert run_export_cli(_args(build, str(out), lang="zh")) == 0
-    expected = share_text(_priced_as_the_cli(build, catalog), fmt, "zh")
     raw = out.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") == (fmt == "csv")  # Excel needs the BOM
-    assert raw.decode("utf-8-sig") == expected
+    # newline="" semantics: compare the bytes as written, CRLF rows included.
+    assert raw.decode("utf-8-sig") == SMALL_ZH[fmt]
 
 
-def test_export_text_to_stdout(catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
-    build = ROOT / "builds" / "entry.json"
-    assert run_export_cli(_args(build, "-", format="md")) == 0
-    assert capsys.readouterr().out == share_text(_priced_as_the_cli(build, catalog), "md", "en")
+def test_export_text_to_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_export_cli(_args(_small_build(tmp_path), "-", format="md")) == 0
+    assert capsys.readouterr().out == SMALL_MD_EN
 
 
 @pytest.mark.parametrize(("out", "kw", "message"), [

@@ -305,6 +305,11 @@ def _price_build(build: Build, catalog: Catalog, today: datetime.date,
     rate = in_use[0] if in_use else None
     lines = tuple(_price_line(i, item, build, catalog, today, rate)
                   for i, item in enumerate(build.line_items))
+    if build.exchange_rate is None and not any(
+            line.source_currency not in (None, build.currency) for line in lines):
+        # A default rate that converted nothing is not part of this quote: printing (or
+        # flagging the age of) a rate no line used would only raise questions.
+        in_use, rate = None, None
     category_totals: dict[str, Decimal] = {}
     for line in lines:
         if line.total is not None:
