@@ -1184,6 +1184,10 @@ It was kept as {1}.</source>
         <translation>按设置中的默认汇率换算：{0} 元/美元（{1}）。</translation>
     </message>
     <message>
+        <source>Converted at the shipped reference rate ({2}): {0} CNY per USD ({1}).</source>
+        <translation>按随附的参考汇率（{2}）换算：{0} 元/美元（{1}）。</translation>
+    </message>
+    <message>
         <source>Select a part in the catalog list first.</source>
         <translation>请先在配件目录中选择一个配件。</translation>
     </message>

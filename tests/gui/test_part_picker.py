@@ -106,6 +106,9 @@ def test_prices_in_the_build_currency(build_picker, shown_window, qtbot):
     # The shipped reference rate (resources/catalog/exchange_rates.json: 7.0173, 2026-01-06)
     # prices a USD part in a CNY build: USD 589 x 7.0173 = CNY 4,133.19.
     assert "≈ CNY 4,133" in _price_cell(picker, "intel-core-i9-13900k")
+    # ...and the note names it as the shipped reference, not as a rate the shop set.
+    assert picker.rate_note.text() == ("Converted at the shipped reference rate (PBOC central "
+                                       "parity): 7.0173 CNY per USD (2026-01-06).")
     # An install without the reference file, and no rate in Settings: the rate is asked for.
     picker.reference = None
     page.apply_settings()
@@ -140,7 +143,8 @@ def test_settings_default_rate_is_used_and_said(qtbot, tmp_path, file_dialogs):
     choose(widget.category_box, "cpu")
     # USD 589 x 7.0 = CNY 4,123
     assert "≈ CNY 4,123" in _price_cell(widget, "intel-core-i9-13900k")
-    assert "2026-11-30" in widget.rate_note.text()
+    assert widget.rate_note.text() == ("Converted at the Settings default: 7.0 CNY per USD "
+                                       "(2026-11-30).")
     window.close()
 
 

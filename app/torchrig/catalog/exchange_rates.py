@@ -64,13 +64,16 @@ class ReferenceRate:
     source: str
     note: Msg
 
+    def kind_name(self, lang: str) -> str:
+        """What kind of rate this is, in ``lang`` (e.g. "PBOC central parity")."""
+        return KIND_ZH.get(self.kind, self.kind) if lang == "zh" else self.kind
+
     @property
     def origin(self) -> Msg:
         """Where the rate comes from, as a quote or a table names it (the kind in the
         reader's language where TorchRig knows its Chinese name)."""
-        kind_zh = KIND_ZH.get(self.kind, self.kind)
         return Msg(f"{self.kind} {self.date}, {self.source}",
-                   f"{kind_zh}（{self.date}），{self.source}")
+                   f"{self.kind_name('zh')}（{self.date}），{self.source}")
 
 
 def day(value: Any, where: str) -> str:

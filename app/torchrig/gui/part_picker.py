@@ -211,6 +211,11 @@ class PartPicker(QGroupBox):
             return ExchangeRate(default.cny_per_usd, default.date), True
         return None, False
 
+    def _shop_rate_set(self) -> bool:
+        """Whether the Settings hold the shop's own default rate (it wins over the reference:
+        Settings.default_rate)."""
+        return self.settings.exchange_rate > 0 and bool(self.settings.exchange_rate_date)
+
     def _price(self, part: Part) -> Decimal | None:
         return price_in(part, self.build.currency, self.rate()[0])[0]
 
@@ -345,9 +350,14 @@ class PartPicker(QGroupBox):
         if missing_rate:
             text = self.tr("Some prices are in another currency: set an exchange rate with its "
                            "date in the build, or a default in Settings.")
-        elif from_settings and rate is not None:
+        elif from_settings and rate is not None and self._shop_rate_set():
             text = self.tr("Converted at the Settings default: {0} CNY per USD ({1}).").format(
                 rate.cny_per_usd, rate.date)
+        elif from_settings and rate is not None and self.reference is not None:
+            # No rate of the shop's own: the shipped reference, named as what it is.
+            text = self.tr("Converted at the shipped reference rate ({2}): {0} CNY per USD "
+                           "({1}).").format(rate.cny_per_usd, rate.date,
+                                            self.reference.kind_name(self.lang))
         else:
             text = ""
         self.rate_note.setText(text)
