@@ -13,7 +13,14 @@ from decimal import Decimal, InvalidOperation, localcontext
 import pytest
 
 from torchrig.builds.build import Build, Discount, ExchangeRate, LineItem
-from torchrig.builds.pricing import ROUNDING_NOTE, convert, price_build, round_cents
+from torchrig.builds.pricing import (
+    ROUNDING_NOTE,
+    DefaultRate,
+    convert,
+    price_build,
+    rate_in_use,
+    round_cents,
+)
 from torchrig.catalog import Catalog, load_catalog
 from torchrig.i18n import Msg
 
@@ -181,6 +188,8 @@ def test_every_field_of_the_priced_build_json() -> None:
         "subtotal": "816.00", "discount": "81.60", "taxable": "734.40", "tax_rate": "0.13",
         "tax": "95.47", "total": "829.87", "incomplete": True, "missing_price_lines": [1],
         "has_estimates": False, "exchange_rate": "7.1", "exchange_rate_date": "2026-01-10",
+        "exchange_rate_origin": {"en": "the build's rate", "zh": "配置单中的汇率"},
+        "exchange_rate_stale": False,  # 2026-01-10 to 2026-02-01: 22 days, limit 30
         "rounding": ROUNDING_NOTE.en, "warnings": [],
     }
 
@@ -190,6 +199,49 @@ def test_a_build_without_a_rate_says_so_in_the_json() -> None:
                              line_items=[_custom("x", "other", 1, "1", "USD")]),
                        load_catalog(), TODAY).to_dict()
     assert data["exchange_rate"] is None and data["exchange_rate_date"] is None
+    assert data["exchange_rate_origin"] is None and data["exchange_rate_stale"] is False
+
+
+# --- which rate, and how old ------------------------------------------------------------------
+
+SHOP = DefaultRate(D("7.2"), "2026-01-20", Msg("the shop's default rate", "本店默认汇率"))
+
+
+def test_the_builds_own_rate_wins_over_the_default_and_names_its_source() -> None:
+    own = Build(name="t", exchange_rate=ExchangeRate(D("7.1"), "2026-01-10", "bank quote"))
+    assert rate_in_use(own, SHOP) == (D("7.1"), "2026-01-10",
+                                      Msg("the build's rate (bank quote)",
+                                          "配置单中的汇率（bank quote）"))
+    assert rate_in_use(Build(name="t"), SHOP) == (D("7.2"), "2026-01-20", SHOP.origin)
+    assert rate_in_use(Build(name="t"), None) is None
+
+
+def test_a_build_without_a_rate_converts_with_the_default() -> None:
+    build = Build(name="t", currency="CNY",
+                  line_items=[_custom("x", "other", 3, "10.00", "USD")])
+    priced = price_build(build, load_catalog(), TODAY, SHOP)
+    # USD 10.00 x 7.2 = 72.00 CNY; x 3 = 216.00. Rate of 2026-01-20, priced 2026-02-01: 12 days.
+    assert priced.lines[0].unit_price == D("72.00") and priced.total == D("216.00")
+    assert (priced.exchange_rate, priced.exchange_rate_date) == (D("7.2"), "2026-01-20")
+    assert priced.exchange_rate_origin == SHOP.origin
+    assert priced.exchange_rate_age_days == 12 and not priced.exchange_rate_stale
+    assert priced.rate_age_note is None
+
+
+def test_a_rate_is_stale_after_thirty_days() -> None:
+    build = Build(name="t", exchange_rate=ExchangeRate(D("7.1"), "2026-01-02"))
+    # 2026-01-02 to 2026-02-01 is 30 days: still fresh; one day later it is 31.
+    fresh = price_build(build, load_catalog(), TODAY)
+    assert fresh.exchange_rate_age_days == 30 and not fresh.exchange_rate_stale
+    stale = price_build(build, load_catalog(), datetime.date(2026, 2, 2))
+    assert stale.exchange_rate_age_days == 31 and stale.exchange_rate_stale
+    assert stale.to_dict()["exchange_rate_stale"] is True
+    assert stale.rate_age_note == Msg(
+        "The exchange rate (7.1 CNY per USD, 2026-01-02) is 31 days old: check the current "
+        "rate.", "汇率（1 USD = 7.1 CNY，2026-01-02）已有 31 天：请核实当前汇率。")
+    # A month date counts from its first day: 2026-01 to 2026-02-01 is 31 days.
+    month = Build(name="t", exchange_rate=ExchangeRate(D("7.1"), "2026-01"))
+    assert price_build(month, load_catalog(), TODAY).exchange_rate_age_days == 31
 
 
 # --- lines without a usable price -----------------------------------------------------------
