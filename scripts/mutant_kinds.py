@@ -133,7 +133,8 @@ def _changed_lines(lines: list[str], original: ast.stmt,
     seconds for a mutated module of thousands of lines."""
     a = lines[original.lineno:original.end_lineno]
     b = lines[mutant.lineno:mutant.end_lineno]
-    removed, added = [], []
+    removed: list[str] = []
+    added: list[str] = []
     for line in difflib.unified_diff(a, b, lineterm="", n=0):
         if line.startswith(("---", "+++", "@@")):
             continue

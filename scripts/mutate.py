@@ -5,6 +5,7 @@
     ./dev mutate bench.timing --tests tests/bench/test_timing.py
     ./dev mutate planning --max-children 2 --show-survivors
     ./dev mutate builds.pricing --classify   # survivors sorted into text / logic / equivalent
+    ./dev mutate builds.pricing --recheck before.json   # only the survivors of an earlier run
 
 mutmut (https://github.com/boxed/mutmut) changes the code one small edit at a time (``<`` for
 ``<=``, ``+ 1`` for ``+ 2``, a dropped argument...) and runs the tests that reach the changed
@@ -30,6 +31,12 @@ each mutant's test run: mutmut forks each run from a process that has already ru
 once with the original code, and a cached catalog would hide every mutant of the loader from
 every test that reads the shipped catalog.
 
+``--recheck SUMMARY`` runs only the mutants an earlier run (its summary.json) did not kill and
+keeps that run's verdict for the others: after tests were *added*, a mutant the old tests killed
+is still killed (a test that fails still fails), so only the survivors need the new tests. It is
+refused when the mutated source differs from the earlier run's (the mutants would not be the
+same); run in full then.
+
 The summary (counts, scores, kinds, surviving mutants, run time) is printed and written to
 ``.mutmut/<target>/summary.json``; docs/testing.md records the project's figures.
 """
@@ -37,6 +44,7 @@ The summary (counts, scores, kinds, surviving mutants, run time) is printed and 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -154,13 +162,33 @@ def mutmut(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(exe), *args], cwd=ws, env=env, text=True, capture_output=True)
 
 
-def summarise(ws: Path, target: str, seconds: float | None = None) -> dict[str, object]:
+def source_hashes(ws: Path, target: str) -> dict[str, str]:
+    """sha256 of each mutated file as the workspace holds it (the code the verdicts are for)."""
+    out = {}
+    for path in target_files(target):
+        rel = path.relative_to(PACKAGE_ROOT.parent)
+        out[rel.as_posix()] = hashlib.sha256((ws / "src" / rel).read_bytes()).hexdigest()
+    return out
+
+
+def statuses_of(ws: Path) -> dict[str, str]:
     out = mutmut(ws, "results", "--all", "true")
     statuses: dict[str, str] = {}
     for line in out.stdout.splitlines():
         name, sep, status = line.strip().rpartition(": ")
         if sep and name:
             statuses[name] = status
+    return statuses
+
+
+def summarise(ws: Path, target: str, seconds: float | None = None,
+              earlier: dict[str, str] | None = None) -> dict[str, object]:
+    statuses = statuses_of(ws)
+    rechecked = None
+    if earlier is not None:
+        # Verdicts of the earlier run stand for the mutants not run again (see module doc).
+        rechecked = sorted(n for n, s in statuses.items() if s not in NOT_RUN)
+        statuses = {n: (earlier.get(n, s) if s in NOT_RUN else s) for n, s in statuses.items()}
     kinds = mutant_kinds.all_mutants(ws / "mutants" / "src")
     survivors = sorted(n for n, s in statuses.items() if s in AGAINST)
     by_kind = mutant_kinds.sort_survivors(
@@ -177,6 +205,9 @@ def summarise(ws: Path, target: str, seconds: float | None = None) -> dict[str, 
         "survivors_by_kind": by_kind,
         "changes": {n: kinds[n].change for n in survivors if n in kinds},
         "seconds": None if seconds is None else round(seconds, 1),
+        "sources": source_hashes(ws, target),
+        "rechecked": rechecked,
+        "statuses": statuses,
     }
 
 
@@ -215,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classify", action="store_true",
                     help="list the survivors by kind (message text, logic, equivalent as "
                     "recorded in docs/testing.md) with the mutated line")
+    ap.add_argument("--recheck", type=Path, metavar="SUMMARY",
+                    help="run only the mutants that the run summarised in SUMMARY (a "
+                    "summary.json) did not kill; its other verdicts stand")
     ap.add_argument("--no-run", action="store_true",
                     help="summarise the workspace's last run again (after editing the "
                     "equivalents in docs/testing.md) without running mutmut")
@@ -225,6 +259,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     target_files(args.target)  # fails early on a bad name
     tests = args.tests or default_tests(args.target)
+    earlier_summary: dict[str, object] | None = None
+    earlier: dict[str, str] | None = None
+    if args.recheck is not None:
+        try:
+            earlier_summary = json.loads(args.recheck.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"mutate: cannot read {args.recheck}: {exc}", file=sys.stderr)
+            return 2
+        found = earlier_summary.get("statuses") if isinstance(earlier_summary, dict) else None
+        earlier = found if isinstance(found, dict) else None
+        if not isinstance(earlier, dict) or not earlier:
+            print(f"mutate: {args.recheck} has no per-mutant statuses", file=sys.stderr)
+            return 2
     if args.no_run:
         ws = ROOT / ".mutmut" / args.target
         if not (ws / "mutants").is_dir():
@@ -236,15 +283,22 @@ def main(argv: list[str] | None = None) -> int:
         ws = build_workspace(args.target, tests)
         print(f"mutate: torchrig.{args.target} against {' '.join(tests)} in {ws}",
               file=sys.stderr)
+        names: list[str] = []
+        if earlier_summary is not None:
+            if earlier_summary.get("sources") != source_hashes(ws, args.target):
+                print(f"mutate: {args.recheck} is a run of other source code; run in full",
+                      file=sys.stderr)
+                return 2
+            names = [n for n, s in earlier.items() if s not in KILLED]  # type: ignore[union-attr]
         started = time.monotonic()
-        run = mutmut(ws, "run", "--max-children", str(args.max_children))
+        run = mutmut(ws, "run", "--max-children", str(args.max_children), *names)
         seconds = time.monotonic() - started
         if run.returncode != 0:
             tail = (run.stdout + run.stderr)[-3000:]
             print(f"mutate: mutmut run failed (exit {run.returncode}):\n{tail}",
                   file=sys.stderr)
             return 1
-    summary = summarise(ws, args.target, seconds)
+    summary = summarise(ws, args.target, seconds, earlier)
     (ws / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
                                      encoding="utf-8")
     by_kind: dict[str, list[str]] = summary["survivors_by_kind"]  # type: ignore[assignment]
