@@ -5,7 +5,7 @@
     ./dev mutate bench.timing --tests tests/bench/test_timing.py
     ./dev mutate planning --max-children 2 --show-survivors
     ./dev mutate builds.pricing --classify   # survivors sorted into text / logic / equivalent
-    ./dev mutate builds.pricing --recheck before.json   # only the survivors of an earlier run
+    ./dev mutate builds.pricing --recheck before.json --tests tests/builds/test_pricing_mutants.py
 
 mutmut (https://github.com/boxed/mutmut) changes the code one small edit at a time (``<`` for
 ``<=``, ``+ 1`` for ``+ 2``, a dropped argument...) and runs the tests that reach the changed
@@ -33,9 +33,10 @@ every test that reads the shipped catalog.
 
 ``--recheck SUMMARY`` runs only the mutants an earlier run (its summary.json) did not kill and
 keeps that run's verdict for the others: after tests were *added*, a mutant the old tests killed
-is still killed (a test that fails still fails), so only the survivors need the new tests. It is
-refused when the mutated source differs from the earlier run's (the mutants would not be the
-same); run in full then.
+is still killed (a test that fails still fails), so only the survivors need the new tests; and
+since the earlier run's own tests let them through, ``--tests`` may name only the added tests
+(much faster). It is refused when the mutated source differs from the earlier run's (the mutants
+would not be the same); run in full then.
 
 The summary (counts, scores, kinds, surviving mutants, run time) is printed and written to
 ``.mutmut/<target>/summary.json``; docs/testing.md records the project's figures.
