@@ -130,8 +130,9 @@ def test_the_capped_discount_warning_names_the_amount_in_both_languages() -> Non
     build = Build(name="t", currency="USD", discount=Discount("amount", D("50")),
                   line_items=[_custom("x", "other", 1, "10", "USD")])
     (warning,) = price_build(build, load_catalog(), TODAY).warnings
-    assert warning.en.startswith("The discount (50.00 USD) is larger than the subtotal")
-    assert warning.zh.startswith("折扣（50.00 USD）大于小计")
+    assert warning.en == ("The discount (50.00 USD) is larger than the subtotal; it was "
+                          "limited to the subtotal.")
+    assert warning.zh == "折扣（50.00 USD）大于小计，已按小计计算。"
 
 
 def test_the_estimate_warning_exists_in_both_languages() -> None:
@@ -139,7 +140,9 @@ def test_the_estimate_warning_exists_in_both_languages() -> None:
                    price_date="2026-01", price_kind="estimate")
     (warning,) = price_build(Build(name="t", currency="USD", line_items=[item]),
                              load_catalog(), TODAY).warnings
-    assert "estimate" in warning.en and "估算" in warning.zh
+    assert warning.en == ("Some prices are analyst estimates, not list prices (marked "
+                          "'estimate').")
+    assert warning.zh == "部分价格为分析师估算，并非官方报价（标注为“估算”）。"
 
 
 # --- the priced build as JSON ------------------------------------------------------------------
