@@ -21,6 +21,7 @@ from torchrig.builds.check_node import Node
 from torchrig.builds.power_checks import _excursion, estimate_power, power_checks
 from torchrig.catalog import Catalog, load_catalog
 from torchrig.findings import Finding, Severity
+from torchrig.i18n import Msg
 
 
 def _cat(**variants: tuple[str, dict[str, Any]]) -> Catalog:
@@ -252,3 +253,96 @@ def test_a_built_in_supply_has_no_connector_count_to_judge() -> None:
     node = _node(cat, ("nvidia-rtx-4090", 4), ("asus-test-board", 1))
     found = _by_code(power_checks(node))
     assert "compat.psu_connectors" not in found and found == {}
+
+
+# --- what the findings say ---------------------------------------------------------------------
+
+
+def test_the_blocker_word_for_word() -> None:
+    psu = _by_code(power_checks(_node(_psu(852.0), *DESK, ("test-psu", 1))))["compat.psu"]
+    assert psu.title.en == "Power supply is below the system's sustained draw"
+    assert psu.title.zh == "电源功率低于整机持续功耗"
+    assert psu.detail.en == ("Sagitta X2 1000W: 852 W; CPU maximum power 253 W + GPU board "
+                             "power 450 W + 150 W for the rest of the system = 853 W.")
+    assert psu.detail.zh == ("Sagitta X2 1000W：852 W；CPU 最大功耗 253 W + GPU 板卡功耗 450 W + "
+                             "其余部件 150 W = 853 W。")
+    # 853 W x 1.3 = 1,108.9 W, shown as 1109 W.
+    assert psu.fix.en == ("Use at least 1109 W (x1.3), or an ATX 3.x unit rated for GPU power "
+                          "excursions; or fewer GPUs.")
+    assert psu.fix.zh == ("至少使用 1109 W（×1.3）电源，"
+                          "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU。")
+    assert psu.numbers == {"psu_w": 852.0, "cpu_w": 253.0, "gpu_w": 450.0, "rest_w": 150.0,
+                           "load_w": 853.0, "peak_w": 1753.0}
+
+
+def test_the_headroom_and_vendor_titles_word_for_word() -> None:
+    found = _by_code(power_checks(_node(_psu(849.0, "corsair-rm1000x"), ("nvidia-rtx-4090", 1),
+                                        ("test-psu", 1))))
+    # 450 + 150 = 600 W sustained, x1.3 = 780 W <= 849 W: no headroom warning; the vendor's
+    # 850 W is not met.
+    assert "compat.psu_headroom" not in found
+    vendor = found["compat.psu_vendor_min"]
+    assert vendor.title == Msg("Power supply below the GPU vendor's system requirement",
+                               "电源低于 GPU 厂商要求的整机功率")
+    assert vendor.fix == Msg("Use at least 850 W.", "至少使用 850 W 电源。")
+    headroom = _by_code(power_checks(_node(_psu(876.0), *DESK, ("test-psu", 1))))
+    assert headroom["compat.psu_headroom"].title == Msg(
+        "Power supply too small for transient spikes", "电源不足以承受瞬时功耗尖峰")
+
+
+def _every_power_finding() -> list[Finding]:
+    eight_pin = _psu(1600.0, pcie_8pin_connectors=1)
+    builtin = _cat(**{"asus-test-board": ("asus-rog-maximus-z790-formula",
+                                          {"integrated_psu_w": 500.0})})
+    builds = [
+        (_psu(852.0), (*DESK, ("test-psu", 1))),                        # blocker
+        (_psu(876.0), (*DESK, ("test-psu", 1))),                        # ATX 3.x headroom
+        (_psu(1100.0, "corsair-rm1000x"), (*DESK, ("test-psu", 1))),    # x1.3 headroom
+        (_psu(849.0), (("nvidia-rtx-4090", 1), ("test-psu", 1))),       # vendor minimum
+        (load_catalog(), (("nvidia-rtx-4090", 3), ("nfortec-sagitta-x2-1000w", 1),
+                          ("msi-meg-ai1300p-pcie5", 1))),               # 12V-2x6 short
+        (eight_pin, (("amd-radeon-pro-w7900", 1), ("test-psu", 1))),    # 8-pin short
+        (builtin, (("nvidia-rtx-4090", 1), ("asus-test-board", 1))),    # built-in, too small
+    ]
+    return [f for cat, lines in builds for f in power_checks(_node(cat, *lines))]
+
+
+def test_every_power_finding_speaks_both_languages() -> None:
+    findings = _every_power_finding()
+    assert {f.code for f in findings} == {"compat.psu", "compat.psu_headroom",
+                                          "compat.psu_vendor_min", "compat.psu_connectors"}
+    for f in findings:
+        for text in (f.title, f.detail, f.fix):
+            assert isinstance(text, Msg), f.code
+            for words in (text.en, text.zh):
+                assert isinstance(words, str) and words.strip() and "None" not in words, f.code
+        assert f.source and (isinstance(f.source, str) or (f.source.en and f.source.zh))
+
+
+def test_a_built_in_supply_is_named_as_built_in() -> None:
+    cat = _cat(**{"asus-test-board": ("asus-rog-maximus-z790-formula",
+                                      {"integrated_psu_w": 500.0})})
+    psu = _by_code(power_checks(_node(cat, ("nvidia-rtx-4090", 1), ("asus-test-board", 1))))
+    # 450 + 150 = 600 W on a 500 W built-in supply.
+    assert psu["compat.psu"].detail.en.startswith("ROG MAXIMUS Z790 FORMULA (built-in): 500 W;")
+
+
+def test_both_connector_kinds_are_checked_on_one_card() -> None:
+    cat = _cat(**{"nvidia-test-gpu": ("nvidia-rtx-4090", {"power_8pin": 2}),
+                  "test-psu": ("nfortec-sagitta-x2-1000w", {"pcie_8pin_connectors": 1})})
+    # One 12V-2x6 needed and present; two 8-pin needed, one present.
+    (short,) = [f for f in power_checks(_node(cat, ("nvidia-test-gpu", 1), ("test-psu", 1)))
+                if f.code == "compat.psu_connectors"]
+    assert short.numbers == {"needed": 2.0, "available": 1.0}
+    assert short.title.en == "Not enough 8-pin PCIe power connectors"
+
+
+def test_one_missing_connector_is_counted_in_the_singular() -> None:
+    cat = _psu(1000.0, pcie_12v_2x6_connectors=0)
+    (short,) = [f for f in power_checks(_node(cat, ("nvidia-rtx-4090", 1), ("test-psu", 1)))
+                if f.code == "compat.psu_connectors"]
+    assert short.detail.en == "The GPUs need 1 12V-2x6 connector; Sagitta X2 1000W has 0."
+    assert short.fix.en == ("Choose a power supply with 1 native 12V-2x6 connectors (adapters "
+                            "and splitters concentrate current on one cable).")
+    assert short.fix.zh == ("选择带 1 个原生 12V-2x6 接口的电源"
+                            "（转接线和一分二线会让电流集中在一根线上）。")
