@@ -19,6 +19,7 @@ from torchrig.builds.build import Build, LineItem
 from torchrig.builds.check_node import Node
 from torchrig.catalog import Catalog, load_catalog
 from torchrig.findings import Finding, Severity
+from torchrig.i18n import Msg
 
 DDR5_KIT = "corsair-vengeance-64gb-ddr5-5600-cmk64gx5m2b5600c40"  # 2 x DDR5-5600, no ECC
 RDIMM = "samsung-32gb-ddr5-5600-rdimm-m321r4ga0pb0-cwm"  # 1 x DDR5-5600 ECC
@@ -241,3 +242,51 @@ def test_one_nic_per_gpu(nodes: int, gpus: int, nics: int, advice: bool) -> None
     assert ("board.nic_per_gpu" in found) is advice
     if advice:
         assert found["board.nic_per_gpu"].numbers == {"gpus": float(gpus), "nics": float(nics)}
+
+
+# --- what the findings say ---------------------------------------------------------------------
+
+
+def test_without_a_board_an_intel_cpu_still_gets_intels_note() -> None:
+    found = _found(("intel-core-i9-13900k", 1), (DDR5_KIT, 2))
+    # The CPU's 2 channels, 4 modules: Intel's desktop rating applies.
+    finding = found["board.memory_2dpc"]
+    assert finding.numbers == {"modules": 4.0, "channels": 2.0, "rated_mts": 5600.0}
+    assert finding.detail.en.endswith("Intel rates its desktop CPUs well below one DIMM per "
+                                      "channel with two (about 4,000-4,400 MT/s).")
+
+
+def _every_board_finding() -> list[Finding]:
+    limit = _cat(**{"asus-test-board": (Z790, {"max_memory_speed_2dpc_mts": 4800,
+                                               "m2_sata_sharing": True})})
+    gen4 = _cat(**{"intel-test-gen4-cpu": ("intel-core-i9-13900k", {"pcie_gen": 4})})
+    out = _all(("intel-core-i9-13900k", 1), ("asus-test-board", 1), (DDR5_KIT, 2), (RDIMM, 1),
+               ("samsung-990-pro-1tb", 1), ("samsung-870-evo-1tb", 1), cat=limit)
+    out += _all(*INTEL_DESK, (DDR5_KIT, 2))
+    out += _all((X870E, 1), ("nvidia-rtx-4090", 1), ("samsung-990-pro-1tb", 1))
+    out += _all(I9, (Z890, 1), ("nvidia-rtx-4090", 3), (E810, 1))
+    out += _all(("intel-test-gen4-cpu", 1), ("nvidia-connectx-7-ndr-osfp", 1), cat=gen4)
+    build = Build(name="t", nodes=2, line_items=[LineItem(part_id="nvidia-rtx-5090", quantity=2),
+                                                 LineItem(part_id=E810, quantity=1)])
+    return out + board_checks(Node(build, load_catalog()))
+
+
+def test_every_board_finding_speaks_both_languages() -> None:
+    findings = _every_board_finding()
+    assert {f.code for f in findings} == {
+        "board.memory_2dpc", "board.ecc", "board.m2_gpu_lanes", "board.m2_sata",
+        "board.nic_no_slot", "board.nic_pcie", "board.nic_per_gpu"}
+    for f in findings:
+        for text in (f.title, f.detail, f.fix, f.source):
+            assert isinstance(text, Msg), f.code
+            for words in (text.en, text.zh):
+                assert isinstance(words, str) and words.strip() and "None" not in words, f.code
+
+
+def test_the_board_figure_is_named_in_both_languages() -> None:
+    cat = _cat(**{"asus-test-board": (Z790, {"max_memory_speed_2dpc_mts": 4800})})
+    finding = _found(("intel-core-i9-13900k", 1), ("asus-test-board", 1), (DDR5_KIT, 2),
+                     cat=cat)["board.memory_2dpc"]
+    assert finding.detail.zh.endswith("ROG MAXIMUS Z790 FORMULA 每通道两条时额定 4800 MT/s。")
+    assert finding.source == Msg("vendor board specifications (memory QVL, 2DPC)",
+                                 "主板厂商规格（内存兼容列表、每通道两条）")
