@@ -278,8 +278,12 @@ def main(argv: list[str] | None = None) -> int:
         if not (ws / "mutants").is_dir():
             print(f"mutate: no earlier run in {ws}", file=sys.stderr)
             return 2
-        seconds = json.loads((ws / "summary.json").read_text(encoding="utf-8")).get("seconds") \
-            if (ws / "summary.json").is_file() else None
+        last = (json.loads((ws / "summary.json").read_text(encoding="utf-8"))
+                if (ws / "summary.json").is_file() else {})
+        seconds = last.get("seconds")
+        if last.get("rechecked") is not None and earlier is None:
+            # The last run was a recheck: mutmut's own results hold only the mutants it ran.
+            earlier = last.get("statuses")
     else:
         ws = build_workspace(args.target, tests)
         print(f"mutate: torchrig.{args.target} against {' '.join(tests)} in {ws}",
