@@ -290,3 +290,139 @@ def test_the_board_figure_is_named_in_both_languages() -> None:
     assert finding.detail.zh.endswith("ROG MAXIMUS Z790 FORMULA 每通道两条时额定 4800 MT/s。")
     assert finding.source == Msg("vendor board specifications (memory QVL, 2DPC)",
                                  "主板厂商规格（内存兼容列表、每通道两条）")
+
+
+# The words of each finding as the build-check table and the quote show them (the builds of
+# _every_board_finding: 5 DDR5 modules under a 4,800 MT/s board figure, an RDIMM on the
+# Z790, drives on sharing boards, three GPUs and a NIC on the Z890, a 400 Gb/s NIC on
+# Gen4, two nodes of two GPUs with one adapter).
+WORDS = {
+    "board.memory_2dpc": (
+        Msg('Two DIMMs per channel lower the memory speed',
+            '每通道两条内存会降低内存频率'),
+        Msg('5 DDR5 modules on 2 channels (two per channel); the kits are rated 5600 MT/s. '
+            'ROG MAXIMUS Z790 FORMULA rates two DIMMs per channel at 4800 MT/s.',
+            '2 个通道上 5 条 DDR5（每通道两条）；内存额定 5600 MT/s。ROG MAXIMUS Z790 FORMULA 每通道两条时额定 4800 MT/s。'),
+        Msg('Use one larger module per channel to keep the rated speed, or accept the lower '
+            'speed for the capacity.',
+            '每通道用一条更大容量的内存以保持额定频率，或为容量接受较低频率。'),
+    ),
+    "board.ecc": (
+        Msg('The board does not support ECC memory',
+            '主板不支持 ECC 内存'),
+        Msg('32GB DDR5-5600 ECC RDIMM (M321R4GA0PB0-CWM) is ECC memory; ROG MAXIMUS Z790 '
+            'FORMULA runs memory without ECC, so errors are neither corrected nor reported.',
+            '32GB DDR5-5600 ECC RDIMM (M321R4GA0PB0-CWM) 为 ECC 内存；ROG MAXIMUS Z790 FORMULA '
+            '不支持 ECC，内存错误既不会被纠正也不会被报告。'),
+        Msg('Choose a workstation or server board with ECC support, or save the cost with '
+            'non-ECC modules.',
+            '选择支持 ECC 的工作站或服务器主板，或改用非 ECC 内存以节省成本。'),
+    ),
+    "board.m2_sata": (
+        Msg('An M.2 drive can disable SATA ports',
+            'M.2 硬盘可能禁用 SATA 接口'),
+        Msg('ROG MAXIMUS Z790 FORMULA turns off SATA ports when a shared M.2 slot is used; '
+            'the build has 1 M.2 and 1 SATA drive.',
+            'ROG MAXIMUS Z790 FORMULA 的共享 M.2 插槽插上硬盘时会禁用部分 SATA 接口；配置中有 1 块 M.2 与 1 块 SATA 硬盘。'),
+        Msg('Check the manual and connect the SATA drives to ports that stay on.',
+            '查阅手册，把 SATA 硬盘接在不受影响的接口上。'),
+    ),
+    "board.m2_gpu_lanes": (
+        Msg('An M.2 drive can take lanes from the GPU slot',
+            'M.2 硬盘可能占用 GPU 插槽的通道'),
+        Msg('ROG STRIX X870E-E GAMING WIFI shares CPU lanes between an M.2 slot and the '
+            'first x16 slot: with that M.2 slot filled the GPU runs at x8.',
+            'ROG STRIX X870E-E GAMING WIFI 的某个 M.2 插槽与第一个 x16 插槽共享 CPU 通道：该 M.2 插槽插上硬盘后 GPU '
+            '以 x8 运行。'),
+        Msg("Put the drives in the M.2 slots wired to the chipset (see the manual's "
+            'lane-sharing table).',
+            '把硬盘装在连接芯片组的 M.2 插槽上（见主板手册的通道共享表）。'),
+    ),
+    "board.nic_no_slot": (
+        Msg('No x16-size slot left for the network adapter',
+            '没有空余的 x16 插槽给网卡'),
+        Msg('Z890 AORUS MASTER wires at most 3 x16-size slots; the GPUs take 3, so Ethernet '
+            'E810-CQDA2 dual-port 100GbE needs another slot (often a narrow chipset slot).',
+            'Z890 AORUS MASTER 最多 3 个 x16 尺寸插槽；GPU 占用 3 个，Ethernet E810-CQDA2 dual-port '
+            '100GbE 需另找插槽（通常是较窄的芯片组插槽）。'),
+        Msg('Use a board with one more full-width slot (workstation or server).',
+            '选择多一个全宽插槽的主板（工作站或服务器）。'),
+    ),
+    "board.nic_pcie": (
+        Msg("The network adapter's PCIe link is slower than its port",
+            '网卡的 PCIe 链路慢于其网口速率'),
+        Msg('ConnectX-7 NDR 400Gb/s single-port OSFP adapter (PCIe): a 400 Gb/s port on PCIe '
+            'Gen4 x16, about 252 Gb/s per direction.',
+            'ConnectX-7 NDR 400Gb/s single-port OSFP adapter (PCIe)：网口 400 Gb/s，PCIe Gen4 '
+            'x16 单向约 252 Gb/s。'),
+        Msg('Use a PCIe Gen5 host and a full x16 slot for 400 Gb/s, or a 200 Gb/s adapter on Gen4.',
+            '400 Gb/s 网卡需 PCIe Gen5 主机和完整 x16 插槽；Gen4 平台可改用 200 Gb/s 网卡。'),
+    ),
+    "board.nic_per_gpu": (
+        Msg('Fewer network adapters than GPUs per node',
+            '每节点网卡少于 GPU'),
+        Msg('2 nodes with 2 GPUs and 1 network adapter each: in data-parallel training 2 '
+            'GPUs share 1 link for gradient exchange between nodes.',
+            '2 个节点，每节点 2 块 GPU、1 块网卡：数据并行训练时 2 块 GPU 共用 1 条链路在节点间交换梯度。'),
+        Msg("Fit one adapter per GPU (on the GPU's PCIe switch, with GPUDirect RDMA) when "
+            'inter-node traffic limits scaling.',
+            '若节点间通信限制扩展，为每块 GPU 配一块网卡（与 GPU 在同一 PCIe 交换芯片下，启用 GPUDirect RDMA）。'),
+    ),
+}
+
+
+def test_every_board_finding_word_for_word() -> None:
+    found = {}
+    for f in _every_board_finding():
+        found.setdefault(f.code, f)
+    assert set(found) == set(WORDS)
+    for code, (title, detail, fix) in WORDS.items():
+        got = found[code]
+        assert (got.title, got.detail, got.fix) == (title, detail, fix), code
+
+def test_intels_note_in_both_languages() -> None:
+    finding = _found(("intel-core-i9-13900k", 1), (DDR5_KIT, 2))["board.memory_2dpc"]
+    assert finding.detail.zh.endswith(
+        "Intel 桌面 CPU 每通道两条时的额定频率远低于每通道一条（约 4,000-4,400 MT/s）。")
+
+
+def test_an_nvlink_bridge_is_not_counted_as_a_network_adapter() -> None:
+    found = _found(("nvidia-rtx-5090", 2), (E810, 1), ("nvidia-nvlink-bridge-2way-ga102", 1),
+                   nodes=2)
+    assert found["board.nic_per_gpu"].numbers == {"gpus": 2.0, "nics": 1.0}
+
+
+def test_each_nic_past_the_slots_is_named() -> None:
+    found = [f for f in _all(I9, (Z890, 1), ("nvidia-rtx-4090", 3), (E810, 2))
+             if f.code == "board.nic_no_slot"]
+    assert len(found) == 2
+
+
+def test_one_slot_in_the_singular() -> None:
+    one = load_catalog().get(Z890).motherboard.gpu_lane_configs[:1]
+    cat = _cat(**{"gigabyte-test-board": (Z890, {"gpu_lane_configs": one})})
+    finding = _found(I9, ("gigabyte-test-board", 1), ("nvidia-rtx-4090", 1), (E810, 1),
+                     cat=cat)["board.nic_no_slot"]
+    assert "wires at most 1 x16-size slot; the GPUs take 1" in finding.detail.en
+
+
+def test_a_nic_with_an_unknown_link_is_skipped_and_the_next_judged() -> None:
+    cat = _cat(**{"intel-test-gen4-cpu": ("intel-core-i9-13900k", {"pcie_gen": 4})})
+    found = _all(("intel-test-gen4-cpu", 1), ("nvidia-connectx-7-25gbe-sfp56", 1),
+                 ("nvidia-connectx-7-ndr-osfp", 1), cat=cat)
+    (slow,) = [f for f in found if f.code == "board.nic_pcie"]
+    assert slow.numbers["port_gbit"] == 400
+    # With no CPU and no board nothing says the link's generation: not judged, no error.
+    assert _found(("nvidia-connectx-7-25gbe-sfp56", 1)) == {}
+    # An adapter of unknown width in a known slot takes the slot's x16 (Gen5, 504 Gb/s).
+    assert _found(I9, (Z890, 1), ("nvidia-connectx-7-25gbe-sfp56", 1)) == {}
+
+
+def test_a_link_exactly_as_fast_as_the_port_is_enough() -> None:
+    # x4 Gen4 = 1.969 x 4 x 8 = 63.008 Gb/s, a port of exactly 63.008 Gb/s.
+    cat = _cat(**{"intel-test-nic": (E810, {"rate_bits_per_s": 63.008e9})})
+    assert "board.nic_pcie" not in _found(I9, (Z890, 1), ("nvidia-rtx-4090", 1),
+                                          ("intel-test-nic", 1), cat=cat)
+    faster = _cat(**{"intel-test-nic": (E810, {"rate_bits_per_s": 63.1e9})})
+    assert "board.nic_pcie" in _found(I9, (Z890, 1), ("nvidia-rtx-4090", 1),
+                                      ("intel-test-nic", 1), cat=faster)
