@@ -302,7 +302,8 @@ WORDS = {
             '每通道两条内存会降低内存频率'),
         Msg('5 DDR5 modules on 2 channels (two per channel); the kits are rated 5600 MT/s. '
             'ROG MAXIMUS Z790 FORMULA rates two DIMMs per channel at 4800 MT/s.',
-            '2 个通道上 5 条 DDR5（每通道两条）；内存额定 5600 MT/s。ROG MAXIMUS Z790 FORMULA 每通道两条时额定 4800 MT/s。'),
+            '2 个通道上 5 条 DDR5（每通道两条）；内存额定 5600 MT/s。ROG MAXIMUS Z790 FORMULA '
+            '每通道两条时额定 4800 MT/s。'),
         Msg('Use one larger module per channel to keep the rated speed, or accept the lower '
             'speed for the capacity.',
             '每通道用一条更大容量的内存以保持额定频率，或为容量接受较低频率。'),
@@ -323,7 +324,8 @@ WORDS = {
             'M.2 硬盘可能禁用 SATA 接口'),
         Msg('ROG MAXIMUS Z790 FORMULA turns off SATA ports when a shared M.2 slot is used; '
             'the build has 1 M.2 and 1 SATA drive.',
-            'ROG MAXIMUS Z790 FORMULA 的共享 M.2 插槽插上硬盘时会禁用部分 SATA 接口；配置中有 1 块 M.2 与 1 块 SATA 硬盘。'),
+            'ROG MAXIMUS Z790 FORMULA 的共享 M.2 插槽插上硬盘时会禁用部分 SATA 接口；配置中有 1'
+            ' 块 M.2 与 1 块 SATA 硬盘。'),
         Msg('Check the manual and connect the SATA drives to ports that stay on.',
             '查阅手册，把 SATA 硬盘接在不受影响的接口上。'),
     ),
@@ -332,7 +334,8 @@ WORDS = {
             'M.2 硬盘可能占用 GPU 插槽的通道'),
         Msg('ROG STRIX X870E-E GAMING WIFI shares CPU lanes between an M.2 slot and the '
             'first x16 slot: with that M.2 slot filled the GPU runs at x8.',
-            'ROG STRIX X870E-E GAMING WIFI 的某个 M.2 插槽与第一个 x16 插槽共享 CPU 通道：该 M.2 插槽插上硬盘后 GPU '
+            'ROG STRIX X870E-E GAMING WIFI 的某个 M.2 插槽与第一个 x16 插槽共享 CPU 通道：该 M.2 '
+            '插槽插上硬盘后 GPU '
             '以 x8 运行。'),
         Msg("Put the drives in the M.2 slots wired to the chipset (see the manual's "
             'lane-sharing table).',
@@ -343,7 +346,8 @@ WORDS = {
             '没有空余的 x16 插槽给网卡'),
         Msg('Z890 AORUS MASTER wires at most 3 x16-size slots; the GPUs take 3, so Ethernet '
             'E810-CQDA2 dual-port 100GbE needs another slot (often a narrow chipset slot).',
-            'Z890 AORUS MASTER 最多 3 个 x16 尺寸插槽；GPU 占用 3 个，Ethernet E810-CQDA2 dual-port '
+            'Z890 AORUS MASTER 最多 3 个 x16 尺寸插槽；GPU 占用 3 个，Ethernet E810-CQDA2 dual-po'
+            'rt '
             '100GbE 需另找插槽（通常是较窄的芯片组插槽）。'),
         Msg('Use a board with one more full-width slot (workstation or server).',
             '选择多一个全宽插槽的主板（工作站或服务器）。'),
@@ -363,10 +367,12 @@ WORDS = {
             '每节点网卡少于 GPU'),
         Msg('2 nodes with 2 GPUs and 1 network adapter each: in data-parallel training 2 '
             'GPUs share 1 link for gradient exchange between nodes.',
-            '2 个节点，每节点 2 块 GPU、1 块网卡：数据并行训练时 2 块 GPU 共用 1 条链路在节点间交换梯度。'),
+            '2 个节点，每节点 2 块 GPU、1 块网卡：数据并行训练时 2 块 GPU 共用 1 条链路在节点间'
+            '交换梯度。'),
         Msg("Fit one adapter per GPU (on the GPU's PCIe switch, with GPUDirect RDMA) when "
             'inter-node traffic limits scaling.',
-            '若节点间通信限制扩展，为每块 GPU 配一块网卡（与 GPU 在同一 PCIe 交换芯片下，启用 GPUDirect RDMA）。'),
+            '若节点间通信限制扩展，为每块 GPU 配一块网卡（与 GPU 在同一 PCIe 交换芯片下，启用 G'
+            'PUDirect RDMA）。'),
     ),
 }
 
