@@ -432,3 +432,10 @@ def test_a_link_exactly_as_fast_as_the_port_is_enough() -> None:
     faster = _cat(**{"intel-test-nic": (E810, {"rate_bits_per_s": 63.1e9})})
     assert "board.nic_pcie" in _found(I9, (Z890, 1), ("nvidia-rtx-4090", 1),
                                       ("intel-test-nic", 1), cat=faster)
+
+
+def test_several_adapters_in_the_plural() -> None:
+    found = _found(("nvidia-rtx-5090", 3), (E810, 2), nodes=2)
+    assert found["board.nic_per_gpu"].detail.en == (
+        "2 nodes with 3 GPUs and 2 network adapters each: in data-parallel training 3 GPUs "
+        "share 2 links for gradient exchange between nodes.")
