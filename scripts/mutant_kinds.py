@@ -47,7 +47,9 @@ class Mutant:
     @property
     def change(self) -> str:
         """The mutated line(s) as one line: how docs/testing.md names the change."""
-        return " / ".join(self.added) if self.added else "(line removed)"
+        if self.added:
+            return " / ".join(self.added)
+        return "(removed) " + " / ".join(self.removed)
 
 
 def module_name(mutants_root: Path, path: Path) -> str:
@@ -126,13 +128,19 @@ def classify(original: ast.FunctionDef | ast.AsyncFunctionDef,
     return "text"
 
 
-def _changed_lines(lines: list[str], original: ast.stmt,
-                   mutant: ast.stmt) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The differing lines of two functions (their bodies, header skipped). ``lines`` is the
-    file split once: ast.get_source_segment re-splits the whole file per call, which takes
-    seconds for a mutated module of thousands of lines."""
-    a = lines[original.lineno:original.end_lineno]
-    b = lines[mutant.lineno:mutant.end_lineno]
+def _changed_lines(lines: list[str], original: ast.FunctionDef | ast.AsyncFunctionDef,
+                   mutant: ast.FunctionDef | ast.AsyncFunctionDef
+                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The differing lines of two functions, their headers included (a changed default
+    argument is a mutant too) with mutmut's names put back to the function's own. ``lines``
+    is the file split once: ast.get_source_segment re-splits the whole file per call, which
+    takes seconds for a mutated module of thousands of lines."""
+    own = _MUTANT_NAME.match(original.name)
+    shown = own["stem"].split("ǁ")[-1].removeprefix("x_") if own else original.name
+    a = lines[original.lineno - 1:original.end_lineno]
+    b = lines[mutant.lineno - 1:mutant.end_lineno]
+    a[0] = a[0].replace(original.name, shown, 1)
+    b[0] = b[0].replace(mutant.name, shown, 1)
     removed: list[str] = []
     added: list[str] = []
     for line in difflib.unified_diff(a, b, lineterm="", n=0):

@@ -337,3 +337,36 @@ def test_a_default_rate_is_checked_like_a_builds() -> None:
         with_default_rate(Build(name="x"), "1001", "2026-01-10", where="--rate")
     with pytest.raises(InputError, match="exchange_rate.date"):
         with_default_rate(Build(name="x"), "7.1", "2026-02-30")
+
+
+# --- every message names the file ---------------------------------------------------------------
+
+
+def test_amount_messages_name_the_field() -> None:
+    _refused("b.json: tax_rate must be an amount like", tax_rate="abc")
+    _refused("b.json: discount.value must be an amount like",
+             discount={"kind": "amount", "value": "x"})
+    _refused("b.json: exchange_rate.cny_per_usd must be an amount like",
+             exchange_rate={"cny_per_usd": "x", "date": "2026-01-10"})
+    _refused("b.json: field 'format' is 'x', expected 'torchrig.build'", format="x")
+
+
+def test_without_a_name_the_build_is_called_build() -> None:
+    with pytest.raises(InputError, match=r"^build: nodes must be"):
+        Build.from_dict(_doc(nodes=0))
+    with pytest.raises(InputError, match=r"^build: line_items\[0\]\.part_id 'nope'"):
+        Build(name="t", line_items=[LineItem(part_id="nope")]).check_parts(load_catalog())
+
+
+def test_a_file_name_with_a_colon_keeps_the_field_name() -> None:
+    with pytest.raises(InputError) as info:
+        Build.from_dict(_doc(discount={"kind": "amount", "value": "5", "why": "x"}),
+                        where="quotes: 2026/b.json")
+    assert str(info.value) == ("quotes: 2026/b.json: discount.why is not a field of discount")
+
+
+def test_save_names_the_file_it_refused(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    with pytest.raises(InputError) as info:
+        save_build(Build(name="x", nodes=0), path)
+    assert str(info.value).startswith(f"{path}: nodes must be a whole number")
