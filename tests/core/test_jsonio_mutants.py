@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -326,3 +327,91 @@ def test_get_num_defaults_missing_and_whole_numbers() -> None:
         jsonio.get_num({"n": float("inf")}, "n", "w")
     with pytest.raises(InputError, match="'n' must be a number, got '4'"):
         jsonio.get_num({"n": "4"}, "n", "w")
+
+
+# --- what the mutation run of jsonio found next -----------------------------------------------
+
+
+def test_long_numbers_are_cut_at_24_characters() -> None:
+    exactly = "1" * 24
+    with pytest.raises(InputError) as info:
+        _parse(exactly)
+    assert f"integer {exactly} is outside" in str(info.value)  # 24: shown whole, no "..."
+    longer = "9" * 25
+    with pytest.raises(InputError) as info:
+        _parse(longer)
+    assert f"integer {'9' * 24}... is outside" in str(info.value)
+    big = "1234567890123456789012345e300"  # 29 characters, above the float range
+    with pytest.raises(InputError) as info:
+        _parse(big)
+    assert f"number {big[:24]} is too large" in str(info.value)
+
+
+def test_megabytes_are_rounded_from_a_million_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(b" " * 2_950_000)
+    with pytest.raises(InputError) as info:
+        jsonio.read_file_bytes(path, 1_500_000)
+    # 2,950,000 B = 2.95 MB -> "3.0"; the 1,500,000 B limit = 1.5 MB -> "2" (half to even).
+    assert str(info.value) == (f"{path}: file is 3.0 MB, larger than the 2 MB limit for this "
+                               "kind of file")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
+def test_the_growing_file_message_names_the_file() -> None:
+    with pytest.raises(InputError) as info:
+        jsonio.read_file_bytes(Path("/proc/self/status"), 10)
+    assert str(info.value).startswith("/proc/self/status: file is over ")
+
+
+def test_a_file_without_write_bits_is_read_only_even_to_root(tmp_path: Path) -> None:
+    # r-xr-xr-x: executable bits set, no write bit anywhere.
+    target = tmp_path / "locked.json"
+    target.write_text("{}", encoding="utf-8")
+    target.chmod(0o555)
+    with pytest.raises(InputError, match="the file is read-only"):
+        jsonio.atomic_write_bytes(target, b"[]")
+    assert target.read_text(encoding="utf-8") == "{}"
+
+
+def test_a_failed_rename_removes_its_temp_file(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "b.json"
+    seen: list[str] = []
+
+    def failing_replace(src: str, dst: object) -> None:
+        seen.append(os.path.basename(src))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jsonio.os, "replace", failing_replace)
+    with pytest.raises(InputError, match="b.json: could not be written \\(No space left on "
+                       "device\\)"):
+        jsonio.atomic_write_bytes(target, b"[]")
+    # The temp file was .<name>.<pid>.<random>.tmp beside the target, and is gone.
+    (name,) = seen
+    assert name.startswith(f".b.json.{os.getpid()}.") and name.endswith(".tmp")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_temp_file_of_a_live_process_stays() -> None:
+    import tempfile as tf
+    with tf.TemporaryDirectory() as folder:
+        live = Path(folder) / ".b.json.1.abc.tmp"  # pid 1 is always running
+        live.write_bytes(b"x")
+        assert jsonio.remove_stale_temp_files(Path(folder) / "b.json") == []
+        assert live.exists()
+
+
+def test_default_names_in_messages(tmp_path: Path) -> None:
+    assert jsonio.get_str({"k": "x" * 10_000}, "k", "w") == "x" * 10_000
+    with pytest.raises(InputError, match="longer than 10000 characters"):
+        jsonio.get_str({"k": "x" * 10_001}, "k", "w")
+    with pytest.raises(InputError, match="^document: field 'format' is 'y'"):
+        jsonio.upgrade_document({"format": "y", "version": 1}, "x", 1)
+    bad = tmp_path / "f.json"
+    bad.write_text('{"format": "y", "version": 1}', encoding="utf-8")
+    with pytest.raises(InputError, match=f"^{re.escape(str(bad))}: field .format. is .y."):
+        jsonio.load_versioned(bad, "x", 1)
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match=f"^{re.escape(str(bad))}: not valid JSON"):
+        jsonio.load_versioned(bad, "x", 1)
