@@ -268,11 +268,12 @@ def test_the_build_document_field_by_field() -> None:
                   tax_rate=D("0.06"), discount=Discount("amount", D("1E+2")), nodes=3,
                   line_items=[LineItem(part_id="nvidia-rtx-4090")], notes="n", tier="entry")
     assert build.to_dict() == {
-        "format": "torchrig.build", "version": 1, "name": "Q", "customer": "Lab",
+        "format": "torchrig.build", "version": 2, "name": "Q", "customer": "Lab",
         "project": "P", "tier": "entry", "currency": "USD",
         "exchange_rate": {"cny_per_usd": "7.1", "date": "2026-01-10", "source": "bank"},
         "tax_rate": "0.06", "discount": {"kind": "amount", "value": "100"}, "nodes": 3,
-        "line_items": [{"part_id": "nvidia-rtx-4090", "quantity": 1}], "notes": "n"}
+        "line_items": [{"part_id": "nvidia-rtx-4090", "quantity": 1}], "notes": "n",
+        "tier_note": None}  # version 2: a tier's starter note is kept apart
     assert Build(name="Q").to_dict()["exchange_rate"] is None
     assert Build(name="Q").to_dict()["discount"] is None
 
