@@ -77,8 +77,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            shown = key if key.isprintable() and len(key) <= 80 else repr(key[:80])
-            raise ValueError(f"the key {shown!r} appears twice in one object")
+            # Quoted once: a key with a line break reads 'a\nb', not "'a\\nb'".
+            shown = repr(key if key.isprintable() and len(key) <= 80 else key[:80])
+            raise ValueError(f"the key {shown} appears twice in one object")
         out[key] = value
     return out
 

@@ -39,7 +39,9 @@ def parse_money(value: Any, where: str) -> Decimal:
 
 def check_date(value: Any, where: str) -> str:
     """``YYYY-MM`` or ``YYYY-MM-DD`` with a real month/day; returned unchanged."""
-    m = DATE_RE.match(value) if isinstance(value, str) else None
+    # fullmatch: DATE_RE's "$" also matches before a final line break, which let
+    # "2024-01\n" through unchanged.
+    m = DATE_RE.fullmatch(value) if isinstance(value, str) else None
     ok = m is not None and 1990 <= int(m.group(1)) <= 2100 and 1 <= int(m.group(2)) <= 12
     if ok and m is not None and m.group(3):
         try:

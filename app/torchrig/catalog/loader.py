@@ -158,7 +158,7 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     if not isinstance(entry, dict):
         raise InputError(f"{path}: parts[{index}] must be an object")
     raw_id = entry.get("id")
-    if not isinstance(raw_id, str) or not ID_RE.match(raw_id):
+    if not isinstance(raw_id, str) or not ID_RE.fullmatch(raw_id):  # "$" allows a final \n
         raise InputError(
             f"{path}: parts[{index}]: field 'id' must be kebab-case text "
             f"(e.g. 'nvidia-rtx-4090'), got {raw_id!r}"
@@ -291,7 +291,7 @@ def _mem_support(value: Any, where: str, key: str) -> tuple[MemorySupport, ...]:
         raise InputError(f"{where}: field '{key}' must be a list like [\"DDR5-5600\", \"DDR4\"]")
     out = []
     for item in value:
-        m = MEM_RE.match(item) if isinstance(item, str) else None
+        m = MEM_RE.fullmatch(item) if isinstance(item, str) else None
         if not m:
             raise InputError(f"{where}: field '{key}' item {item!r} must look like "
                              "'DDR5-5600' or 'DDR4'")
