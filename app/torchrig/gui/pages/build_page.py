@@ -208,10 +208,8 @@ class BuildPage(QWidget):
     # --- layout -------------------------------------------------------------------------------
 
     SIDE_BY_SIDE_WIDTH = 1040
-    """Below this page width the catalog picker moves under the build. The two sides need
-    about 940 px at their minimum widths (English; Chinese is narrower); a 1280-wide window
-    leaves the page about 1,070 px once its scroll area shows a vertical scroll bar, which
-    it does in Chinese at 720 px high - 1,080 put the picker under the build there."""
+    """Below this page width the picker moves under the build. Both sides fit in ~940 px; a
+    1280x720 Chinese window leaves the page ~1,070 px (it scrolls): 1,080 was too much."""
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
