@@ -29,7 +29,7 @@ from torchrig.catalog.exchange_rates import (
     STALE_AFTER_DAYS,
     ReferenceRate,
     age_days,
-    reference_rate,
+    catalog_reference,
 )
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg
@@ -73,7 +73,7 @@ def shipped_default(catalog: Catalog) -> DefaultRate | None:
     """The catalog's shipped reference rate as the default for a build without a rate of its
     own; None when the install ships none. Every place that prices a build outside the GUI
     (check, export, compare) uses this, so they agree with each other on a fresh install."""
-    ref = reference_rate(catalog.root) if catalog.root else None
+    ref = catalog_reference(catalog)
     return DefaultRate.from_reference(ref) if ref is not None else None
 
 

@@ -16,16 +16,20 @@ Schema (exact)::
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig.catalog.fields import msg_field, parse_money, text_field
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
+
+if TYPE_CHECKING:
+    from torchrig.catalog.model import Catalog
 
 EXCHANGE_RATES_FORMAT = "torchrig-exchange-rates"
 EXCHANGE_RATES_VERSION = 1
@@ -146,6 +150,18 @@ def shipped_rates_path(root: str | Path | None = None) -> Path:
 
         root = resources_dir()
     return Path(root) / "catalog" / FILE_NAME
+
+
+def catalog_reference(catalog: Catalog) -> ReferenceRate | None:
+    """The reference rate shipped beside ``catalog`` (None for a catalog without a folder or
+    a rate file), read once per folder: every place that prices a build asks for it, and
+    the shipped file does not change while TorchRig runs."""
+    return _reference_in(catalog.root) if catalog.root else None
+
+
+@functools.lru_cache(maxsize=8)
+def _reference_in(root: str) -> ReferenceRate | None:
+    return reference_rate(root)
 
 
 def reference_rate(root: str | Path | None = None) -> ReferenceRate | None:

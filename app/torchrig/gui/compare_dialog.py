@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torchrig.builds.build import Build
 from torchrig.builds.compare import compare_builds
-from torchrig.catalog.exchange_rates import reference_rate
+from torchrig.catalog.exchange_rates import catalog_reference
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
@@ -76,9 +76,9 @@ class CompareDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        reference = reference_rate(self.catalog.root) if self.catalog.root else None
         rows = compare_builds(self.builds, self.catalog, self.lang,
-                              default_rate=self.settings.default_rate(reference))
+                              default_rate=self.settings.default_rate(
+                                  catalog_reference(self.catalog)))
         self.table.setColumnCount(len(self.builds))
         self.table.setRowCount(len(rows))
         # Long build names wrap onto lines (a header does not wrap by itself and clipped them);

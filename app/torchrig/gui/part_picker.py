@@ -16,7 +16,7 @@ from typing import Any
 from torchrig.builds.build import Build, ExchangeRate
 from torchrig.builds.part_fit import compatible_parts, price_in
 from torchrig.catalog.alerts import price_alerts
-from torchrig.catalog.exchange_rates import reference_rate
+from torchrig.catalog.exchange_rates import catalog_reference
 from torchrig.catalog.model import Catalog, Part
 from torchrig.catalog.money_text import parse_amount_text, ungroup_number
 from torchrig.catalog.search import (
@@ -97,7 +97,7 @@ class PartPicker(QGroupBox):
         self._parts: list[Part] = []
         self._compatible: set[str] | None = None
         self.replacing: int | None = None
-        self.reference = reference_rate(catalog.root) if catalog.root else None
+        self.reference = catalog_reference(catalog)
         """A line index: the list shows parts that could take that line's place."""
 
         self.category_box = QComboBox()

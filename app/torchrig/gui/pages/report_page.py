@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from torchrig.catalog.exchange_rates import reference_rate
+from torchrig.catalog.exchange_rates import catalog_reference
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
@@ -334,7 +334,7 @@ class ReportPage(QWidget):
         widget and can run on a worker thread. Raises InputError for bad input."""
         self._read_fields()
         self.model.default_rate = self.settings.default_rate(
-            reference_rate(self.catalog.root) if self.catalog.root else None)
+            catalog_reference(self.catalog))
         return self.model.sheet_job()
 
     def render_sheet(self) -> bytes:
