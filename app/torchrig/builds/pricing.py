@@ -50,6 +50,12 @@ ROUNDING_NOTE = Msg(
     "折扣和税额各自四舍五入到分。",
 )
 
+ESTIMATE_WARNING = Msg(
+    "Some prices are analyst estimates, not list prices (marked 'estimate').",
+    "部分价格为分析师估算，并非官方报价（标注为“估算”）。")
+"""The remark on a build with estimated prices: the shop's to know, so the customer copy
+leaves it out (report/assemble.py)."""
+
 LineStatus = Literal["ok", "price needed", "exchange rate needed"]
 OriginKind = Literal["override", "catalog", "missing"]
 
@@ -333,9 +339,7 @@ def _price_build(build: Build, catalog: Catalog, today: datetime.date,
     tax = round_cents(taxable * build.tax_rate)
     missing = tuple(line.index for line in lines if line.status != "ok")
     if any(line.is_estimate for line in lines):
-        warnings.append(Msg(
-            "Some prices are analyst estimates, not list prices (marked 'estimate').",
-            "部分价格为分析师估算，并非官方报价（标注为“估算”）。"))
+        warnings.append(ESTIMATE_WARNING)
     return PricedBuild(
         name=build.name, currency=build.currency, nodes=build.nodes, lines=lines,
         category_totals=category_totals, subtotal=subtotal, discount=discount, taxable=taxable,

@@ -18,6 +18,7 @@ from torchrig.builds.build import Build, LineItem
 from torchrig.builds.capabilities import Capabilities, from_build, from_profile
 from torchrig.builds.compat import check_build
 from torchrig.builds.pricing import (
+    ESTIMATE_WARNING,
     ROUNDING_NOTE,
     DefaultRate,
     PricedBuild,
@@ -146,8 +147,6 @@ def assemble_sheet(
     )
 
 
-ESTIMATE_WARNING_EN = "Some prices are analyst estimates, not list prices (marked 'estimate')."
-"""Pricing's remark on estimated prices (builds/pricing.py), recognised by its English."""
 
 
 def sheet_notes(build: Build, lang: str) -> str:
@@ -266,7 +265,7 @@ def totals_of(priced: PricedBuild, build: Build, lang: str, internal: bool = Tru
     quote's prices are the shop's offer."""
     rate = priced.exchange_rate  # the build's own, or the default it was priced with
     origin = priced.exchange_rate_origin
-    warnings = [w for w in priced.warnings if internal or w.en != ESTIMATE_WARNING_EN]
+    warnings = [w for w in priced.warnings if internal or w != ESTIMATE_WARNING]
     return Totals(
         currency=priced.currency,
         subtotal=priced.subtotal,
