@@ -87,3 +87,17 @@ def test_a_damaged_rate_file_is_reported_like_a_damaged_catalog(qtbot, tmp_path:
                    and "missing field" in t for t in texts), texts
     finally:
         clear_catalog_cache()
+
+
+def test_switching_language_in_the_dialog_renames_the_regions(window, qtbot) -> None:
+    # The region names come from the core (builds/wall_checks.py REGIONS, Msg en/zh); after
+    # Apply switches the window to Chinese the rebuilt dialog shows their Chinese halves.
+    dialog = window.settings_dialog()
+    qtbot.addWidget(dialog)
+    names = [dialog.region_box.itemText(i) for i in range(dialog.region_box.count())]
+    assert names == ["mainland China", "United States", "European Union"]
+    dialog.language_box.setCurrentIndex(dialog.language_box.findData("zh"))
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Apply), LEFT)
+    names = [dialog.region_box.itemText(i) for i in range(dialog.region_box.count())]
+    assert names == ["中国大陆", "美国", "欧盟"]
+    assert dialog.region_box.currentData() == window.settings.region

@@ -248,7 +248,12 @@ class SettingsDialog(QDialog):
             self.message.setText(self.error)
         self.applied.emit(changed)
         if self.settings.language != language_before:
-            self._build(values)  # the window switched language: so does this dialog
+            # The window switched language: so does this dialog, including the texts it takes
+            # from the core in self.lang (region names, the reference rate's origin).
+            from torchrig.gui.i18n import resolve_language
+
+            self.lang = resolve_language(self.settings.language)
+            self._build(values)
         return not self.error
 
     def accept(self) -> None:
