@@ -2452,6 +2452,10 @@ It was kept as {1}.</source>
         <translation>价格币种</translation>
     </message>
     <message>
+        <source>empty: the shipped reference, {0} ({1}, {2})</source>
+        <translation>留空：使用内置参考汇率 {0}（{1}，{2}）</translation>
+    </message>
+    <message>
         <source>no exchange rate</source>
         <translation>无汇率</translation>
     </message>

@@ -109,3 +109,25 @@ def test_the_terms_survive_a_language_switch(wizard, window, qtbot):
     assert rebuilt.hourly_gpu_box.currentData() == A100
     assert rebuilt.hourly_price_edit.text() == "12.5"
     qtbot.waitUntil(lambda: "按你的价格" in rebuilt.recommendation.text(), timeout=10_000)
+
+
+def test_an_empty_rate_field_compares_prices_at_the_shipped_reference(wizard, qtbot):
+    # No rate in Settings and none typed: CNY prices of USD-priced GPUs are converted at the
+    # reference rate the install ships (resources/catalog/exchange_rates.json, read here
+    # directly), as the Build page prices a build without a rate of its own.
+    import json
+
+    from torchrig.catalog.loader import default_resources_dir
+
+    page = wizard
+    [shipped] = json.loads((default_resources_dir() / "catalog" / "exchange_rates.json")
+                           .read_text(encoding="utf-8"))["rates"]
+    assert page.rate_edit.text() == ""
+    assert shipped["rate"] in page.rate_edit.placeholderText()
+    assert shipped["date"] in page.rate_edit.placeholderText()
+    choose(page.currency_box, "CNY")
+    advice = advise(page.workload, load_catalog(), "CNY", Decimal(shipped["rate"]))
+    best = next(o for o in advice.options if o.part.id == advice.recommendation.gpu.id)
+    assert best.price is not None
+    text = f"{best.part.name}: {fmt_money(float(best.price), 'CNY')} per GPU"
+    qtbot.waitUntil(lambda: text in page.recommendation.text(), timeout=10_000)

@@ -249,9 +249,9 @@ def test_money_terms_read_hours_rates_and_prices(model):
 
 
 def test_money_fields_left_empty_are_no_terms(model):
+    # ... but the rate: an empty rate field stands for the shipped reference (next tests).
     terms = model.money_terms()
-    assert (terms.time_target_s, terms.currency, terms.cny_per_usd, terms.hourly) == \
-        (None, "USD", None, {})
+    assert (terms.time_target_s, terms.currency, terms.hourly) == (None, "USD", {})
 
 
 def test_money_fields_that_do_not_parse_are_left_out_and_named_in_order(model):
@@ -384,3 +384,16 @@ def test_every_field_has_a_label_and_help_in_the_page():
 
     assert list(FIELDS) == list(FIELD_KINDS)
     assert set(FIELD_HELP) == set(FIELD_KINDS)
+
+
+def test_an_empty_rate_means_the_shipped_reference_and_a_typed_one_wins(catalog):
+    # resources/catalog/exchange_rates.json read here directly: the one shipped rate.
+    import json
+    from pathlib import Path
+
+    [shipped] = json.loads((Path(catalog.root) / "catalog" / "exchange_rates.json").read_text(
+        encoding="utf-8"))["rates"]
+    model = WizardModel(catalog)
+    assert model.money_terms().cny_per_usd == Decimal(shipped["rate"])
+    model.money = MoneyFields(rate="6.5")
+    assert model.money_terms().cny_per_usd == Decimal("6.5")

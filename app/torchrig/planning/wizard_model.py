@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from torchrig.builds.capabilities import Capabilities, from_profile, from_tier
+from torchrig.catalog.exchange_rates import ReferenceRate, catalog_reference
 from torchrig.catalog.model import Catalog
 from torchrig.catalog.money_text import ungroup_number
 from torchrig.errors import InputError
@@ -252,6 +253,9 @@ class WizardModel:
         self.profile: SystemProfile | None = None
         self.build_caps: Capabilities | None = None
         self.default_cny_per_usd = default_cny_per_usd
+        # An empty rate field compares prices at the shipped reference rate, as the Build page
+        # prices a build without a rate of its own (docs/hardware-sources.md sec. 8).
+        self.reference = _shipped_reference(catalog)
         self.money = MoneyFields(rate="" if default_cny_per_usd is None
                                  else str(default_cny_per_usd))
         self.collective_report: Any = None
@@ -378,11 +382,12 @@ class WizardModel:
                 target = time_target_seconds(float(hours), "time target")
             except (ValueError, InputError):
                 errors.append("time_target")
-        rate = None
+        rate = self.reference.rate if self.reference is not None else None
         if money.rate.strip():
             try:
                 rate = positive_amount(money.rate, "exchange rate")
             except InputError:
+                rate = None  # a refused rate converts nothing (not the reference in its place)
                 errors.append("rate")
         hourly: dict[str, Decimal] = {}
         if money.hourly_price.strip():
@@ -444,3 +449,12 @@ class WizardModel:
         self.fields = dict(state["fields"])
         if state.get("money"):
             self.money = MoneyFields.from_dict(state["money"])
+
+
+def _shipped_reference(catalog: Catalog) -> ReferenceRate | None:
+    """The catalog's reference USD -> CNY rate; None without one. A damaged rate file is the
+    main window's to report (as a damaged catalog): here it only means no reference."""
+    try:
+        return catalog_reference(catalog)
+    except InputError:
+        return None

@@ -467,7 +467,11 @@ class WizardPage(QWidget):
         self.currency_box.setToolTip(self.tr("The currency prices are compared in"))
         form.addRow(self.tr("Compare prices in"), self.currency_box)
         self.rate_edit = QLineEdit(self.model.money.rate)
-        self.rate_edit.setPlaceholderText(self.tr("no exchange rate"))
+        reference = self.model.reference
+        self.rate_edit.setPlaceholderText(
+            self.tr("empty: the shipped reference, {0} ({1}, {2})").format(
+                reference.rate, reference.kind_name(self.lang), reference.date)
+            if reference is not None else self.tr("no exchange rate"))
         self.rate_edit.setToolTip(self.tr(
             "CNY per USD, to compare catalog prices given in the other currency; starts at the "
             "default rate set in Settings"))
