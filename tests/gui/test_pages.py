@@ -262,3 +262,29 @@ def test_wizard_imports_a_hugging_face_config(window, qtbot, dialogs, file_dialo
     click(qtbot, page.import_button)
     assert dialogs[-1][0] == "warning" and "cannot read" in dialogs[-1][1]
     assert page.workload.model == "llama-3-8b"  # a failed import changes nothing
+
+
+def test_a_task_change_keeps_an_imported_model(window, qtbot, file_dialogs):
+    # Issue 24: Qwen2 imported for inference silently became a llama-3-8b preset when the
+    # task changed. The shape expected is the config file's own, read here.
+    import json
+
+    answers, _ = file_dialogs
+    page = window.wizard_page
+    config = ROOT / "tests" / "planning" / "hf_configs" / "qwen2-0.5b" / "config.json"
+    raw = json.loads(config.read_text(encoding="utf-8"))
+    answers.append(str(config))
+    click(qtbot, page.import_button)
+    assert page.workload.task == "llm_inference"
+    choose(page.widgets["task"], "llm_finetune_lora")
+    qtbot.waitUntil(lambda: page.workload.task == "llm_finetune_lora", timeout=5_000)
+    w = page.workload
+    assert (w.model, w.layers, w.hidden, w.heads, w.kv_heads, w.vocab) == (
+        "custom", raw["num_hidden_layers"], raw["hidden_size"], raw["num_attention_heads"],
+        raw["num_key_value_heads"], raw["vocab_size"])
+    assert page.widgets["model"].currentData() == "custom"
+    assert page.widgets["hidden"].text() == str(raw["hidden_size"])
+    # A vision task cannot take a transformer config: it starts from its own defaults.
+    choose(page.widgets["task"], "image_classification")
+    qtbot.waitUntil(lambda: page.workload.task == "image_classification", timeout=5_000)
+    assert page.workload.model != "custom"

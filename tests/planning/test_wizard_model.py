@@ -397,3 +397,20 @@ def test_an_empty_rate_means_the_shipped_reference_and_a_typed_one_wins(catalog)
     assert model.money_terms().cny_per_usd == Decimal(shipped["rate"])
     model.money = MoneyFields(rate="6.5")
     assert model.money_terms().cny_per_usd == Decimal("6.5")
+
+
+def test_a_task_change_keeps_a_custom_transformer_and_cuts_the_context(model):
+    # A 1,024-position custom transformer on inference; LoRA's default context is 2,048
+    # tokens (default_workload), more than the model has: it becomes 1,024.
+    doc = default_workload("llm_inference").to_dict()
+    doc.update(model="custom", name="mine", layers=12, hidden=768, heads=12, vocab=50257,
+               max_positions=1024, seq_len=512)
+    model.load(Workload.from_dict(doc, where="t"))
+    lora = model.for_task("llm_finetune_lora")
+    assert (lora.task, lora.model, lora.name, lora.layers, lora.hidden, lora.heads) == (
+        "llm_finetune_lora", "custom", "mine", 12, 768, 12)
+    assert lora.seq_len == 1024
+    assert lora.precision == default_workload("llm_finetune_lora").precision
+    # Across families the task's own default model comes back.
+    assert model.for_task("image_classification").model == default_workload(
+        "image_classification").model

@@ -274,8 +274,22 @@ class WizardModel:
         self.fields = fields_of(workload)
 
     def for_task(self, task: str) -> Workload:
-        """The workload a newly chosen task starts from: that task's typical defaults."""
-        return default_workload(task)
+        """The workload a newly chosen task starts from: that task's typical defaults, keeping
+        a typed-in or imported model (its name and shape) when the new task suits it - a
+        Qwen2.5 config imported for inference stays Qwen2.5 when the task becomes LoRA."""
+        base = default_workload(task)
+        old = self.workload
+        if old.model != CUSTOM_MODEL or _family(old.task) != _family(task):
+            return base
+        doc = base.to_dict()
+        doc.update({n: getattr(old, n) for n in ("model", "name", "params", "style",
+                                                 *ARCH_FIELDS)})
+        if doc["seq_len"] is not None and old.max_positions is not None:
+            doc["seq_len"] = min(doc["seq_len"], old.max_positions)
+        try:
+            return Workload.from_dict(doc, where="workload")
+        except InputError:
+            return base  # the model does not suit the task's defaults: start afresh
 
     def models_for(self, task: str) -> list[str]:
         """The model presets offered for ``task`` (then "custom", a model typed in)."""
@@ -458,3 +472,8 @@ def _shipped_reference(catalog: Catalog) -> ReferenceRate | None:
         return catalog_reference(catalog)
     except InputError:
         return None
+
+
+def _family(task: str) -> str:
+    """Which model kinds a task takes: a custom model moves only between tasks of one family."""
+    return "text" if task in TEXT_TASKS else "vision"
