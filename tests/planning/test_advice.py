@@ -329,3 +329,41 @@ def test_solver_for_inference_splits_over_the_gpus_or_quantizes(catalog):
     assert {"precision": "int4"} in fields
     tp = next(c for c in answer.settings if c.fields.get("tp_size") == 4)
     assert tp.time_ratio == pytest.approx(0.25)  # prefill split over 4 GPUs
+
+
+# --- a best-value GPU a buyer can act on ------------------------------------------------------
+
+
+def _cheapest_per_work(options):
+    priced = [o for o in options if o.verdict == "fits" and o.price_per_throughput is not None]
+    return min(priced, key=lambda o: o.price_per_throughput)
+
+
+def test_a_module_is_the_best_value_only_for_a_baseboard_sized_node(catalog):
+    # Issue 24: a one-card LoRA job got "best value: B200 SXM6 module", which no one can buy
+    # for a workstation. SXM/OAM modules come on 4- or 8-GPU baseboards (HGX), so a node of 1
+    # or 2 GPUs is offered PCIe cards only; a node of 8 may get the module (a whole server).
+    from dataclasses import replace as with_
+    from decimal import Decimal
+
+    from torchrig.planning.gpu_choice import best_value, buyable_for
+
+    b200 = catalog.get("nvidia-b200-sxm")
+    assert b200.gpu.form_factor == "sxm6"
+    for gpus, module_allowed in ((1, False), (2, False), (4, True), (8, True)):
+        w = with_(_workload("llama2-7b-lora"), gpus_per_node=gpus)
+        options = gpu_options(w, catalog, "USD")
+        # Make the module the cheapest per unit of work by far (one dollar).
+        options = [with_(o, price=Decimal(1)) if o.part.id == b200.id else o
+                   for o in options]
+        assert _cheapest_per_work(options).part.id == b200.id
+        best = best_value(options)
+        assert best is not None
+        if module_allowed:
+            assert best.part.id == b200.id, gpus
+        else:
+            cards = [o for o in options if o.part.gpu.form_factor == "pcie"]
+            assert best.part.id == _cheapest_per_work(cards).part.id, gpus
+        assert buyable_for(b200, w) is module_allowed
+    jetson = next(p for p in catalog.by_category("gpu") if p.gpu.form_factor == "module")
+    assert not buyable_for(jetson, w)

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part
     from torchrig.planning.links import Link
 
+BASEBOARD_GPUS = (4, 8)
+"""SXM and OAM modules are not sold one by one: they come mounted on a 4- or 8-GPU baseboard
+(NVIDIA HGX "integrating 4 or 8 high-performance GPUs", knowledgebase.rackmountnts.com/blog/
+what-is-hgx-platform; docs/hardware-sources.md). A best-value pick a buyer can act on is a PCIe
+card, or a module only for a node of that many GPUs (bought as a whole server)."""
+
 OVERKILL_TIME_FACTOR = 1.25
 """A smaller GPU replaces the current one in "overkill" advice only if the run takes at most 25%
 longer on it: a policy, so the advice never trades a day of waiting for a small saving."""
@@ -58,6 +64,7 @@ class GpuOption:
     cost_per_epoch: Decimal | None = None
     cost_per_million_tokens: Decimal | None = None
     meets_target: bool | None = None
+    buyable: bool = True
 
     @property
     def need(self) -> float:
@@ -83,7 +90,7 @@ class GpuOption:
             "cost_per_epoch": None if self.cost_per_epoch is None else str(self.cost_per_epoch),
             "cost_per_million_tokens": None if self.cost_per_million_tokens is None
             else str(self.cost_per_million_tokens),
-            "meets_target": self.meets_target,
+            "meets_target": self.meets_target, "buyable": self.buyable,
         }
 
 
@@ -173,14 +180,28 @@ def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal 
             currency=currency, gpus=w.total_gpus, cost_per_epoch=per_epoch,
             cost_per_million_tokens=per_mtok,
             meets_target=None if time_target_s is None or time is None
-            else time <= time_target_s))
+            else time <= time_target_s, buyable=buyable_for(part, w)))
     return options
 
 
+def buyable_for(part: Part, w: Workload) -> bool:
+    """Whether ``part`` can be bought for ``w``'s nodes: a PCIe card always; a Jetson module is a
+    computer of its own, not a part of a node; an SXM/OAM module only for a node of a
+    baseboard's size (:data:`BASEBOARD_GPUS`)."""
+    form = part.gpu.form_factor or "pcie"
+    if form == "pcie":
+        return True
+    if form == "module":
+        return False
+    return w.gpus_per_node in BASEBOARD_GPUS
+
+
 def best_value(options: list[GpuOption]) -> GpuOption | None:
-    """The fitting GPU with the lowest price per unit of work among those that meet the time
-    target; without prices, the fastest that fits; without speeds, the smallest that fits."""
-    fitting = [o for o in options if o.verdict == "fits" and o.meets_target is not False]
+    """The fitting GPU a buyer can act on (:func:`buyable_for`) with the lowest price per unit
+    of work among those that meet the time target; without prices, the fastest that fits;
+    without speeds, the smallest that fits."""
+    fitting = [o for o in options if o.verdict == "fits" and o.meets_target is not False
+               and o.buyable]
     if not fitting:
         return None
     priced = [o for o in fitting if o.price_per_throughput is not None]
