@@ -124,6 +124,7 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.catalog import load_catalog
+    from torchrig.planning.assumed_settings import assumed_settings
     from torchrig.planning.device import device_spec, subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
@@ -142,18 +143,41 @@ def cmd_plan(args: argparse.Namespace) -> int:
     req = plan(workload, device)
     answer = solve(workload, device, catalog) if device is not None else None
     advice = _recommendation(args, workload, catalog) if args.recommend else None
+    # A workload file chose every setting; flags alone leave the rest to the task's defaults.
+    assumed = [] if args.workload else assumed_settings(workload, _options_given(args))
     if args.json:
         data = req.to_dict()
+        data["parameters"] = _parameters(workload)
+        data["assumed_settings"] = [a.to_dict() for a in assumed]
         data["solver"] = None if answer is None else answer.to_dict()
         if advice is not None:
             data["recommendation"] = advice.to_dict()
         _print_json(data)
     else:
-        text = format_plan_text(workload, req, lang=args.lang, answer=answer)
+        text = format_plan_text(workload, req, lang=args.lang, answer=answer,
+                                assumed=assumed)
         if advice is not None:
             text += "\n" + format_advice_text(advice, args.lang)
         _out(text)
     return EXIT_OK
+
+
+def _options_given(args: argparse.Namespace) -> set[str]:
+    """The plan options on the command line, spelled as typed ("--gpus", "--seq-len")."""
+    names = [*PLAN_FLAGS, "checkpointing"]
+    return {"--" + name.replace("_", "-") for name in names
+            if getattr(args, name, None) is not None}
+
+
+def _parameters(workload: Workload) -> dict[str, float]:
+    """The model's parameter count and how many of them train (a LoRA run: the adapters)."""
+    from torchrig.planning.requirements.model_states import lora_trainable_params
+    from torchrig.planning.workload import resolve_model
+
+    model = resolve_model(workload)
+    trainable = (lora_trainable_params(workload, model) if workload.is_lora
+                 else model.params if workload.is_training else 0.0)
+    return {"total": model.params, "trainable": trainable}
 
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:

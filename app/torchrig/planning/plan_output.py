@@ -22,6 +22,7 @@ from torchrig.labels import (
     label,
 )
 from torchrig.planning.advice import Advice
+from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
@@ -156,13 +157,18 @@ _UNKNOWN = Msg("unknown", "未知")
 
 
 def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
-                     answer: SolverAnswer | None = None) -> str:
+                     answer: SolverAnswer | None = None,
+                     assumed: list[AssumedSetting] | None = None) -> str:
     """The plan as plain text, one figure per line with its unit and the reason behind it;
-    with the solver's ``answer``, the changes that make it fit."""
+    with the solver's ``answer``, the changes that make it fit; with ``assumed``, the settings
+    taken from the task's defaults, named under the header."""
     def t(message: Msg) -> str:
         return message.get(lang)
 
-    lines = [_header(workload, req, lang), ""]
+    lines = [_header(workload, req, lang)]
+    if assumed:
+        lines.append(assumed_line(assumed, lang))
+    lines.append("")
     if answer is not None and answer.changes:
         lines.extend(_solver_lines(answer, lang))
     for key, title, default in SECTIONS:
