@@ -29,6 +29,7 @@ from torchrig.planning.gpu_choice import (
     part_price,
     run_time,
 )
+from torchrig.planning.item_labels import LABELS
 from torchrig.planning.requirements import Requirements, plan, vram_verdict
 from torchrig.planning.requirements.scaling import interconnect_for_target, scaling_curve
 from torchrig.planning.solver import Change, SolverAnswer, solve
@@ -89,6 +90,21 @@ def _value(section: dict, key: str) -> float | None:
 
 
 # --- GPU choice: memory, time and money ----------------------------------------------------
+
+
+def _largest_terms(req: Requirements, lang: str, count: int = 3) -> str:
+    """The plan's ``count`` largest memory terms with their sizes, in words: what the memory
+    goes to for this workload (an inference plan has no gradients to name)."""
+    terms = sorted(((item.value, key) for key, item in req.vram_per_gpu.items()
+                    if key not in ("total", "fragmentation") and item.value),
+                   reverse=True)[:count]
+    sep = "，" if lang == "zh" else ", "
+    def words(key: str) -> str:
+        text = LABELS.get(key, Msg(key, key)).get(lang)
+        # Mid-sentence in English: "weights", but "KV cache" and "CUDA overhead" keep theirs.
+        return text if lang == "zh" or text[:2].isupper() else text[0].lower() + text[1:]
+
+    return sep.join(f"{words(key)} {fmt_gib(value)}" for value, key in terms)
 
 
 def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "USD",
@@ -171,14 +187,16 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
             out.append(_f(
                 "analysis.vram", Severity.BLOCKER,
                 ("Does not fit in GPU memory", "显存不足，无法运行"),
-                (f"Needs {fmt_gib(need)} per GPU (weights, gradients, optimizer states, "
-                 f"activations, overhead); {fmt_gib(req.vram_without_margin)} even without the "
-                 f"fragmentation margin; {caps.gpu_name} has {fmt_gib(vram)}.",
-                 f"每块 GPU 需要 {fmt_gib(need)}（权重、梯度、优化器状态、激活、开销），"
+                (f"Needs {fmt_gib(need)} per GPU (largest: {_largest_terms(req, 'en')}); "
+                 f"{fmt_gib(req.vram_without_margin)} even without the fragmentation margin; "
+                 f"{caps.gpu_name} has {fmt_gib(vram)}.",
+                 f"每块 GPU 需要 {fmt_gib(need)}（最大的几项：{_largest_terms(req, 'zh')}），"
                  f"不含碎片余量也需 {fmt_gib(req.vram_without_margin)}；{caps.gpu_name} 只有 "
                  f"{fmt_gib(vram)}。"),
                 fix,
-                "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)",
+                "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)"
+                if w.is_training else
+                "seed 1.1; PagedAttention KV cache (Kwon et al., arXiv 2309.06180)",
                 vram_needed=need, vram=vram))
     elif need > TIGHT_FRACTION * vram:
         out.append(_f(

@@ -23,6 +23,7 @@ from torchrig.labels import (
 )
 from torchrig.planning.advice import Advice
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
+from torchrig.planning.item_labels import LABELS
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
@@ -70,63 +71,6 @@ SECTIONS: tuple[tuple[str, Msg, Formatter], ...] = (
     ("references", Msg("What other estimators print", "其他估算工具的结果"), _symbols(fmt_gib)),
 )
 
-LABELS: dict[str, Msg] = {
-    "weights": Msg("Weights", "权重"),
-    "gradients": Msg("Gradients", "梯度"),
-    "optimizer_states": Msg("Optimizer states", "优化器状态"),
-    "activations": Msg("Activations", "激活"),
-    "backward_transient": Msg("Backward peak extra", "反向额外峰值"),
-    "optimizer_step_transient": Msg("Optimizer step extra", "优化器步额外峰值"),
-    "frozen_encoders": Msg("Frozen VAE and text encoders", "冻结的 VAE 与文本编码器"),
-    "ema_weights": Msg("EMA copy of the weights", "权重的 EMA 副本"),
-    "kv_cache": Msg("KV cache", "KV 缓存"),
-    "comm_buffers": Msg("Communication buffers", "通信缓冲"),
-    "overhead": Msg("CUDA overhead", "CUDA 开销"),
-    "fragmentation": Msg("Fragmentation margin", "碎片余量"),
-    "total": Msg("Total", "合计"),
-    "dataset_cache": Msg("Dataset cache", "数据集缓存"),
-    "dataloader": Msg("DataLoader workers", "DataLoader 进程"),
-    "pinned_buffers": Msg("Pinned buffers", "锁页缓冲"),
-    "model_load": Msg("Model loading", "模型加载"),
-    "cpu_offload": Msg("CPU offload", "CPU 卸载"),
-    "os_and_runtime": Msg("OS and runtime", "系统与运行时"),
-    "dataset_bytes": Msg("Dataset", "数据集"),
-    "model_bytes": Msg("Model file", "模型文件"),
-    "checkpoint_bytes": Msg("Checkpoints", "检查点"),
-    "read_rate_bps": Msg("Sustained read rate", "持续读取速率"),
-    "main_processes": Msg("GPU processes", "GPU 进程"),
-    "decode_cores": Msg("Data decoding cores", "数据解码核心"),
-    "cores_needed": Msg("Cores needed", "所需核心"),
-    "gradient_bytes": Msg("Gradients to sync", "需同步的梯度"),
-    "bytes_per_step_per_gpu": Msg("Sent per GPU", "每 GPU 发送量"),
-    "tensor_parallel_bytes_per_step_per_gpu": Msg("Tensor-parallel traffic", "张量并行流量"),
-    "expert_parallel_bytes_per_step_per_gpu": Msg("Expert-parallel traffic", "专家并行流量"),
-    "flops_per_sample": Msg("FLOPs per sample", "每样本 FLOPs"),
-    "peak_flops": Msg("GPU peak", "GPU 峰值"),
-    "utilisation": Msg("Utilisation", "利用率"),
-    "samples_per_s_per_gpu": Msg("Samples/s per GPU", "每 GPU 样本/秒"),
-    "samples_per_s": Msg("Samples/s (all GPUs)", "样本/秒（全部 GPU）"),
-    "step_time_s": Msg("Step time", "单步时间"),
-    "tokens_per_s": Msg("Tokens/s", "Token/秒"),
-    "time_per_epoch_s": Msg("Time per epoch", "每 epoch 时间"),
-    "total_time_s": Msg("Total time", "总时间"),
-    "bytes_read_per_step": Msg("Bytes read per decode step", "每解码步读取"),
-    "tokens_per_s_upper_bound": Msg("Decode tokens/s (upper bound)", "解码 token/秒（上限）"),
-    "prefill_flops": Msg("Prefill FLOPs", "预填充 FLOPs"),
-    "prefill_time_s": Msg("Prefill time", "预填充时间"),
-    "time_per_image_s": Msg("Time per image", "每张图像耗时"),
-    "prefill_tokens_per_s": Msg("Prefill tokens/s", "预填充 token/秒"),
-    "time_to_first_token_s": Msg("Time to first token", "首 token 时间"),
-    "decode_tokens_per_s": Msg("Decode tokens/s", "解码 token/秒"),
-    "kv_cache_budget_bytes": Msg("KV cache budget", "KV 缓存预算"),
-    "max_concurrent_sequences": Msg("Concurrent sequences", "可并发序列"),
-    "scaling_efficiency": Msg("Scaling efficiency", "扩展效率"),
-    "environment_steps_per_s": Msg("Environment steps/s", "环境步/秒"),
-    "accelerate_model_bytes": Msg("accelerate: model", "accelerate：模型"),
-    "accelerate_training_bytes": Msg("accelerate: training (Adam)", "accelerate：训练（Adam）"),
-    "deepspeed_gpu_bytes": Msg("DeepSpeed: per GPU", "DeepSpeed：每 GPU"),
-    "deepspeed_cpu_bytes": Msg("DeepSpeed: per node CPU", "DeepSpeed：每节点 CPU"),
-}
 
 # Keys whose unit differs from their section's default.
 FORMATS: dict[str, Formatter] = {
