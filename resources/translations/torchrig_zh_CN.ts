@@ -2667,14 +2667,6 @@ It was kept as {1}.</source>
         <translation>可使其装下的改动（已重新估算）：</translation>
     </message>
     <message>
-        <source>time unknown</source>
-        <translation>时间未知</translation>
-    </message>
-    <message>
-        <source>time ×{0}</source>
-        <translation>时间 ×{0}</translation>
-    </message>
-    <message>
         <source>Apply</source>
         <translation>应用</translation>
     </message>

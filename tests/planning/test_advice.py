@@ -367,3 +367,25 @@ def test_a_module_is_the_best_value_only_for_a_baseboard_sized_node(catalog):
         assert buyable_for(b200, w) is module_allowed
     jetson = next(p for p in catalog.by_category("gpu") if p.gpu.form_factor == "module")
     assert not buyable_for(jetson, w)
+
+
+def test_the_solver_speaks_of_time_to_first_token_for_serving(catalog):
+    # Issue 24: the serving solver offered "time x0.16". For LLM inference the time compared is
+    # the prompt's prefill, i.e. the time to first token; training keeps "time".
+    from torchrig.planning.workload import default_workload
+
+    w = default_workload("llm_inference")  # Llama 3 8B in bf16, one GPU: 16 GB of weights
+    assert w.gpus_per_node == 1
+    answer = solve(w, device_spec(catalog.get("nvidia-rtx-4060-ti-16gb")), catalog)
+    assert answer.changes
+    for change in answer.changes:
+        if change.time_ratio is not None:
+            assert change.time_text("en") == f"time to first token ×{change.time_ratio:.2f}"
+            assert change.time_text("zh").startswith("首 token 时间 ×")
+    # One GPU per node: the "fastest" and "best value" GPUs offered are cards, not modules.
+    offered = [catalog.get(c.part_id) for c in answer.changes if c.kind == "gpu"]
+    assert offered and all(p.gpu.form_factor == "pcie" for p in offered)
+    train = solve(_workload("llama2-7b-full-zero3-8xa100"),
+                  device_spec(catalog.get("nvidia-rtx-4060-ti-16gb")))
+    timed = [c for c in train.changes if c.time_ratio is not None]
+    assert timed and all(c.time_text("en").startswith("time ×") for c in timed)

@@ -118,8 +118,7 @@ def cheapest_gpu_that_fits(w: Workload, catalog: Catalog, currency: str = "USD",
 def _fix_text(answer: SolverAnswer) -> tuple[str, str]:
     """The solver's changes as one sentence in each language."""
     def one(change: Change, lang: str) -> str:
-        ratio = ("" if change.time_ratio is None else
-                 f", {'time' if lang == 'en' else '时间'} x{change.time_ratio:.2f}")
+        ratio = "" if change.time_ratio is None else f", {change.time_text(lang)}"
         return f"{change.label.get(lang)} -> {fmt_gib(change.vram_needed)}{ratio}"
 
     settings = [c for c in answer.changes if c.kind == "setting"]

@@ -171,12 +171,10 @@ def _solver_lines(answer: SolverAnswer, lang: str) -> list[str]:
     lines = [Msg("Changes that make it fit (re-planned; apply with the options shown)",
                  "可使其装下的改动（已重新估算；用所示选项应用）").get(lang)]
     for change in answer.changes:
-        time = (Msg("time unknown", "时间未知") if change.time_ratio is None else
-                Msg(f"time x{change.time_ratio:.2f}", f"时间 ×{change.time_ratio:.2f}"))
         how = (" ".join(_cli_option(k, v) for k, v in change.fields.items())
                if change.kind == "setting" else f"--gpu {change.part_id}")
         lines.append(f"  {change.label.get(lang)}: {fmt_gib(change.vram_needed)}, "
-                     f"{time.get(lang)} ({change.time_note.get(lang)})  [{how}]")
+                     f"{change.time_text(lang)} ({change.time_note.get(lang)})  [{how}]")
     lines.append("")
     return lines
 

@@ -60,6 +60,14 @@ class Change:
     time_ratio: float | None
     time_note: Msg
     part_id: str | None = None
+    time_label: Msg = Msg("time", "时间")
+
+    def time_text(self, lang: str) -> str:
+        """"time x0.50" in the words of the run's time: a training run's whole time, a
+        served prompt's time to first token, an image's generation time."""
+        if self.time_ratio is None:
+            return Msg(f"{self.time_label.en} unknown", f"{self.time_label.zh}未知").get(lang)
+        return f"{self.time_label.get(lang)} ×{self.time_ratio:.2f}"
 
     def apply(self, w: Workload) -> Workload:
         return replace(w, **dict(self.fields)).validate()
@@ -108,6 +116,16 @@ def _offload_seconds(w: Workload) -> float:
     params = resolve_model(w).params / max(1, w.data_parallel)
     volume = 4.0 * params + (4.0 * params if w.offload == "optimizer_and_params" else 0.0)
     return volume / OFFLOAD_PCIE_BPS
+
+
+def time_label(w: Workload) -> Msg:
+    """What :func:`torchrig.planning.gpu_choice.run_time` times for ``w``, in words: serving
+    is judged by its time to first token (the prompt's prefill), not by a "run"."""
+    if w.is_training:
+        return Msg("time", "时间")
+    if w.task == "llm_inference":
+        return Msg("time to first token", "首 token 时间")
+    return Msg("time per batch", "每批时间")
 
 
 def _time(w: Workload, req: Requirements) -> float | None:
@@ -262,7 +280,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         time = _time(candidate, req)
         ratio = None if time is None or not base_time else time / base_time
         return Change("setting", label, fields, req.vram_total, req.vram_verdict, time, ratio,
-                      _time_note(candidate, w))
+                      _time_note(candidate, w), time_label=time_label(w))
 
     changes: list[Change] = []
     if w.batch_size > 1:
@@ -291,7 +309,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                           if best.price_per_throughput is not None else
                           Msg("fastest that fits; no GPU that fits has a known price",
                               "装得下中最快；装得下的 GPU 均无已知价格")))
-        timed = [o for o in options if o.time_s is not None]
+        timed = [o for o in options if o.time_s is not None and o.buyable]
         if timed:
             fastest = min(timed, key=lambda o: o.time_s or 0.0)
             if best is None or fastest.part.id != best.part.id:
@@ -304,7 +322,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                            f", {why.en})", f"{option.part.name}（"
                            f"{fmt_gib(option.part.gpu.vram_bytes or 0, 0)}，{why.zh}）"),
                 {}, option.need, option.verdict, option.time_s, ratio,
-                Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id))
+                Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id,
+                time_label(w)))
     return replace(answer, changes=changes)
 
 

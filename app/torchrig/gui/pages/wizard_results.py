@@ -217,8 +217,7 @@ class WizardResults(QObject):
             row = QWidget()
             row_layout = QHBoxLayout(row)
             row_layout.setContentsMargins(0, 0, 0, 0)
-            time = (self.tr("time unknown") if change.time_ratio is None else
-                    self.tr("time ×{0}").format(f"{change.time_ratio:.2f}"))
+            time = change.time_text(self.lang)
             text = QLabel(escape(f"{change.label.get(self.lang)} — "
                                  f"{fmt_gib(change.vram_needed)}, {time}"))
             text.setToolTip(change.time_note.get(self.lang))
