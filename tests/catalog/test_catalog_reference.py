@@ -87,6 +87,10 @@ GPUS.update({
     # (12 GB, 504.2 GB/s, 40.09 FP32, 285 W, PCIe 4.0 x16), CC 8.9 (fpsbench); no tensor figure.
     "nvidia-rtx-4080": (16, 717, 48.7, 97.5, 48.75, 320, 4, 16, "8.9"),
     "nvidia-rtx-4070-ti": (12, 504.2, 40.09, None, None, 285, 4, 16, "8.9"),
+    # RTX 4070: cncms.com's launch report (5,888 cores, 2,475 MHz, 12 GB 192-bit at 21 Gbps);
+    # by hand 21 x 192 / 8 = 504 GB/s, 5,888 x 2 x 2.475 GHz = 29.1 TFLOPS; power, PCIe link
+    # and tensor rate not in the source.
+    "nvidia-rtx-4070": (12, 504, 29.1, None, None, None, None, None, "8.9"),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md

@@ -25,6 +25,9 @@ CNY_LAUNCH = {
     # RTX 4070 Ti: "售價從原先的7199調整至6499" (115ip.com repost, CES 2023)
     "nvidia-rtx-4070-ti": ("6499", "2023-01", "launch-msrp", "low",
                            "https://115ip.com/p/wenqoyofp1"),
+    # RTX 4070: "公版RTX 4070售价4799元,将于4月13日正式上市" (cncms.com, announced 2023-04-12)
+    "nvidia-rtx-4070": ("4799", "2023-04-12", "launch-msrp", "medium",
+                        "http://tech.cncms.com/web/202304/21/34615.html"),
 }
 
 
@@ -73,6 +76,17 @@ def test_rtx_4080_figures_from_its_spec_table() -> None:
     assert gpu.tensor_accumulate == "fp32"
 
 
+def test_rtx_4070_figures_computed_from_the_launch_report() -> None:
+    """cncms.com: 5,888 CUDA cores, 2,475 MHz boost, 12 GB GDDR6X, 192 bit, 21 Gbps. By hand:
+    21e9 x 192 / 8 = 504 GB/s; 5,888 x 2 x 2.475e9 = 29.15e12, stored to one decimal (29.1);
+    no board power in the source, so the power checks name it instead of guessing."""
+    part = load_catalog().get("nvidia-rtx-4070")
+    assert part.gpu.memory_bandwidth == pytest.approx(21e9 * 192 / 8)
+    assert part.gpu.fp32_flops == pytest.approx(29.1e12)
+    assert part.is_derived("memory_bandwidth") and part.is_derived("fp32_flops")
+    assert part.gpu.tdp_w is None and part.gpu.fp16_tensor_flops is None
+
+
 def test_rtx_4070_ti_tensor_rate_stays_unknown() -> None:
     """No source read gives the RTX 4070 Ti's tensor TFLOPS or AI TOPS: none is stored."""
     gpu = load_catalog().get("nvidia-rtx-4070-ti").gpu
@@ -88,7 +102,8 @@ def test_new_names_match_their_own_parts() -> None:
     for name, pid in (("NVIDIA GeForce RTX 4080", "nvidia-rtx-4080"),
                       ("NVIDIA GeForce RTX 4080 SUPER", "nvidia-rtx-4080-super"),
                       ("NVIDIA GeForce RTX 4070 Ti", "nvidia-rtx-4070-ti"),
-                      ("NVIDIA GeForce RTX 4070 Ti SUPER", "nvidia-rtx-4070-ti-super")):
+                      ("NVIDIA GeForce RTX 4070 Ti SUPER", "nvidia-rtx-4070-ti-super"),
+                      ("NVIDIA GeForce RTX 4070", "nvidia-rtx-4070")):
         match = match_gpu(cat, name)
         assert match is not None and match.id == pid, name
     cpu = match_cpu(cat, "AMD Ryzen 9 7900X 12-Core Processor")
@@ -97,11 +112,11 @@ def test_new_names_match_their_own_parts() -> None:
 
 def test_catalog_size_and_cny_priced_parts() -> None:
     """Issue 25 asks for at least 200 parts and 60 parts with a mainland CNY price. The catalog
-    has 200; 23 parts have a CNY price: the 19 before this change, the Ryzen 9 7950X and the
-    three new parts. The other 37 asked for were not found with a page and a day (docs/
+    has 201; 24 parts have a CNY price: the 19 before this change, the Ryzen 9 7950X and the
+    four new parts. The other 36 asked for were not found with a page and a day (docs/
     hardware-sources.md sec. 4), so this pins what is there: a lost price or part fails."""
     cat = load_catalog()
     assert len(cat.parts) >= 200
     cny = {p.id for p in cat.parts.values() if any(x.currency == "CNY" for x in p.prices)}
-    assert len(cny) >= 23
+    assert len(cny) >= 24
     assert set(CNY_LAUNCH) <= cny
