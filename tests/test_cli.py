@@ -54,11 +54,11 @@ def test_a_default_rate_prices_a_build_that_has_none(capsys, tmp_path):
     _, before, _ = run(capsys, "check", build, "--json")
     priced_before = json.loads(before)["build"]
     line = priced_before["lines"][0]
-    # resources/catalog/exchange_rates.json: 7.0173 (2026-01-06); USD 589 x 7.0173 = 4,133.1897,
-    # CNY 4,133.19 to the cent. More than 30 days old, so flagged.
-    assert line["status"] == "ok" and Decimal(line["unit_price"]) == Decimal("4133.19")
+    # resources/catalog/exchange_rates.json: 6.9929 (2026-01-23); USD 589 x 6.9929 = 4,118.8181,
+    # CNY 4,118.82 to the cent. More than 30 days old, so flagged.
+    assert line["status"] == "ok" and Decimal(line["unit_price"]) == Decimal("4118.82")
     assert (priced_before["exchange_rate"], priced_before["exchange_rate_date"]) == (
-        "7.0173", "2026-01-06")
+        "6.9929", "2026-01-23")
     assert priced_before["exchange_rate_stale"] is True
     _, after, _ = run(capsys, "check", build, "--json", "--cny-per-usd", "7.1",
                       "--rate-date", "2026-11-30")

@@ -80,6 +80,17 @@ GPUS.update({
     # RTX 5060 8GB: yesky.com (8 GB, 448 GB/s, PCIe 5.0 x8), zhikuai.com (145 W, 2.50 GHz);
     # FP32 by hand 3,840 x 2 x 2.50 GHz = 19.2 TFLOPS; no tensor figure found.
     "nvidia-rtx-5060": (8, 448, 19.2, None, None, 145, 5, 8, "12.0"),
+    # China-quoted GeForce cards with a CNY launch price (docs/hardware-sources.md sec. 4).
+    # RTX 4080 16GB: Tom's Hardware's table as holynerdvana.com gives it (48.7 FP32, 717 GB/s,
+    # 320 W, 390 (780) sparse FP16 (FP8)); FP16 dense by note 5.1: 780 / 8 = 97.5, TF32 half
+    # = 48.75; PCIe 4.0 x16 (cputronic), CC 8.9 (thegpu.guru). RTX 4070 Ti: purespecs.click
+    # (12 GB, 504.2 GB/s, 40.09 FP32, 285 W, PCIe 4.0 x16), CC 8.9 (fpsbench); no tensor figure.
+    "nvidia-rtx-4080": (16, 717, 48.7, 97.5, 48.75, 320, 4, 16, "8.9"),
+    "nvidia-rtx-4070-ti": (12, 504.2, 40.09, None, None, 285, 4, 16, "8.9"),
+    # RTX 4070: cncms.com's launch report (5,888 cores, 2,475 MHz, 12 GB 192-bit at 21 Gbps);
+    # by hand 21 x 192 / 8 = 504 GB/s, 5,888 x 2 x 2.475 GHz = 29.1 TFLOPS; power, PCIe link
+    # and tensor rate not in the source.
+    "nvidia-rtx-4070": (12, 504, 29.1, None, None, None, None, None, "8.9"),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md
@@ -133,6 +144,9 @@ CPUS = {
     "amd-ryzen-7-7700x": (8, 16, 4.5, 5.4, 105, "AM5", None),
     "amd-ryzen-5-5600g": (6, 12, 3.9, 4.4, 65, "AM4", None),
     "amd-ryzen-7-5700g": (8, 16, 3.8, 4.6, 65, "AM4", None),
+    # Ryzen 9 7900X, CNY launch price (sec. 4): hardcoregamer.com (12 cores, 24 threads,
+    # 4.7 / 5.6 GHz, 170 W, AM5); AVX-512 from Sina Zhongce's Zen 4 launch review.
+    "amd-ryzen-9-7900x": (12, 24, 4.7, 5.6, 170, "AM5", True),
 }
 
 

@@ -41,10 +41,15 @@ def test_exchange_rate_file_has_exactly_the_agreed_shape() -> None:
 
 
 def test_reference_rate_is_the_sourced_fixing() -> None:
-    # investinglive.com, 2026-01-06: "PBOC sets USD/CNY central rate at 7.0173".
+    # devdiscourse.com, 2026-01-23 ("China's Yuan Strengthens Above Key Level"): "The People's
+    # Bank of China (PBOC) set the midpoint rate at 6.9929 per dollar, marking the strongest
+    # level since May 17, 2023"; todaymarkets.ae: "The PBoC fixed the yuan at 6.9929 per
+    # dollar". No dated fixing nearer 2026-12-01 was found in the stored sources.
     (rate,) = _rates()["rates"]
-    assert (Decimal(rate["rate"]), rate["date"]) == (Decimal("7.0173"), "2026-01-06")
-    assert "20260106" in rate["source"]  # the report's own address carries the day
+    assert (Decimal(rate["rate"]), rate["date"]) == (Decimal("6.9929"), "2026-01-23")
+    assert rate["source"] == ("https://www.devdiscourse.com/article/headlines/"
+                              "3779790-chinas-yuan-strengthens-above-key-level")
+    assert "6.9929" in rate["note"]["en"] and "6.9929" in rate["note"]["zh"]
 
 
 def test_every_cny_price_cites_a_page_and_a_day() -> None:
@@ -110,4 +115,6 @@ def test_parts_of_the_cny_sample_builds_without_a_cny_price_are_known() -> None:
             ids |= {li["part_id"] for li in build["line_items"] if "part_id" in li}
     priced = {pid for pid in ids
               if any(p.currency == "CNY" for p in catalog.get(pid).prices)}
-    assert priced == {"intel-core-i5-12400f", "nvidia-rtx-3060-12gb", "nvidia-rtx-4090"}
+    # professional.json quotes the China-market RTX 4090 D (NVIDIA China's 12,999) since the
+    # RTX 4090 left it (out of production, export-controlled).
+    assert priced == {"intel-core-i5-12400f", "nvidia-rtx-3060-12gb", "nvidia-rtx-4090d"}

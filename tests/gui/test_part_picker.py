@@ -103,12 +103,12 @@ def test_prices_in_the_build_currency(build_picker, shown_window, qtbot):
     picker, page = build_picker, shown_window.build_page
     assert page.build.currency == "CNY" and page.build.exchange_rate is None
     choose(picker.category_box, "cpu")
-    # The shipped reference rate (resources/catalog/exchange_rates.json: 7.0173, 2026-01-06)
-    # prices a USD part in a CNY build: USD 589 x 7.0173 = CNY 4,133.19.
-    assert "≈ CNY 4,133" in _price_cell(picker, "intel-core-i9-13900k")
+    # The shipped reference rate (resources/catalog/exchange_rates.json: 6.9929, 2026-01-23)
+    # prices a USD part in a CNY build: USD 589 x 6.9929 = CNY 4,118.82.
+    assert "≈ CNY 4,119" in _price_cell(picker, "intel-core-i9-13900k")
     # ...and the note names it as the shipped reference, not as a rate the shop set.
     assert picker.rate_note.text() == ("Converted at the shipped reference rate (PBOC central "
-                                       "parity): 7.0173 CNY per USD (2026-01-06).")
+                                       "parity): 6.9929 CNY per USD (2026-01-23).")
     # An install without the reference file, and no rate in Settings: the rate is asked for.
     picker.reference = None
     page.apply_settings()

@@ -120,11 +120,11 @@ def test_cli_internal_keeps_the_remarks(tmp_path: Path) -> None:
 
 def _with_two_5090s(build: Build) -> Build:
     lines = [LineItem(part_id="nvidia-rtx-5090", quantity=2)
-             if item.part_id == "nvidia-rtx-4090" else item for item in build.line_items]
+             if item.part_id == "nvidia-rtx-4090d" else item for item in build.line_items]
     return replace(build, line_items=lines)
 
 
-def test_the_tier_note_is_gone_once_its_4090_is_replaced_by_two_5090s(catalog) -> None:
+def test_the_tier_note_is_gone_once_its_4090_d_is_replaced_by_two_5090s(catalog) -> None:
     tier_build = build_from_tier("professional", catalog)
     assert _sheet(tier_build, catalog, internal=False).notes == PRO_NOTE["en"]
     swapped = _with_two_5090s(tier_build)
@@ -132,10 +132,10 @@ def test_the_tier_note_is_gone_once_its_4090_is_replaced_by_two_5090s(catalog) -
         sheet = _sheet(swapped, catalog, internal=False, lang=lang)
         # Two 575 W cards on the 1,300 W supply: a Blocker...
         assert any(f.severity is Severity.BLOCKER for f in sheet.findings)
-        # ...and the note about the 853 W draw of one RTX 4090 is nowhere on the sheet.
+        # ...and the note about the 828 W draw of one RTX 4090 D is nowhere on the sheet.
         assert sheet.notes == ""
         text = _text(render_sheet_bytes(sheet))
-        assert "853 W" not in text and PRO_NOTE[lang][:30] not in text
+        assert "828 W" not in text and PRO_NOTE[lang][:30] not in text
 
 
 def test_a_new_price_keeps_the_tier_note_and_user_notes_stay(catalog) -> None:
@@ -177,7 +177,7 @@ def test_version_1_files_upgrade(tmp_path: Path, catalog) -> None:
     # An old file whose GPU had already been changed loses the note on load.
     changed = copy.deepcopy(sample)
     for item in changed["line_items"]:
-        if item["part_id"] == "nvidia-rtx-4090":
+        if item["part_id"] == "nvidia-rtx-4090d":
             item.update(part_id="nvidia-rtx-5090", quantity=2)
     path.write_text(json.dumps(changed), encoding="utf-8")
     assert load_build(path).current_tier_note() is None
