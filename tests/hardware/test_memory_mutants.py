@@ -356,3 +356,15 @@ def test_edac_rank_entries_count_as_modules(tree):
     tree.write("sys/devices/system/edac/mc/mc0/dimm0/dimm_mem_type", "Registered-DDR5\n")
     tree.write("sys/devices/system/edac/mc/mc0/dimm1/dimm_mem_type", "Registered-DDR5\n")
     assert probe_memory(tree.roots, system="Linux").dimm_type == "DDR4"  # 3 ranks to 2 dimms
+
+
+def test_edac_controller_attributes_beside_the_dimms_are_stepped_over(tree):
+    # A controller folder as the kernel lays it out (edac_mc_sysfs.c): counters and names
+    # beside the dimm folders, several of them sorting before "dimm0".
+    tree.write("proc/meminfo", MEMINFO_16G)
+    mc0 = "sys/devices/system/edac/mc/mc0"
+    for attribute in ("ce_count", "ce_noinfo_count", "max_location", "mc_name", "size_mb",
+                      "ue_count", "ue_noinfo_count"):
+        tree.write(f"{mc0}/{attribute}", "0\n")
+    tree.write(f"{mc0}/dimm0/dimm_mem_type", "Registered-DDR4\n")
+    assert probe_memory(tree.roots, system="Linux").dimm_type == "DDR4"
