@@ -384,3 +384,29 @@ def test_the_walk_asks_at_most_the_bindings_link_count(install_nvml, monkeypatch
     monkeypatch.delattr(FakeNvml, "NVML_NVLINK_MAX_LINKS")  # an old binding: 18
     _, _, [gpu] = _probe(install_nvml, nvml_gpu(0, links=40))
     assert len(gpu.nvlinks) == 18
+
+
+def test_a_binding_without_the_not_supported_class(install_nvml):
+    fake = FakeNvml([nvml_gpu(0, mig="NVMLError_NoPermission")])
+    del fake.NVMLError_NotSupported  # an old or trimmed binding: the class is not there
+    install_nvml(fake)
+    [gpu] = probe_nvml(AcceleratorStack())  # no AttributeError
+    assert gpu.unknown["mig_enabled"].en == "nvmlDeviceGetMigMode: Insufficient Permissions"
+
+
+def test_a_function_the_binding_does_not_have_at_all(install_nvml, monkeypatch):
+    monkeypatch.delattr(FakeNvml, "nvmlSystemGetCudaDriverVersion_v2")
+    install_nvml(FakeNvml([nvml_gpu(0)]))
+    stack = AcceleratorStack()
+    [gpu] = probe_nvml(stack)  # no AttributeError
+    assert stack.unknown["cuda_driver_version"].en == (
+        "nvmlSystemGetCudaDriverVersion_v2 missing from this nvidia-ml-py (too old)")
+
+
+def test_a_power_limit_read_on_the_second_try_leaves_no_reason_behind(install_nvml):
+    fake = FakeNvml([nvml_gpu(0, power_mw=350000, sm=84)])  # SMs answered: no reason there
+    fake.nvmlDeviceGetEnforcedPowerLimit = _raise(fake, "NVMLError_NotSupported")
+    install_nvml(fake)
+    [gpu] = probe_nvml(AcceleratorStack())
+    assert gpu.power_limit_w == 350.0
+    assert gpu.unknown == {}  # the first call's reason is dropped, under no other key

@@ -593,3 +593,33 @@ def test_windows_is_named_and_usable_through_probe_storage(monkeypatch):
         "C:\\", "unknown", 512, 256)
     assert disk.kind_basis == Msg("medium not read on Windows", "在 Windows 上不读取介质类型")
 
+
+
+def test_lines_that_are_not_mounts_are_skipped_not_the_end_of_the_table():
+    text = ("garbage line without separator\n"
+            "1 2 8:1 / - ext4 /dev/sda1 rw\n"  # "-" too early
+            "3 1 8:2 / /b rw - xfs /dev/sda2 rw\n")
+    assert parse_mountinfo(text) == [Mount("/dev/sda2", "/b", "xfs", "8:2")]
+
+
+def _chain_on_a_partition(tree, links: int) -> None:
+    """dm-0 on ... on dm-<links-1> on sdy1, a partition of sdy: sdy1 is ``links`` deep and its
+    disk one deeper."""
+    folder = _disk(tree, "sdy", rotational="0")
+    _partition(tree, folder, "sdy1")
+    below = "sdy1"
+    for level in reversed(range(links)):
+        _stacked(tree, f"dm-{level}", [below])
+        below = f"dm-{level}"
+
+
+def test_a_partition_counts_one_level_towards_the_depth(tree):
+    _chain_on_a_partition(tree, 7)  # sdy1 at depth 7, sdy at 8: followed
+    assert classify_block("dm-0", tree.roots)[0] == "ssd"
+
+
+def test_a_partition_at_depth_eight_has_a_disk_too_deep(tree):
+    _chain_on_a_partition(tree, 8)  # sdy1 at depth 8, its disk sdy at 9: not followed
+    kind, basis = classify_block("dm-0", tree.roots)
+    assert kind == "unknown"
+    assert basis.en.endswith("sdy1 is a partition of sdy; sdy: device stack too deep to follow")
