@@ -6,6 +6,7 @@ import _thread
 import argparse
 import io
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -84,8 +85,30 @@ def test_storage_plan_is_announced_before_running(tmp_path: Path):
     assert str(tmp_path) in err.splitlines()[0]
 
 
+@pytest.fixture
+def ctrl_c_handled():
+    """Ctrl-C reaches this process as a KeyboardInterrupt, as in a terminal.
+
+    A process started in the background by a non-interactive shell (``pytest ... &``, a
+    mutation or CI runner that does so) inherits SIGINT *ignored*, and Python keeps it
+    ignored; ``_thread.interrupt_main()`` then does nothing ("If the given signal isn't
+    handled by Python (it was set to signal.SIG_DFL or signal.SIG_IGN), this function does
+    nothing", Python docs, _thread). The run was never cancelled: the waiting benchmark was
+    stopped by its time budget, the next one ran and the CLI exited 0 - the "exit 0 instead
+    of 130 under load" failure. What the test proves, the CLI's answer to a Ctrl-C, needs
+    Ctrl-C handled, so the test installs Python's own handler and puts the old one back.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _interrupt_when(marker: Path) -> threading.Thread:
-    """Deliver Ctrl-C to the main thread once the child has reached the marked point."""
+    """Deliver Ctrl-C to the main thread once the child has reached the marked point: the
+    child writes the marker inside the benchmark, after its first progress line and figure
+    were sent, so the Ctrl-C comes at a known state, never after a guessed sleep."""
 
     def watch() -> None:
         while not marker.exists():
@@ -97,6 +120,7 @@ def _interrupt_when(marker: Path) -> threading.Thread:
     return thread
 
 
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_cancels_cleanly_and_still_writes(tmp_path: Path):
     """A real KeyboardInterrupt in the main thread, as Ctrl-C delivers it, once the child is
     inside a benchmark that stops only when cancelled: the outcome depends on no timing."""
@@ -116,6 +140,7 @@ def test_ctrl_c_cancels_cleanly_and_still_writes(tmp_path: Path):
     assert "cancelled" in out
 
 
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_kills_a_benchmark_that_ignores_cancel(tmp_path: Path):
     """A benchmark stuck in native code never sees the cancel token: the child is killed
     after the grace period and the report is rebuilt from what had arrived."""

@@ -29,15 +29,35 @@ from torchrig.units import GB, MiB  # noqa: E402
 
 @pytest.fixture(scope="module")
 def smoke_report(tmp_path_factory) -> BenchReport:
+    """One run of the whole suite at smoke size, shared by the tests of this module (the run
+    is most of this module's time).
+
+    The run starts from a torch state that is not the default (TF32 matmul flipped), so the
+    torch flags and thread count found after it say whether every benchmark put back what it
+    changed (``settings["_torch_after"]``)."""
+    import torch
+
     folder = tmp_path_factory.mktemp("dataset")
     profile = SystemProfile(cpu=CpuInfo(usable_cpus=2, cache_bytes={"L3": 4 * MiB},
                                         isa_features=["avx2"]))
-    # Smoke sizes do minimal repeats, so the generous budget only matters on a machine that
-    # is busy with other work (a shared CI runner); where it still runs out, a benchmark
-    # reads "partial" and says so, which the test accepts.
-    report = run_suite(BenchSettings(preset="smoke", device="cpu", dataset_dir=folder,
-                                     budget_s=60),
-                       cancel=threading.Event(), profile=profile)
+    before_tf32 = torch.backends.cuda.matmul.allow_tf32
+    before_threads = torch.get_num_threads()
+    torch.backends.cuda.matmul.allow_tf32 = not before_tf32
+    try:
+        # Smoke sizes do minimal repeats, so the generous budget only matters on a machine
+        # that is busy with other work (a shared CI runner); where it still runs out, a
+        # benchmark reads "partial" and says so, which the test accepts.
+        report = run_suite(BenchSettings(preset="smoke", device="cpu", dataset_dir=folder,
+                                         budget_s=60),
+                           cancel=threading.Event(), profile=profile)
+        report.settings["_torch_after"] = {
+            "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "expected_tf32": not before_tf32,
+            "threads": torch.get_num_threads(),
+            "expected_threads": before_threads,
+        }
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before_tf32
     report.settings["_folder_after"] = sorted(p.name for p in folder.iterdir())
     return report
 
@@ -104,23 +124,13 @@ def test_smoke_suite_runs_every_benchmark_on_cpu(smoke_report: BenchReport):
     assert r.settings["_folder_after"] == []  # storage removed its test files
 
 
-def test_matmul_and_cpu_matmul_restore_torch_state():
-    import torch
-
-    from torchrig.bench.benchmarks import cpu_matmul, matmul
-
-    before_tf32 = torch.backends.cuda.matmul.allow_tf32
-    before_threads = torch.get_num_threads()
-    torch.backends.cuda.matmul.allow_tf32 = not before_tf32
-    try:
-        for mod in (matmul, cpu_matmul):
-            ctx = BenchContext(settings=BenchSettings(preset="smoke"), device="cpu",
-                               cancel=threading.Event(), budget_s=1.0)
-            list(mod.run(ctx))
-        assert torch.backends.cuda.matmul.allow_tf32 is (not before_tf32)
-        assert torch.get_num_threads() == before_threads
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before_tf32
+@pytest.mark.slow
+def test_the_suite_restores_torch_state(smoke_report: BenchReport):
+    """matmul and cpu_matmul change TF32 and the thread count while they run; after the
+    whole suite both are as before, including a non-default TF32 setting."""
+    after = smoke_report.settings["_torch_after"]
+    assert after["allow_tf32"] is after["expected_tf32"]
+    assert after["threads"] == after["expected_threads"]
 
 
 def test_saved_tensor_meter_counts_activations_not_parameters():
