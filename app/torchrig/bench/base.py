@@ -73,6 +73,12 @@ class Cancelled(Exception):  # noqa: N818 - it is a signal, not an error
     """Raised by :meth:`BenchContext.check` once the user asked to stop."""
 
 
+class OutOfTime(Exception):  # noqa: N818 - it is a signal, not an error
+    """Raised by :meth:`BenchContext.check` once the benchmark is past its hard time limit,
+    so a loop that never yields (a training phase) stops at the next check; the runner keeps
+    what it had measured and marks the result partial."""
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A registered benchmark.
@@ -117,6 +123,8 @@ class BenchContext:
         budget_stopped: set when the benchmark (or the runner) cut it short for time.
         left_out: what was not measured because of the time budget (the result then reads
             "partial" with these as the reason).
+        hard_limit_s: seconds after ``started`` at which :meth:`check` raises
+            :class:`OutOfTime` (None: never; the runner sets its budget plus grace).
     """
 
     settings: BenchSettings
@@ -130,6 +138,7 @@ class BenchContext:
     notes: list[Msg] = field(default_factory=list)
     budget_stopped: bool = False
     left_out: list[Msg] = field(default_factory=list)
+    hard_limit_s: float | None = None
 
     @property
     def kind(self) -> str:
@@ -143,6 +152,8 @@ class BenchContext:
         """Call inside every loop that can run longer than ~0.2 s."""
         if self.cancel.is_set():
             raise Cancelled()
+        if self.hard_limit_s is not None and self.elapsed() > self.hard_limit_s:
+            raise OutOfTime()
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

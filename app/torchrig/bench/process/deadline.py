@@ -1,0 +1,99 @@
+"""The parent's deadlines for one benchmark run: the running benchmark's and the suite's.
+
+The runner in the child stops a benchmark cooperatively: between the steps it yields and at
+every ``ctx.check()``. A native call that runs for a minute (one training step of an emulated
+16-bit type, a read from a stalled disk) never reaches either, so the child could not keep its
+budget by itself. The parent therefore keeps its own clock from the child's ``begin`` lines and
+ends the child (with everything it started) when
+
+* the running benchmark is :data:`KILL_AFTER_S` past the hard limit the child announced for it
+  (its budget plus the runner's grace): that benchmark keeps what it had sent and the next ones
+  run in a fresh child (:mod:`torchrig.bench.process.isolated`);
+* the whole run reaches its wall budget plus half of
+  :data:`~torchrig.bench.settings.WALL_OVERRUN`: the benchmarks still to run are reported as
+  not run for that reason, so the run ends within its budget + 20 %.
+
+Pure bookkeeping with an injectable clock: nothing here starts or kills a process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from torchrig.bench.settings import WALL_OVERRUN, BenchSettings
+from torchrig.i18n import Msg
+
+KILL_AFTER_S = 1.0
+"""Past a benchmark's announced hard limit the child has this long to stop on its own (the
+cooperative stop sends its result within a step) before the parent ends it."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why the parent ended the child: ``"benchmark"`` (one benchmark past its limit; the run
+    goes on in a fresh child) or ``"suite"`` (the run's own deadline; nothing more runs)."""
+
+    kind: str
+    bench_id: str | None
+    message: Msg
+    ran_s: float = 0.0
+    budget_s: float = 0.0
+
+
+@dataclass
+class _Running:
+    bench_id: str
+    began: float
+    budget_s: float
+    hard_s: float
+
+
+class Deadlines:
+    """When to end the child. ``started`` is the run's start (time.monotonic() of the parent,
+    sent to each child as ``wall_started``); ``device`` is updated once the child has resolved
+    ``auto`` (the wall budget depends on the device kind)."""
+
+    def __init__(self, settings: BenchSettings, started: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.started = started
+        self.clock = clock
+        self.device = settings.device
+        self.running: _Running | None = None
+
+    @property
+    def suite_end(self) -> float:
+        """The last moment the child may still run: the wall budget + half the overrun."""
+        return self.started + self.settings.wall_budget_s(self.device) * (1 + WALL_OVERRUN / 2)
+
+    def begin(self, bench_id: str, budget_s: float, hard_s: float) -> None:
+        self.running = _Running(bench_id, self.clock(), float(budget_s), float(hard_s))
+
+    def ended(self, bench_id: str) -> None:
+        if self.running is not None and self.running.bench_id == bench_id:
+            self.running = None
+
+    def time_left(self) -> float:
+        return self.suite_end - self.clock()
+
+    def check(self) -> Stop | None:
+        """The reason to end the child now, or None."""
+        now = self.clock()
+        run = self.running
+        if now >= self.suite_end:
+            wall = self.settings.wall_budget_s(self.device)
+            return Stop("suite", run.bench_id if run else None, Msg(
+                f"stopped at the run's time limit ({now - self.started:.1f} s; its budget is "
+                f"{wall:.0f} s)",
+                f"在整套测试的时间上限处停止（{now - self.started:.1f} 秒；预算为 {wall:.0f} 秒）"),
+                ran_s=now - run.began if run else 0.0, budget_s=run.budget_s if run else 0.0)
+        if run is not None and now - run.began >= run.hard_s + KILL_AFTER_S:
+            ran = now - run.began
+            return Stop("benchmark", run.bench_id, Msg(
+                f"stopped at its time limit after {ran:.1f} s (budget {run.budget_s:.1f} s): "
+                "it did not stop on its own, so its process was ended",
+                f"运行 {ran:.1f} 秒后在时间上限处停止（预算 {run.budget_s:.1f} 秒）："
+                "它未自行停止，其进程已被结束"), ran_s=ran, budget_s=run.budget_s)
+        return None
