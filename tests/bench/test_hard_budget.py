@@ -228,3 +228,27 @@ def test_at_the_suite_deadline_the_child_is_ended_and_the_rest_are_not_run():
     assert "the run's time limit" in stubborn.reason.en
     assert reader.status == "skipped: not run: the suite's time budget was used up"
     assert report.interrupted is not None and "time limit" in report.interrupted.en
+
+
+def test_prepare_runs_before_the_clock_and_only_for_benchmarks_that_apply():
+    from dataclasses import replace
+
+    order: list[str] = []
+
+    def run(ctx: BenchContext):
+        order.append("run")
+        yield value("a", 1.0)
+
+    prepared = replace(make("a", run), prepare=lambda: order.append("prepare a"))
+    gpu_only = replace(make("g", run, devices=("cuda",)),
+                       prepare=lambda: order.append("prepare g"))
+
+    def broken() -> None:
+        raise RuntimeError("no optimizer")
+
+    failing = replace(make("b", run), prepare=broken)
+    report, begun = _run([prepared, gpu_only, failing])
+    # both preparations before the first benchmark began; the CUDA-only one not on a CPU
+    assert order == ["prepare a", "run", "run"]
+    assert [b[0] for b in begun] == ["a", "b"]
+    assert report.result("b").status == "ok"  # a failed preparation is not the run's error

@@ -235,6 +235,10 @@ def _run_selected(
     total_budget = settings.suite_budget_s(device) * min(1.0, total_weight / registry_weight)
     if on_start is not None:
         on_start(report, selected)
+    for bench in selected:
+        if bench.id in applicable and bench.prepare is not None and not cancel.is_set():
+            with contextlib.suppress(Exception):  # its own run reports what is wrong
+                bench.prepare()
     if monitor is not None:
         monitor.mark_run()
     suite_start = time.monotonic()
