@@ -12,7 +12,9 @@ and reports the median - and prints both side by side:
 * training: the CNN's FP32 samples/s and its AMP speed-up, and the checkpointing time ratio,
   vs Timer around each configuration's whole training step on its own (same network and
   batch, built by torchrig.bench.benchmarks.nets; each side timed for min-run-time seconds);
-* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder;
+* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder,
+  and the sequential read vs fio where fio is installed (same folder and size:
+  ``fio --rw=read --bs=8M --direct=1 --ioengine=psync --iodepth=1``, the suite's O_DIRECT read);
 * collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
   --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
   between two barriers, per rank).
@@ -44,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-run-time", type=float, default=5.0,
                         help="seconds per independent measurement (default 5)")
     parser.add_argument("--skip-collective", action="store_true")
+    parser.add_argument("--only", default="membw,train,checkpointing,storage,cpu_matmul",
+                        help="the suite's benchmarks to check (comma-separated)")
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -61,11 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     # figure is compared with the mean of the two.
     cnn_before = _cnn_fp32_rate(threads, args.min_run_time)
     t0 = time.perf_counter()
-    report = run_suite(BenchSettings(preset="full", device="cpu",
-                                     only=("membw", "train", "checkpointing", "storage",
-                                           "cpu_matmul")),
+    only = tuple(args.only.split(","))
+    report = run_suite(BenchSettings(preset="full", device="cpu", only=only),
                        cancel=threading.Event())
-    print(f"suite (membw, train, checkpointing, storage, cpu_matmul; full) took "
+    print(f"suite ({', '.join(only)}; full) took "
           f"{time.perf_counter() - t0:.1f} s; machine busy: "
           f"{(report.machine_state or {}).get('busy')}")
     for warning in report.busy_warnings:
@@ -224,6 +227,8 @@ def _training_rows(report, threads: int, min_run_time: float, cnn_before: float)
 
 
 def _storage_rows(report) -> list:
+    import json
+    import shutil
     import subprocess
     import tempfile
     from pathlib import Path
@@ -242,8 +247,25 @@ def _storage_rows(report) -> list:
                         "conv=fsync", "status=none"], check=True)
         took = time.perf_counter() - began
         assert target.stat().st_size == count * (8 << 20)
-    return [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
+    rows = [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
              count * (8 << 20) / took, "dd bs=8M conv=fsync")]
+    read = storage.measurement("seq_read")
+    fio = shutil.which("fio")
+    if read is not None and fio is not None:
+        size = int(read.details["bytes"])
+        with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
+            target = Path(tmp) / "fio.bin"
+            common = [fio, "--name=seq", f"--filename={target}", f"--size={size}",
+                      "--bs=8M", "--ioengine=psync", "--iodepth=1", "--output-format=json"]
+            subprocess.run([*common, "--rw=write", "--end_fsync=1"], check=True,
+                           capture_output=True)
+            out = subprocess.run([*common, "--rw=read", "--direct=1"], check=True,
+                                 capture_output=True, text=True).stdout
+            bw = json.loads(out[out.index("{"):])["jobs"][0]["read"]["bw_bytes"]
+        how = "O_DIRECT" if read.details.get("direct_io") else "evicted, mincore-checked"
+        rows.append((f"sequential read {size >> 20} MiB ({how}) (B/s)", read.value, float(bw),
+                     "fio rw=read bs=8M direct=1 iodepth=1"))
+    return rows
 
 
 def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
