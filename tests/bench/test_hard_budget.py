@@ -252,3 +252,20 @@ def test_prepare_runs_before_the_clock_and_only_for_benchmarks_that_apply():
     assert order == ["prepare a", "run", "run"]
     assert [b[0] for b in begun] == ["a", "b"]
     assert report.result("b").status == "ok"  # a failed preparation is not the run's error
+
+
+def test_an_out_of_memory_retry_is_a_new_attempt_with_its_own_limit():
+    from bench_fakes import raising
+
+    calls: list[float] = []
+    report, begun = _run([raising("oom", lambda ctx: MemoryError() if ctx.scale == 1.0
+                                  else None, calls)], budget_s=4)
+    assert calls == [1.0, 0.25]
+    assert report.results[0].status == "ok"
+    # announced twice: the first attempt, then the retry with its own budget and hard limit
+    # (what is left of the share, at least half of it; + grace), so the parent's clock
+    # restarts with the retry instead of ending it
+    assert [b[0] for b in begun] == ["oom", "oom"]
+    (_, first_budget, _), (_, retry_budget, retry_hard) = begun
+    assert first_budget * 0.5 <= retry_budget <= first_budget
+    assert retry_hard == pytest.approx(retry_budget + grace_s(retry_budget))

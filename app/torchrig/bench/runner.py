@@ -19,7 +19,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig import __version__
@@ -269,7 +269,8 @@ def _run_selected(
             if on_begin is not None:
                 on_begin(bench.id, budget, hard)
             _run_one(bench, result, settings, device, cancel, budget, profile, results,
-                     index, len(selected), on_progress, on_measurement, hard)
+                     index, len(selected), on_progress, on_measurement, hard,
+                     _Retry(deadline, on_begin))
         results[bench.id] = result
         report.results.append(result)
         if on_result is not None:
@@ -296,9 +297,12 @@ def _run_one(
     on_progress: ProgressFn | None,
     on_measurement: MeasurementFn | None,
     hard_s: float | None = None,
+    retry: _Retry | None = None,
 ) -> None:
     """Run one benchmark into ``result``, retrying once at a smaller size after OOM; it is
-    stopped ``hard_s`` seconds after it started (default: budget + grace_s)."""
+    stopped ``hard_s`` seconds after it started (default: budget + grace_s). A retry is a
+    new attempt with its own budget and hard limit (within the suite's deadline), announced
+    through ``retry.on_begin`` so the parent's clock restarts with it."""
     hard_s = hard_s if hard_s is not None else budget + grace_s(budget)
     started = time.monotonic()
     result.budget_s = budget
@@ -307,10 +311,19 @@ def _run_one(
         # A retry gets what is left of the share, but at least half of it: the failed
         # attempt may have spent most of the time before running out of memory.
         left = budget - (time.monotonic() - started)
+        this_budget, this_hard = budget, hard_s
+        if attempt == 2:
+            this_budget = max(left, 0.5 * budget)
+            this_hard = this_budget + grace_s(this_budget)
+            if retry is not None and retry.deadline is not None:
+                to_deadline = retry.deadline - time.monotonic()
+                this_budget, this_hard = min(this_budget, to_deadline), min(this_hard,
+                                                                            to_deadline)
+            if retry is not None and retry.on_begin is not None:
+                retry.on_begin(bench.id, this_budget, this_hard)
         ctx = BenchContext(settings=settings, device=device, cancel=cancel,
-                           budget_s=budget if attempt == 1 else max(left, 0.5 * budget),
-                           profile=profile, results=dict(earlier), scale=scale,
-                           hard_limit_s=hard_s - (time.monotonic() - started))
+                           budget_s=this_budget, profile=profile, results=dict(earlier),
+                           scale=scale, hard_limit_s=this_hard)
         measurements: list[Measurement] = []
         try:
             _drive(bench, ctx, measurements, index, count, on_progress, on_measurement)
@@ -349,6 +362,14 @@ def _run_one(
         result.notes.extend(n for n in ctx.notes if n not in result.notes)
         break
     result.seconds = time.monotonic() - started
+
+
+@dataclass(frozen=True)
+class _Retry:
+    """What an out-of-memory retry needs from the suite: its deadline and the announcer."""
+
+    deadline: float | None
+    on_begin: BeginFn | None
 
 
 SUITE_BUDGET_USED = Msg("not run: the suite's time budget was used up",
