@@ -269,3 +269,23 @@ def test_an_out_of_memory_retry_is_a_new_attempt_with_its_own_limit():
     (_, first_budget, _), (_, retry_budget, retry_hard) = begun
     assert first_budget * 0.5 <= retry_budget <= first_budget
     assert retry_hard == pytest.approx(retry_budget + grace_s(retry_budget))
+
+
+def test_the_process_start_moves_from_the_wall_clock_to_the_monotonic_one(monkeypatch):
+    import psutil
+
+    from torchrig.bench.process.deadline import process_started
+
+    # a process created 5 s ago (wall clock) started 5 s ago on the monotonic clock too
+    class Created:
+        def create_time(self) -> float:
+            return time.time() - 5.0
+
+    monkeypatch.setattr(psutil, "Process", Created)
+    assert time.monotonic() - process_started() == pytest.approx(5.0, abs=0.5)
+
+    def refuses() -> None:
+        raise psutil.Error("no access")
+
+    monkeypatch.setattr(psutil, "Process", refuses)
+    assert process_started() is None  # then run_isolated counts from its own start

@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 from torchrig.bench.base import Progress
 from torchrig.bench.benchmarks.storage import plan_for
 from torchrig.bench.format import format_measurement, progress_line, result_line, state_text
+from torchrig.bench.process.deadline import process_started
 from torchrig.bench.process.isolated import registry_ids, run_isolated
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
 from torchrig.bench.runner import list_benchmarks
@@ -180,7 +181,8 @@ def run_cli(
                 settings, cancel=cancel, on_progress=printer.progress,
                 on_result=printer.result,
                 profile=profile.to_dict() if profile is not None else None, detect=detect,
-                registry=registry, catalog_peaks=catalog_peaks, env=child_env)
+                registry=registry, catalog_peaks=catalog_peaks, env=child_env,
+                started=process_started())
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             outcome["error"] = exc
         finally:

@@ -30,6 +30,19 @@ KILL_AFTER_S = 1.0
 cooperative stop sends its result within a step) before the parent ends it."""
 
 
+def process_started() -> float | None:
+    """This process's start on the time.monotonic() clock (psutil's creation time, moved
+    from the wall clock), or None where psutil cannot say. The command line counts its run
+    from here, so its own start-up is inside the budget too."""
+    try:
+        import psutil
+
+        created = psutil.Process().create_time()
+    except Exception:  # noqa: BLE001 - no psutil, or an OS that refuses: count from now
+        return None
+    return time.monotonic() - max(0.0, time.time() - created)
+
+
 @dataclass(frozen=True)
 class Stop:
     """Why the parent ended the child: ``"benchmark"`` (one benchmark past its limit; the run

@@ -220,6 +220,7 @@ def run_isolated(
     python: str | None = None,
     silence_s: float = SILENCE_TIMEOUT_S,
     clock: Callable[[], float] = time.monotonic,
+    started: float | None = None,
 ) -> BenchReport:
     """Run the suite in ``python -m torchrig.bench.process.child`` and return its report.
 
@@ -237,12 +238,14 @@ def run_isolated(
         silence_s: a child that sends nothing for this long is ended as stopped or hung;
             the report keeps what it had measured and ``report.interrupted`` says why.
         clock: the parent's clock for the deadlines (tests pass a fake one).
+        started: when the run's wall budget began on that clock (default: now); the command
+            line passes its process's start (deadline.process_started).
 
     Raises:
         InputError: bad settings (the child's message).
         BenchProcessError: the child ended before it had started measuring.
     """
-    deadlines = Deadlines(settings, clock(), clock)
+    deadlines = Deadlines(settings, started if started is not None else clock(), clock)
     request: dict[str, Any] = {
         "settings": settings_to_dict(settings), "profile": profile, "detect": detect,
         "catalog_peaks": catalog_peaks, "registry": registry,
