@@ -289,3 +289,32 @@ def test_the_process_start_moves_from_the_wall_clock_to_the_monotonic_one(monkey
 
     monkeypatch.setattr(psutil, "Process", refuses)
     assert process_started() is None  # then run_isolated counts from its own start
+
+
+def test_no_fresh_child_when_what_is_left_would_not_cover_its_start_up():
+    """After the stop, the clock reads 5 s before the run's deadline, past the end of the
+    benchmarks' time: a fresh child could only spend it starting up, so the rest is reported
+    as not run at once."""
+    settings = BenchSettings(preset="smoke", budget_s=120.0)
+    started = time.monotonic()
+    suite_end = started + settings.wall_budget_s("cpu") * 1.1  # 129 s x 1.1
+
+    class Jumping:
+        offset = 0.0
+
+        def __call__(self) -> float:
+            return time.monotonic() + self.offset
+
+    clock = Jumping()
+
+    def jump(m: Measurement) -> None:
+        if m.value == 5.0:
+            clock.offset = (suite_end - 5.0) - time.monotonic()
+
+    report = run_isolated(settings, cancel=threading.Event(), detect=False,
+                          registry="deadline_fakes:STUBBORN", clock=clock, started=started,
+                          on_measurement=jump)
+    first, stubborn, reader = report.results
+    assert first.status == "ok"
+    assert stubborn.state == "partial" and "did not stop on its own" in stubborn.reason.en
+    assert reader.status == "skipped: not run: the suite's time budget was used up"

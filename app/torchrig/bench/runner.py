@@ -36,7 +36,7 @@ from torchrig.bench.base import (
 )
 from torchrig.bench.machine_state import MachineMonitor, load_average
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, utc_now_iso
-from torchrig.bench.settings import BenchSettings, device_kind, resolve_device
+from torchrig.bench.settings import END_RESERVE_S, BenchSettings, device_kind, resolve_device
 from torchrig.bench.timing import is_out_of_memory, release_device_memory
 from torchrig.i18n import Msg
 
@@ -58,9 +58,6 @@ MIN_SHARE = 0.25
 """A benchmark always gets at least this fraction of its nominal share, even when earlier ones
 overran, so a slow first benchmark cannot starve all the others to nothing."""
 
-
-END_RESERVE_S = 1.0
-"""Wall time kept back at the end of the run for the last report, saving and exiting."""
 
 MIN_START_S = 0.3
 """A benchmark is not started with less than this left before the suite's deadline."""

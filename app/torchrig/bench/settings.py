@@ -42,6 +42,10 @@ WALL_OVERRUN = 0.2
 stops the benchmark child at the budget + 10 % (process/deadline.py), and the last report
 and the kill itself fit in the other 10 %."""
 
+END_RESERVE_S = 1.0
+"""Wall time kept back at the end of the run for the last report, saving and exiting: the
+benchmarks end this long before the wall budget."""
+
 _DEVICE_RE = re.compile(r"^(cpu|mps|cuda|auto)(?::(\d{1,3}))?$")
 
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torchrig.bench.settings import WALL_OVERRUN, BenchSettings
+from torchrig.bench.settings import END_RESERVE_S, WALL_OVERRUN, BenchSettings
 from torchrig.i18n import Msg
 
 KILL_AFTER_S = 1.0
@@ -90,6 +90,11 @@ class Deadlines:
 
     def time_left(self) -> float:
         return self.suite_end - self.clock()
+
+    def measuring_left(self) -> float:
+        """Seconds until the benchmarks must have ended (the wall budget less the reserve)."""
+        return (self.started + self.settings.wall_budget_s(self.device) - END_RESERVE_S
+                - self.clock())
 
     def check(self) -> Stop | None:
         """The reason to end the child now, or None."""

@@ -50,6 +50,7 @@ from torchrig.bench.process.protocol import (
 )
 from torchrig.bench.process.watchdog import SILENCE_TIMEOUT_S
 from torchrig.bench.report import BenchReport, BenchResult, Measurement
+from torchrig.bench.runner import MIN_START_S
 from torchrig.bench.settings import BenchSettings
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
@@ -78,6 +79,7 @@ class _Follower:
         self.current_measurements: list[Measurement] = []
         self.report: BenchReport | None = None
         self.input_error: str | None = None
+        self.first_begin_at: float | None = None  # when the first child began measuring
 
     def handle(self, line: str) -> None:
         message = parse_line(line)
@@ -94,6 +96,8 @@ class _Follower:
                 self.deadlines.device = header.device
         elif kind == "begin":
             self.current, self.current_measurements = str(message["id"]), []
+            if self.deadlines is not None and self.first_begin_at is None:
+                self.first_begin_at = self.deadlines.clock()
             if self.deadlines is not None:
                 self.deadlines.begin(self.current, float(message["budget_s"]),
                                      float(message["hard_limit_s"]))
@@ -264,6 +268,7 @@ def run_isolated(
             return stop.message
         return None
 
+    spawned = clock()
     while True:
         follower.report = None
         end = run_child(CHILD_MODULE, request, cancel=cancel, on_line=on_line, env=env,
@@ -276,7 +281,12 @@ def run_isolated(
             stop = stops[-1]
             follower.stopped(stop)
             rest = follower.remaining()
-            if stop.kind == "benchmark" and rest and not cancel.is_set():
+            # A fresh child needs what the first took to start measuring (torch's import,
+            # preparations); with less than that left it would only use up the rest.
+            start_up = (follower.first_begin_at - spawned
+                        if follower.first_begin_at is not None else 0.0)
+            if stop.kind == "benchmark" and rest and not cancel.is_set() and \
+                    deadlines.measuring_left() > start_up + MIN_START_S:
                 request = _next_request(request, settings, follower, rest, catalog_peaks)
                 continue
             return follower.rebuild(stop.message, cancelled=cancel.is_set(),
