@@ -88,11 +88,23 @@ def test_the_suite_ends_at_its_wall_budget_plus_ten_percent():
 
 def test_the_suite_deadline_wins_over_a_benchmarks_own():
     clock = FakeClock()
-    d = Deadlines(BenchSettings(preset="smoke", device="cpu"), started=clock(), clock=clock)
+    d = Deadlines(BenchSettings(preset="quick", device="cpu"), started=clock(), clock=clock)
     d.begin("long", budget_s=100.0, hard_s=125.0)
-    clock.now += (8.0 + 9.0) * 1.1  # smoke: 8 s + 9 s start-up, + 10 %
+    clock.now += (21.0 + 9.0) * 1.1  # quick: 21 s + 9 s start-up, + 10 %
     stop = d.check()
     assert stop is not None and stop.kind == "suite" and stop.bench_id == "long"
+
+
+def test_smoke_has_no_suite_deadline_only_the_benchmarks_own():
+    # smoke proves every code path runs: a busy machine's start-up must not cut it off
+    clock = FakeClock()
+    d = Deadlines(BenchSettings(preset="smoke", device="cpu"), started=clock(), clock=clock)
+    clock.now += 1e4
+    assert d.check() is None and d.measuring_left() == float("inf")
+    d.begin("long", budget_s=1.0, hard_s=2.0)
+    clock.now += 2.0 + KILL_AFTER_S
+    stop = d.check()
+    assert stop is not None and stop.kind == "benchmark"
 
 
 # --------------------------------------------------------------------------- runner
@@ -219,8 +231,9 @@ def test_at_the_suite_deadline_the_child_is_ended_and_the_rest_are_not_run():
         if m.value == 5.0:  # the stubborn benchmark's figure
             clock.offset = 1e4
 
-    report = run_isolated(BenchSettings(preset="smoke"), cancel=threading.Event(),
-                          detect=False, registry="deadline_fakes:STUBBORN", clock=clock,
+    report = run_isolated(BenchSettings(preset="quick", budget_s=120.0),
+                          cancel=threading.Event(), detect=False,
+                          registry="deadline_fakes:STUBBORN", clock=clock,
                           on_measurement=jump)
     first, stubborn, reader = report.results
     assert first.status == "ok"
@@ -295,7 +308,7 @@ def test_no_fresh_child_when_what_is_left_would_not_cover_its_start_up():
     """After the stop, the clock reads 5 s before the run's deadline, past the end of the
     benchmarks' time: a fresh child could only spend it starting up, so the rest is reported
     as not run at once."""
-    settings = BenchSettings(preset="smoke", budget_s=120.0)
+    settings = BenchSettings(preset="quick", budget_s=120.0)
     started = time.monotonic()
     suite_end = started + settings.wall_budget_s("cpu") * 1.1  # 129 s x 1.1
 

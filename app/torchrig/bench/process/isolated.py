@@ -253,7 +253,7 @@ def run_isolated(
     request: dict[str, Any] = {
         "settings": settings_to_dict(settings), "profile": profile, "detect": detect,
         "catalog_peaks": catalog_peaks, "registry": registry,
-        "wall_started": deadlines.started}
+        "wall_started": deadlines.started if deadlines.enforce_suite else None}
     follower = _Follower(on_progress, on_measurement, on_result, deadlines)
     stops: list[Stop] = []
 
