@@ -331,3 +331,15 @@ def test_no_fresh_child_when_what_is_left_would_not_cover_its_start_up():
     assert first.status == "ok"
     assert stubborn.state == "partial" and "did not stop on its own" in stubborn.reason.en
     assert reader.status == "skipped: not run: the suite's time budget was used up"
+
+
+def test_a_fresh_process_counts_its_start_up_an_embedding_one_does_not():
+    from torchrig.bench.process.deadline import FRESH_PROCESS_S, command_started
+
+    # entered 2 s after the process started: a fresh `torchrig bench`, its start-up counts
+    assert command_started(entered=100.0, process=98.0) == 98.0
+    assert command_started(entered=100.0, process=100.0 - FRESH_PROCESS_S) == 91.0
+    # a test or host program that has run for minutes: from the command's entry
+    assert command_started(entered=100.0, process=100.0 - FRESH_PROCESS_S - 0.1) == 100.0
+    assert command_started(entered=100.0, process=None) == 100.0
+    assert command_started(entered=100.0, process=101.0) == 100.0  # clock skew: entry

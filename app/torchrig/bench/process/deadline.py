@@ -45,6 +45,20 @@ def process_started() -> float | None:
     return time.monotonic() - max(0.0, time.time() - created)
 
 
+FRESH_PROCESS_S = 9.0
+"""A process that started at most this long (the CPU start-up allowance) before the command
+was entered is the command's own: its start-up counts. An older one embeds the command (a
+test, a host program): the command counts from its entry."""
+
+
+def command_started(entered: float, process: float | None) -> float:
+    """When the command's wall budget began: the process's start for a fresh process, else
+    the moment the command was entered (both on the time.monotonic() clock)."""
+    if process is not None and 0.0 <= entered - process <= FRESH_PROCESS_S:
+        return process
+    return entered
+
+
 @dataclass(frozen=True)
 class Stop:
     """Why the parent ended the child: ``"benchmark"`` (one benchmark past its limit; the run
