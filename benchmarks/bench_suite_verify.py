@@ -9,10 +9,14 @@ and reports the median - and prints both side by side:
   thread count (Timer's default is ONE thread, so num_threads is set explicitly);
 * memory bandwidth: the suite's membw copy vs Timer around torch's copy_ with the same buffer
   and threads, and vs a long single-threaded numpy copy (np.copyto) for scale;
-* training: the CNN's FP32 samples/s and its AMP speed-up, and the checkpointing time ratio,
-  vs Timer around each configuration's whole training step on its own (same network and
-  batch, built by torchrig.bench.benchmarks.nets; each side timed for min-run-time seconds);
-* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder;
+* training: the CNN's FP32 samples/s vs a plain loop of whole training steps (perf_counter
+  around each, the median), its AMP speed-up vs plain steps interleaved FP32 / AMP (the
+  median of adjacent pairs' ratios), and the checkpointing time ratio vs Timer; all with the
+  thread count the suite used (it leaves busy cores to other work, free_cores.py), the same
+  network and batch (torchrig.bench.benchmarks.nets);
+* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder,
+  and the sequential read vs fio where fio is installed (same folder and size:
+  ``fio --rw=read --bs=8M --direct=1 --ioengine=psync --iodepth=1``, the suite's O_DIRECT read);
 * collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
   --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
   between two barriers, per rank).
@@ -44,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-run-time", type=float, default=5.0,
                         help="seconds per independent measurement (default 5)")
     parser.add_argument("--skip-collective", action="store_true")
+    parser.add_argument("--only", default="membw,train,checkpointing,storage,cpu_matmul",
+                        help="the suite's benchmarks to check (comma-separated)")
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -56,16 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     threads = _usable_cpus()
     print(f"torch {torch.__version__}, {threads} usable CPUs, "
           f"load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
-    # This machine's speed drifts by 10-15 % within a minute (a shared VM): the CNN's FP32
-    # rate is measured independently before the suite as well as after it, and the suite's
-    # figure is compared with the mean of the two.
-    cnn_before = _cnn_fp32_rate(threads, args.min_run_time)
     t0 = time.perf_counter()
-    report = run_suite(BenchSettings(preset="full", device="cpu",
-                                     only=("membw", "train", "checkpointing", "storage",
-                                           "cpu_matmul")),
+    only = tuple(args.only.split(","))
+    report = run_suite(BenchSettings(preset="full", device="cpu", only=only),
                        cancel=threading.Event())
-    print(f"suite (membw, train, checkpointing, storage, cpu_matmul; full) took "
+    print(f"suite ({', '.join(only)}; full) took "
           f"{time.perf_counter() - t0:.1f} s; machine busy: "
           f"{(report.machine_state or {}).get('busy')}")
     for warning in report.busy_warnings:
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"copy {size >> 20} MiB, read + write, numpy 1 thread (B/s)", m.value,
                      2 * size / times[len(times) // 2], "np.copyto median (single thread)"))
 
-    rows += _training_rows(report, threads, args.min_run_time, cnn_before)
+    rows += _training_rows(report, threads, args.min_run_time)
     rows += _storage_rows(report)
     if not args.skip_collective:
         rows += _collective_rows()
@@ -163,20 +164,51 @@ def _ratio_rounds(measure_a, measure_b) -> tuple[float, float, float]:
     return statistics.median(a_times), statistics.median(b_times), statistics.median(ratios)
 
 
-def _cnn_fp32_rate(threads: int, min_run_time: float) -> float:
-    """Samples/s of the suite's CNN in FP32, timed on its own with Timer."""
+def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float, float]:
+    """(median FP32 step s, median AMP/FP32 ratio of adjacent interleaved pairs): a plain
+    loop, perf_counter around each whole step, no harness."""
+    import contextlib
+    import statistics
+
     import torch
+    from torch.nn import functional as F  # noqa: N812
 
-    from torchrig.bench.benchmarks import nets
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
 
-    shape = nets.cnn_shape("cpu", "full")
-    torch.manual_seed(0)
-    model = nets.build_cnn(shape)
-    x, y = nets.image_batch_maker(shape, "cpu")(shape.batch)
-    return shape.batch / _step_timer(model, x, y, False, threads, min_run_time)
+        def step(amp: bool) -> float:
+            t0 = time.perf_counter()
+            opt.zero_grad(set_to_none=True)
+            with torch.amp.autocast("cpu", dtype=torch.bfloat16) if amp else \
+                    contextlib.nullcontext():
+                loss = F.cross_entropy(model(x).float(), y)
+            loss.backward()
+            opt.step()
+            return time.perf_counter() - t0
+
+        step(False)
+        step(True)
+        fp32, ratios = [], []
+        deadline = time.perf_counter() + min_run_time
+        while time.perf_counter() < deadline or len(fp32) < 5:
+            fp32.append(step(False))
+        deadline = time.perf_counter() + min_run_time
+        while time.perf_counter() < deadline or len(ratios) < 5:
+            if len(ratios) % 2 == 0:
+                a = step(False)
+                b = step(True)
+            else:
+                b = step(True)
+                a = step(False)
+            ratios.append(b / a)
+        return statistics.median(fp32), statistics.median(ratios)
+    finally:
+        torch.set_num_threads(previous)
 
 
-def _training_rows(report, threads: int, min_run_time: float, cnn_before: float) -> list:
+def _training_rows(report, threads: int, min_run_time: float) -> list:
     import torch
 
     from torchrig.bench.benchmarks import nets
@@ -192,16 +224,12 @@ def _training_rows(report, threads: int, min_run_time: float, cnn_before: float)
         torch.manual_seed(0)
         model = nets.build_cnn(shape)
         x, y = nets.image_batch_maker(shape, "cpu")(d["batch"])
-        run = min_run_time / ROUNDS
-        t_fp32, _t_amp, amp_over_fp32 = _ratio_rounds(
-            lambda: _step_timer(model, x, y, False, threads, run),
-            lambda: _step_timer(model, x, y, True, threads, run))
-        after = d["batch"] / t_fp32
-        rows.append(("CNN training FP32 (samples/s)", fp32.value, (cnn_before + after) / 2,
-                     f"Timer, whole step: mean of before ({cnn_before:.0f}) and after "
-                     f"({after:.0f}) the suite"))
+        used = int(d.get("torch_threads", threads))
+        t_fp32, amp_over_fp32 = _plain_steps(model, x, y, used, min_run_time)
+        rows.append((f"CNN training FP32, {used} threads (samples/s)", fp32.value,
+                     d["batch"] / t_fp32, "plain loop of whole steps, median"))
         rows.append(("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value, 1 / amp_over_fp32,
-                     f"Timer, {ROUNDS} rounds FP32 then AMP, median ratio"))
+                     "plain loop, FP32/AMP steps interleaved, median pair ratio"))
     ckpt = report.result("checkpointing")
     added = ckpt.measurement("time_added") if ckpt else None
     plain = ckpt.measurement("step_s_plain") if ckpt else None
@@ -213,9 +241,11 @@ def _training_rows(report, threads: int, min_run_time: float, cnn_before: float)
         x, y = nets.token_batch_maker(shape, "cpu")(d["batch"])
         run = min_run_time / ROUNDS
 
+        used = int(d.get("torch_threads", threads))
+
         def timed(on: bool) -> float:
             model.checkpointing = on
-            return _step_timer(model, x, y, False, threads, run)
+            return _step_timer(model, x, y, False, used, run)
 
         _plain, _ckpt, ratio = _ratio_rounds(lambda: timed(False), lambda: timed(True))
         rows.append(("checkpointing: step time with / without (x)", added.value + 1, ratio,
@@ -224,6 +254,8 @@ def _training_rows(report, threads: int, min_run_time: float, cnn_before: float)
 
 
 def _storage_rows(report) -> list:
+    import json
+    import shutil
     import subprocess
     import tempfile
     from pathlib import Path
@@ -242,8 +274,25 @@ def _storage_rows(report) -> list:
                         "conv=fsync", "status=none"], check=True)
         took = time.perf_counter() - began
         assert target.stat().st_size == count * (8 << 20)
-    return [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
+    rows = [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
              count * (8 << 20) / took, "dd bs=8M conv=fsync")]
+    read = storage.measurement("seq_read")
+    fio = shutil.which("fio")
+    if read is not None and fio is not None:
+        size = int(read.details["bytes"])
+        with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
+            target = Path(tmp) / "fio.bin"
+            common = [fio, "--name=seq", f"--filename={target}", f"--size={size}",
+                      "--bs=8M", "--ioengine=psync", "--iodepth=1", "--output-format=json"]
+            subprocess.run([*common, "--rw=write", "--end_fsync=1"], check=True,
+                           capture_output=True)
+            out = subprocess.run([*common, "--rw=read", "--direct=1"], check=True,
+                                 capture_output=True, text=True).stdout
+            bw = json.loads(out[out.index("{"):])["jobs"][0]["read"]["bw_bytes"]
+        how = "O_DIRECT" if read.details.get("direct_io") else "evicted, mincore-checked"
+        rows.append((f"sequential read {size >> 20} MiB ({how}) (B/s)", read.value, float(bw),
+                     "fio rw=read bs=8M direct=1 iodepth=1"))
+    return rows
 
 
 def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:

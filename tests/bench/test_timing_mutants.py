@@ -11,6 +11,7 @@ assertion depends on how busy the machine is.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import SimpleNamespace
 
@@ -286,6 +287,8 @@ def test_time_calls_on_cuda_uses_events_in_milliseconds(monkeypatch):
 
     _FakeEvent.log = []
     monkeypatch.setattr(torch.cuda, "Event", _FakeEvent)
+    # time_calls makes the measured GPU current around its events (issue 27); no GPU here.
+    monkeypatch.setattr(torch.cuda, "device", lambda d: contextlib.nullcontext())
     ran = []
     ctx = BenchContext(settings=BenchSettings(preset="quick", device="cuda"), device="cuda:0",
                        cancel=threading.Event(), budget_s=60.0)

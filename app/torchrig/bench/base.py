@@ -73,6 +73,12 @@ class Cancelled(Exception):  # noqa: N818 - it is a signal, not an error
     """Raised by :meth:`BenchContext.check` once the user asked to stop."""
 
 
+class OutOfTime(Exception):  # noqa: N818 - it is a signal, not an error
+    """Raised by :meth:`BenchContext.check` once the benchmark is past its hard time limit,
+    so a loop that never yields (a training phase) stops at the next check; the runner keeps
+    what it had measured and marks the result partial."""
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A registered benchmark.
@@ -84,6 +90,9 @@ class Benchmark:
         run: the generator function.
         weight: its share of the suite's time budget, relative to the others.
         not_applicable: reason per device kind it does not apply to.
+        prepare: run once before the suite's clock starts (outside every budget), for
+            one-off costs that are not the benchmark's: the first optimizer imports
+            torch._dynamo (1 s on a quiet 2-core machine, 11 s at load 20).
     """
 
     id: str
@@ -92,6 +101,7 @@ class Benchmark:
     run: RunFn
     weight: float = 1.0
     not_applicable: Mapping[str, Msg] = field(default_factory=dict)
+    prepare: Callable[[], None] | None = None
 
     def skip_reason(self, kind: str) -> Msg | None:
         if kind in self.devices:
@@ -117,6 +127,8 @@ class BenchContext:
         budget_stopped: set when the benchmark (or the runner) cut it short for time.
         left_out: what was not measured because of the time budget (the result then reads
             "partial" with these as the reason).
+        hard_limit_s: seconds after ``started`` at which :meth:`check` raises
+            :class:`OutOfTime` (None: never; the runner sets its budget plus grace).
     """
 
     settings: BenchSettings
@@ -130,6 +142,7 @@ class BenchContext:
     notes: list[Msg] = field(default_factory=list)
     budget_stopped: bool = False
     left_out: list[Msg] = field(default_factory=list)
+    hard_limit_s: float | None = None
 
     @property
     def kind(self) -> str:
@@ -143,6 +156,8 @@ class BenchContext:
         """Call inside every loop that can run longer than ~0.2 s."""
         if self.cancel.is_set():
             raise Cancelled()
+        if self.hard_limit_s is not None and self.elapsed() > self.hard_limit_s:
+            raise OutOfTime()
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

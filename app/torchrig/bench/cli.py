@@ -14,12 +14,14 @@ import argparse
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from torchrig.bench.base import Progress
 from torchrig.bench.benchmarks.storage import plan_for
 from torchrig.bench.format import format_measurement, progress_line, result_line, state_text
+from torchrig.bench.process.deadline import command_started, process_started
 from torchrig.bench.process.isolated import registry_ids, run_isolated
 from torchrig.bench.report import BenchReport, BenchResult, save_report, save_to_history
 from torchrig.bench.runner import list_benchmarks
@@ -151,6 +153,7 @@ def run_cli(
     ("module:attribute"), ``profile``, ``detect`` and ``child_env`` exist for tests and
     embedding.
     """
+    entered = time.monotonic()
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     printer = _Printer(err, getattr(args, "lang", "en") or "en")
@@ -180,7 +183,8 @@ def run_cli(
                 settings, cancel=cancel, on_progress=printer.progress,
                 on_result=printer.result,
                 profile=profile.to_dict() if profile is not None else None, detect=detect,
-                registry=registry, catalog_peaks=catalog_peaks, env=child_env)
+                registry=registry, catalog_peaks=catalog_peaks, env=child_env,
+                started=command_started(entered, process_started()))
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             outcome["error"] = exc
         finally:

@@ -69,7 +69,7 @@ def _busy_findings(report: BenchReport) -> list[Finding]:
     if report.machine_state is None:
         legacy = busy_warnings({"before": {
             "load_average_1min": report.environment.get("load_average_1min"),
-            "usable_cpus": report.environment.get("usable_cpus")}})
+            "usable_cpus": report.environment.get("usable_cpus") or _profile_cpus(report)}})
         warnings = legacy
     if not warnings:
         return []
@@ -87,6 +87,17 @@ def _busy_findings(report: BenchReport) -> list[Finding]:
         source=Msg("benchmark methodology", "基准测试方法"),
         numbers=numbers,
     )]
+
+
+def _profile_cpus(report: BenchReport) -> int | None:
+    """The detected profile's usable (else logical) CPU count, for reports whose environment
+    did not keep one."""
+    cpu = (report.profile or {}).get("cpu") or {}
+    for key in ("usable_cpus", "logical_cpus"):
+        value = cpu.get(key) if isinstance(cpu, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _gpu_for(report: BenchReport, profile: SystemProfile | None) -> GpuInfo | None:

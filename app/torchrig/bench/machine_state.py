@@ -390,9 +390,12 @@ def busy_warnings(state: dict[str, Any]) -> list[Msg]:
     out: list[Msg] = []
     before, during = state.get("before", {}), state.get("during", {})
     cpus = before.get("usable_cpus")
-    cpus = cpus if isinstance(cpus, int) and cpus > 0 else 1
+    # Every CPU threshold is per usable CPU: a load of 2 is busy on 2 CPUs, not on 64. Where
+    # the count is unknown (a report from before it was kept) there is nothing to scale by,
+    # so the CPU checks say nothing rather than judge every machine as a 1-CPU one.
+    cpus = cpus if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0 else None
     load = before.get("load_average_1min")
-    if isinstance(load, (int, float)) and load > BUSY_LOAD_PER_CPU * cpus:
+    if cpus is not None and isinstance(load, (int, float)) and load > BUSY_LOAD_PER_CPU * cpus:
         out.append(Msg(
             f"The machine was busy when the run started (1-minute load average {load:.1f} on "
             f"{cpus} usable CPUs): close other programs and run the benchmark again.",
@@ -401,7 +404,8 @@ def busy_warnings(state: dict[str, Any]) -> list[Msg]:
     for window, where_en, where_zh in ((during, "during the run", "运行期间"),
                                        (before, "before the run", "运行前")):
         other = window.get("other_cpu_cores")
-        if isinstance(other, (int, float)) and other > max(0.5, BUSY_OTHER_CPU_SHARE * cpus):
+        if cpus is not None and isinstance(other, (int, float)) and other > max(
+                0.5, BUSY_OTHER_CPU_SHARE * cpus):
             out.append(Msg(
                 f"Other processes used {other:.1f} of {cpus} CPU cores {where_en}: the figures "
                 "are below this machine's best. Close them (see top or the task manager) and "

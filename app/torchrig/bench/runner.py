@@ -19,7 +19,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig import __version__
@@ -29,13 +29,14 @@ from torchrig.bench.base import (
     Cancelled,
     Event,
     Failed,
+    OutOfTime,
     Progress,
     Skip,
     usable_cpus,
 )
 from torchrig.bench.machine_state import MachineMonitor, load_average
 from torchrig.bench.report import BenchReport, BenchResult, Measurement, utc_now_iso
-from torchrig.bench.settings import BenchSettings, device_kind, resolve_device
+from torchrig.bench.settings import END_RESERVE_S, BenchSettings, device_kind, resolve_device
 from torchrig.bench.timing import is_out_of_memory, release_device_memory
 from torchrig.i18n import Msg
 
@@ -47,6 +48,7 @@ StartFn = Callable[[BenchReport, "Sequence[Benchmark]"], None]
 ResultFn = Callable[[BenchResult], None]
 MeasurementFn = Callable[[Measurement], None]
 PeaksFn = Callable[[str, "SystemProfile | None"], "Mapping[str, float] | None"]
+BeginFn = Callable[[str, float, float], None]
 
 OOM_RETRY_SCALE = 0.25
 """Problem memory after an out-of-memory error: a quarter is enough to get under most limits
@@ -55,6 +57,16 @@ in one retry (sizes scale with memory, so this is roughly half of each matrix si
 MIN_SHARE = 0.25
 """A benchmark always gets at least this fraction of its nominal share, even when earlier ones
 overran, so a slow first benchmark cannot starve all the others to nothing."""
+
+
+MIN_START_S = 0.3
+"""A benchmark is not started with less than this left before the suite's deadline."""
+
+
+def grace_s(budget_s: float) -> float:
+    """How long past its budget a benchmark may run before the runner stops it: a quarter of
+    the budget, at least a second (the step in flight when the budget ran out finishes)."""
+    return max(1.0, 0.25 * budget_s)
 
 
 def list_benchmarks() -> list[Benchmark]:
@@ -133,6 +145,9 @@ def run_suite(
     peaks_lookup: PeaksFn | None = None,
     on_start: StartFn | None = None,
     watch_machine: bool = True,
+    on_begin: BeginFn | None = None,
+    earlier: Mapping[str, BenchResult] | None = None,
+    wall_started: float | None = None,
 ) -> BenchReport:
     """Run the selected benchmarks and return the report (also when cancelled).
 
@@ -149,6 +164,14 @@ def run_suite(
         on_start: called with the report (no results yet) and the selected benchmarks once
             the environment is known, before the first benchmark runs.
         watch_machine: sample the machine's load (and NVML) into ``report.machine_state``.
+        on_begin: called with (benchmark id, its budget, its hard limit) in seconds just
+            before each benchmark runs (the parent process keeps its own deadline from it).
+        earlier: results of benchmarks run by an earlier child of the same run (after the
+            parent stopped one at its deadline), visible to later benchmarks as ctx.results.
+        wall_started: time.monotonic() when the whole run began (the parent's start: the
+            monotonic clock is system-wide); the benchmarks then end by that plus
+            ``settings.wall_budget_s`` less END_RESERVE_S, and the ones left when that time
+            comes are skipped with that reason.
     """
     benches = list(registry) if registry is not None else list_benchmarks()
     settings = settings.validated([b.id for b in benches])
@@ -158,7 +181,8 @@ def run_suite(
         monitor.start()
     try:
         return _run_selected(settings, benches, device, cancel, monitor, on_progress,
-                             on_result, on_measurement, profile, detect, peaks_lookup, on_start)
+                             on_result, on_measurement, profile, detect, peaks_lookup, on_start,
+                             on_begin, dict(earlier or {}), wall_started)
     finally:
         if monitor is not None:
             monitor.close()
@@ -177,6 +201,9 @@ def _run_selected(
     detect: bool,
     peaks_lookup: PeaksFn | None,
     on_start: StartFn | None,
+    on_begin: BeginFn | None,
+    earlier: dict[str, BenchResult],
+    wall_started: float | None,
 ) -> BenchReport:
     settings = replace(settings, device=device)  # "auto"/"cuda" -> what was measured
     profile_error = None
@@ -205,24 +232,42 @@ def _run_selected(
     total_budget = settings.suite_budget_s(device) * min(1.0, total_weight / registry_weight)
     if on_start is not None:
         on_start(report, selected)
+    for bench in selected:
+        if bench.id in applicable and bench.prepare is not None and not cancel.is_set():
+            with contextlib.suppress(Exception):  # its own run reports what is wrong
+                bench.prepare()
     if monitor is not None:
         monitor.mark_run()
     suite_start = time.monotonic()
-    results: dict[str, BenchResult] = {}
+    deadline = None
+    if wall_started is not None:
+        deadline = wall_started + settings.wall_budget_s(device) - END_RESERVE_S
+        total_budget = max(0.0, min(total_budget, deadline - suite_start))
+    results: dict[str, BenchResult] = dict(earlier)
     for index, bench in enumerate(selected):
         result = BenchResult(id=bench.id, title=bench.title)
         reason = bench.skip_reason(kind)
+        to_deadline = deadline - time.monotonic() if deadline is not None else None
         if cancel.is_set():
             result.status = "cancelled"
         elif reason is not None:
             result.status, result.reason = f"skipped: {reason.en}", reason
+        elif to_deadline is not None and to_deadline < MIN_START_S:
+            result.reason = SUITE_BUDGET_USED
+            result.status = f"skipped: {SUITE_BUDGET_USED.en}"
         else:
             left_weight = sum(b.weight for b in selected[index:] if b.id in applicable)
             left_time = total_budget - (time.monotonic() - suite_start)
             nominal = total_budget * bench.weight / total_weight
             budget = max(left_time * bench.weight / left_weight, nominal * MIN_SHARE)
+            hard = budget + grace_s(budget)
+            if to_deadline is not None:
+                budget, hard = min(budget, to_deadline), min(hard, to_deadline)
+            if on_begin is not None:
+                on_begin(bench.id, budget, hard)
             _run_one(bench, result, settings, device, cancel, budget, profile, results,
-                     index, len(selected), on_progress, on_measurement)
+                     index, len(selected), on_progress, on_measurement, hard,
+                     _Retry(deadline, on_begin))
         results[bench.id] = result
         report.results.append(result)
         if on_result is not None:
@@ -248,8 +293,14 @@ def _run_one(
     count: int,
     on_progress: ProgressFn | None,
     on_measurement: MeasurementFn | None,
+    hard_s: float | None = None,
+    retry: _Retry | None = None,
 ) -> None:
-    """Run one benchmark into ``result``, retrying once at a smaller size after OOM."""
+    """Run one benchmark into ``result``, retrying once at a smaller size after OOM; it is
+    stopped ``hard_s`` seconds after it started (default: budget + grace_s). A retry is a
+    new attempt with its own budget and hard limit (within the suite's deadline), announced
+    through ``retry.on_begin`` so the parent's clock restarts with it."""
+    hard_s = hard_s if hard_s is not None else budget + grace_s(budget)
     started = time.monotonic()
     result.budget_s = budget
     scale = 1.0
@@ -257,14 +308,27 @@ def _run_one(
         # A retry gets what is left of the share, but at least half of it: the failed
         # attempt may have spent most of the time before running out of memory.
         left = budget - (time.monotonic() - started)
+        this_budget, this_hard = budget, hard_s
+        if attempt == 2:
+            this_budget = max(left, 0.5 * budget)
+            this_hard = this_budget + grace_s(this_budget)
+            if retry is not None and retry.deadline is not None:
+                to_deadline = retry.deadline - time.monotonic()
+                this_budget, this_hard = min(this_budget, to_deadline), min(this_hard,
+                                                                            to_deadline)
+            if retry is not None and retry.on_begin is not None:
+                retry.on_begin(bench.id, this_budget, this_hard)
         ctx = BenchContext(settings=settings, device=device, cancel=cancel,
-                           budget_s=budget if attempt == 1 else max(left, 0.5 * budget),
-                           profile=profile, results=dict(earlier), scale=scale)
+                           budget_s=this_budget, profile=profile, results=dict(earlier),
+                           scale=scale, hard_limit_s=this_hard)
         measurements: list[Measurement] = []
         try:
             _drive(bench, ctx, measurements, index, count, on_progress, on_measurement)
         except Cancelled:
             result.status = "cancelled"
+        except OutOfTime:
+            _stopped_by_runner(ctx)
+            _budget_status(result, ctx, measurements)
         except Skip as exc:
             result.status, result.reason = f"skipped: {exc.reason.en}", exc.reason
         except Failed as exc:
@@ -290,21 +354,48 @@ def _run_one(
             else:
                 result.status = f"error: {type(exc).__name__}: {exc}"
         else:
-            if not measurements and ctx.budget_stopped:
-                msg = Msg("time budget used up before a figure was measured",
-                          "时间预算在测得数据前已用完")
-                result.status, result.reason = f"skipped: {msg.en}", msg
-            elif ctx.left_out:
-                result.reason = Msg(
-                    "left out for the time budget: " + "; ".join(m.en for m in ctx.left_out),
-                    "因时间预算未测：" + "；".join(m.zh for m in ctx.left_out))
-                result.status = f"partial: {result.reason.en}"
-            else:
-                result.status = "ok"
+            _budget_status(result, ctx, measurements)
         result.measurements = measurements
         result.notes.extend(n for n in ctx.notes if n not in result.notes)
         break
     result.seconds = time.monotonic() - started
+
+
+@dataclass(frozen=True)
+class _Retry:
+    """What an out-of-memory retry needs from the suite: its deadline and the announcer."""
+
+    deadline: float | None
+    on_begin: BeginFn | None
+
+
+SUITE_BUDGET_USED = Msg("not run: the suite's time budget was used up",
+                        "未运行：整套测试的时间预算已用完")
+
+
+def _budget_status(result: BenchResult, ctx: BenchContext,
+                   measurements: list[Measurement]) -> None:
+    """ok, partial (what was left out for time) or skipped (stopped before any figure)."""
+    if not measurements and ctx.budget_stopped:
+        msg = Msg("time budget used up before a figure was measured",
+                  "时间预算在测得数据前已用完")
+        result.status, result.reason = f"skipped: {msg.en}", msg
+    elif ctx.left_out:
+        result.reason = Msg(
+            "left out for the time budget: " + "; ".join(m.en for m in ctx.left_out),
+            "因时间预算未测：" + "；".join(m.zh for m in ctx.left_out))
+        result.status = f"partial: {result.reason.en}"
+    else:
+        result.status = "ok"
+
+
+def _stopped_by_runner(ctx: BenchContext) -> None:
+    ctx.budget_stopped = True
+    ctx.left_out.append(Msg("the rest of this benchmark", "本项其余部分"))
+    ctx.note(Msg(f"stopped by the runner after {ctx.elapsed():.1f} s: its time "
+                 f"budget was {ctx.budget_s:.1f} s",
+                 f"运行 {ctx.elapsed():.1f} 秒后被终止：其时间预算为 "
+                 f"{ctx.budget_s:.1f} 秒"))
 
 
 def _drive(
@@ -323,7 +414,8 @@ def _drive(
     """
     ctx.check()
     gen: Iterator[Event] = bench.run(ctx)
-    grace = max(1.0, 0.25 * ctx.budget_s)
+    limit = ctx.hard_limit_s if ctx.hard_limit_s is not None else (
+        ctx.budget_s + grace_s(ctx.budget_s))
     try:
         for event in gen:
             if isinstance(event, Progress):
@@ -335,13 +427,8 @@ def _drive(
                 if on_measurement is not None:
                     on_measurement(event)
             ctx.check()
-            if ctx.elapsed() > ctx.budget_s + grace:
-                ctx.budget_stopped = True
-                ctx.left_out.append(Msg("the rest of this benchmark", "本项其余部分"))
-                ctx.note(Msg(f"stopped by the runner after {ctx.elapsed():.1f} s: its time "
-                             f"budget was {ctx.budget_s:.1f} s",
-                             f"运行 {ctx.elapsed():.1f} 秒后被终止：其时间预算为 "
-                             f"{ctx.budget_s:.1f} 秒"))
+            if ctx.elapsed() > limit:
+                _stopped_by_runner(ctx)
                 break
     finally:
         close = getattr(gen, "close", None)

@@ -32,6 +32,20 @@ _BUDGETS: dict[Preset, dict[str, float]] = {
     "full": {"cpu": 150.0, "accel": 150.0},
 }
 
+_STARTUP_ALLOWANCE_S: dict[str, float] = {"cpu": 9.0, "accel": 6.0}
+"""Wall time the whole run may spend outside the benchmarks (child start, torch import,
+detection, the report): with the budgets above, quick's whole run is 21 + 9 = 30 s on a CPU
+and 14 + 6 = 20 s on a GPU machine, the figures the comment above promises."""
+
+WALL_OVERRUN = 0.2
+"""The whole run ends within its wall budget + 20 %, however busy the machine: the parent
+stops the benchmark child at the budget + 10 % (process/deadline.py), and the last report
+and the kill itself fit in the other 10 %."""
+
+END_RESERVE_S = 1.0
+"""Wall time kept back at the end of the run for the last report, saving and exiting: the
+benchmarks end this long before the wall budget."""
+
 _DEVICE_RE = re.compile(r"^(cpu|mps|cuda|auto)(?::(\d{1,3}))?$")
 
 
@@ -66,6 +80,13 @@ class BenchSettings:
             return self.budget_s
         kind = device_kind(device or self.device)
         return _BUDGETS[self.preset]["cpu" if kind == "cpu" else "accel"]
+
+    def wall_budget_s(self, device: str | None = None) -> float:
+        """The whole run's stated budget, start-up included: the benchmarks' budget plus the
+        start-up allowance of the device kind."""
+        kind = device_kind(device or self.device)
+        return self.suite_budget_s(device) + _STARTUP_ALLOWANCE_S[
+            "cpu" if kind == "cpu" else "accel"]
 
     def peak(self, key: str) -> float | None:
         if not self.peaks:

@@ -87,13 +87,16 @@ def time_calls(
     while len(samples) < max_reps:
         ctx.check()
         if on_cuda:
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(inner):
-                fn()
-            end.record()
-            end.synchronize()
+            # Events record on the current device's stream: made current, the events bracket
+            # the work on ``device`` even when another GPU is the process's current one.
+            with torch.cuda.device(device):
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(inner):
+                    fn()
+                end.record()
+                end.synchronize()
             samples.append(start.elapsed_time(end) / 1e3 / inner)
         else:
             synchronize(device)

@@ -98,6 +98,11 @@ def register_ttf(path: str | Path) -> str:
     same file always gets the same name (byte-stable output).
     """
     font_path = Path(path).expanduser()
+    key = _file_key(font_path)
+    if key is not None and key in _REGISTERED:
+        # Same file, unchanged since it was registered: no second read and hash of its
+        # megabytes on every export (issue 27).
+        return _REGISTERED[key]
     try:
         data = font_path.read_bytes()
     except FileNotFoundError:
@@ -106,6 +111,8 @@ def register_ttf(path: str | Path) -> str:
         raise InputError(f"{font_path}: cannot read the font ({exc.strerror})") from None
     name = "TorchRigFont-" + hashlib.sha256(data).hexdigest()[:12]
     if name in pdfmetrics.getRegisteredFontNames():
+        if key is not None:
+            _REGISTERED[key] = name
         return name
     try:
         font = TTFont(name, str(font_path))
@@ -121,7 +128,21 @@ def register_ttf(path: str | Path) -> str:
     for bold in (0, 1):
         for italic in (0, 1):
             addMapping(name, bold, italic, name)
+    if key is not None:
+        _REGISTERED[key] = name
     return name
+
+
+_REGISTERED: dict[tuple[str, int, int], str] = {}
+"""(resolved path, size, modification time in ns) -> the name it was registered under."""
+
+
+def _file_key(path: Path) -> tuple[str, int, int] | None:
+    try:
+        st = path.stat()
+        return (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
 
 
 def find_cjk_font() -> Path | None:

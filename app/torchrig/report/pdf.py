@@ -44,7 +44,7 @@ from torchrig.labels import CATEGORIES, PRICE_KINDS, citation, label
 from torchrig.report import charts
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
-from torchrig.report.pdf_files import LOGO_BOX, MAX_LOGO_BYTES, attach, small_logo
+from torchrig.report.pdf_files import LOGO_BOX, MAX_LOGO_BYTES, embed_file, small_logo
 from torchrig.report.pdf_layout import (
     ACCENT,
     CONTENT_W,
@@ -100,10 +100,10 @@ def render_sheet(sheet: Sheet, out: str | Path | IO[bytes]) -> None:
 
 def render_sheet_bytes(sheet: Sheet) -> bytes:
     """The PDF for ``sheet`` as bytes (same sheet + ``invariant`` -> same bytes)."""
-    pdf = _Renderer(sheet).build()
+    payload = None
     if sheet.build_json is not None and sheet.shows("attachment"):
-        pdf = attach(pdf, ATTACHMENT_NAME, jsonio.dumps(sheet.build_json).encode("utf-8"))
-    return pdf
+        payload = jsonio.dumps(sheet.build_json).encode("utf-8")
+    return _Renderer(sheet).build(payload)
 
 
 class _Renderer:
@@ -166,7 +166,8 @@ class _Renderer:
 
     # --- document -------------------------------------------------------------------------
 
-    def build(self) -> bytes:
+    def build(self, attachment: bytes | None = None) -> bytes:
+        """The PDF, with ``attachment`` as the attached build file when given."""
         sheet = self.sheet
         buf = io.BytesIO()
         title = self._title_text()
@@ -183,7 +184,11 @@ class _Renderer:
         )
         story = self._story()
         # The first page carries the full header block; later pages a one-line running header.
-        doc.build(story, onFirstPage=lambda c, d: None, onLaterPages=self._running_header,
+        def first_page(canvas: Canvas, _doc: object) -> None:
+            if attachment is not None:
+                embed_file(canvas, ATTACHMENT_NAME, attachment)
+
+        doc.build(story, onFirstPage=first_page, onLaterPages=self._running_header,
                   canvasmaker=numbered_canvas(self._footer))
         return buf.getvalue()
 

@@ -8,11 +8,13 @@ every block, the same weights with and without it.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.benchmarks import nets
-from torchrig.bench.benchmarks.trainloop import Variant, fit_batch, run_ab
+from torchrig.bench.benchmarks.free_cores import free_threads, threads_note, torch_threads
+from torchrig.bench.benchmarks.trainloop import Variant, fit_batch, run_ab, warm_optimizer
 from torchrig.bench.report import Measurement, Reference
 from torchrig.i18n import Msg
 
@@ -50,8 +52,15 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             model.checkpointing = on
         return Variant(amp=False, prepare=prepare)
 
-    ab = run_ab(ctx, model, x, y, switch(False), switch(True),
-                slice_s=max(0.0, ctx.time_left() * 0.9), batch=batch)
+    threads_notes: tuple[Msg, ...] = ()
+    if ctx.kind == "cpu":  # the cores other work leaves free (free_cores.py says why)
+        usable = ctx.usable_cpus()
+        threads, other = free_threads(usable)
+        threads_notes = (threads_note(threads, usable, other),)
+        details["torch_threads"] = threads
+    with torch_threads(threads) if ctx.kind == "cpu" else contextlib.nullcontext():
+        ab = run_ab(ctx, model, x, y, switch(False), switch(True),
+                    slice_s=max(0.0, ctx.time_left() * 0.9), batch=batch)
     plain, ckpt = ab.a, ab.b
     yield Progress("checkpointing", 2, 3, Msg("results", "结果"))
     for checkpointing, r in ((False, plain), (True, ckpt)):
@@ -59,8 +68,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         tag = "checkpointed" if checkpointing else "plain"
         yield Measurement(
             id=f"step_s_{tag}", label=Msg(f"Step time {how.en}", f"单步时间（{how.zh}）"),
-            value=r.step_s, unit="s", details={**details, "repeats": r.repeats,
-                                               "spread_samples_per_s": r.spread})
+            value=r.step_s, unit="s", notes=threads_notes,
+            details={**details, "repeats": r.repeats, "spread_samples_per_s": r.spread})
         yield Measurement(
             id=f"saved_bytes_{tag}",
             label=Msg(f"Activations saved for backward, {how.en}", f"为反向保存的激活（{how.zh}）"),
@@ -111,5 +120,6 @@ BENCHMARK = Benchmark(
     title=Msg("Gradient checkpointing: memory vs time", "梯度检查点：内存与时间"),
     devices=("cpu", "cuda", "mps"),
     run=run,
+    prepare=warm_optimizer,
     weight=3.0,
 )

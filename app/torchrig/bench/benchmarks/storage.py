@@ -4,10 +4,13 @@ and of many small files.
 The seed (4.3) warns that HDDs and slow SSDs stretch data loading. The sequential write is
 timed up to the end of its fsync, so it counts what reached the disk, not the page cache
 (fio's ``end_fsync=1``). Reading files that were just written would measure RAM (the OS page
-cache), so after writing, each file is fsynced and its cached pages dropped with
-posix_fadvise(POSIX_FADV_DONTNEED); where that is impossible the result is flagged "cached".
-The read conditions - cache dropped or not, the device's read-ahead, the sequential-access
-hint, the read size - are stated beside the read figure. The test files live in a fresh
+cache), so the reads go as fio's ``direct=1`` does, with O_DIRECT, where the filesystem
+allows it; elsewhere each file's cached pages are dropped after its fsync
+(posix_fadvise(POSIX_FADV_DONTNEED)) and checked gone with mincore before it is read
+(:mod:`~torchrig.bench.benchmarks.storage_cache`); a file that stayed cached, or a system
+without either, flags the result "cached", and a virtual machine's figure says that its host
+may cache the disk image. The read conditions - how the cache was bypassed, the device's
+read-ahead, the read size - are stated beside the read figure. The test files live in a fresh
 sub-folder that is always removed, also on cancel and errors. :func:`storage_plan` tells the
 user how much will be written before anything starts.
 """
@@ -28,6 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Failed, Progress
+from torchrig.bench.benchmarks.cpufeatures import cpu_isa_features
+from torchrig.bench.benchmarks.storage_cache import (
+    EVICTED_BELOW,
+    aligned_buffer,
+    evict,
+    host_may_cache,
+    open_direct,
+    read_all,
+    resident_share,
+)
 from torchrig.bench.report import Measurement, Reference
 from torchrig.bench.settings import BenchSettings
 from torchrig.i18n import Msg, counted
@@ -205,15 +218,7 @@ def _payload(size: int, seed: int) -> bytes:
 
 def _drop_cache(fd: int) -> bool:
     """Flush and evict a file's pages; False where the OS offers no way to do it."""
-    os.fsync(fd)
-    fadvise = getattr(os, "posix_fadvise", None)
-    if fadvise is None:
-        return False
-    try:
-        fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    except OSError:
-        return False
-    return True
+    return evict(fd)
 
 
 def _write_error(folder: Path, exc: OSError, need: int) -> Failed:
@@ -226,6 +231,39 @@ def _write_error(folder: Path, exc: OSError, need: int) -> Failed:
                           f"文件夹 {folder} 不可写（{exc.strerror}）"))
     return Failed(Msg(f"cannot write test files in {folder} ({exc.strerror})",
                       f"无法在 {folder} 中写入测试文件（{exc.strerror}）"))
+
+
+class _Reader:
+    """Reads test files the way the first one allowed: O_DIRECT, else buffered after checking
+    the file's pages were evicted. Remembers the worst residency it saw."""
+
+    def __init__(self, ctx: BenchContext) -> None:
+        self.ctx = ctx
+        self.buf = aligned_buffer(CHUNK)
+        self.plain = bytearray(CHUNK)  # for buffered reads, allocated once
+        self.direct: bool | None = None
+        self.resident_max: float | None = None
+
+    def read(self, path: Path) -> int:
+        if self.direct is not False:
+            fd = open_direct(path)
+            if fd is not None:
+                try:
+                    got = read_all(fd, self.buf, self.ctx.check)
+                    self.direct = True
+                    return got
+                except OSError:
+                    pass  # EINVAL on a filesystem that opens but cannot read O_DIRECT
+                finally:
+                    os.close(fd)
+            self.direct = False
+        share = resident_share(path)
+        if share is not None:
+            self.resident_max = max(self.resident_max or 0.0, share)
+        return _read_file(path, self.plain, self.ctx)
+
+    def close(self) -> None:
+        self.buf.close()
 
 
 def _read_file(path: Path, buf: bytearray, ctx: BenchContext) -> int:
@@ -321,11 +359,13 @@ def run(ctx: BenchContext) -> Iterator[Event]:
             cached_reason = Msg("the OS page cache could not be bypassed on this system "
                                 "(no posix_fadvise)",
                                 "此系统无法绕过操作系统页缓存（无 posix_fadvise）")
-        buf = bytearray(CHUNK)
+        reader = _Reader(ctx)
 
         yield Progress("storage", 2, steps, Msg("reading the large file", "读取大文件"))
+        # mincore before the clock: asking costs a mapping, not part of the read
+        seq_resident = resident_share(seq_path)
         t0 = time.perf_counter()
-        got = _read_file(seq_path, buf, ctx)
+        got = reader.read(seq_path)
         seq_rate = got / (time.perf_counter() - t0)
 
         yield Progress("storage", 3, steps, Msg("reading small files", "读取小文件"))
@@ -334,36 +374,67 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         t0 = time.perf_counter()
         small_total = 0
         for i, path in enumerate(order):
-            small_total += _read_file(path, buf, ctx)
+            small_total += reader.read(path)
             if i % 16 == 0:
                 ctx.check()
         small_s = time.perf_counter() - t0
         small_rate = small_total / small_s
+        reader.close()
+        if not reader.direct and cached_reason is None:
+            worst = max(seq_resident or 0.0, reader.resident_max or 0.0)
+            if seq_resident is not None and worst >= EVICTED_BELOW:
+                cached_reason = Msg(
+                    f"{worst:.0%} of a test file was still in the page cache after eviction "
+                    "(mincore)",
+                    f"丢弃缓存后仍有 {worst:.0%} 的测试文件留在页缓存中（mincore）")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
     kind = _disk_kind(ctx, mountpoint)
-    method = (Msg("page cache dropped after fsync (posix_fadvise POSIX_FADV_DONTNEED)",
-                  "fsync 后丢弃页缓存（posix_fadvise POSIX_FADV_DONTNEED）")
-              if cached_reason is None else
-              Msg(f"cached: {cached_reason.en}; the rate may be memory speed, not the disk",
-                  f"已缓存：{cached_reason.zh}；速率可能是内存速度而非磁盘速度"))
+    if cached_reason is not None:
+        method = Msg(f"cached: {cached_reason.en}; the rate may be memory speed, not the disk",
+                     f"已缓存：{cached_reason.zh}；速率可能是内存速度而非磁盘速度")
+    elif reader.direct:
+        method = Msg("read with O_DIRECT (fio's direct=1): the page cache is not used",
+                     "以 O_DIRECT 读取（同 fio 的 direct=1）：不经过页缓存")
+    else:
+        method = Msg("O_DIRECT refused here: page cache dropped after fsync (posix_fadvise "
+                     "POSIX_FADV_DONTNEED) and checked empty with mincore before reading",
+                     "此处不支持 O_DIRECT：fsync 后丢弃页缓存（posix_fadvise "
+                     "POSIX_FADV_DONTNEED），读取前用 mincore 确认已清空")
+    host_note = None
+    if host_may_cache(cpu_isa_features(ctx.profile)):
+        host_note = Msg("this is a virtual machine: its host may cache the disk image, which "
+                        "no guest setting bypasses; compare with fio on the host",
+                        "这是虚拟机：宿主机可能缓存磁盘镜像，客户机无法绕过；请在宿主机上用 fio "
+                        "对比")
     cls = drive_class(seq_rate)
     ahead = read_ahead_kb(folder)
     common: dict[str, Any] = {"folder": str(folder), "cached": cached_reason is not None,
+                              "direct_io": bool(reader.direct), "resident_before_read":
+                              seq_resident, "host_may_cache": host_note is not None,
                               "filesystem": fstype, "mountpoint": mountpoint, "disk_kind": kind,
                               "read_ahead_kb": ahead}
     ahead_en = f"device read-ahead {ahead} KiB" if ahead is not None else \
         "device read-ahead unknown"
     ahead_zh = f"设备预读 {ahead} KiB" if ahead is not None else "设备预读未知"
-    conditions = Msg(f"read conditions: {ahead_en}, POSIX_FADV_SEQUENTIAL hint (Linux doubles "
-                     f"the read-ahead), unbuffered reads of {CHUNK // MiB} MiB, one thread",
-                     f"读取条件：{ahead_zh}，POSIX_FADV_SEQUENTIAL 提示（Linux 会将预读加倍），"
-                     f"无缓冲读取，每次 {CHUNK // MiB} MiB，单线程")
+    if reader.direct:
+        conditions = Msg(f"read conditions: O_DIRECT reads of {CHUNK // MiB} MiB, one thread, "
+                         "queue depth 1 (fio: rw=read bs=8M direct=1 iodepth=1)",
+                         f"读取条件：O_DIRECT 读取，每次 {CHUNK // MiB} MiB，单线程，队列深度 1"
+                         "（fio：rw=read bs=8M direct=1 iodepth=1）")
+    else:
+        conditions = Msg(f"read conditions: {ahead_en}, POSIX_FADV_SEQUENTIAL hint (Linux "
+                         f"doubles the read-ahead), unbuffered reads of {CHUNK // MiB} MiB, "
+                         "one thread",
+                         f"读取条件：{ahead_zh}，POSIX_FADV_SEQUENTIAL 提示（Linux 会将预读加倍），"
+                         f"无缓冲读取，每次 {CHUNK // MiB} MiB，单线程")
     seed_note = Msg("seed 4.3: HDDs and slow SSDs stretch data loading; use NVMe",
                     "原文 4.3：机械硬盘与低速 SSD 会拖慢数据加载；建议使用 NVMe")
     ref = _CLASS_REFS.get(kind)
     notes = [method, conditions, Msg(f"measured rate is at {cls.en}", f"实测速率为{cls.zh}")]
+    if host_note is not None:
+        notes.append(host_note)
     if ref is None:
         notes.append(Msg("drive type unknown: compare with HDD 160-275 MB/s, SATA SSD ~560 MB/s, "
                          "NVMe gen3/4/5 3.5/7/12 GB/s",

@@ -7,12 +7,24 @@ dataload benchmark checks the CPU can feed (seed 4.2).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.benchmarks import nets
-from torchrig.bench.benchmarks.trainloop import PhaseResult, Variant, amp_note, fit_batch, run_ab
+from torchrig.bench.benchmarks.free_cores import free_threads, threads_note, torch_threads
+from torchrig.bench.benchmarks.trainloop import (
+    ABResult,
+    PhaseResult,
+    Variant,
+    amp_note,
+    amp_skip_reason,
+    fit_batch,
+    run_ab,
+    run_alone,
+    warm_optimizer,
+)
 from torchrig.bench.report import Measurement, Reference
 from torchrig.i18n import Msg
 
@@ -95,55 +107,90 @@ def _memory_measurements(ctx: BenchContext, net: str, fp32: PhaseResult,
     return out
 
 
+def _phase_measurement(ctx: BenchContext, net: str, prec: str, r: PhaseResult,
+                       details: dict[str, Any], notes: list[Msg]) -> Measurement:
+    label = "AMP" if prec == "amp" else "FP32"
+    notes = list(notes)
+    if prec == "amp":
+        notes.append(amp_note(ctx.kind))
+    elif ctx.kind == "cuda":
+        notes.append(Msg("FP32 with PyTorch defaults: cuDNN convolutions may use TF32 "
+                         "on Ampere and newer, matmuls do not",
+                         "PyTorch 默认设置下的 FP32：Ampere 及更新 GPU 上卷积可能用 "
+                         "TF32，矩阵乘不用"))
+    return Measurement(
+        id=f"{net}_{prec}",
+        label=Msg(f"{_NETS[net].en} training, {label}", f"{_NETS[net].zh}训练，{label}"),
+        value=r.samples_per_s, unit="samples/s", notes=tuple(notes),
+        details={**details, "step_s": r.step_s, "amp_dtype": r.amp_dtype, "spread": r.spread},
+    )
+
+
+def _speedup(net: str, ab: ABResult) -> Measurement:
+    spread_ = ab.ratio_details()
+    return Measurement(
+        id=f"{net}_amp_speedup",
+        label=Msg(f"{_NETS[net].en}: AMP speed-up over FP32",
+                  f"{_NETS[net].zh}：AMP 相对 FP32 的加速比"),
+        value=1 / ab.ratio, unit="ratio", reference=SEED_AMP_SPEEDUP,
+        notes=(Msg(f"FP32 and AMP steps alternate (A B, B A, ...); speed-up = median over "
+                   f"{spread_['pairs']} adjacent pairs of FP32 step time / AMP step time, "
+                   f"range {1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x",
+                   f"FP32 与 AMP 逐步交替（A B、B A……）；加速比 = {spread_['pairs']} "
+                   f"组相邻步的 FP32 步时 ÷ AMP 步时的中位数，范围 "
+                   f"{1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x"),),
+        details={"pairs": spread_["pairs"], "median": 1 / ab.ratio,
+                 "min": 1 / spread_["max"], "max": 1 / spread_["min"]},
+    )
+
+
 def run(ctx: BenchContext) -> Iterator[Event]:
     nets_todo = ("cnn", "transformer")
     steps = len(nets_todo)
+    no_amp = amp_skip_reason(ctx)
+    if no_amp is not None:
+        ctx.note(no_amp)
+    threads_notes: list[Msg] = []
+    threads = None
+    if ctx.kind == "cpu":
+        usable = ctx.usable_cpus()
+        threads, other = free_threads(usable)
+        threads_notes.append(threads_note(threads, usable, other))
     for i, net in enumerate(nets_todo):
-        yield Progress("train", i, steps, Msg(f"{_NETS[net].en}: FP32 and AMP, interleaved",
-                                              f"{_NETS[net].zh}：FP32 与 AMP 交替"))
+        what = Msg(f"{_NETS[net].en}: FP32 and AMP, interleaved",
+                   f"{_NETS[net].zh}：FP32 与 AMP 交替") if no_amp is None else Msg(
+                   f"{_NETS[net].en}: FP32", f"{_NETS[net].zh}：FP32")
+        yield Progress("train", i, steps, what)
         if ctx.out_of_time(0.3):
             ctx.note_budget_stop(Msg(f"{_NETS[net].en} not measured", f"未测{_NETS[net].zh}"))
             break
-        model, x, y, batch, details = _build(ctx, net)
-        ctx.check()
-        slice_s = ctx.time_left() / (steps - i) * 0.8
-        ab = run_ab(ctx, model, x, y, Variant(amp=False), Variant(amp=True), slice_s=slice_s,
-                    batch=batch)
+        with torch_threads(threads) if threads is not None else contextlib.nullcontext():
+            model, x, y, batch, details = _build(ctx, net)
+            ctx.check()
+            slice_s = ctx.time_left() / (steps - i) * 0.8
+            ab: ABResult | None = None
+            if no_amp is None:
+                ab = run_ab(ctx, model, x, y, Variant(amp=False), Variant(amp=True),
+                            slice_s=slice_s, batch=batch)
+                fp32 = ab.a
+            else:
+                fp32 = run_alone(ctx, model, x, y, Variant(amp=False), slice_s=slice_s,
+                                 batch=batch)
         del model, x, y
-        for prec, r in (("fp32", ab.a), ("amp", ab.b)):
-            label = "AMP" if prec == "amp" else "FP32"
-            notes = [Msg(f"median of {r.repeats} steps (AdamW) timed back to back on their own, "
-                         "after the interleaved pairs that give the speed-up",
-                         f"单独连续计时 {r.repeats} 步的中位数（AdamW），在测加速比的交替步之后")]
-            if prec == "amp":
-                notes.append(amp_note(ctx.kind))
-            elif ctx.kind == "cuda":
-                notes.append(Msg("FP32 with PyTorch defaults: cuDNN convolutions may use TF32 "
-                                 "on Ampere and newer, matmuls do not",
-                                 "PyTorch 默认设置下的 FP32：Ampere 及更新 GPU 上卷积可能用 "
-                                 "TF32，矩阵乘不用"))
-            yield Measurement(
-                id=f"{net}_{prec}",
-                label=Msg(f"{_NETS[net].en} training, {label}", f"{_NETS[net].zh}训练，{label}"),
-                value=r.samples_per_s, unit="samples/s", notes=tuple(notes),
-                details={**details, "step_s": r.step_s, "amp_dtype": r.amp_dtype,
-                         "spread": r.spread},
-            )
-        spread_ = ab.ratio_details()
-        yield Measurement(
-            id=f"{net}_amp_speedup",
-            label=Msg(f"{_NETS[net].en}: AMP speed-up over FP32",
-                      f"{_NETS[net].zh}：AMP 相对 FP32 的加速比"),
-            value=1 / ab.ratio, unit="ratio", reference=SEED_AMP_SPEEDUP,
-            notes=(Msg(f"FP32 and AMP steps alternate (A B, B A, ...); speed-up = median over "
-                       f"{spread_['pairs']} adjacent pairs of FP32 step time / AMP step time, "
-                       f"range {1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x",
-                       f"FP32 与 AMP 逐步交替（A B、B A……）；加速比 = {spread_['pairs']} "
-                       f"组相邻步的 FP32 步时 ÷ AMP 步时的中位数，范围 "
-                       f"{1 / spread_['max']:.2f}x-{1 / spread_['min']:.2f}x"),),
-            details={"pairs": spread_["pairs"], "median": 1 / ab.ratio,
-                     "min": 1 / spread_["max"], "max": 1 / spread_["min"]},
-        )
+        if threads is not None:
+            details = {**details, "torch_threads": threads}
+        alone = Msg(f"median of {fp32.repeats} steps (AdamW) timed back to back on their own"
+                    + (", after the interleaved pairs that give the speed-up" if ab else ""),
+                    f"单独连续计时 {fp32.repeats} 步的中位数（AdamW）"
+                    + ("，在测加速比的交替步之后" if ab else ""))
+        yield _phase_measurement(ctx, net, "fp32", fp32, details, [alone, *threads_notes])
+        if ab is None:
+            continue
+        amp_alone = Msg(f"median of {ab.b.repeats} steps (AdamW) timed back to back on their "
+                        "own, after the interleaved pairs that give the speed-up",
+                        f"单独连续计时 {ab.b.repeats} 步的中位数（AdamW），在测加速比的交替步之后")
+        yield _phase_measurement(ctx, net, "amp", ab.b, details, [amp_alone, *threads_notes])
+        yield _speedup(net, ab)
         yield from _memory_measurements(ctx, net, ab.a, ab.b)
     yield Progress("train", steps, steps, Msg("done", "完成"))
 
@@ -154,5 +201,6 @@ BENCHMARK = Benchmark(
               "训练步：CNN 与 Transformer，FP32 对比 AMP"),
     devices=("cpu", "cuda", "mps"),
     run=run,
+    prepare=warm_optimizer,
     weight=6.0,
 )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchrig.bench.base import BenchContext
+from torchrig.bench.benchmarks.cpufeatures import native_16bit
 from torchrig.bench.benchmarks.nets import BatchMaker, SavedTensorMeter
 from torchrig.bench.timing import free_memory_bytes, median, settled, spread, synchronize
 from torchrig.i18n import Msg
@@ -39,6 +40,20 @@ class PhaseResult:
 def amp_dtype_name(kind: str) -> str:
     """fp16 on GPUs (tensor cores, GradScaler), bf16 on CPUs (no fp16 kernels worth using)."""
     return "bf16" if kind == "cpu" else "fp16"
+
+
+def amp_skip_reason(ctx: BenchContext) -> Msg | None:
+    """Why AMP is not measured on this device, or None. A CPU runs bf16 autocast natively
+    only with bf16 instructions (the rule cpu_matmul and matmul use, cpufeatures.native_16bit);
+    without them each bf16 op is converted element by element (an AMP step measured at 34x
+    an FP32 step on such a CPU), a figure about emulation that also eats the budget of every
+    benchmark after it."""
+    if ctx.kind == "cpu" and not native_16bit(ctx.profile, "bf16"):
+        return Msg("AMP not measured: this CPU has no native bf16 instructions (avx512_bf16 / "
+                   "AMX / Arm BF16), so bf16 autocast would be emulated",
+                   "未测 AMP：该 CPU 没有原生 bf16 指令（avx512_bf16 / AMX / Arm BF16），"
+                   "bf16 自动混合精度只能模拟运行")
+    return None
 
 
 def amp_note(kind: str) -> Msg:
@@ -199,7 +214,32 @@ class _Stepper:
                            amp_dtype=self.dtype_name, spread=spread(times, batch))
 
 
+def warm_optimizer() -> None:
+    """Build one AdamW before the clock starts: torch's first optimizer imports torch._dynamo
+    (measured 11.4 s of a 15 s CNN phase at load 20 on 2 cores), a one-off cost of the
+    process, not of a training step (Benchmark.prepare)."""
+    import torch
+
+    torch.optim.AdamW([torch.zeros(1, requires_grad=True)], lr=1e-4)
+
+
 MAX_PAIRS = 200
+
+
+def run_alone(ctx: BenchContext, model: Any, inputs: Any, targets: Any, variant: Variant, *,
+              slice_s: float, batch: int) -> PhaseResult:
+    """One side only (AMP not measured on this device): one untimed step, then steps back to
+    back until they settle or ``slice_s`` is spent, at least three."""
+    import torch
+
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    side = _Stepper(ctx, model, opt, inputs, targets, variant)
+    started = time.perf_counter()
+    side.first()
+    ctx.check()
+    side.time_alone(ctx, max(0.0, slice_s - (time.perf_counter() - started)))
+    return side.result(batch)
 
 
 def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant, b: Variant,

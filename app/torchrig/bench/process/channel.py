@@ -136,6 +136,8 @@ class ChildEnd:
     stderr_tail: tuple[str, ...]
     killed_for_cancel: bool
     silent: Msg | None = None
+    stopped: Msg | None = None
+    """Why the caller's ``stop_check`` ended the child (a deadline), when it did."""
 
     def last_words(self) -> str:
         """The last non-empty stderr line (an import error, a traceback's last line)."""
@@ -157,7 +159,8 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
               on_line: Callable[[str], bool], what: Msg = BENCH_PROCESS,
               env: Mapping[str, str] | None = None, python: str | None = None,
               silence_s: float = SILENCE_TIMEOUT_S,
-              startup_s: float = STARTUP_TIMEOUT_S) -> ChildEnd:
+              startup_s: float = STARTUP_TIMEOUT_S,
+              stop_check: Callable[[], Msg | None] | None = None) -> ChildEnd:
     """Run ``python -m module``, send ``request``, and give each stdout line to ``on_line``
     (on this thread) until the child ends. ``on_line`` returns True once the child's final
     message has arrived: from then on cancel no longer kills it, and it has
@@ -165,7 +168,9 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
 
     A child that sends nothing for ``silence_s`` (``startup_s`` before its first line) is
     stopped or hung: it is ended (SIGTERM and SIGCONT, SIGKILL after a grace) and
-    ``ChildEnd.silent`` says so.
+    ``ChildEnd.silent`` says so. ``stop_check`` is asked about every 50 ms (and after each
+    line) until the final message: when it returns a sentence, the child and everything it
+    started are killed at once and ``ChildEnd.stopped`` keeps the sentence.
 
     Raises:
         BenchProcessError: the child could not be started.
@@ -191,6 +196,7 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
     killed_for_cancel = False
     silence = Silence(proc.pid, silence_s, startup_s)
     silent: Msg | None = None
+    stopped: Msg | None = None
     assert proc.stdin is not None
     try:
         try:
@@ -217,6 +223,11 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
                 silent = describe_silence(what, proc.pid, silence.limit_s, verdict)
                 if not wake_and_terminate(proc):
                     kill_child(proc)
+            if stop_check is not None and stopped is None and finished_at is None and \
+                    not killed_for_cancel and lines.empty() and \
+                    (why := stop_check()) is not None:
+                stopped = why
+                kill_child(proc)
             try:
                 line = lines.get(timeout=0.05)
             except queue.Empty:
@@ -241,7 +252,7 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    return ChildEnd(proc.returncode, tuple(tail), killed_for_cancel, silent)
+    return ChildEnd(proc.returncode, tuple(tail), killed_for_cancel, silent, stopped)
 
 
 def _is_heartbeat(line: str) -> bool:

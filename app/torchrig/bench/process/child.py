@@ -4,10 +4,11 @@ The parent (:func:`torchrig.bench.process.isolated.run_isolated`, used by the GU
 thread and by ``torchrig bench``) writes one JSON request line to this process's stdin and
 reads JSON lines back from its stdout: ``start`` (the report's header and the selected
 benchmarks), ``progress``, ``measurement``, ``result``, then ``report`` (the whole report) or
-``input_error``. A line ``cancel`` on stdin, or stdin closing because the parent went away,
-sets the suite's cancel token. The pipe is read with os.read from a private descriptor, never
-through sys.stdin (see :mod:`torchrig.bench.process.channel`, which both TorchRig child
-processes share).
+``input_error``; ``begin`` (id, budget and hard limit in seconds) just before each benchmark
+runs, so the parent can stop one that overruns. A line ``cancel`` on stdin, or stdin
+closing because the parent went away, sets the suite's cancel token. The pipe is read with
+os.read from a private descriptor, never through sys.stdin (see
+:mod:`torchrig.bench.process.channel`, which both TorchRig child processes share).
 
 The protocol gets a private copy of the stdout descriptor and fd 1 is pointed at stderr, so
 a stray ``print`` in a benchmark or a C library writing to stdout cannot corrupt it. The
@@ -64,10 +65,20 @@ def run(request: dict[str, Any], channel: Channel, cancel: threading.Event) -> i
         def progressed(p: Progress) -> None:
             channel.send("progress", progress=progress_to_dict(p))
 
+        def began(bench_id: str, budget_s: float, hard_s: float) -> None:
+            channel.send("begin", id=bench_id, budget_s=budget_s, hard_limit_s=hard_s)
+
+        earlier = {r.id: r for r in (BenchResult.from_dict(d, "benchmark request")
+                                     for d in request.get("earlier") or ())}
+        wall_started = request.get("wall_started")
+
         report = run_suite(settings, cancel=cancel, on_progress=progressed,
                            on_measurement=measured, on_result=finished, on_start=started,
                            profile=profile, detect=bool(request.get("detect", True)),
-                           registry=registry, peaks_lookup=peaks_lookup)
+                           registry=registry, peaks_lookup=peaks_lookup, on_begin=began,
+                           earlier=earlier,
+                           wall_started=float(wall_started) if isinstance(
+                               wall_started, (int, float)) else None)
     except InputError as exc:
         channel.send("input_error", message=str(exc))
         return 2
