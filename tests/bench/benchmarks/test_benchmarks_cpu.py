@@ -98,13 +98,15 @@ def test_smoke_suite_runs_every_benchmark_on_cpu(smoke_report: BenchReport):
         # >= 4x the profile's L3
         assert membw.measurement("copy_rw").details["buffer_bytes"] >= 4 * 4 * MiB
     train = r.result("train")
+    # The same profile, the same rule for training (issue 27): no native bf16, so AMP is not
+    # timed at all (a bf16 step costs tens of FP32 steps there) and the notes say why.
+    if train.state != "skipped":
+        assert any("AMP not measured: this CPU has no native bf16" in n.en for n in train.notes)
     for net, title in (("cnn", "ResNet-like CNN"), ("transformer", "Transformer encoder")):
-        if measured_or_left_out(train, f"{net}_fp32", f"{title} not measured") is None:
-            continue
-        amp = measured_or_left_out(train, f"{net}_amp", f"{title} not measured")
-        assert amp is None or amp > 0
-        speedup = train.measurement(f"{net}_amp_speedup")
-        assert speedup is None or speedup.reference.source == "seed 3.1"
+        assert r.value("train", f"{net}_amp") is None
+        assert train.measurement(f"{net}_amp_speedup") is None
+        fp32 = measured_or_left_out(train, f"{net}_fp32", f"{title} not measured")
+        assert fp32 is None or fp32 > 0
     ckpt = r.result("checkpointing")
     if measured_or_left_out(ckpt, "saved_bytes_checkpointed") is not None:
         assert ckpt.value("saved_bytes_checkpointed") < ckpt.value("saved_bytes_plain")
