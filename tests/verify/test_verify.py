@@ -64,8 +64,12 @@ def test_extrapolation_is_exact_for_bilinear_memory():
     m = v.extrapolate(probes, Size(12, 32))
     assert m.activations == pytest.approx(acts(12, 32))
     assert m.weights == pytest.approx(50 * 12 + 20)
-    # time: the largest run's seconds per FLOP times the extrapolated FLOPs
-    assert m.step_s == pytest.approx(2.0 * (12 * 32) / (2 * 4))
+    # time: every run took 2 s whatever its FLOPs - all fixed cost, so 2 s at the target
+    # too; 48x beyond the largest run it is an estimate, the range reaching up to the largest
+    # run's seconds per FLOP times the target's FLOPs (2 s / 8 x 384 = 96 s)
+    assert m.step_s == pytest.approx(2.0)
+    assert m.time_factor == pytest.approx(12 * 32 / (2 * 4))
+    assert (m.step_s_low, m.step_s_high) == (pytest.approx(2.0), pytest.approx(96.0))
 
 
 def test_extrapolation_along_tokens_when_sequences_were_shortened():
