@@ -61,7 +61,6 @@ def verify_inputs(args: argparse.Namespace,
                   ) -> tuple[Workload, ModelSource | None]:
     """The workload (file and flags, as plan reads them) and whose model to run."""
     from torchrig.planning.hf_config import load_hf_config
-    from torchrig.planning.workload import Workload
     from torchrig.verify.sources import (
         parse_factory,
         parse_library_model,
@@ -94,19 +93,17 @@ def verify_inputs(args: argparse.Namespace,
             raise InputError("--model-factory needs --task (or a workload file): it says "
                              "what the inputs are and how the plan counts the model")
         if args.model is None:
-            args.model = "custom"
-    workload = workload_from_args(args)
-    if library_name is not None and workload.model == "custom" and workload.params is None:
-        # The planner needs a size for a model it has no preset of: count the real one.
-        doc = workload.to_dict()
-        doc["params"] = _count_params(source)  # type: ignore[arg-type]
-        workload = Workload.from_dict(doc, where="workload")
-    if source is not None and source.kind == "factory" and workload.model == "custom" \
-            and workload.params is None and workload.hidden is None:
-        doc = workload.to_dict()
-        doc["params"] = _count_params(source)
-        workload = Workload.from_dict(doc, where="workload")
-    return workload, source
+            args.model = library_name if library_name in _preset_ids() else "custom"
+        if args.model == "custom" and args.params is None and args.hidden is None:
+            # The planner needs a size for a model it has no preset of: count the real one.
+            args.params = _count_params(source)
+    return workload_from_args(args), source
+
+
+def _preset_ids() -> set[str]:
+    from torchrig.planning.presets import load_presets
+
+    return set(load_presets())
 
 
 def _config_doc(path: Path) -> dict[str, Any]:
@@ -135,8 +132,9 @@ def _count_params(source: ModelSource) -> int:
             param_count,
         )
 
-        probe = workload_from_options(task="image_classification", model="custom",
-                                      params=1, image_size=32, batch=1)
+        # Any valid workload: the builders read only the model from the source here.
+        probe = workload_from_options(task="image_classification", model="resnet18",
+                                      image_size=32, batch=1)
         with torch.device("meta"):
             return param_count(library_model(source, probe).build(None))
     except ImportError:
