@@ -20,6 +20,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +161,10 @@ def lora_wrap(model: nn.Module, w: Workload) -> nn.Module:
     peft = import_library("peft")
     config = peft.LoraConfig(r=int(w.lora_rank or 8), lora_alpha=2 * int(w.lora_rank or 8),
                              target_modules="all-linear", lora_dropout=0.0)
-    return peft.get_peft_model(model, config)
+    with warnings.catch_warnings():
+        # peft asks transformers a deprecated question (is_gradient_checkpointing): theirs.
+        warnings.simplefilter("ignore", FutureWarning)
+        return peft.get_peft_model(model, config)
 
 
 # --- torchvision and timm ---------------------------------------------------------------------
