@@ -284,9 +284,8 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
         checkpoint_inputs=lambda _m: [], checkpointing=w.gradient_checkpointing,
         call=lambda model, batch: lm.call(model, batch[0]),  # type: ignore[index]
         loss=lambda out, batch: lm.loss_of(out, batch[1]))  # type: ignore[index]
-    description = Msg(f"{source.describe().en}; {built.description.en}",
-                      f"{source.describe().zh}；{built.description.zh}")
-    plan_ = ModelPlan(built.layers, description, seq_axis=built.seq_axis,
+    # The builder's description names the library and class (or file and function) already.
+    plan_ = ModelPlan(built.layers, built.description, seq_axis=built.seq_axis,
                       seq_reducible=built.seq_axis and w.attention == "sdpa")
     return plan_, spec
 
