@@ -139,7 +139,9 @@ def _count_params(source: ModelSource) -> int:
             return param_count(library_model(source, probe).build(None))
     except ImportError:
         raise InputError("verify needs PyTorch, which is not installed") from None
-    except (LibraryMissing, FactoryError) as exc:
+    except LibraryMissing as exc:
+        raise InputError(f"{source.label}: {exc.msg.en}") from None
+    except FactoryError as exc:
         raise InputError(exc.msg.en) from None
 
 

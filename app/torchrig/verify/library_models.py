@@ -72,8 +72,12 @@ def import_library(name: str) -> Any:
     try:
         module = importlib.import_module(name)
     except ImportError:
-        raise LibraryMissing(Msg(f"{name} is not installed (pip install torchrig[models])",
-                                 f"未安装 {name}（pip install torchrig[models]）")) from None
+        how = ("the models extra: pip install -e .[models]" if name in ("transformers", "peft")
+               else "a build that matches this torch")
+        how_zh = ("models 额外依赖：pip install -e .[models]" if name in ("transformers", "peft")
+                  else "与此 torch 匹配的版本")
+        raise LibraryMissing(Msg(f"{name} is not installed (install {how})",
+                                 f"未安装 {name}（请安装{how_zh}）")) from None
     except Exception as exc:  # a wheel built for another torch fails while it registers ops
         first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise LibraryMissing(Msg(f"{name} is installed but does not import beside torch "
