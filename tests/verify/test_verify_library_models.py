@@ -177,3 +177,31 @@ def test_torchvision_that_cannot_be_used_is_named_and_the_reference_model_stands
                            "cpu")
     else:
         pytest.skip("torchvision imports here: the fallback is not taken")
+
+
+@pytest.mark.parametrize("dropout, kind, reducible", [
+    (0.1, "cpu", False),  # CPU SDPA with dropout keeps the tokens x tokens probabilities
+    (0.1, "cuda", True),  # CUDA's fused kernels drop out inside: linear in the tokens
+    (0.0, "cpu", True),
+])
+def test_sequences_are_shortened_only_where_memory_is_linear_in_tokens(dropout, kind,
+                                                                       reducible):
+    source = transformers_source({**CONFIGS["gpt2"], "attn_pdrop": dropout}, "cfg")
+    mp, _spec = v.library_plan(source, workload("gpt2"), kind)
+    assert mp.seq_reducible is reducible
+
+
+def test_cpu_sdpa_with_attention_dropout_saves_the_probabilities():
+    # Why the rule above: the graph keeps seq x seq per head once attention dropout is on.
+    config = {**CONFIGS["gpt2"], "resid_pdrop": 0.0, "embd_pdrop": 0.0}
+    counts = {}
+    for p in (0.0, 0.1):
+        cfg = transformers.AutoConfig.for_model("gpt2", **{
+            k: val for k, val in {**config, "attn_pdrop": p}.items() if k != "model_type"})
+        cfg.use_cache = False
+        model = transformers.GPT2LMHeadModel._from_config(
+            cfg, attn_implementation="sdpa").train()
+        ids = torch.randint(0, 128, (1, 64), generator=torch.Generator().manual_seed(0))
+        counts[p] = independent_saved_bytes(model(input_ids=ids, labels=ids).loss, model)
+    # at least the fp32 probabilities: 2 layers x 4 heads x 64 x 64 x 4 bytes
+    assert counts[0.1] - counts[0.0] >= 2 * 4 * 64 * 64 * 4

@@ -63,6 +63,9 @@ class LibraryModel:
     layers: int | None  # reducible blocks (None: reduced by batch only)
     seq_axis: bool
     description: Msg
+    attention_dropout: float = 0.0
+    """Dropout on the attention probabilities: off CUDA, SDPA then takes its math path, which
+    keeps the (tokens x tokens) probabilities - memory no longer linear in the tokens."""
 
 
 def import_library(name: str) -> Any:
@@ -152,7 +155,11 @@ def transformers_model(source: ModelSource, w: Workload) -> LibraryModel:
             inputs["labels"] = torch.randint(0, labels, (size,), generator=gen)
         return inputs, None
 
-    return LibraryModel(build, batch, full_layers, True, Msg(
+    dropouts = [getattr(config, key, None) for key in
+                ("attn_pdrop", "attention_probs_dropout_prob", "attention_dropout")]
+    attention_dropout = next((float(d) for d in dropouts if isinstance(d, (int, float))), 0.0)
+    return LibraryModel(build, batch, full_layers, True, attention_dropout=attention_dropout,
+                        description=Msg(
         f"transformers {name} from the config: {full_layers} layers, vocabulary {vocab}, "
         f"{w.attention} attention, random weights",
         f"transformers {name}（由配置构建）：{full_layers} 层，词表 {vocab}，{w.attention} 注意力，"

@@ -285,8 +285,11 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
         call=lambda model, batch: lm.call(model, batch[0]),  # type: ignore[index]
         loss=lambda out, batch: lm.loss_of(out, batch[1]))  # type: ignore[index]
     # The builder's description names the library and class (or file and function) already.
+    # Shorter sequences stand for the full length only where memory is linear in the tokens:
+    # fused attention, and off CUDA without attention dropout (see LibraryModel).
+    linear = w.attention == "sdpa" and (kind == "cuda" or built.attention_dropout == 0.0)
     plan_ = ModelPlan(built.layers, built.description, seq_axis=built.seq_axis,
-                      seq_reducible=built.seq_axis and w.attention == "sdpa")
+                      seq_reducible=built.seq_axis and linear)
     return plan_, spec
 
 
