@@ -105,7 +105,9 @@ def run_case(name: str) -> dict:
         source = transformers_source(what, name)
     elif kind == "torchvision":
         source = ModelSource("torchvision", name=what)
-        w = workload_from_options(**({"model": "custom", "params": 28_589_128} | options))
+        # convnext_tiny: no preset, torchvision's published 28,589,128 parameters
+        custom = {} if "model" in options else {"model": "custom", "params": 28_589_128}
+        w = workload_from_options(**custom, **options)
     else:
         (tmp / "cnn.py").write_text(what)
         source = parse_factory(f"{tmp / 'cnn.py'}:make_model")
