@@ -268,7 +268,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from torchrig.verify.cli import run_verify_cli
 
-    return run_verify_cli(args)
+    return run_verify_cli(args, _workload_from_args)
 
 
 # --- bench ------------------------------------------------------------------------------------
@@ -456,12 +456,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _default_rate_arguments(p)
     p.set_defaults(handler=cmd_export)
 
-    p = sub.add_parser("verify", help="run a workload's own model here for a few steps and "
+    p = sub.add_parser("verify", help="run the model (your factory, a Hugging Face config, "
+                       "torchvision/timm, or TorchRig's reference copy) here for a few steps and "
                        "put the measurement beside the plan")
     if "verify" in argv:
         from torchrig.verify.cli import add_verify_arguments
 
-        add_verify_arguments(p)
+        add_verify_arguments(p, _add_plan_options)
     p.set_defaults(handler=cmd_verify)
 
     p = sub.add_parser("bench", help="measure this machine with torch (GPU or CPU)")

@@ -1921,6 +1921,18 @@ It was kept as {1}.</source>
         <translation>用随机权重构建此工作负载的模型，在本机 GPU（或 CPU）上运行几步训练，并将每项数值与规划对比</translation>
     </message>
     <message>
+        <source>Measure my model…</source>
+        <translation>实测我的模型…</translation>
+    </message>
+    <message>
+        <source>Pick a Python file whose function (named on the right) returns your torch.nn.Module; an optional batch(batch_size) in it returns (inputs, targets). It runs in a separate process</source>
+        <translation>选择一个 Python 文件，其中的函数（名称填在右侧）返回你的 torch.nn.Module；文件中可选的 batch(batch_size) 返回 (inputs, targets)。在独立进程中运行</translation>
+    </message>
+    <message>
+        <source>The function in your file that returns the model</source>
+        <translation>文件中返回模型的函数</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1931,6 +1943,18 @@ It was kept as {1}.</source>
     <message>
         <source>Store the measured activation memory and FLOPs per sample in the workload, for a model the planner cannot size</source>
         <translation>将实测的每样本激活内存和 FLOPs 写入工作负载（用于规划无法估算的模型）</translation>
+    </message>
+    <message>
+        <source>Give the name of the function that returns your model (for example make_model).</source>
+        <translation>请填写返回你的模型的函数名（例如 make_model）。</translation>
+    </message>
+    <message>
+        <source>Your model&apos;s Python file</source>
+        <translation>你的模型的 Python 文件</translation>
+    </message>
+    <message>
+        <source>Python files (*.py)</source>
+        <translation>Python 文件 (*.py)</translation>
     </message>
     <message>
         <source>Starting…</source>

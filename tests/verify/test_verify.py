@@ -64,8 +64,12 @@ def test_extrapolation_is_exact_for_bilinear_memory():
     m = v.extrapolate(probes, Size(12, 32))
     assert m.activations == pytest.approx(acts(12, 32))
     assert m.weights == pytest.approx(50 * 12 + 20)
-    # time: the largest run's seconds per FLOP times the extrapolated FLOPs
-    assert m.step_s == pytest.approx(2.0 * (12 * 32) / (2 * 4))
+    # time: every run took 2 s whatever its FLOPs - all fixed cost, so 2 s at the target
+    # too; 48x beyond the largest run it is an estimate, the range reaching up to the largest
+    # run's seconds per FLOP times the target's FLOPs (2 s / 8 x 384 = 96 s)
+    assert m.step_s == pytest.approx(2.0)
+    assert m.time_factor == pytest.approx(12 * 32 / (2 * 4))
+    assert (m.step_s_low, m.step_s_high) == (pytest.approx(2.0), pytest.approx(96.0))
 
 
 def test_extrapolation_along_tokens_when_sequences_were_shortened():
@@ -167,14 +171,25 @@ def test_multi_gpu_layouts_are_measured_as_one_gpu():
 
 
 @pytest.mark.parametrize("options,words", [
-    (dict(precision="int4", task="llm_inference", mode="infer"), "quantization"),
-    (dict(task="llm_finetune_lora", lora_rank=8), "LoRA"),
+    # QLoRA / 4-bit weights on a CPU: bitsandbytes runs on CUDA only - said, not guessed
+    (dict(precision="int4", task="llm_inference", mode="infer"),
+     "needs bitsandbytes, which runs on CUDA GPUs"),
+    # LoRA runs through peft on a real model (--hf-config / --model-factory), not the
+    # reference copy
+    (dict(task="llm_finetune_lora", lora_rank=8), "LoRA is measured with peft"),
     (dict(optimizer="adam_8bit"), "bitsandbytes"),
 ])
 def test_refusals_are_bad_input_with_a_reason(options, words):
     with pytest.raises(v.VerifyError, match=words) as err:
         result_of(tiny_llama(**options))
     assert isinstance(err.value, InputError) and err.value.msg.zh
+
+
+def test_int4_on_a_gpu_is_refused_as_needing_a_quantization_library():
+    gpu = v.Runtime("cuda:0", "cuda", "Fake GPU", None, 2**34)  # refused before any run
+    with pytest.raises(v.VerifyError, match="quantization library"):
+        result_of(tiny_llama(precision="int4", task="llm_inference", mode="infer"),
+                  runtime=gpu)
 
 
 def test_a_custom_model_without_an_architecture_is_refused():

@@ -1,5 +1,6 @@
-"""The Wizard's "Measure on this machine" panel: run the planned workload's own model here
-(:func:`torchrig.verify.measure.verify`) on a worker thread and show measured beside planned.
+"""The Wizard's "Measure on this machine" panel: run the planned workload's model here
+(:func:`torchrig.verify.measure.verify`) in a child process and show measured beside planned.
+"Measure my model…" picks the user's own factory file (the CLI's ``--model-factory``).
 
 The table's words come from the core (:mod:`torchrig.verify.compare`, both languages), so
 the CLI, this panel and the PDF read the same.
@@ -15,8 +16,10 @@ from typing import Any
 from torchrig.errors import InputError
 from torchrig.gui.qt import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     Qt,
@@ -30,16 +33,21 @@ from torchrig.gui.style import colour
 from torchrig.gui.workers import TaskRunner
 from torchrig.planning.workload import Workload
 
-VerifyFn = Callable[[Workload, threading.Event, Callable[[Any], None]], Any]
+VerifyFn = Callable[..., Any]
+"""(workload, cancel, emit, source) -> VerifyResult or None (cancelled)."""
+
+DEFAULT_FACTORY_FUNCTION = "make_model"
 
 
 def _measure_here(workload: Workload, cancel: threading.Event,
-                  emit: Callable[[Any], None]) -> Any:
+                  emit: Callable[[Any], None], source: Any = None) -> Any:
     """The real measurement, on the first GPU torch can use (else the CPU), in a child
-    process: torch is never imported into the window, and a crash ends the child only."""
+    process: torch is never imported into the window, and a crash ends the child only.
+    ``source``: whose model (:class:`~torchrig.verify.sources.ModelSource`; None: the
+    workload's reference model)."""
     from torchrig.verify.child import run_verify_isolated
 
-    return run_verify_isolated(workload, cancel=cancel, progress=emit)
+    return run_verify_isolated(workload, cancel=cancel, progress=emit, source=source)
 
 
 class VerifyPanel(QWidget):
@@ -75,6 +83,16 @@ class VerifyPanel(QWidget):
             "Build this workload's model with random weights, run a few training steps on "
             "this machine's GPU (or CPU) and compare each figure with the plan"))
         self.measure_button.clicked.connect(lambda: self.start())
+        self.factory_button = QPushButton(self.tr("Measure my model…"))
+        self.factory_button.setToolTip(self.tr(
+            "Pick a Python file whose function (named on the right) returns your "
+            "torch.nn.Module; an optional batch(batch_size) in it returns (inputs, targets). "
+            "It runs in a separate process"))
+        self.factory_button.clicked.connect(lambda: self.pick_factory())
+        self.factory_function = QLineEdit(DEFAULT_FACTORY_FUNCTION)
+        self.factory_function.setToolTip(self.tr("The function in your file that returns the "
+                                                 "model"))
+        self.factory_function.setMaximumWidth(160)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(lambda: self.runner.cancel())
@@ -85,6 +103,8 @@ class VerifyPanel(QWidget):
         self.apply_button.hide()
         self.apply_button.clicked.connect(lambda: self._apply())
         bar.addWidget(self.measure_button)
+        bar.addWidget(self.factory_button)
+        bar.addWidget(self.factory_function)
         bar.addWidget(self.cancel_button)
         bar.addWidget(self.apply_button)
         bar.addStretch(1)
@@ -109,7 +129,23 @@ class VerifyPanel(QWidget):
     def set_workload(self, workload: Workload) -> None:
         self.workload = workload
 
-    def start(self) -> None:
+    def pick_factory(self) -> None:
+        """Ask for the file with the model's factory, then measure that model."""
+        from torchrig.verify.sources import ModelSource
+
+        if self.workload is None or self.runner.running:
+            return
+        function = self.factory_function.text().strip()
+        if not function.isidentifier():
+            self._on_failed(self.tr("Give the name of the function that returns your model "
+                                    "(for example make_model)."), "")
+            return
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Your model's Python file"), "",
+                                              self.tr("Python files (*.py)"))
+        if path:
+            self.start(ModelSource("factory", path=path, function=function))
+
+    def start(self, source: Any = None) -> None:
         if self.workload is None or self.runner.running:
             return
         workload, measure, lang = self.workload, self._measure or _measure_here, self.lang
@@ -118,7 +154,9 @@ class VerifyPanel(QWidget):
             from torchrig.verify.child import MeasureFailed
 
             try:
-                return measure(workload, cancel, emit)
+                if source is None:
+                    return measure(workload, cancel, emit)
+                return measure(workload, cancel, emit, source)
             except MeasureFailed as exc:
                 raise InputError(exc.msg.get(lang)) from None
 
@@ -126,6 +164,7 @@ class VerifyPanel(QWidget):
         self._failed = False
         self.apply_button.hide()
         self.measure_button.setEnabled(False)
+        self.factory_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)  # busy until the first record says how many runs
         self.status.setText(self.tr("Starting…"))
@@ -173,6 +212,7 @@ class VerifyPanel(QWidget):
 
     def _on_finished(self) -> None:
         self.measure_button.setEnabled(True)
+        self.factory_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(1 if self.result is not None else 0)

@@ -7,10 +7,11 @@ torch's import holds the interpreter lock for a quarter of a second. So the wind
 :mod:`torchrig.bench.process.channel` and follows it.
 
 Protocol (one request line in; JSON lines out): the request is ``{"workload": {...},
-"device": "auto", "steps": 3}``. The child answers ``progress`` lines (``done``, ``total``,
-``message``), then one of ``verified`` (``result``: :meth:`VerifyResult.to_dict`),
-``refused`` (``message`` in both languages: what cannot be measured, or bad input),
-or ``cancelled``.
+"device": "auto", "steps": 3, "source": {...} or null}`` (``source``: whose model,
+:meth:`~torchrig.verify.sources.ModelSource.to_dict`; null: the reference model). The child
+answers ``progress`` lines (``done``, ``total``, ``message``), then one of ``verified``
+(``result``: :meth:`VerifyResult.to_dict`), ``refused`` (``message`` in both languages: what
+cannot be measured, bad input, or the model's own error in one line), or ``cancelled``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def work(request: dict[str, Any], channel: Channel, cancel: threading.Event) -> 
     from torchrig.planning.workload import Workload
     from torchrig.verify.measure import MIN_STEPS, VerifyError, VerifyProgress, device_for_plan
     from torchrig.verify.measure import verify as run_verify
+    from torchrig.verify.sources import ModelSource
 
     def progress(p: VerifyProgress) -> None:
         channel.send("progress", done=p.done, total=p.total, message=p.message.to_dict())
@@ -53,8 +55,10 @@ def work(request: dict[str, Any], channel: Channel, cancel: threading.Event) -> 
         workload = Workload.from_dict(request["workload"], where="workload")
         device = resolve_device(str(request.get("device") or "auto"))
         steps = request.get("steps") or MIN_STEPS
+        source = request.get("source")
         result = run_verify(workload, device, steps, cancel=cancel, progress=progress,
-                            gpu=device_for_plan(device))
+                            gpu=device_for_plan(device),
+                            source=None if source is None else ModelSource.from_dict(source))
     except Cancelled:
         channel.send("cancelled")
         return 0
@@ -62,7 +66,15 @@ def work(request: dict[str, Any], channel: Channel, cancel: threading.Event) -> 
         channel.send("refused", message=exc.msg.to_dict())
         return 2
     except InputError as exc:
-        channel.send("refused", message={"en": str(exc), "zh": str(exc)})
+        msg = getattr(exc, "msg", None)  # the library and factory errors carry both languages
+        channel.send("refused", message=msg.to_dict() if isinstance(msg, Msg) else
+                     {"en": str(exc), "zh": str(exc)})
+        return 2
+    except Exception as exc:  # the user's own model code: any exception is its answer
+        first = str(exc).splitlines()[0][:300] if str(exc) else ""
+        text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        channel.send("refused", message={"en": f"the model failed: {text}",
+                                         "zh": f"模型运行失败：{text}"})
         return 2
     channel.send("verified", result=result.to_dict())
     return 0
@@ -89,7 +101,7 @@ class MeasureFailed(InputError):
 def run_verify_isolated(workload: Any, *, cancel: threading.Event,
                         progress: Callable[[Any], None] | None = None, device: str = "auto",
                         steps: int | None = None, env: Mapping[str, str] | None = None,
-                        silence_s: float = SILENCE_TIMEOUT_S) -> Any:
+                        silence_s: float = SILENCE_TIMEOUT_S, source: Any = None) -> Any:
     """Measure ``workload`` in a child process; the :class:`VerifyResult`, or None when
     ``cancel`` stopped it. A child that sends nothing (no heartbeat, no progress) for
     ``silence_s`` is ended as stopped or hung (:mod:`torchrig.bench.process.watchdog`).
@@ -123,9 +135,13 @@ def run_verify_isolated(workload: Any, *, cancel: threading.Event,
             return True
         return False
 
-    request = {"workload": workload.to_dict(), "device": device, "steps": steps}
+    request = {"workload": workload.to_dict(), "device": device, "steps": steps,
+               "source": None if source is None else source.to_dict()}
+    # A library model is built from its config with random weights: nothing may reach the
+    # Hugging Face hub from the child.
+    offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
     end = run_child(CHILD_MODULE, request, cancel=cancel, on_line=on_line, what=VERIFY_PROCESS,
-                    env=env, silence_s=silence_s)
+                    env=offline, silence_s=silence_s)
     kind = answer.get("type")
     if kind == "verified":
         return VerifyResult.from_dict(answer["result"], "measurement child")

@@ -35,6 +35,9 @@ from torchrig.units import MiB, fmt_gib, fmt_seconds
 VERIFY_FORMAT = "torchrig.verify"
 VERIFY_VERSION = 1
 
+SOURCE_UNKNOWN: dict[str, Any] = {"kind": "reference", "label": "TorchRig reference model",
+                                  "fallback": None}
+
 FLAG_PERCENT = 25.0
 FLAG_MIN_BYTES = 16 * MiB
 """A memory difference is flagged only when it is also this large: a few MiB either way on a
@@ -68,6 +71,15 @@ class Measured:
     batch: int
     phases: tuple[Phase, ...] = ()
     phases_size: tuple[int | None, int] = (None, 0)
+    # How the step time was found (torchrig.verify.timefit): the range when it is an estimate
+    # (extrapolated beyond timefit.ESTIMATE_FACTOR), the FLOP factor beyond the largest run,
+    # the fit's worst relative error at the measured runs, its fixed and per-FLOP costs.
+    step_s_low: float | None = None
+    step_s_high: float | None = None
+    time_factor: float = 1.0
+    time_fit_error: float | None = None
+    time_fixed_s: float | None = None
+    time_per_flop_s: float | None = None
 
     @property
     def transients(self) -> float | None:
@@ -120,6 +132,10 @@ class VerifyResult:
     wall_s: float
     date: str
     extra: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=lambda: dict(SOURCE_UNKNOWN))
+    """Where the model came from: ``kind`` (factory, transformers, torchvision, timm,
+    reference), ``label`` (library + class, or file + function) and ``fallback`` (why the
+    reference model stood in, both languages; None when it did not)."""
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -130,7 +146,7 @@ class VerifyResult:
             "format": VERIFY_FORMAT, "version": VERIFY_VERSION, "date": self.date,
             "device": self.device, "device_kind": self.device_kind,
             "device_name": self.device_name, "torch_version": self.torch_version,
-            "steps": self.steps, "wall_s": self.wall_s,
+            "steps": self.steps, "wall_s": self.wall_s, "source": self.source,
             "workload": self.workload.to_dict(),
             "model": self.model.to_dict(), "precision": self.precision_note,
             "sizes_measured": [{"layers": lay, "batch": b, "seq_len": sq}
@@ -174,7 +190,8 @@ class VerifyResult:
         phases_size = _dict(req(doc, "phases_size", where), f"{where}.phases_size")
         measured = Measured(
             **{key: get_num(numbers, key, f"{where}.measured",
-                            optional=key in _OPTIONAL_MEASURED, integer=key == "batch")
+                            optional=key in _OPTIONAL_MEASURED, integer=key == "batch",
+                            default=1.0 if key == "time_factor" else None)
                for key in _MEASURED_NUMBERS},
             phases=tuple(Phase(get_str(p, "phase", f"{where}.phases"),
                                *(get_num(p, k, f"{where}.phases", integer=True)
@@ -222,13 +239,29 @@ class VerifyResult:
             notes=notes, rows=rows,
             measured=measured, feedback=feedback,
             wall_s=get_num(doc, "wall_s", where, minimum=0),
-            date=get_str(doc, "date", where, max_len=40))
+            date=get_str(doc, "date", where, max_len=40), source=_source(doc, where))
 
 
+def _source(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    from torchrig.jsonio import get_str
+
+    raw = doc.get("source")
+    if raw is None:
+        return dict(SOURCE_UNKNOWN)
+    raw = _dict(raw, f"{where}.source")
+    fallback = raw.get("fallback")
+    return {"kind": get_str(raw, "kind", f"{where}.source", max_len=40),
+            "label": get_str(raw, "label", f"{where}.source", max_len=1000),
+            "fallback": None if fallback is None
+            else Msg.from_json(fallback, f"{where}.source").to_dict()}
+
+
+_TIME_FIT_NUMBERS = ("step_s_low", "step_s_high", "time_factor", "time_fit_error",
+                     "time_fixed_s", "time_per_flop_s")
 _MEASURED_NUMBERS = ("weights", "gradients", "optimizer_states", "activations", "step_peak",
                      "reserved_peak", "outside_allocator", "step_s", "forward_flops",
-                     "saved_bytes", "batch")
-_OPTIONAL_MEASURED = {"step_peak", "reserved_peak", "outside_allocator"}
+                     "saved_bytes", "batch", *_TIME_FIT_NUMBERS)
+_OPTIONAL_MEASURED = {"step_peak", "reserved_peak", "outside_allocator", *_TIME_FIT_NUMBERS}
 
 
 def _dict(value: Any, where: str) -> dict[str, Any]:
@@ -304,7 +337,7 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
             measured: Measured, device: str, device_kind: str, device_name: str,
             torch_version: str, steps: int, sizes: list[tuple[int | None, int, int | None]],
             reduction: Msg | None, model: Msg, precision_note: str, notes: list[Msg],
-            wall_s: float, date: str) -> VerifyResult:
+            wall_s: float, date: str, source: dict[str, Any] | None = None) -> VerifyResult:
     """Build the comparison rows and the figures to feed back."""
     rows = _rows(verified, requirements, measured, device_kind, reduction)
     notes = list(notes)
@@ -319,7 +352,8 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
         workload=workload, verified=verified, device=device, device_kind=device_kind,
         device_name=device_name, torch_version=torch_version, steps=steps, sizes=sizes,
         reduction=reduction, model=model, precision_note=precision_note, notes=notes,
-        rows=rows, measured=measured, feedback=feedback, wall_s=wall_s, date=date)
+        rows=rows, measured=measured, feedback=feedback, wall_s=wall_s, date=date,
+        source=dict(source or SOURCE_UNKNOWN))
 
 
 def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
@@ -504,8 +538,12 @@ def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
         ("模型：" if zh else "Model: ") + result.model.get(lang),
         ("精度：" if zh else "Precision: ") + result.precision_note,
     ]
+    lines.append(("模型来源：" if zh else "Model source: ") + result.source["label"])
     if result.reduction is not None:
         lines.append(result.reduction.get(lang))
+    time_line = time_fit_line(result.measured, lang)
+    if time_line:
+        lines.append(time_line)
     lines += [n.get(lang) for n in result.notes]
     for r in result.rows:
         if r.cause is not None:
@@ -520,6 +558,31 @@ def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
             f"({fmt_gib(result.feedback['activation_bytes_per_sample'], 2)}/sample, "
             f"{result.feedback['forward_flops_per_sample'] / 1e9:,.2f} GFLOP)")
     return lines
+
+
+def time_fit_line(m: Measured, lang: str = "en") -> str | None:
+    """How the step time was found when it was not measured at the full size."""
+    if m.time_factor == 1.0 and m.step_s_low is None:
+        return None
+    zh = lang == "zh"
+    if m.time_fixed_s is not None and m.time_per_flop_s is not None:
+        per_tflop = m.time_per_flop_s * 1e12
+        fit = (f"拟合：每步固定 {m.time_fixed_s:.3g} 秒 + 每 TFLOP（前向）{per_tflop:.3g} 秒，"
+               f"在测量点的最大误差 {100 * (m.time_fit_error or 0):.0f}%" if zh else
+               f"fit: {m.time_fixed_s:.3g} s fixed per step + {per_tflop:.3g} s per forward "
+               f"TFLOP, at most {100 * (m.time_fit_error or 0):.0f}% off at the measured runs")
+    else:
+        fit = ("仅一个测量规模：按其每 FLOP 秒数缩放" if zh else
+               "one measured size only: scaled by its seconds per FLOP")
+    line = (f"单步时间由测量规模外推 {m.time_factor:.1f} 倍（按 FLOPs）；{fit}" if zh else
+            f"Step time extrapolated {m.time_factor:.1f}x beyond the largest measured size "
+            f"(in FLOPs); {fit}")
+    if m.step_s_low is not None and m.step_s_high is not None:
+        line += (f"。超过 10 倍：这是估计值，约 {fmt_seconds(m.step_s_low, lang)} 至 "
+                 f"{fmt_seconds(m.step_s_high, lang)}" if zh else
+                 f". More than 10x: this is an estimate, between about "
+                 f"{fmt_seconds(m.step_s_low, lang)} and {fmt_seconds(m.step_s_high, lang)}")
+    return line
 
 
 def format_text(result: VerifyResult, lang: str = "en") -> str:

@@ -25,7 +25,7 @@ import datetime as _dt
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,8 @@ from torchrig.i18n import Msg
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import CUSTOM, VISION_TASKS, Workload, resolve_model
 from torchrig.verify.compare import Measured, VerifyResult, compare
+from torchrig.verify.sources import REFERENCE, ModelSource
+from torchrig.verify.timefit import extrapolate_time, fit_time
 
 if TYPE_CHECKING:
     from torchrig.planning.device import DeviceSpec
@@ -48,6 +50,8 @@ CPU_TIME_BUDGET_S = 25.0
 GPU_TIME_BUDGET_S = 20.0
 """Estimated run time of the measured sizes together; a size that would take longer is
 reduced (keeps a CPU verification within a minute, a GPU one within 30 s)."""
+SECOND_PILOT_BELOW_S = 2.0
+"""A pilot step faster than this gets a second pilot at twice the samples (see verify)."""
 MIN_STEPS = 3
 """A warm-up step (saved bytes, optimizer states), a memory step and at least one timed step."""
 MAX_STEPS = 1000
@@ -131,22 +135,32 @@ def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
         "与该单 GPU 的规划对比")
 
 
-def check_supported(w: Workload) -> None:
+def check_supported(w: Workload, source: ModelSource = REFERENCE, kind: str = "cpu") -> None:
     """Refuse what verify cannot build or run, with the reason."""
+    if w.precision in UNSUPPORTED_PRECISIONS and kind != "cuda":
+        raise VerifyError(Msg(
+            f"precision {w.precision} (QLoRA, 4/8-bit weights) needs bitsandbytes, which runs "
+            "on CUDA GPUs: it cannot be measured on this device",
+            f"精度 {w.precision}（QLoRA、4/8 位权重）需要 bitsandbytes，它只能在 CUDA GPU 上运行："
+            "此设备无法测量"))
     if w.precision in UNSUPPORTED_PRECISIONS:
         raise VerifyError(Msg(
             f"precision {w.precision} needs a quantization library (bitsandbytes, GPTQ); verify "
             "runs fp32, tf32, amp_fp16, amp_bf16 and bf16",
             f"精度 {w.precision} 需要量化库（bitsandbytes、GPTQ）；验证支持 fp32、tf32、"
             "amp_fp16、amp_bf16 和 bf16"))
-    if w.is_lora:
-        raise VerifyError(Msg("LoRA fine-tuning is not measured yet (adapters are not built)",
-                              "暂不测量 LoRA 微调（未构建适配器）"))
+    if w.is_lora and source.kind not in ("transformers", "factory"):
+        raise VerifyError(Msg(
+            "LoRA is measured with peft on your real model: give --hf-config (transformers "
+            "and peft installed) or --model-factory",
+            "LoRA 通过 peft 在你的真实模型上测量：请提供 --hf-config（需安装 transformers 与 peft）"
+            "或 --model-factory"))
     if w.is_training and w.optimizer == "adam_8bit":
         raise VerifyError(Msg("8-bit Adam needs bitsandbytes; verify runs sgd, sgd_momentum "
                               "and adamw", "8 位 Adam 需要 bitsandbytes；验证支持 sgd、"
                               "sgd_momentum 和 adamw"))
-    model_plan(w)
+    if source.kind == "reference":
+        model_plan(w)
 
 
 def model_plan(w: Workload) -> ModelPlan:
@@ -246,6 +260,86 @@ def probe_spec(w: Workload, kind: str) -> ProbeSpec:
                      checkpoint_inputs=kept, checkpointing=ckpt)
 
 
+def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan, ProbeSpec]:
+    """Model plan and probe spec of a library or factory model (imports torch and the
+    library; LibraryMissing when the library cannot be used here)."""
+    import torch
+
+    from torchrig.verify import library_models as lm
+    from torchrig.verify.probe import ProbeSpec, precision_plan
+
+    built = lm.library_model(source, w)
+    dtype_of: dict[str, torch.dtype] = {}
+
+    def inputs(size: Size, device: str, dtype: torch.dtype) -> object:
+        dtype_of["model"] = dtype
+        x, targets = built.batch(size.batch, size.seq)
+        return lm.to_device(x, device, dtype), lm.to_device(targets, device, dtype)
+
+    spec = ProbeSpec(
+        build=built.build, inputs=inputs, optimizer=w.optimizer,
+        precision=precision_plan(w.precision, kind), training=w.is_training,
+        # Library checkpointing (Hugging Face's gradient_checkpointing_enable) keeps each
+        # block's input as a saved tensor already: nothing to add by hand.
+        checkpoint_inputs=lambda _m: [], checkpointing=w.gradient_checkpointing,
+        call=lambda model, batch: lm.call(model, batch[0]),  # type: ignore[index]
+        loss=lambda out, batch: lm.loss_of(out, batch[1]))  # type: ignore[index]
+    # The builder's description names the library and class (or file and function) already.
+    # Shorter sequences stand for the full length only where memory is linear in the tokens:
+    # fused attention, and off CUDA without attention dropout (see LibraryModel).
+    linear = w.attention == "sdpa" and (kind == "cuda" or built.attention_dropout == 0.0)
+    plan_ = ModelPlan(built.layers, built.description, seq_axis=built.seq_axis,
+                      seq_reducible=built.seq_axis and linear)
+    return plan_, spec
+
+
+def choose_model(source: ModelSource | None, w: Workload, kind: str
+                 ) -> tuple[ModelSource, ModelPlan, ProbeSpec]:
+    """The model to run: the given source, or TorchRig's reference model when its library
+    cannot be used here and a reference model of the workload exists (the fallback named)."""
+    from torchrig.verify.library_models import LibraryMissing
+
+    source = source or REFERENCE
+    if source.kind != "reference":
+        try:
+            mp, spec = library_plan(source, w, kind)
+            return source, mp, spec
+        except LibraryMissing as missing:
+            try:
+                model_plan(w)
+            except VerifyError:
+                raise VerifyError(Msg(f"{source.label}: {missing.msg.en}",
+                                      f"{source.label}：{missing.msg.zh}")) from None
+            source = ModelSource("reference", name=source.label, fallback=missing.msg)
+            check_supported(w, source, kind)
+    mp = model_plan(w)
+    if source.kind == "reference" and source.fallback is None:
+        source = ModelSource("reference", fallback=Msg(
+            "no --hf-config, --model torchvision:/timm: or --model-factory given",
+            "未提供 --hf-config、--model torchvision:/timm: 或 --model-factory"))
+    description = Msg(f"{mp.description.en} - {source.describe().en}",
+                      f"{mp.description.zh} - {source.describe().zh}")
+    return source, ModelPlan(mp.layers, description, mp.seq_axis, mp.seq_reducible), \
+        probe_spec(w, kind)
+
+
+def smallest_batch(spec: ProbeSpec, layers: int | None) -> int:
+    """2 when the model trains through BatchNorm (one value per channel - a 1x1 map at batch
+    1 - is an error in train mode), else 1. Built on the meta device: no memory, no time."""
+    import torch
+
+    from torchrig.verify.library_models import has_batchnorm
+
+    if not spec.training:
+        return 1
+    try:
+        with torch.device("meta"):
+            model = spec.build(layers)
+    except Exception:  # a model that cannot be built on meta: assume the safe side
+        return 2
+    return 2 if has_batchnorm(model) else 1
+
+
 # --- sizes ----------------------------------------------------------------------------------
 
 
@@ -328,6 +422,22 @@ def ladder(full: Size, seq_reducible: bool) -> list[list[Size]]:
     return out
 
 
+def at_least(steps: list[list[Size]], min_batch: int) -> list[list[Size]]:
+    """Every set with its batches raised to ``min_batch`` or more, keeping as many distinct
+    batches as it had (two points still fit a line per sample); duplicate sets dropped."""
+    from torchrig.verify.probe import Size
+
+    out: list[list[Size]] = []
+    for sizes in steps:
+        batches = sorted({s.batch for s in sizes})
+        if batches[0] < min_batch:
+            raised = {b: max(min_batch + i, b) for i, b in enumerate(batches)}
+            sizes = [Size(s.layers, raised[s.batch], s.seq) for s in sizes]
+        if sizes not in out:
+            out.append(sizes)
+    return out
+
+
 def choose_sizes(steps: list[list[Size]], fits_memory: Callable[[list[Size]], bool],
                  fits_time: Callable[[list[Size]], bool]) -> list[Size] | None:
     """The first set on the ladder that fits in memory and time; the smallest one when only
@@ -343,10 +453,12 @@ def tokens(size: Size) -> int:
     return size.batch * (size.seq or 1)
 
 
-def extrapolate(probes: list[ProbeResult], target: Size) -> Measured:
+def extrapolate(probes: list[ProbeResult], target: Size,
+                extra_times: Sequence[ProbeResult] = ()) -> Measured:
     """Every figure at ``target``, linear in layers and in samples (tokens) through the probes,
-    bilinear when both were reduced (memory and FLOPs are linear in both); the step time scales
-    with the FLOPs from the largest run."""
+    bilinear when both were reduced (memory and FLOPs are linear in both); the step time from
+    a fixed + per-FLOP fit through the probes and ``extra_times`` (the pilot runs)
+    (:mod:`torchrig.verify.timefit`)."""
     fields = ("weights", "gradients", "optimizer_states", "activations", "temporaries",
               "forward_flops", "saved_bytes")
     layer_values = sorted({p.size.layers for p in probes if p.size.layers is not None})
@@ -384,19 +496,22 @@ def extrapolate(probes: list[ProbeResult], target: Size) -> Measured:
     reserved = None
     if step_peak is not None and largest.reserved_peak and largest.step_peak:
         reserved = step_peak * largest.reserved_peak / largest.step_peak
-    # Time from the largest run's rate (seconds per FLOP) times the extrapolated FLOPs: a
-    # straight line through the noisy times of small runs can even go negative.
     flops = out["forward_flops"] or 0.0
-    step_s = largest.step_s * flops / largest.forward_flops if largest.forward_flops \
-        else largest.step_s
+    runs = {p.size: p for p in [*extra_times, *probes]}  # one point per size
+    time = extrapolate_time([(p.forward_flops, p.step_s) for p in runs.values()], flops)
+    fit = time.fit
     return Measured(
         weights=out["weights"] or 0.0, gradients=out["gradients"] or 0.0,
         optimizer_states=out["optimizer_states"] or 0.0,
         activations=out["activations"] or 0.0, step_peak=step_peak,
         reserved_peak=reserved, outside_allocator=largest.outside_allocator,
-        step_s=step_s, forward_flops=flops,
+        forward_flops=flops,
         saved_bytes=out["saved_bytes"] or 0.0, batch=target.batch,
-        phases=largest.phases, phases_size=(largest.size.layers, largest.size.batch))
+        phases=largest.phases, phases_size=(largest.size.layers, largest.size.batch),
+        step_s=time.step_s, step_s_low=time.low_s, step_s_high=time.high_s,
+        time_factor=time.factor, time_fit_error=None if fit is None else fit.max_error,
+        time_fixed_s=None if fit is None else fit.fixed_s,
+        time_per_flop_s=None if fit is None else fit.per_flop_s)
 
 
 def _field(probe: ProbeResult, name: str) -> float | None:
@@ -445,12 +560,16 @@ def reduction_note(full: Size, sizes: list[Size]) -> Msg | None:
 def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
            cancel: threading.Event | None = None,
            progress: Callable[[VerifyProgress], None] | None = None,
-           runtime: Runtime | None = None, gpu: DeviceSpec | None = None) -> VerifyResult:
+           runtime: Runtime | None = None, gpu: DeviceSpec | None = None,
+           source: ModelSource | None = None, quick: bool = False) -> VerifyResult:
     """Measure ``workload`` on ``device`` and compare with its plan.
 
     ``runtime`` defaults to :meth:`Runtime.for_device`; ``gpu`` is the planner's description of
-    this GPU, for a throughput prediction (None: memory only). Raises :class:`VerifyError` for
-    what cannot be measured, :class:`~torchrig.bench.base.Cancelled` on cancel.
+    this GPU, for a throughput prediction (None: memory only). ``source``: whose model
+    (:mod:`torchrig.verify.sources`; None: TorchRig's reference model). ``quick``: only the
+    smallest sizes on the ladder (a smoke test of the whole path). Raises
+    :class:`VerifyError` for what cannot be measured, :class:`~torchrig.bench.base.Cancelled`
+    on cancel.
     """
     if not MIN_STEPS <= steps <= MAX_STEPS:
         raise InputError(f"steps must be between {MIN_STEPS} and {MAX_STEPS}, got {steps}")
@@ -458,7 +577,8 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     cancel = cancel or threading.Event()
     report = progress or (lambda _p: None)
     single, layout_note = single_gpu(workload.validate())
-    check_supported(single)
+    check_supported(single, source or REFERENCE, runtime.kind if runtime else
+                    ("cuda" if device.startswith("cuda") else "cpu"))
     try:
         import torch
     except ImportError:
@@ -467,8 +587,8 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     from torchrig.verify.probe import Size
 
     rt = runtime or Runtime.for_device(device)
-    mp = model_plan(single)
-    spec = probe_spec(single, rt.kind)
+    used, mp, spec = choose_model(source, single, rt.kind)
+    min_batch = smallest_batch(spec, 1 if mp.layers is not None else None)
     full = Size(mp.layers, single.batch_size, single.seq_len if mp.seq_axis else None)
     notes = [n for n in (layout_note,) if n is not None]
     req = plan(single, gpu)
@@ -477,13 +597,20 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     time_budget = CPU_TIME_BUDGET_S if rt.kind == "cpu" else GPU_TIME_BUDGET_S
     torch.manual_seed(0)
 
-    pilot_size = Size(1 if mp.layers is not None else None, 1,
+    pilot_size = Size(1 if mp.layers is not None else None, min_batch,
                       min(full.seq, PILOT_SEQ) if mp.seq_reducible and full.seq else full.seq)
     pilot_cost = planned_cost(single, pilot_size, mp.layers)
     if pilot_cost[0] is not None and pilot_cost[0] > memory_budget:
         raise VerifyError(_too_big(pilot_cost[0], memory_budget, rt.kind))
     report(VerifyProgress(0, 2, Msg("pilot run: smallest size", "试运行：最小规模")))
     pilot = _run_guarded(spec, pilot_size, rt, MIN_STEPS, cancel)
+    pilots = [pilot]
+    if pilot.step_s < SECOND_PILOT_BELOW_S and not quick:
+        # A second point, twice the samples, so the time estimate has a fixed cost per step
+        # and a cost per FLOP (one small run is mostly fixed cost).
+        pilots.append(_run_guarded(spec, Size(pilot_size.layers, 2 * min_batch,
+                                              pilot_size.seq), rt, MIN_STEPS, cancel))
+    pilot_fit = fit_time([(p.forward_flops, p.step_s) for p in pilots])
 
     def estimate(size: Size) -> tuple[float, float]:
         """(bytes, seconds per step) at ``size``: the pilot scaled by the planner's ratio, or
@@ -491,12 +618,13 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         bytes_now, flops_now = planned_cost(single, size, mp.layers)
         proportional = (tokens(size) / tokens(pilot_size)) * (
             (size.layers / pilot_size.layers) if size.layers and pilot_size.layers else 1.0)
-        used = pilot.reserved_peak or pilot.step_peak or 0.0
-        mem = used * (bytes_now / pilot_cost[0] if bytes_now and pilot_cost[0]
+        peak = pilot.reserved_peak or pilot.step_peak or 0.0
+        mem = peak * (bytes_now / pilot_cost[0] if bytes_now and pilot_cost[0]
                       else proportional)
-        secs = pilot.step_s * (flops_now / pilot_cost[1] if flops_now and pilot_cost[1]
-                               else proportional)
-        return mem, secs
+        ratio = flops_now / pilot_cost[1] if flops_now and pilot_cost[1] else proportional
+        if pilot_fit is None:
+            return mem, pilot.step_s * ratio
+        return mem, pilot_fit.at(pilot.forward_flops * ratio)
 
     def fits_memory(grid: list[Size]) -> bool:
         return max(estimate(s)[0] for s in grid) <= memory_budget
@@ -505,14 +633,16 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         # Per run: the FLOP count (~1/3 step), a warm-up, a memory step, the timed steps.
         return sum(estimate(s)[1] * (steps + 1) for s in grid) <= time_budget
 
-    steps_down = ladder(full, mp.seq_reducible)
+    steps_down = at_least(ladder(full, mp.seq_reducible), min_batch)
+    if quick:
+        steps_down = steps_down[-1:]
     sizes = choose_sizes(steps_down, fits_memory, fits_time)
     if sizes is None:
         raise VerifyError(_too_big(max(estimate(s)[0] for s in steps_down[-1]), memory_budget,
                                    rt.kind))
     probes: list[ProbeResult] = []
     try:
-        probes = _run_sizes(spec, sizes, rt, steps, cancel, report, pilot)
+        probes = _run_sizes(spec, sizes, rt, steps, cancel, report, pilots)
     except _OutOfMemory as first:
         # Retry once with the next smaller set on the ladder.
         position = steps_down.index(sizes)
@@ -523,10 +653,10 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
                          f"在 {_size_text(first.size, 'zh')} 时内存不足；已缩小后重试"))
         sizes = smaller
         try:
-            probes = _run_sizes(spec, sizes, rt, steps, cancel, report, pilot)
+            probes = _run_sizes(spec, sizes, rt, steps, cancel, report, pilots)
         except _OutOfMemory as second:
             raise VerifyError(second.msg) from None
-    measured = extrapolate(probes, full)
+    measured = extrapolate(probes, full, pilots)
     reduction = reduction_note(full, sizes)
     return compare(
         workload=workload, verified=single, requirements=req, measured=measured,
@@ -534,7 +664,10 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         torch_version=str(torch.__version__), steps=steps,
         sizes=[(s.layers, s.batch, s.seq) for s in sizes], reduction=reduction,
         model=mp.description, precision_note=spec.precision.describe(), notes=notes,
-        wall_s=time.perf_counter() - started, date=_dt.date.today().isoformat())
+        wall_s=time.perf_counter() - started, date=_dt.date.today().isoformat(),
+        source={"kind": used.kind, "label": used.label if used.kind != "reference" or
+                not used.name else f"TorchRig reference model (instead of {used.name})",
+                "fallback": None if used.fallback is None else used.fallback.to_dict()})
 
 
 class _OutOfMemory(Exception):
@@ -563,14 +696,15 @@ def _run_guarded(spec: ProbeSpec, size: Size, rt: Runtime, steps: int,
 
 def _run_sizes(spec: ProbeSpec, sizes: list[Size], rt: Runtime, steps: int,
                cancel: threading.Event, report: Callable[[VerifyProgress], None],
-               pilot: ProbeResult) -> list[ProbeResult]:
+               pilots: list[ProbeResult]) -> list[ProbeResult]:
     out = []
     for i, size in enumerate(sizes):
         report(VerifyProgress(i + 1, len(sizes) + 1, Msg(
             f"run {i + 1} of {len(sizes)}: {_size_text(size)}",
             f"第 {i + 1}/{len(sizes)} 次运行：{_size_text(size, 'zh')}")))
-        if size == pilot.size and steps == MIN_STEPS:
-            out.append(pilot)
+        done = next((p for p in pilots if p.size == size), None)
+        if done is not None and steps == MIN_STEPS:
+            out.append(done)
             continue
         out.append(_run_guarded(spec, size, rt, steps, cancel))
     report(VerifyProgress(len(sizes) + 1, len(sizes) + 1, Msg("done", "完成")))
@@ -607,6 +741,25 @@ def feedback_workload(result: VerifyResult) -> Workload | None:
         return None
     doc = result.workload.to_dict()
     doc.update(fb)
+    return Workload.from_dict(doc, where="workload")
+
+
+def measured_workload(result: VerifyResult) -> Workload:
+    """The workload with the measured activation bytes and forward FLOPs per sample, marked
+    where and when they were measured (``verify --apply``, the Wizard's "Use the measured
+    figures"); the planner uses them where it has no calibration of its own for the model."""
+    m = result.measured
+    batch = max(1, m.batch)
+    doc = result.workload.to_dict()
+    source = result.source.get("label", "")
+    doc.update(
+        activation_bytes_per_sample=round(m.activations / batch),
+        forward_flops_per_sample=max(1, round(m.forward_flops / batch)),
+        figures_source=(f"measured on {result.device_name} ({result.device_kind}), "
+                        f"{result.date}: {source}, torch {result.torch_version}, "
+                        f"{result.verified.precision}, batch {m.batch}"
+                        + ("; extrapolated from a reduced copy" if result.reduction else "")
+                        )[:500])
     return Workload.from_dict(doc, where="workload")
 
 

@@ -181,7 +181,7 @@ class ProbeSpec:
     """What a probe needs to know about the model and the step (built by verify.py)."""
 
     build: Callable[[int | None], nn.Module]
-    inputs: Callable[[Size, str, torch.dtype], torch.Tensor]
+    inputs: Callable[[Size, str, torch.dtype], Any]
     optimizer: str
     precision: PrecisionPlan
     training: bool
@@ -189,6 +189,16 @@ class ProbeSpec:
     """The blocks a checkpointed model runs through torch.utils.checkpoint (their inputs are
     what checkpointing keeps); empty without checkpointing."""
     checkpointing: bool = False
+    call: Callable[[nn.Module, Any], Any] | None = None
+    """Runs the model on what ``inputs`` made (None: ``model(inputs)``)."""
+    loss: Callable[[Any, Any], torch.Tensor] | None = None
+    """The loss of (output, inputs) (None: :func:`_loss` of the output)."""
+
+    def run(self, model: nn.Module, inputs: Any) -> Any:
+        return model(inputs) if self.call is None else self.call(model, inputs)
+
+    def loss_of(self, output: Any, inputs: Any) -> torch.Tensor:
+        return _loss(output) if self.loss is None else self.loss(output, inputs)
 
 
 def run_probe(spec: ProbeSpec, size: Size, device: str, steps: int, cancel: threading.Event,
@@ -232,16 +242,29 @@ def _measure(spec: ProbeSpec, model: nn.Module, size: Size, device: str, steps: 
         inputs = spec.inputs(size, device, spec.precision.model_dtype)
         model.train(spec.training)
         weights = _bytes(model.parameters()) + _bytes(model.buffers())
-        flops = float(forward_flops(model, inputs))
+        flops = float(_forward_flops(spec, model, inputs))
         model.train(spec.training)
         if not spec.training:
             return _measure_inference(spec, model, size, inputs, steps, cancel, memory,
-                                      weights, flops)
+                                      weights, flops, device)
         return _measure_training(spec, model, size, inputs, steps, cancel, memory, weights,
-                                 flops)
+                                 flops, device)
     finally:
         for handle in handles:
             handle.remove()
+
+
+def _forward_flops(spec: ProbeSpec, model: nn.Module, inputs: Any) -> int:
+    """FLOPs of one forward pass (torch.utils.flop_counter: matmuls, convolutions and
+    attention, 2 per multiply-add)."""
+    if spec.call is None:
+        return forward_flops(model, inputs)
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), counter:
+        spec.run(model, inputs)
+    return int(counter.get_total_flops())
 
 
 def _autocast(plan: PrecisionPlan, device: str, fast: bool,
@@ -267,18 +290,18 @@ def _loss(out: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(out.float(), targets.to(out.device))
 
 
-def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: torch.Tensor,
+def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: Any,
                       steps: int, cancel: threading.Event, memory: CudaMemory | None,
-                      weights: int, flops: float) -> ProbeResult:
+                      weights: int, flops: float, device: str) -> ProbeResult:
     plan = spec.precision
-    device = str(inputs.device)
     fast = not spec.checkpointing
-    opt = make_optimizer(spec.optimizer, model.parameters())
+    # Only what trains (LoRA freezes the base model): the optimizer keeps no state for the rest.
+    opt = make_optimizer(spec.optimizer, [p for p in model.parameters() if p.requires_grad])
     scaler = torch.amp.GradScaler("cuda") if plan.scaler else None
     phases: list[Phase] = []
 
     def forward() -> torch.Tensor:
-        return _loss(model(inputs))
+        return spec.loss_of(spec.run(model, inputs), inputs)
 
     def backward(loss: torch.Tensor) -> None:
         (scaler.scale(loss) if scaler is not None else loss).backward()
@@ -382,14 +405,12 @@ def _measure_training(spec: ProbeSpec, model: nn.Module, size: Size, inputs: tor
         saved_bytes=float(counter.result.total), phases=tuple(phases))
 
 
-def _measure_inference(spec: ProbeSpec, model: nn.Module, size: Size, inputs: torch.Tensor,
+def _measure_inference(spec: ProbeSpec, model: nn.Module, size: Size, inputs: Any,
                        steps: int, cancel: threading.Event, memory: CudaMemory | None,
-                       weights: int, flops: float) -> ProbeResult:
-    device = str(inputs.device)
-
+                       weights: int, flops: float, device: str) -> ProbeResult:
     def forward() -> None:
         with torch.no_grad(), _autocast(spec.precision, device, True):
-            model(inputs)
+            spec.run(model, inputs)
 
     forward()
     _check(cancel)
