@@ -221,3 +221,14 @@ def test_a_cell_over_the_csv_field_limit_is_not_a_csv_file() -> None:
     # (csv.field_size_limit()), with "field larger than field limit (131072)".
     message = _refused(f"{HEADER}\n{GPU},{'1' * 131_073},CNY,2026-01\n")
     assert message == "p.csv: not a valid CSV file (field larger than field limit (131072))"
+
+
+def test_a_row_that_fills_the_message_exactly_is_shown() -> None:
+    # The same 21 rows under a 20-character name: head "supplier_prices1.csv: 21 bad
+    # row(s): " is 20 + 17 = 37 characters; 16 rows join to 534; 37 + 534 + 29 = 600, exactly
+    # errors.MAX_MESSAGE, so the 16th row still fits (only "over" the limit stops).
+    where = "supplier_prices1.csv"
+    assert len(where) == 20
+    message = _refused(f"{HEADER}\n" + f"{GPU},5\n" * 21, where=where)
+    shown = "; ".join(f"line {n}: 2 column(s), expected 4" for n in range(2, 18))
+    assert message == f"{where}: 21 bad row(s): {shown}; and 5 more bad row(s)"
