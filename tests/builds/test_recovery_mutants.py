@@ -217,3 +217,29 @@ def _dec(text: str):
     from decimal import Decimal
 
     return Decimal(text)
+
+
+def test_a_copy_without_an_original_file_records_none() -> None:
+    path = _folder() / f"build-{DEAD_PID}-00000001.json"
+    save_recovery(path, Build(name="New"), None)
+    assert json.loads(path.read_text(encoding="utf-8"))["original"] is None
+    assert find_recoveries() == [Recovered(path, Build(name="New"), None)]
+
+
+def test_saving_a_copy_never_raises(tmp_path: Path) -> None:
+    # A safety net must not interrupt editing: a folder that cannot be made (its parent is a
+    # file: OSError) and a target that is a folder (jsonio refuses it with InputError).
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    save_recovery(blocker / "recovery" / "copy.json", Build(name="b"), None)
+    folder_target = tmp_path / "is-a-folder.json"
+    folder_target.mkdir()
+    save_recovery(folder_target, Build(name="b"), None)
+    assert folder_target.is_dir() and blocker.read_text(encoding="utf-8") == "x"
+
+
+def test_salvage_of_line_items_that_are_a_number() -> None:
+    _write(f"build-{DEAD_PID}-00000001.json",
+           _recovery_doc(_build_doc(name="N", line_items=5, customer="C")))
+    [found] = find_recoveries()
+    assert found.build == Build(name="N", customer="C")
