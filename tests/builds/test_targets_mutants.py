@@ -242,3 +242,10 @@ def test_the_json_form_and_the_status_words(cat) -> None:
     assert [(s.value, s.label.en, s.label.zh) for s in Status] == [
         ("meets", "meets", "满足"), ("short", "short", "不足"), ("exceeds", "exceeds", "超出"),
         ("unknown", "unknown", "未知"), ("no target", "no target", "无目标")]
+
+
+def test_unknown_and_no_gpu_words_in_chinese(cat) -> None:
+    ram = _row(cat, cat.tier("entry"), "ram", [_caps()], "zh")
+    assert _cells(ram) == [("未知", S.UNKNOWN, None)]
+    tensor = _row(cat, cat.tier("professional"), "tensor_flops", [_caps()], "zh")
+    assert _cells(tensor) == [("无 GPU", S.SHORT, 0)]
