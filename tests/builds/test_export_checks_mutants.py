@@ -112,3 +112,43 @@ def test_the_shipped_list_beside_the_catalog() -> None:
     memory = Catalog(parts=cat.parts, tiers=cat.tiers, seed_rules=cat.seed_rules,
                      sources=cat.sources)
     assert not memory.root and shipped_controls(memory) is None
+
+
+def _folder_with(tmp_path, parts: list[dict]) -> str:
+    import json
+
+    doc = {"format": "torchrig-export-controls", "version": 1, "note": {"en": "n", "zh": "n"},
+           "rules": [{"id": "r1", "title": {"en": "Rule one", "zh": "规则一"},
+                      "date": "2022-10-07", "source": "https://a.example/1",
+                      "summary": {"en": "First.", "zh": "其一。"}}],
+           "parts": parts}
+    (tmp_path / "catalog").mkdir()
+    (tmp_path / "catalog" / "export_controls.json").write_text(json.dumps(doc),
+                                                               encoding="utf-8")
+    return str(tmp_path)
+
+
+def test_the_list_is_read_from_the_catalogs_own_folder(tmp_path) -> None:
+    cat = load_catalog()
+    root = _folder_with(tmp_path, [{"part_id": GPU, "rules": ["r1"], "alternatives": [],
+                                    "note": {"en": "", "zh": ""}}])
+    mine = Catalog(parts=cat.parts, tiers=cat.tiers, seed_rules=cat.seed_rules,
+                   sources=cat.sources, root=root)
+    controls = shipped_controls(mine)
+    # This folder's list names the RTX 4090 only, not the shipped list's H100.
+    assert controls is not None and controls.get(GPU) is not None
+    assert controls.get(H100) is None
+
+
+def test_the_list_is_held_to_the_catalogs_parts(tmp_path) -> None:
+    import pytest
+
+    from torchrig.errors import InputError
+
+    cat = load_catalog()
+    root = _folder_with(tmp_path, [{"part_id": "acme-gpu-x", "rules": ["r1"],
+                                    "alternatives": [], "note": {"en": "", "zh": ""}}])
+    mine = Catalog(parts=cat.parts, tiers=cat.tiers, seed_rules=cat.seed_rules,
+                   sources=cat.sources, root=root)
+    with pytest.raises(InputError, match="acme-gpu-x"):
+        shipped_controls(mine)
