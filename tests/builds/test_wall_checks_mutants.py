@@ -198,3 +198,53 @@ def test_an_unrated_supply_is_said_to_be_assumed() -> None:
             in finding.detail.en)
     assert "80%（目录中无 80 PLUS 等级：按各等级的最低值）" in finding.detail.zh
     assert finding.numbers["efficiency"] == 0.80
+
+
+def test_the_circuit_finding_word_for_word_in_both_languages() -> None:
+    # The same four-GPU US node as above (2,203 W DC, 2,532 W at the wall, 133 W per GPU).
+    [finding] = wall_checks(_node(load_catalog(), (CPU, 1), (GPU, 4), (GOLD, 3)), "us")
+    assert finding.title.en == "The node draws more than one wall circuit carries"
+    assert finding.title.zh == "整机功耗超过单个墙插回路的承载能力"
+    assert finding.detail.zh == (
+        "持续功耗 2203 W ÷ 效率 87%（80 PLUS 最低效率，115 V 内置电源） = 墙插功耗 2532 W，"
+        "120 V 下 21.1 A；15 A 插座（NEMA 5-15）可持续承载 1440 W，20 A 回路（NEMA 5-20） "
+        "1920 W（美国）。")
+    assert finding.fix.zh == ("用第二个回路供电（每个回路接一个电源，每路低于 1920 W），或由电工"
+                              "安装更高额定值的回路；或将 4 块 GPU 每块限功耗至少 133 W"
+                              "（nvidia-smi -pl）。")
+    assert finding.source == REGIONS["us"].source
+
+
+def test_the_circuit_finding_without_the_power_limit_advice() -> None:
+    # The 1,386 W CPU + 450 W card node above: over by exactly the card's 450 W, no cut.
+    [finding] = wall_checks(_node(_cat(cpu_w=1386.0), ("cpu-x", 1), ("gpu-x", 1),
+                                  (UNRATED, 1)), "us")
+    assert finding.fix.en == ("Feed the node from a second circuit (one supply on each, each "
+                              "under 1920 W) or from a higher-rated circuit an electrician "
+                              "installs.")
+    assert finding.fix.zh == ("用第二个回路供电（每个回路接一个电源，每路低于 1920 W），或由电工"
+                              "安装更高额定值的回路。")
+    assert finding.detail.en.endswith(" (United States).")
+    assert finding.detail.zh.endswith("（美国）。")
+
+
+def test_the_outlet_finding_word_for_word_in_chinese() -> None:
+    [finding] = wall_checks(_node(load_catalog(), (CPU, 1), (GPU, 2), (GOLD, 2)), "us")
+    assert finding.title.en == "The node draws more than a 15 A outlet carries"
+    assert finding.title.zh == "整机功耗超过 15 A 插座的承载能力"
+    assert finding.detail.zh == (
+        "持续功耗 1303 W ÷ 效率 87%（80 PLUS 最低效率，115 V 内置电源） = 墙插功耗 1498 W，"
+        "120 V 下 12.5 A；15 A 插座（NEMA 5-15）可持续承载 1440 W（美国）。")
+    assert finding.fix.zh == ("改用20 A 回路（NEMA 5-20）（可持续 1920 W），且该回路不接其他负载"
+                              "；或将 2 块 GPU 每块限功耗至少 25 W（nvidia-smi -pl）。")
+
+
+def test_an_outlet_finding_without_the_power_limit_advice() -> None:
+    # cn, CPU only (1,611 W + 150 W over 2,200 W at 80 %): no GPU to power-limit.
+    [finding] = wall_checks(_node(_cat(cpu_w=1611.0), ("cpu-x", 1), (UNRATED, 1)), "cn")
+    assert finding.fix.en == ("Use a 16 A outlet (GB/T 2099.1, GB 1002) (3520 W continuous) "
+                              "with nothing else on its circuit.")
+    assert finding.fix.zh == ("改用16 A 插座（GB/T 2099.1、GB 1002）（可持续 3520 W），且该回路"
+                              "不接其他负载。")
+    assert finding.detail.en.endswith(" (mainland China).")
+    assert finding.detail.zh.endswith("（中国大陆）。")
