@@ -248,3 +248,13 @@ def test_an_outlet_finding_without_the_power_limit_advice() -> None:
                               "不接其他负载。")
     assert finding.detail.en.endswith(" (mainland China).")
     assert finding.detail.zh.endswith("（中国大陆）。")
+
+
+def test_an_unknown_card_blocks_even_a_tiny_cut() -> None:
+    # us unrated: 1,036.5 W CPU + 350 W L40S + 0 W counted for the unknown card + 150 W =
+    # 1,536.5 W DC, 1,920.625 W at the wall, over 1,920 W by 0.5 W DC, 0.25 W per GPU. The
+    # unknown card could give up nothing we know of: still no advice.
+    cat = _cat(cpu_w=1036.5, gpu_w=None)
+    [finding] = wall_checks(_node(cat, ("cpu-x", 1), ("gpu-x", 1), (L40S, 1), (UNRATED, 1)),
+                            "us")
+    assert finding.code == "wall.circuit" and "power-limit" not in finding.fix.en
