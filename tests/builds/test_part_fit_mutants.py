@@ -104,3 +104,27 @@ def test_compatible_means_no_new_blocker() -> None:
     assert compatible_parts([cat.get(am5), cat.get(Z790)], build, cat, replacing=0) == {
         am5, Z790}
     assert compatible_parts([cat.get(am5), cat.get(Z790)], fine, cat, replacing=0) == {Z790}
+
+
+def test_in_a_lines_place_is_not_in_addition() -> None:
+    # The Z790 Formula has 4 DIMM slots; two 2-module kits fill them. A third kit in kit 1's
+    # place still fits (4 modules), added to them it needs 6 slots: the dimm_slots blocker.
+    cat = load_catalog()
+    build = Build(name="t", line_items=[LineItem(part_id=Z790), LineItem(part_id=CPU),
+                                        LineItem(part_id=RAM), LineItem(part_id=RAM)])
+    assert compatible_parts([cat.get(RAM)], build, cat, replacing=2) == {RAM}
+    assert compatible_parts([cat.get(RAM)], build, cat) == set()
+
+
+def test_the_price_in_the_builds_currency_is_preferred() -> None:
+    # A newer USD retail price beside the CNY launch price: a CNY build takes the CNY one
+    # (catalog/model.py best_catalog_price: the build's currency first).
+    cat = load_catalog()
+    gpu = cat.get(GPU)
+    cny = next(p for p in gpu.prices if p.currency == "CNY")
+    usd = replace(cny, currency="USD", amount=Decimal("1000"), kind="retail", date="2026-01")
+    part = replace(gpu, prices=(usd, cny))
+    amount, price = price_in(part, "CNY", RATE)
+    assert price == cny and amount == Decimal("12999")
+    amount, price = price_in(part, "USD", RATE)
+    assert price == usd and amount == Decimal("1000")
