@@ -299,3 +299,52 @@ def test_a_default_capabilities_record() -> None:
     caps = Capabilities(label=Msg("x", "x"), kind="build")
     assert caps.nodes == 1 and caps.gpu_count == 0 and caps.gpu_links == []
     assert caps.unknown == {} and caps.total_vram_bytes is None
+
+
+def _with(cat, base_id: str, new_id: str, **changes: object):
+    from dataclasses import replace
+
+    from torchrig.catalog import Catalog
+
+    base = cat.get(base_id)
+    parts = dict(cat.parts)
+    parts[new_id] = replace(base, id=new_id, specs=replace(base.specs, **changes))
+    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
+
+
+def test_lines_of_one_kind_add_up(cat) -> None:
+    ram = cat.get(RAM)
+    caps = from_build(Build(name="a", line_items=[
+        _part(GPU, 2), _part("nvidia-rtx-3090", 1), _part(RAM, 1), _part(RAM, 2)]), cat)
+    assert caps.gpu_count == 3                          # 2 + 1
+    assert caps.ram_bytes == 3 * ram.memory.total_bytes  # 1 + 2 kits
+    # A kit alone names the memory type; a custom line other than a storage system shares
+    # no storage.
+    alone = from_build(Build(name="r", line_items=[
+        _part(RAM), LineItem(text="rails", category="other")]), cat)
+    assert alone.memory_type == ram.memory.memory_type and not alone.shared_storage
+
+
+def test_the_fastest_drive_of_the_fastest_kind(cat) -> None:
+    # Two NVMe drives (catalog: ZhiTai TiPro7000 1 TB 7.4 GB/s, TiPro9000 2 TB 14 GB/s) and a
+    # 4 TB SN850X at 7.3 GB/s: the read rate is the fastest drive's, whatever its size or order.
+    fast = cat.get("zhitai-tipro9000-2tb")
+    caps = from_build(Build(name="d", line_items=[
+        _part("western-digital-wd-black-sn850x-4tb"), _part("zhitai-tipro7000-1tb"),
+        _part("zhitai-tipro9000-2tb")]), cat)
+    assert caps.storage_read_bps == fast.storage.seq_read == 14e9
+
+
+def test_figures_a_part_does_not_state(cat) -> None:
+    gpu = cat.get(GPU)
+    mine = _with(cat, GPU, "gpu-x", bf16_tensor_flops=None, fp16_tensor_flops=1e14)
+    assert from_build(Build(name="g", line_items=[_part("gpu-x")]), mine).tensor_flops == 1e14
+    assert gpu.gpu.bf16_tensor_flops is not None
+    cpu = _with(cat, CPU, "cpu-x", threads=None, memory_support=())
+    caps = from_build(Build(name="c", line_items=[_part("cpu-x")]), cpu)
+    assert caps.cpu_threads is None and caps.memory_type is None
+
+
+def test_no_network_disk_no_shared_storage() -> None:
+    caps = from_profile(_profile(disks=[DiskInfo("/", kind="nvme", total_bytes=10**12)]))
+    assert not caps.shared_storage and caps.storage_kind == "nvme"
