@@ -91,7 +91,10 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
     if priced.discount:
         out.append(f"{_t('discount', lang)}: -{_money(priced.discount, cur)}")
     if priced.tax_rate:
-        out.append(f"{_t('tax', lang)} ({priced.tax_rate * 100:g}%): {_money(priced.tax, cur)}")
+        # normalize() + "f": 13 % reads "13", not the Decimal's "13.00" (what ":g" printed),
+        # and 10 % reads "10", not "1e+1" (normalize() with ":g").
+        rate = f"{(priced.tax_rate * 100).normalize():f}"
+        out.append(f"{_t('tax', lang)} ({rate}%): {_money(priced.tax, cur)}")
     out.append(f"{_t('total', lang)}: {_money(priced.total, cur)}")
     if priced.exchange_rate is not None:
         out.append(_t("rate", lang).format(r=priced.exchange_rate, d=priced.exchange_rate_date))

@@ -2,9 +2,9 @@
 
 Format: a header ``part_id,price,currency,date`` with an optional ``source`` column (each named
 once), then one row per part; a price is written as catalog/money_text.py says (``1299.00`` or
-``1,299.00``). The whole file is checked before anything is applied: every malformed row is
-reported with its line number in one :class:`InputError`, so a half-applied price list never
-happens.
+``1,299.00``). The whole file is checked before anything is applied: the malformed rows are
+counted and reported with their line numbers in one :class:`InputError` (as many as fit in
+one message, then how many more), so a half-applied price list never happens.
 Part ids the catalog does not know are not errors (a supplier lists more than we stock); they
 come back as warnings. Files over 5 MB are refused before reading.
 """
@@ -20,12 +20,13 @@ from pathlib import Path
 from torchrig.builds.build import Build, LineItem, validate_line
 from torchrig.catalog.fields import check_date, parse_money
 from torchrig.catalog.model import CURRENCIES, Catalog
-from torchrig.errors import InputError
+from torchrig.errors import MAX_MESSAGE, InputError
 from torchrig.jsonio import read_text_file
 
 MAX_PRICE_LIST_BYTES = 5 * 1000 * 1000
 REQUIRED_COLUMNS = ("part_id", "price", "currency", "date")
-MAX_REPORTED_ERRORS = 20
+MORE_ROOM = len("; and 9999999 more bad row(s)")
+"""What the count of the rows not shown needs (a 5 MB file has fewer than 10 million rows)."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,16 @@ def parse_price_list(text: str, catalog: Catalog, where: str = "price list") -> 
         overrides[part_id] = PriceOverride(part_id, price, currency, date,
                                            cell.get("source", ""), number)
     if errors:
-        shown = errors[:MAX_REPORTED_ERRORS]
+        # InputError cuts a message at MAX_MESSAGE characters. Rows are shown while the count
+        # of the rest still fits, so that count is never what gets cut (a fixed 20 rows passed
+        # the limit and cut it off: issue 28's mutation tests).
+        head = f"{where}: {len(errors)} bad row(s): "
+        shown = errors[:1]
+        for error in errors[1:]:
+            if len(head) + len("; ".join([*shown, error])) + MORE_ROOM > MAX_MESSAGE:
+                break
+            shown.append(error)
         more = (f"; and {len(errors) - len(shown)} more bad row(s)"
                 if len(errors) > len(shown) else "")
-        raise InputError(f"{where}: {len(errors)} bad row(s): {'; '.join(shown)}{more}")
+        raise InputError(head + "; ".join(shown) + more)
     return PriceList(path=where, overrides=overrides, warnings=tuple(warnings))

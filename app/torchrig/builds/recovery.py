@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from torchrig.builds.build import Build
+from torchrig.builds.build import BUILD_FORMAT, BUILD_VERSION, Build
 from torchrig.errors import InputError
 from torchrig.jsonio import (
     atomic_write_json,
@@ -145,7 +145,14 @@ def _salvage(path: Path) -> Build | None:
     raw = doc.get("build") if isinstance(doc, dict) else None
     if not isinstance(raw, dict):
         return None
-    base: dict[str, Any] = {"format": "torchrig.build", "version": 1, "name": "Recovered build"}
+    # The copy's own build version (an older TorchRig wrote 1), so the loader upgrades only what
+    # needs it: read as version 1, a version-2 build whose notes begin with its tier's note
+    # lost that text to the upgrade (issue 28's mutation tests). Anything else: the current.
+    version = raw.get("version")
+    if type(version) is not int or not 1 <= version <= BUILD_VERSION:
+        version = BUILD_VERSION
+    base: dict[str, Any] = {"format": BUILD_FORMAT, "version": version,
+                            "name": "Recovered build"}
     for key, value in raw.items():
         if key in ("format", "version", "line_items"):
             continue
