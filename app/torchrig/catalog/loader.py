@@ -236,7 +236,7 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
             extra = sorted(set(value) - {"value", "source", "derived"})
             if extra:
                 raise InputError(f"{where}: field '{key}' has unknown key {extra[0]!r} "
-                                 "(use value, source, derived, or unknown)")
+                                 "(use value, source, derived)")
             if "source" in value:
                 field_sources[fdef.attr] = _one_source(value["source"], f"{where} field '{key}'",
                                                        sources)
