@@ -88,11 +88,21 @@ def test_a_four_channel_xeon_with_eight_rdimms_on_an_eight_channel_w790_board() 
     blocker = _found((w2455x, 1), (w790, 1), (RDIMM, 8))["compat.dimm_slots_cpu"]
     assert blocker.severity is Severity.BLOCKER
     assert blocker.numbers == {"modules": 8.0, "usable_slots": 4.0, "slots": 8.0}
-    assert "only 4 of its 8 slots work" in blocker.detail.en
+    assert blocker.detail.en.startswith(
+        "Pro WS W790E-SAGE SE has 8 slots, 1 slot per channel; 1 x Xeon w5-2455X drive 4 "
+        "channels (4 each), so only 4 slots work. The build has 8 modules.")
     assert "compat.dimm_slots_cpu" not in _found((w2455x, 1), (w790, 1), (RDIMM, 4))
     # An 8-channel W-3400 (w9-3495X) drives all eight.
     assert "compat.dimm_slots_cpu" not in _found(("intel-xeon-w9-3495x", 1), (w790, 1),
                                                  (RDIMM, 8))
+
+
+def test_one_cpu_in_a_two_socket_board_drives_its_own_slots() -> None:
+    # ASRock Rack 4U8G-TURIN2: 24 slots, 2 sockets x 12 channels, so one slot per channel.
+    board, epyc = "asrock-rack-4u8g-turin2", "amd-epyc-9554"  # EPYC 9554: 12 channels
+    one = _found((epyc, 1), (board, 1), (RDIMM, 24))["compat.dimm_slots_cpu"]
+    assert one.numbers == {"modules": 24.0, "usable_slots": 12.0, "slots": 24.0}
+    assert "compat.dimm_slots_cpu" not in _found((epyc, 2), (board, 1), (RDIMM, 24))
 
 
 def test_bios_update_notes() -> None:

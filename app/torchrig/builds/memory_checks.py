@@ -150,29 +150,31 @@ def dimms_per_channel(node: Node) -> int | None:
 
 
 def _slots_the_cpu_drives(node: Node, modules: int) -> list[Finding]:
-    """A board wired for more channels than the CPU has: the slots of the missing channels
+    """A board wired for more channels than its CPUs drive: the slots of the missing channels
     are dead (a 4-channel Xeon W-2400 on an 8-channel W790 board with one DIMM per channel
-    drives 4 of its 8 slots)."""
+    drives 4 of its 8 slots; one CPU in a two-socket board drives its own socket's slots)."""
     board, cpu = node.first("motherboard"), node.first("cpu")
     dpc, channels = dimms_per_channel(node), node.memory_channels()
-    if board is None or cpu is None or dpc is None or channels is None:
+    if board is None or cpu is None or dpc is None or channels is None \
+            or cpu.cpu.memory_channels is None:
         return []
     b = board.motherboard
     usable = channels * dpc
     if usable >= (b.memory_slots or 0) or modules <= usable:
         return []
+    cpus = node.count("cpu")
     return [finding(
         "compat.dimm_slots_cpu", Severity.BLOCKER,
         Msg("The CPU cannot drive every memory slot", "CPU 无法驱动全部内存插槽"),
-        Msg(f"{cpu.name} has {cpu.cpu.memory_channels} memory channels; {board.name} wires "
-            f"{b.memory_channels} channels with {counted(dpc, 'slot', 'slots')} each, so only "
-            f"{usable} of its "
-            f"{b.memory_slots} slots work. The build has {modules} modules.",
-            f"{cpu.name} 有 {cpu.cpu.memory_channels} 个内存通道；{board.name} 布线 "
-            f"{b.memory_channels} 个通道、每通道 {dpc} 个插槽，因此 {b.memory_slots} 个插槽中只有 "
-            f"{usable} 个可用。配置中有 {modules} 条内存。"),
-        Msg(f"Fit at most {usable} modules (larger ones for the same capacity), or a CPU with "
-            f"{b.memory_channels} channels.",
-            f"最多插 {usable} 条（用更大容量的内存条保持总容量），或改用 {b.memory_channels} "
-            "通道的 CPU。"),
+        Msg(f"{board.name} has {b.memory_slots} slots, {counted(dpc, 'slot', 'slots')} per "
+            f"channel; {cpus} x {cpu.name} drive {channels} channels "
+            f"({cpu.cpu.memory_channels} each), so only {usable} slots work. The build has "
+            f"{modules} modules.",
+            f"{board.name} 有 {b.memory_slots} 个插槽，每通道 {dpc} 个；{cpus} 颗 {cpu.name}"
+            f"（每颗 {cpu.cpu.memory_channels} 通道）共驱动 {channels} 个通道，因此只有 {usable} "
+            f"个插槽可用。配置中有 {modules} 条内存。"),
+        Msg(f"Fit at most {usable} modules (larger ones for the same capacity), or CPUs that "
+            "drive every channel the board wires.",
+            f"最多插 {usable} 条（用更大容量的内存条保持总容量），或改用能驱动主板全部通道的 "
+            "CPU。"),
         CPU_SPECS, modules=modules, usable_slots=usable, slots=b.memory_slots or 0)]
