@@ -246,6 +246,9 @@ def _mm(size: tuple[float, float]) -> str:
     return f"{size[0]:g} x {size[1]:g} mm"
 
 
+POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部"}
+
+
 def _radiator(node: Node) -> list[Finding]:
     """A liquid cooler's radiator against the case's mounts (size, then thickness)."""
     cooler, case = node.first("cpu_cooler"), node.first("case")
@@ -255,14 +258,16 @@ def _radiator(node: Node) -> list[Finding]:
     if size is None or not mounts:
         return []
     where = [m for m in mounts if size in m.sizes_mm]
-    listed = "; ".join(f"{m.position} {'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts)
+    listed = Msg("; ".join(f"{m.position} {'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
+                 "；".join(f"{POSITION_ZH[m.position]} {'/'.join(str(s) for s in m.sizes_mm)}"
+                          for m in mounts))
     if not where:
         return [finding(
             "fit.radiator_mount", Severity.BLOCKER,
             Msg(f"The case has no {size} mm radiator mount", f"机箱没有 {size} mm 冷排位"),
             Msg(f"{cooler.name} has a {size} mm radiator; {case.name} takes radiators at: "
-                f"{listed} mm.",
-                f"{cooler.name} 的冷排为 {size} mm；{case.name} 的冷排位：{listed} mm。"),
+                f"{listed.en} mm.",
+                f"{cooler.name} 的冷排为 {size} mm；{case.name} 的冷排位：{listed.zh} mm。"),
             Msg(f"Choose a cooler with a radiator size the case takes, or a case with a {size} mm "
                 "mount.",
                 f"选择机箱支持尺寸的水冷，或带 {size} mm 冷排位的机箱。"),

@@ -37,6 +37,14 @@ Intel 600-series boards (ohhmua.com, pcstacks.com: boards made before it may not
 board's own ``bios_requirements`` (its maker's CPU support list) give the exact version."""
 
 
+FAMILY_ZH = {"Core 14th gen": "第 14 代酷睿"}
+"""How Chinese text names a CPU family whose catalog name is English words, not a brand."""
+
+
+def family_msg(family: str) -> Msg:
+    return Msg(family, FAMILY_ZH.get(family, family))
+
+
 def platform_checks(node: Node) -> list[Finding]:
     out = _socket_and_count(node)
     out += _cpu_family(node)
@@ -62,15 +70,16 @@ def _cpu_family(node: Node) -> list[Finding]:
     if family is None or family not in board.motherboard.unsupported_cpu_families:
         return []
     chipset = board.motherboard.chipset or board.name
+    fam = family_msg(family)
     return [finding(
         "compat.cpu_family", Severity.BLOCKER,
         Msg("The board does not take this CPU family", "主板不支持该系列 CPU"),
         Msg(f"{cpu.name} is a {family} CPU; it fits the {cpu.cpu.socket} socket, but "
             f"{chipset} boards such as {board.name} do not run {family} CPUs.",
-            f"{cpu.name} 属于 {family} 系列，虽与 {cpu.cpu.socket} 插槽吻合，但 {chipset} 主板"
-            f"（如 {board.name}）不支持 {family} CPU。"),
+            f"{cpu.name} 属于 {fam.zh} 系列，虽与 {cpu.cpu.socket} 插槽吻合，但 {chipset} 主板"
+            f"（如 {board.name}）不支持 {fam.zh} CPU。"),
         Msg(f"Choose a board for {family} CPUs, or a CPU family {board.name} takes.",
-            f"选择支持 {family} 的主板，或 {board.name} 支持的 CPU 系列。"),
+            f"选择支持 {fam.zh} 的主板，或 {board.name} 支持的 CPU 系列。"),
         BOARD_SPECS)]
 
 
@@ -95,8 +104,8 @@ def _bios(node: Node) -> list[Finding]:
         Msg("The board needs a BIOS update for this CPU", "该 CPU 需要先更新主板 BIOS"),
         Msg(f"{board.name} came out before {family} CPUs; it runs {cpu.name} from {need.en}. "
             "A board from stock may still have an older BIOS and then does not start.",
-            f"{board.name} 早于 {family} CPU 推出，需 {need.zh} 才能运行 {cpu.name}。库存主板可能"
-            "仍是旧版 BIOS，届时无法开机。"),
+            f"{board.name} 早于 {family_msg(family).zh} CPU 推出，需{need.zh}才能运行 {cpu.name}。"
+            "库存主板可能仍是旧版 BIOS，届时无法开机。"),
         Msg("Have the seller update the BIOS, or use the board's BIOS flashback (no CPU "
             "needed) before the first start; otherwise an older supported CPU is needed for the "
             "update.",
