@@ -110,13 +110,15 @@ def test_cpu_family_word_for_word() -> None:
 def test_bios_word_for_word() -> None:
     f = _found(("intel-core-i9-14900k", 1), ("asus-prime-b660-plus-d4", 1))["board.bios_update"]
     assert f.severity is Severity.WARNING
-    assert f.title == Msg("The board needs a BIOS update for this CPU", "该 CPU 需要先更新主板 BIOS")
+    assert f.title == Msg("The board needs a BIOS update for this CPU",
+                          "该 CPU 需要先更新主板 BIOS")
     assert f.detail == Msg(
         "PRIME B660-PLUS D4 came out before Core 14th gen CPUs; it runs Core i9-14900K from a "
         "BIOS listed for 14th-gen Core or later. A board from stock may still have an older "
         "BIOS and then does not start.",
-        "PRIME B660-PLUS D4 早于 第 14 代酷睿 CPU 推出，需支持列表中列出 14 代酷睿的 BIOS 或更新版本"
-        "才能运行 Core i9-14900K。库存主板可能仍是旧版 BIOS，届时无法开机。")
+        "PRIME B660-PLUS D4 早于 第 14 代酷睿 CPU 推出，需支持列表中列出 14 代酷睿的 "
+        "BIOS 或更新版本才能运行 Core i9-14900K。库存主板可能仍是旧版 BIOS，"
+        "届时无法开机。")
     assert f.fix == Msg(
         "Have the seller update the BIOS, or use the board's BIOS flashback (no CPU needed) "
         "before the first start; otherwise an older supported CPU is needed for the update.",
@@ -151,8 +153,8 @@ def test_no_display_word_for_word_and_its_exceptions() -> None:
     assert f.detail == Msg(
         "Core i5-12400F has no integrated graphics and the build has no GPU: the board's video "
         "outputs stay dark, so the machine cannot show the BIOS or an installer.",
-        "Core i5-12400F 没有集成显卡，配置中也没有 GPU：主板的视频接口没有输出，无法显示 BIOS 或系统"
-        "安装界面。")
+        "Core i5-12400F 没有集成显卡，配置中也没有 GPU：主板的视频接口没有输出，"
+        "无法显示 BIOS 或系统安装界面。")
     assert f.fix == Msg(
         "Add a graphics card, or choose a CPU with integrated graphics (for Intel, the model "
         "without the F suffix).",
