@@ -116,3 +116,12 @@ def test_a_card_of_unknown_width_counts_as_x16() -> None:
     cat = _with(**{"nvidia-test-unknown-lanes": ("nvidia-rtx-4090", {"pcie_lanes": None})})
     [f] = m2_sharing(_node((X870E, 1), ("nvidia-test-unknown-lanes", 1), (DRIVE, 4), cat=cat))
     assert f.numbers["card_lanes"] == 16.0
+
+
+def test_the_card_in_the_slot_decides_between_gpu_and_sata_sharing() -> None:
+    # An x16 card and a SATA drive: the GPU-sharing slot costs 2, the SATA one 1, so the one
+    # M.2 drive goes to the SATA slot and only the SATA finding is given.
+    cat = _with(**{"asus-test-g-s": (X870E, {"m2_slots": 2, "m2_slot_map": (G, S)})})
+    found = {f.code for f in m2_sharing(_node(("asus-test-g-s", 1), ("nvidia-rtx-4090", 1),
+                                              (DRIVE, 1), ("samsung-870-evo-1tb", 1), cat=cat))}
+    assert found == {"board.m2_sata"}

@@ -78,7 +78,7 @@ def _assigned(node: Node, board: Part, slots: tuple[M2Slot, ...]) -> list[Findin
     drives, sata = m2_drives(node), sata_drives(node)
     card_lanes = _first_card_lanes(node)
     used = place_drives(slots, min(drives, len(slots)), card_lanes, sata)
-    free = ", ".join(s.name for s in used if not s.shares)
+    placed = _placed(", ".join(s.name for s in used if not s.shares))
     out: list[Finding] = []
     for slot in used:
         if (slot.gpu_slot_lanes is not None and card_lanes is not None
@@ -88,10 +88,10 @@ def _assigned(node: Node, board: Part, slots: tuple[M2Slot, ...]) -> list[Findin
                 Msg(f"M.2 slot {slot.name} takes lanes from the GPU slot",
                     f"M.2 插槽 {slot.name} 占用 GPU 插槽的通道"),
                 Msg(f"{counted(drives, 'M.2 drive', 'M.2 drives')} on {board.name}: "
-                    f"{_placed(free, 'en')}{slot.name} shares CPU lanes with the first x16 "
+                    f"{placed.en}{slot.name} shares CPU lanes with the first x16 "
                     f"slot, which drops to x{slot.gpu_slot_lanes} when {slot.name} is used, "
                     f"so the GPU runs at x{slot.gpu_slot_lanes} instead of x{card_lanes}.",
-                    f"{board.name} 上 {drives} 块 M.2 硬盘：{_placed(free, 'zh')}{slot.name} 与"
+                    f"{board.name} 上 {drives} 块 M.2 硬盘：{placed.zh}{slot.name} 与"
                     f"第一个 x16 插槽共享 CPU 通道，使用 {slot.name} 时该插槽降为 "
                     f"x{slot.gpu_slot_lanes}，GPU 以 x{slot.gpu_slot_lanes} 而非 x{card_lanes} "
                     "运行。"),
@@ -118,11 +118,11 @@ def _assigned(node: Node, board: Part, slots: tuple[M2Slot, ...]) -> list[Findin
     return out
 
 
-def _placed(free: str, lang: str) -> str:
+def _placed(free: str) -> Msg:
+    """The slots that share nothing, named before the one that does."""
     if not free:
-        return ""
-    return (f"{free} share nothing and are used first; " if lang == "en"
-            else f"{free} 不共享通道，先用；")
+        return Msg("", "")
+    return Msg(f"{free} share nothing and are used first; ", f"{free} 不共享通道，先用；")
 
 
 def _flags(node: Node, board: Part) -> list[Finding]:
