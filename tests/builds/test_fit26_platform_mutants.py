@@ -54,6 +54,7 @@ def test_socket_word_for_word() -> None:
 def test_cpu_count_and_multi_socket_word_for_word() -> None:
     found = _found(("amd-epyc-9554", 3), (SERVER, 1))
     count = found["compat.cpu_count"]
+    assert count.severity is Severity.BLOCKER
     assert count.title == Msg("More CPUs than the board has sockets", "CPU 数量超过主板插槽数")
     assert count.detail == Msg(f"3 CPUs on {SERVER_NAME}, which has 2 sockets.",
                                f"3 颗 CPU，而 {SERVER_NAME} 只有 2 个插槽。")
@@ -61,6 +62,7 @@ def test_cpu_count_and_multi_socket_word_for_word() -> None:
                             "减少 CPU 数量或选择多路主板。")
     assert count.source == BOARD_SPECS and count.numbers == {"cpus": 3.0, "sockets": 2.0}
     multi = found["compat.cpu_multi_socket"]
+    assert multi.severity is Severity.BLOCKER
     assert multi.title == Msg("This CPU cannot run in a multi-socket system", "该 CPU 不支持多路")
     assert multi.detail == Msg("EPYC 9554 supports up to 2 sockets; the build has 3.",
                                "EPYC 9554 最多支持 2 路；配置为 3 路。")
@@ -171,3 +173,19 @@ def test_no_display_word_for_word_and_its_exceptions() -> None:
 def test_family_names_in_chinese() -> None:
     assert family_msg("Core 14th gen") == Msg("Core 14th gen", "第 14 代酷睿")
     assert family_msg("Ryzen 9000") == Msg("Ryzen 9000", "Ryzen 9000")
+
+
+def test_two_cpus_of_a_one_socket_model() -> None:
+    cat = _with("amd-test-1p", "amd-epyc-9554", max_sockets=1)
+    f = _found(("amd-test-1p", 2), (SERVER, 1), cat=cat)["compat.cpu_multi_socket"]
+    assert f.severity is Severity.BLOCKER
+    assert f.detail == Msg("EPYC 9554 supports up to 1 socket; the build has 2.",
+                           "EPYC 9554 最多支持 1 路；配置为 2 路。")
+
+
+def test_a_socket_mismatch_is_not_also_judged_by_family() -> None:
+    # A Threadripper 7000 on an SP5 board listing that family as unsupported: the socket
+    # Blocker alone (the family rule is for CPUs that fit the socket).
+    cat = _with("asrock-test-sp5", SERVER, unsupported_cpu_families=("Ryzen Threadripper 7000",))
+    found = _found(("amd-ryzen-threadripper-7960x", 1), ("asrock-test-sp5", 1), cat=cat)
+    assert set(found) == {"compat.socket"}
