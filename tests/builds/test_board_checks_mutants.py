@@ -86,10 +86,21 @@ def test_a_board_figure_replaces_intels_note() -> None:
     assert finding.source.en == "vendor board specifications (memory QVL, 2DPC)"
 
 
-def test_amd_desktop_without_a_board_figure_is_not_judged() -> None:
+def test_amd_am5_gets_amds_four_module_figure() -> None:
+    # Two 2-module DDR5-5600 kits on a Ryzen 7950X: 4 modules on 2 channels; AMD rates four
+    # DDR5 modules on AM5 at DDR5-3600 (docs/hardware-sources.md sec. 6), below the kits' 5600.
+    found = _found(("amd-ryzen-9-7950x", 1), ("asus-rog-strix-x870e-e-gaming-wifi", 1),
+                   (DDR5_KIT, 2))["board.memory_2dpc"]
+    assert found.numbers == {"modules": 4.0, "channels": 2.0, "rated_mts": 5600.0}
+    assert found.source.en.startswith("AMD Ryzen 7000/9000 specifications")
+    # Kits rated at AMD's figure lose nothing.
+    cat = _cat(**{"corsair-test-3600": (DDR5_KIT, {"speed_mts": 3600})})
     assert "board.memory_2dpc" not in _found(("amd-ryzen-9-7950x", 1),
                                              ("asus-rog-strix-x870e-e-gaming-wifi", 1),
-                                             (DDR5_KIT, 2))
+                                             ("corsair-test-3600", 2), cat=cat)
+    # Threadripper (sTR5) has no such figure in the catalog: not judged.
+    assert "board.memory_2dpc" not in _found(("amd-ryzen-threadripper-7960x", 1),
+                                             (RDIMM, 8))
 
 
 def test_unknown_channels_are_not_judged() -> None:
@@ -99,8 +110,10 @@ def test_unknown_channels_are_not_judged() -> None:
 
 
 def test_two_sockets_drive_twice_the_channels() -> None:
-    board = "asrock-rack-4u8g-turin2"  # 12 channels per socket, two sockets
-    cat = _cat(**{"asrock-rack-test": (board, {"max_memory_speed_2dpc_mts": 4400})})
+    board = "asrock-rack-4u8g-turin2"  # 12 channels per socket, two sockets, 24 slots
+    # A test board with two slots per channel (48 slots) and a 2DPC figure of 4,400 MT/s.
+    cat = _cat(**{"asrock-rack-test": (board, {"max_memory_speed_2dpc_mts": 4400,
+                                               "memory_slots": 48})})
     # 2 x EPYC 9554: 2 x 12 = 24 channels for 24 RDIMMs, one per channel.
     assert "board.memory_2dpc" not in _found(("amd-epyc-9554", 2), ("asrock-rack-test", 1),
                                              (RDIMM, 24), cat=cat)
@@ -108,6 +121,11 @@ def test_two_sockets_drive_twice_the_channels() -> None:
     one = _found(("amd-epyc-9554", 1), ("asrock-rack-test", 1), (RDIMM, 24), cat=cat)
     assert one["board.memory_2dpc"].numbers == {"modules": 24.0, "channels": 12.0,
                                                 "rated_mts": 5600.0}
+    # The shipped board has one slot per channel (24 slots, 2 x 12 channels): a second module
+    # per channel has no slot, so it is not a two-per-channel case (compat.dimm_slots_cpu).
+    shipped = _cat(**{"asrock-rack-test": (board, {"max_memory_speed_2dpc_mts": 4400})})
+    assert "board.memory_2dpc" not in _found(("amd-epyc-9554", 1), ("asrock-rack-test", 1),
+                                             (RDIMM, 24), cat=shipped)
 
 
 # --- ECC --------------------------------------------------------------------------------------
@@ -134,16 +152,21 @@ def test_ecc_is_judged_only_on_a_board_known_without_it() -> None:
 
 # --- M.2 sharing ----------------------------------------------------------------------------
 
-X870E = "asus-rog-strix-x870e-e-gaming-wifi"  # an M.2 slot shares lanes with the GPU slot
+X870E = "asus-test-flag-board"  # the X870E-E known only by the old "an M.2 slot shares" flag
+# (the shipped board has its slot-by-slot map: tests/builds/test_fit26_m2_sharing.py)
+FLAG = _cat(**{X870E: ("asus-rog-strix-x870e-e-gaming-wifi",
+                       {"m2_slot_map": (), "m2_gpu_lane_sharing": True})})
 
 
 def test_an_m2_drive_and_a_gpu_on_a_lane_sharing_board() -> None:
-    found = _found((X870E, 1), ("nvidia-rtx-4090", 1), ("samsung-990-pro-1tb", 2))
+    found = _found((X870E, 1), ("nvidia-rtx-4090", 1), ("samsung-990-pro-1tb", 2), cat=FLAG)
     assert found["board.m2_gpu_lanes"].numbers == {"m2_drives": 2.0}
-    assert "board.m2_gpu_lanes" not in _found((X870E, 1), ("samsung-990-pro-1tb", 1))  # no GPU
+    assert "board.m2_gpu_lanes" not in _found((X870E, 1), ("samsung-990-pro-1tb", 1),
+                                              cat=FLAG)  # no GPU
     # A 2.5-inch U.2 NVMe drive is not in an M.2 slot.
     assert "board.m2_gpu_lanes" not in _found((X870E, 1), ("nvidia-rtx-4090", 1),
-                                              ("samsung-pm9d3a-7-68tb-mzwl67t6hblc", 1))
+                                              ("samsung-pm9d3a-7-68tb-mzwl67t6hblc", 1),
+                                              cat=FLAG)
     assert "board.m2_gpu_lanes" not in _found((Z790, 1), ("nvidia-rtx-4090", 1),
                                               ("samsung-990-pro-1tb", 1))
 
@@ -263,7 +286,7 @@ def _every_board_finding() -> list[Finding]:
     out = _all(("intel-core-i9-13900k", 1), ("asus-test-board", 1), (DDR5_KIT, 2), (RDIMM, 1),
                ("samsung-990-pro-1tb", 1), ("samsung-870-evo-1tb", 1), cat=limit)
     out += _all(*INTEL_DESK, (DDR5_KIT, 2))
-    out += _all((X870E, 1), ("nvidia-rtx-4090", 1), ("samsung-990-pro-1tb", 1))
+    out += _all((X870E, 1), ("nvidia-rtx-4090", 1), ("samsung-990-pro-1tb", 1), cat=FLAG)
     out += _all(I9, (Z890, 1), ("nvidia-rtx-4090", 3), (E810, 1))
     out += _all(("intel-test-gen4-cpu", 1), ("nvidia-connectx-7-ndr-osfp", 1), cat=gen4)
     build = Build(name="t", nodes=2, line_items=[LineItem(part_id="nvidia-rtx-5090", quantity=2),

@@ -228,8 +228,11 @@ def test_missing_categories() -> None:
                      "compat.missing_storage": Severity.WARNING,
                      "compat.missing_case": Severity.WARNING,
                      "compat.missing_cpu_cooler": Severity.ADVICE}
+    # BASE's i5-12400F has no integrated graphics (Intel's F suffix): without a GPU nothing
+    # drives a display.
     no_gpu = _codes(check_build(_build(*BASE), cat))
-    assert no_gpu == {"compat.missing_gpu": Severity.ADVICE}
+    assert no_gpu == {"compat.missing_gpu": Severity.ADVICE,
+                      "compat.no_display": Severity.WARNING}
     custom = _codes(check_build(_build(("nvidia-rtx-4090", 1), custom=(
         "cpu", "motherboard", "psu", "memory", "storage", "case", "cpu_cooler")), cat))
     assert custom == {}

@@ -167,7 +167,9 @@ def test_the_value_source_derived_form(tmp_path: Path) -> None:
     cpu = _load(tmp_path, _spec(tdp_w={"value": 65, "source": "ARK (CpuId 134587)"},
                                 max_turbo_power_w={"value": 117, "derived": "PL2 from ARK"}))
     assert cpu.cpu.tdp_w == 65 and cpu.field_sources["tdp_w"] == "ARK (CpuId 134587)"
-    assert cpu.derived_fields == {"max_turbo_power_w": "PL2 from ARK"}
+    # The shipped i5-12400F also derives "no integrated graphics" from Intel's F suffix.
+    assert cpu.derived_fields["max_turbo_power_w"] == "PL2 from ARK"
+    assert set(cpu.derived_fields) == {"max_turbo_power_w", "integrated_graphics"}
     _refused(tmp_path, _spec(tdp_w={"value": 65, "unit": "W"}),
              "field 'tdp_w' has unknown key 'unit' (use value, source, derived)")
     _refused(tmp_path, _spec(tdp_w={"value": 65, "derived": " "}),

@@ -36,7 +36,9 @@ def test_hardwareluxx_slot_tables() -> None:
     x870e = cat.get("asus-rog-strix-x870e-e-gaming-wifi").motherboard
     assert x870e.x16_slot_positions == (3, 7)
     assert x870e.gpu_lane_configs[1][1] == GpuSlot(lanes=4, gen=4, via="chipset")
-    assert x870e.m2_gpu_lane_sharing is True and x870e.m2_slots == 5
+    # hardwareluxx's M.2 table: M.2_2 and M.2_3 share the x16 slot's CPU lanes (x8 when used).
+    assert x870e.m2_slots == 5 and len(x870e.m2_slot_map) == 5
+    assert [s.name for s in x870e.m2_slot_map if s.gpu_slot_lanes == 8] == ["M.2_2", "M.2_3"]
     z890 = cat.get("gigabyte-z890-aorus-master").motherboard
     assert z890.x16_slot_positions == (2, 6, 7)
     assert [s.lanes for s in z890.gpu_lane_configs[2]] == [16, 4, 1]

@@ -1,9 +1,12 @@
-"""Board limits: memory speed with two DIMMs per channel, ECC support, M.2 lane sharing, and
+"""Board limits: memory speed with two DIMMs per channel (a board's figure, Intel's desktop
+note, AMD's AM5 figure), ECC support, M.2 lane sharing (``m2_sharing``), and
 where the network adapters go (slot width, PCIe generation, one per GPU across nodes)."""
 
 from __future__ import annotations
 
-from torchrig.builds.check_node import BOARD_MANUAL, BOARD_SPECS, LANE_PAYLOAD, Node, finding
+from torchrig.builds.check_node import BOARD_SPECS, LANE_PAYLOAD, Node, finding
+from torchrig.builds.m2_sharing import m2_sharing
+from torchrig.builds.memory_checks import dimms_per_channel
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
 
@@ -14,6 +17,13 @@ INTEL_2DPC_NOTE = Msg(
     "docs/hardware-sources.md section 6)",
     "Intel Core 桌面平台 DDR5 每通道两条时的额定频率远低于每通道一条（约 4,000-4,400 MT/s，"
     "对比 5,600；Intel ARK / 平台说明，硬件参考第 6 节）")
+AM5_2DPC_MTS = 3600
+"""AMD's rated speed for four DDR5 modules (two per channel) on AM5, single- or dual-rank."""
+AMD_AM5_2DPC_NOTE = Msg(
+    "AMD Ryzen 7000/9000 specifications: four DDR5 modules (4x1R, 4x2R) are rated DDR5-3600, "
+    "against DDR5-5200/5600 for two (docs/hardware-sources.md section 6)",
+    "AMD Ryzen 7000/9000 规格：四条 DDR5（4x1R、4x2R）额定 DDR5-3600，两条为 DDR5-5200/5600"
+    "（硬件参考第 6 节）")
 PCIE_LANE_GB_S = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 """Payload per lane per direction in GB/s (128b/130b; Gen6 FLIT), docs/hardware-sources.md
 section 3."""
@@ -28,7 +38,7 @@ def board_checks(node: Node) -> list[Finding]:
     out: list[Finding] = []
     out += _two_dimms_per_channel(node)
     out += _ecc(node)
-    out += _m2_sharing(node)
+    out += m2_sharing(node)
     out += _nic_slots(node)
     out += _nic_per_gpu(node)
     return out
@@ -41,6 +51,8 @@ def _two_dimms_per_channel(node: Node) -> list[Finding]:
     ddr5 = [line.part for line in kits if line.part.memory.memory_type == "DDR5"]
     if not ddr5 or channels is None or modules <= channels:
         return []
+    if dimms_per_channel(node) == 1:
+        return []  # one slot per channel: extra modules have no slot (compat.dimm_slots_cpu)
     rated = max(p.memory.speed_mts or 0 for p in ddr5)
     board, cpu = node.first("motherboard"), node.first("cpu")
     limit = board.motherboard.max_memory_speed_2dpc_mts if board is not None else None
@@ -56,6 +68,12 @@ def _two_dimms_per_channel(node: Node) -> list[Finding]:
                   "(about 4,000-4,400 MT/s).",
                   "Intel 桌面 CPU 每通道两条时的额定频率远低于每通道一条（约 4,000-4,400 MT/s）。")
         source = INTEL_2DPC_NOTE
+    elif cpu is not None and cpu.cpu.socket == "AM5":
+        if rated <= AM5_2DPC_MTS:
+            return []
+        why = Msg(f"AMD rates four DDR5 modules on AM5 at DDR5-{AM5_2DPC_MTS}.",
+                  f"AMD 规定 AM5 平台插四条 DDR5 时额定 DDR5-{AM5_2DPC_MTS}。")
+        source = AMD_AM5_2DPC_NOTE
     else:
         return []
     return [finding(
@@ -89,41 +107,6 @@ def _ecc(node: Node) -> list[Finding]:
             "non-ECC modules.",
             "选择支持 ECC 的工作站或服务器主板，或改用非 ECC 内存以节省成本。"),
         BOARD_SPECS)]
-
-
-def _m2_sharing(node: Node) -> list[Finding]:
-    board = node.first("motherboard")
-    if board is None:
-        return []
-    b = board.motherboard
-    m2 = node.count("storage", lambda p: p.storage.kind == "nvme"
-                    and (p.storage.form_factor or "").upper().startswith("M.2"))
-    out = []
-    if b.m2_gpu_lane_sharing and m2 and node.count("gpu"):
-        out.append(finding(
-            "board.m2_gpu_lanes", Severity.WARNING,
-            Msg("An M.2 drive can take lanes from the GPU slot", "M.2 硬盘可能占用 GPU 插槽的通道"),
-            Msg(f"{board.name} shares CPU lanes between an M.2 slot and the first x16 slot: "
-                "with that M.2 slot filled the GPU runs at x8.",
-                f"{board.name} 的某个 M.2 插槽与第一个 x16 插槽共享 CPU 通道："
-                "该 M.2 插槽插上硬盘后 GPU 以 x8 运行。"),
-            Msg("Put the drives in the M.2 slots wired to the chipset (see the manual's "
-                "lane-sharing table).",
-                "把硬盘装在连接芯片组的 M.2 插槽上（见主板手册的通道共享表）。"),
-            BOARD_MANUAL, m2_drives=m2))
-    sata = node.count("storage", lambda p: p.storage.kind in ("sata-ssd", "hdd"))
-    if b.m2_sata_sharing and m2 and sata:
-        out.append(finding(
-            "board.m2_sata", Severity.ADVICE,
-            Msg("An M.2 drive can disable SATA ports", "M.2 硬盘可能禁用 SATA 接口"),
-            Msg(f"{board.name} turns off SATA ports when a shared M.2 slot is used; the build "
-                f"has {m2} M.2 and {counted(sata, 'SATA drive', 'SATA drives')}.",
-                f"{board.name} 的共享 M.2 插槽插上硬盘时会禁用部分 SATA 接口；"
-                f"配置中有 {m2} 块 M.2 与 {sata} 块 SATA 硬盘。"),
-            Msg("Check the manual and connect the SATA drives to ports that stay on.",
-                "查阅手册，把 SATA 硬盘接在不受影响的接口上。"),
-            BOARD_MANUAL, m2_drives=m2, sata_drives=sata))
-    return out
 
 
 def _nic_slots(node: Node) -> list[Finding]:

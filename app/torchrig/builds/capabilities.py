@@ -58,6 +58,7 @@ class Capabilities:
     swap_bytes: int | None = None
     storage_kind: str | None = None  # fastest local drive: nvme | sata-ssd | hdd | network
     storage_bytes: int | None = None
+    storage_free_bytes: int | None = None  # free space on the local drives (this machine only)
     storage_read_bps: float | None = None  # sequential read, bytes/s
     storage_read_basis: Msg | None = None  # where storage_read_bps comes from, for the reader
     shared_storage: bool = False  # a network/distributed file system serves the nodes (seed 2.3)
@@ -127,6 +128,8 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
         best = max(local, key=lambda d: (STORAGE_RANK[d.kind], d.total_bytes or 0))
         caps.storage_kind = best.kind
         caps.storage_bytes = sum(d.total_bytes or 0 for d in local) or None
+        if all(d.free_bytes is not None for d in local):
+            caps.storage_free_bytes = sum(d.free_bytes or 0 for d in local)
     else:
         caps.unknown["storage_kind"] = _undeterminable_kind(profile)
     caps.unknown.setdefault(

@@ -20,6 +20,9 @@ from torchrig.builds.check_node import (
 )
 from torchrig.builds.export_checks import export_checks, shipped_controls
 from torchrig.builds.fit_checks import fit_checks
+from torchrig.builds.m2_sharing import m2_slot_count
+from torchrig.builds.memory_checks import memory_checks
+from torchrig.builds.platform_checks import platform_checks
 from torchrig.builds.power_checks import power_checks
 from torchrig.builds.wall_checks import wall_checks
 from torchrig.catalog.export_controls import ExportControls
@@ -28,7 +31,6 @@ from torchrig.catalog.specs import SOCKETED_GPU_FORMS, GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg, counted
 from torchrig.labels import GPU_FORMS, label
-from torchrig.units import GiB
 
 PCIE_SOURCE = Msg("Puget Systems: x8 vs x16 about -3%, gen4 x4 about -10%; Dettmers: x4 costs "
                   "5-10%",
@@ -59,13 +61,13 @@ def check_build(build: Build, catalog: Catalog, *, region: str | None = None,
     assert controls is None or isinstance(controls, ExportControls)
     out: list[Finding] = []
     out += _missing(node)
-    out += _cpu_board(node)
-    out += _memory(node)
+    out += platform_checks(node)
+    out += memory_checks(node)
     out += _gpu_slots(node)
     out += power_checks(node)
     out += fit_checks(node)
     out += board_checks(node)
-    out += _m2(node)
+    out += m2_slot_count(node)
     out += _cooling(node)
     out += _links(node, build)
     out += wall_checks(node, region)
@@ -127,175 +129,6 @@ def _missing(node: Node) -> list[Finding]:
     return out
 
 
-# --- CPU and motherboard ----------------------------------------------------------------------
-
-
-def _cpu_board(node: Node) -> list[Finding]:
-    out: list[Finding] = []
-    cpus, boards = node.of("cpu"), node.of("motherboard")
-    if not cpus or not boards:
-        return out
-    board = boards[0].part
-    b = board.motherboard
-    for line in cpus:
-        cpu = line.part
-        if cpu.cpu.socket and b.socket and cpu.cpu.socket != b.socket:
-            out.append(finding(
-                "compat.socket", Severity.BLOCKER,
-                Msg("CPU does not fit the motherboard socket", "CPU 与主板插槽不匹配"),
-                Msg(f"{cpu.name} uses {cpu.cpu.socket}; {board.name} has {b.socket}.",
-                    f"{cpu.name} 为 {cpu.cpu.socket} 插槽；{board.name} 为 {b.socket}。"),
-                Msg(f"Choose a {cpu.cpu.socket} board or a {b.socket} CPU.",
-                    f"改用 {cpu.cpu.socket} 主板，或 {b.socket} 插槽的 CPU。"),
-                Msg("vendor socket specifications", "插槽厂商规格")))
-    n_cpu = node.count("cpu")
-    sockets = b.cpu_sockets or 1
-    if n_cpu > sockets:
-        out.append(finding(
-            "compat.cpu_count", Severity.BLOCKER,
-            Msg("More CPUs than the board has sockets", "CPU 数量超过主板插槽数"),
-            Msg(f"{n_cpu} CPUs on {board.name}, which has {counted(sockets, 'socket', 'sockets')}.",
-                f"{n_cpu} 颗 CPU，而 {board.name} 只有 {sockets} 个插槽。"),
-            Msg("Reduce the CPU count or choose a multi-socket board.",
-                "减少 CPU 数量或选择多路主板。"),
-            BOARD_SPECS, cpus=n_cpu, sockets=sockets))
-    for line in cpus:
-        max_sockets = line.part.cpu.max_sockets
-        if n_cpu > 1 and max_sockets is not None and n_cpu > max_sockets:
-            out.append(finding(
-                "compat.cpu_multi_socket", Severity.BLOCKER,
-                Msg("This CPU cannot run in a multi-socket system", "该 CPU 不支持多路"),
-                Msg(f"{line.part.name} supports up to "
-                    f"{counted(max_sockets, 'socket', 'sockets')}; the build has "
-                    f"{n_cpu}.",
-                    f"{line.part.name} 最多支持 {max_sockets} 路；配置为 {n_cpu} 路。"),
-                Msg("Use one CPU or a 2P-capable model.", "使用单颗 CPU 或支持双路的型号。"),
-                CPU_SPECS, cpus=n_cpu, max_sockets=max_sockets))
-    return out
-
-
-# --- memory -------------------------------------------------------------------------------------
-
-
-def _memory(node: Node) -> list[Finding]:
-    out: list[Finding] = []
-    kits = node.of("memory")
-    board = node.of("motherboard")[0].part if node.of("motherboard") else None
-    cpus = node.of("cpu")
-    b = board.motherboard if board else None
-    board_name = board.name if board else ""
-    for line in kits:
-        kit = line.part
-        kind = kit.memory.memory_type
-        if b and b.memory_type and kind and kind != b.memory_type:
-            out.append(finding(
-                "compat.memory_type_board", Severity.BLOCKER,
-                Msg("Memory type does not match the motherboard", "内存类型与主板不匹配"),
-                Msg(f"{kit.name} is {kind}; {board_name} takes {b.memory_type} only "
-                    "(the slots are keyed differently).",
-                    f"{kit.name} 为 {kind}；{board_name} 只支持 {b.memory_type}"
-                    "（插槽防呆位不同）。"),
-                Msg(f"Choose a {b.memory_type} kit.", f"改用 {b.memory_type} 内存。"),
-                Msg("JEDEC DDR4/DDR5 module keying; vendor board specifications",
-                    "JEDEC DDR4/DDR5 内存防呆缺口；主板厂商规格")))
-        for cl in cpus:
-            types = cl.part.cpu.memory_types
-            if types and kind and kind not in types:
-                out.append(finding(
-                    "compat.memory_type_cpu", Severity.BLOCKER,
-                    Msg("The CPU does not support this memory type", "CPU 不支持该内存类型"),
-                    Msg(f"{cl.part.name} supports {'/'.join(types)}; {kit.name} is {kind}.",
-                        f"{cl.part.name} 支持 {'/'.join(types)}；{kit.name} 为 {kind}。"),
-                    Msg(f"Choose a {'/'.join(types)} kit and board.",
-                        f"改用 {'/'.join(types)} 内存与主板。"),
-                    CPU_SPECS))
-        if b and b.module_form and kit.memory.module_form and b.module_form != \
-                kit.memory.module_form:
-            out.append(finding(
-                "compat.module_form", Severity.BLOCKER,
-                Msg("Registered and unbuffered memory do not mix",
-                    "RDIMM 与 UDIMM 不能混用"),
-                Msg(f"{kit.name} is {kit.memory.module_form}; {board_name} takes "
-                    f"{b.module_form}.",
-                    f"{kit.name} 为 {kit.memory.module_form}；{board_name} 需要 {b.module_form}。"),
-                Msg(f"Choose {b.module_form} modules.", f"改用 {b.module_form} 内存条。"),
-                BOARD_SPECS))
-    if b and board:
-        for cl in cpus:
-            types = cl.part.cpu.memory_types
-            if types and b.memory_type and b.memory_type not in types:
-                out.append(finding(
-                    "compat.board_memory_cpu", Severity.BLOCKER,
-                    Msg("The board's memory type is not supported by the CPU",
-                        "主板内存类型不被 CPU 支持"),
-                    Msg(f"{board_name} takes {b.memory_type}; {cl.part.name} supports "
-                        f"{'/'.join(types)}.",
-                        f"{board_name} 为 {b.memory_type}；"
-                        f"{cl.part.name} 支持 {'/'.join(types)}。"),
-                    Msg("Choose a board whose memory type the CPU supports.",
-                        "选择 CPU 支持的内存类型的主板。"),
-                    CPU_SPECS))
-    modules = sum((line.part.memory.modules or 0) * line.quantity for line in kits)
-    total = sum((line.part.memory.total_bytes or 0) * line.quantity for line in kits)
-    if b and board and b.memory_slots and modules > b.memory_slots:
-        out.append(finding(
-            "compat.dimm_slots", Severity.BLOCKER,
-            Msg("More memory modules than slots", "内存条数量超过插槽数"),
-            Msg(f"{modules} modules; {board_name} has {b.memory_slots} slots.",
-                f"{modules} 条内存；{board_name} 只有 {b.memory_slots} 个插槽。"),
-            Msg("Use fewer, larger modules.", "改用数量更少、容量更大的内存条。"),
-            BOARD_SPECS, modules=modules, slots=b.memory_slots))
-    if b and board and b.max_memory_bytes and total > b.max_memory_bytes:
-        out.append(finding(
-            "compat.memory_max_board", Severity.BLOCKER,
-            Msg("More memory than the board supports", "内存总量超过主板上限"),
-            Msg(f"{total / GiB:.0f} GiB fitted; {board_name} supports up to "
-                f"{b.max_memory_bytes / GiB:.0f} GiB.",
-                f"共 {total / GiB:.0f} GiB；{board_name} 最多支持 "
-                f"{b.max_memory_bytes / GiB:.0f} GiB。"),
-            Msg("Reduce the memory or choose a board with a higher limit.",
-                "减少内存或选择上限更高的主板。"),
-            BOARD_SPECS, memory_bytes=total,
-            max_memory_bytes=b.max_memory_bytes))
-    n_cpu = max(1, node.count("cpu"))
-    for cl in cpus[:1]:
-        c = cl.part.cpu
-        if c.max_memory_bytes and total > c.max_memory_bytes * n_cpu:
-            out.append(finding(
-                "compat.memory_max_cpu", Severity.WARNING,
-                Msg("More memory than the CPU's listed maximum", "内存总量超过 CPU 标称上限"),
-                Msg(f"{total / GiB:.0f} GiB fitted; {cl.part.name} lists "
-                    f"{c.max_memory_bytes / GiB:.0f} GiB per socket (vendor limits are sometimes "
-                    "raised later).",
-                    f"共 {total / GiB:.0f} GiB；{cl.part.name} 标称每路 "
-                    f"{c.max_memory_bytes / GiB:.0f} GiB"
-                    "（厂商有时会在之后提高上限）。"),
-                Msg("Check the current vendor limit or reduce the memory.",
-                    "核实厂商当前上限或减少内存。"),
-                CPU_SPECS, memory_bytes=total,
-                max_memory_bytes=c.max_memory_bytes * n_cpu))
-        channels = node.memory_channels() or 0
-        if channels and 0 < modules < channels:
-            peak = (c.memory_bandwidth or 0) * n_cpu
-            used = peak * modules / channels
-            rate = (Msg(f" Peak {peak / 1e9:.0f} GB/s with every channel; about "
-                        f"{used / 1e9:.0f} GB/s with {modules}.",
-                        f"插满时峰值 {peak / 1e9:.0f} GB/s；{modules} 条约 {used / 1e9:.0f} GB/s。")
-                    if peak else Msg("", ""))
-            out.append(finding(
-                "compat.memory_channels", Severity.ADVICE,
-                Msg("Not every memory channel is populated", "内存通道未插满"),
-                Msg(f"{modules} modules for {channels} channels: memory bandwidth scales with "
-                    f"populated channels.{rate.en}",
-                    f"{modules} 条内存对应 {channels} 个通道：内存带宽随已插通道数增加。"
-                    f"{rate.zh}"),
-                Msg("Fit one module per channel (or a multiple of the channel count).",
-                    "每个通道插一条（或通道数的整数倍）。"),
-                Msg("vendor CPU specifications (memory channels)", "CPU 厂商规格（内存通道）"),
-                modules=modules, channels=channels, bandwidth=used, peak_bandwidth=peak))
-    return out
-
-
 # --- GPUs, slots and lanes ---------------------------------------------------------------------
 
 
@@ -330,6 +163,8 @@ def _gpu_slots(node: Node) -> list[Finding]:
     if not n_cards:
         return out
     configs = b.gpu_lane_configs
+    if not configs and not b.sxm_gpu_slots:
+        return out  # the catalog does not know how the board wires its slots: not judged
     if n_cards > len(configs):
         out.append(finding(
             "compat.gpu_slots", Severity.BLOCKER,
@@ -386,29 +221,6 @@ def _gpu_slots(node: Node) -> list[Finding]:
                     "查看主板手册中的通道共享说明。"),
                 CPU_SPECS, lanes_needed=used, cpu_lanes=lanes))
     return out
-
-
-# --- storage slots -------------------------------------------------------------------------------
-
-
-def _m2(node: Node) -> list[Finding]:
-    boards = node.of("motherboard")
-    if not boards or boards[0].part.motherboard.m2_slots is None:
-        return []
-    board = boards[0].part
-    slots = board.motherboard.m2_slots or 0
-    m2 = node.count("storage", lambda p: p.storage.kind == "nvme"
-                    and (p.storage.form_factor or "").upper().startswith("M.2"))
-    if m2 <= slots:
-        return []
-    return [finding(
-        "compat.m2_slots", Severity.BLOCKER,
-        Msg("More M.2 drives than M.2 slots", "M.2 硬盘数量超过 M.2 插槽数"),
-        Msg(f"{m2} M.2 NVMe drives; {board.name} has {slots} M.2 slots.",
-            f"{m2} 块 M.2 NVMe 硬盘；{board.name} 只有 {slots} 个 M.2 插槽。"),
-        Msg("Use fewer, larger drives or a PCIe M.2 adapter card.",
-            "改用数量更少、容量更大的硬盘，或使用 PCIe 转 M.2 扩展卡。"),
-        BOARD_SPECS, drives=m2, slots=slots)]
 
 
 def _sxm_generation(gpus: list[NodeLine], board: Part) -> list[Finding]:

@@ -1,4 +1,5 @@
-"""Physical fit: cards and coolers against the case, the board against the case, card
+"""Physical fit: cards and coolers against the case, the board against the case by size, a
+radiator against the case's mounts, card
 thickness against the board's slot spacing, the cooler against the CPU, passive cards' airflow.
 
 Each check runs only when the catalog knows both sides (a length, a clearance, a slot position);
@@ -25,7 +26,8 @@ THICK_CARD_SLOTS = 2.5
 """Cards thicker than this (3 to 3.5 slots) cover the next x16 slot on most desktop boards."""
 
 _FORM_ALIASES = {"EATX": "E-ATX", "MATX": "MICRO-ATX", "UATX": "MICRO-ATX",
-                 "MINIITX": "MINI-ITX", "ITX": "MINI-ITX", "SSIEEB": "SSI-EEB"}
+                 "MICROATX": "MICRO-ATX", "MINIITX": "MINI-ITX", "ITX": "MINI-ITX",
+                 "SSIEEB": "SSI-EEB", "EEB": "SSI-EEB", "SSICEB": "SSI-CEB", "CEB": "SSI-CEB"}
 
 
 def _form(text: str) -> str:
@@ -48,6 +50,7 @@ def fit_checks(node: Node) -> list[Finding]:
     out += _gpu_length(node)
     out += _cooler(node)
     out += _board_form(node)
+    out += _radiator(node)
     out += _slot_spacing(node)
     out += _passive(node)
     out += _module(node)
@@ -161,6 +164,8 @@ def _cooler_rating(cooler: Part, cpu: Part, heat: float, cpu_w: float, severity:
 
 
 def _board_form(node: Node) -> list[Finding]:
+    """The board against the case by size: a case takes any board no larger than the biggest
+    size it names (or its stated maximum), whatever the board's size is called."""
     case, board = node.first("case"), node.first("motherboard")
     if case is None or board is None:
         return []
@@ -168,13 +173,119 @@ def _board_form(node: Node) -> list[Finding]:
     form = board.motherboard.form_factor
     if not forms or not form or _form(form) in {_form(f) for f in forms}:
         return []
+    size = board_size_mm(board)
+    limit = case_board_limit_mm(case)
+    if size is not None and limit is not None and _fits(size, limit):
+        return []
+    if size is not None and "E-ATX" in {_form(f) for f in forms} and not case.case.max_board_mm \
+            and _fits(size, FORM_SIZES_MM["SSI-EEB"]):
+        # "E-ATX" has no fixed size: the case may or may not take this deeper-than-ATX board.
+        return [finding(
+            "fit.board_size_unknown", Severity.ADVICE,
+            Msg("Check that the motherboard fits the case", "请确认主板能否装入机箱"),
+            Msg(f"{board.name} is {form}, {_mm(size)}; {case.name} takes {', '.join(forms)}. "
+                "E-ATX has no fixed size (its size and mounting holes vary by maker), and the "
+                "catalog does not have this case's largest board.",
+                f"{board.name} 为 {form}，{_mm(size)}；{case.name} 支持 {'、'.join(forms)}。"
+                "E-ATX 没有固定尺寸（尺寸与安装孔位因厂商而异），目录中没有该机箱支持的最大主板"
+                "尺寸。"),
+            Msg(f"Check the case maker's E-ATX limit: it must be at least {_mm(size)}.",
+                f"查阅机箱厂商标注的 E-ATX 上限：需不小于 {_mm(size)}。"),
+            FORM_SOURCE, board_width_mm=size[0], board_depth_mm=size[1])]
+    where = (Msg(f", {_mm(size)},", f"（{_mm(size)}）") if size else Msg("", ""))
+    takes = (Msg(f" (boards up to {_mm(limit)})", f"（最大 {_mm(limit)}）") if limit else
+             Msg("", ""))
     return [finding(
         "fit.board_form", Severity.BLOCKER,
         Msg("The motherboard does not fit the case", "主板尺寸与机箱不匹配"),
-        Msg(f"{board.name} is {form}; {case.name} takes {', '.join(forms)}.",
-            f"{board.name} 为 {form}；{case.name} 支持 {', '.join(forms)}。"),
+        Msg(f"{board.name} is {form}{where.en} {case.name} takes {', '.join(forms)}{takes.en}.",
+            f"{board.name} 为 {form}{where.zh}；{case.name} 支持 {', '.join(forms)}{takes.zh}。"),
         Msg(f"Choose a case that takes {form} boards.", f"选择支持 {form} 主板的机箱。"),
-        FIT_SOURCE)]
+        FORM_SOURCE, **({"board_width_mm": size[0], "board_depth_mm": size[1]} if size else {}),
+        **({"case_width_mm": limit[0], "case_depth_mm": limit[1]} if limit else {}))]
+
+
+FORM_SIZES_MM: dict[str, tuple[float, float]] = {
+    "ATX": (305.0, 244.0), "MICRO-ATX": (244.0, 244.0), "MINI-ITX": (170.0, 170.0),
+    "SSI-CEB": (305.0, 266.7), "SSI-EEB": (305.0, 330.0)}
+"""Board sizes by name, width x depth in mm (docs/hardware-sources.md section 6.2). E-ATX is
+missing on purpose: it has no fixed size."""
+FORM_SOURCE = Msg(
+    "board sizes: ATX 305 x 244 mm, Micro-ATX 244 x 244, Mini-ITX 170 x 170 (kitbuilder.io "
+    "glossary); SSI CEB 305 x 266.7, SSI EEB 305 x 330, E-ATX no fixed size (Corsair, "
+    "\"SSI-EEB and CEB motherboards explained\"); case makers' specifications",
+    "主板尺寸：ATX 305 x 244 mm、Micro-ATX 244 x 244、Mini-ITX 170 x 170（kitbuilder.io 术语表）；"
+    "SSI CEB 305 x 266.7、SSI EEB 305 x 330，E-ATX 无固定尺寸（Corsair《SSI-EEB 与 CEB 主板"
+    "详解》）；机箱厂商规格")
+
+
+def board_size_mm(board: Part) -> tuple[float, float] | None:
+    """The board's width x depth: its own dimensions, else its form factor's size."""
+    b = board.motherboard
+    if b.dimensions_mm:
+        return (float(b.dimensions_mm[0]), float(b.dimensions_mm[1]))
+    return FORM_SIZES_MM.get(_form(b.form_factor)) if b.form_factor else None
+
+
+def case_board_limit_mm(case: Part) -> tuple[float, float] | None:
+    """The largest board the case takes: its stated maximum, else the largest named size."""
+    c = case.case
+    if c.max_board_mm:
+        return (float(c.max_board_mm[0]), float(c.max_board_mm[1]))
+    sizes = [FORM_SIZES_MM[_form(f)] for f in c.board_form_factors if _form(f) in FORM_SIZES_MM]
+    if not sizes:
+        return None
+    return (max(w for w, _ in sizes), max(d for _, d in sizes))
+
+
+def _fits(size: tuple[float, float], limit: tuple[float, float]) -> bool:
+    return size[0] <= limit[0] and size[1] <= limit[1]
+
+
+def _mm(size: tuple[float, float]) -> str:
+    return f"{size[0]:g} x {size[1]:g} mm"
+
+
+POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部"}
+
+
+def _radiator(node: Node) -> list[Finding]:
+    """A liquid cooler's radiator against the case's mounts (size, then thickness)."""
+    cooler, case = node.first("cpu_cooler"), node.first("case")
+    if cooler is None or case is None or cooler.cooler.kind != "liquid":
+        return []
+    size, mounts = cooler.cooler.radiator_mm, case.case.radiator_mounts
+    if size is None or not mounts:
+        return []
+    where = [m for m in mounts if size in m.sizes_mm]
+    listed = Msg("; ".join(f"{m.position} {'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
+                 "；".join(f"{POSITION_ZH[m.position]} {'/'.join(str(s) for s in m.sizes_mm)}"
+                          for m in mounts))
+    if not where:
+        return [finding(
+            "fit.radiator_mount", Severity.BLOCKER,
+            Msg(f"The case has no {size} mm radiator mount", f"机箱没有 {size} mm 冷排位"),
+            Msg(f"{cooler.name} has a {size} mm radiator; {case.name} takes radiators at: "
+                f"{listed.en} mm.",
+                f"{cooler.name} 的冷排为 {size} mm；{case.name} 的冷排位：{listed.zh} mm。"),
+            Msg(f"Choose a cooler with a radiator size the case takes, or a case with a {size} mm "
+                "mount.",
+                f"选择机箱支持尺寸的水冷，或带 {size} mm 冷排位的机箱。"),
+            FIT_SOURCE, radiator_mm=size)]
+    thick = cooler.cooler.radiator_thickness_mm
+    room = [m.max_thickness_mm for m in where if m.max_thickness_mm is not None]
+    if thick is None or len(room) < len(where) or max(room) >= thick:
+        return []
+    return [finding(
+        "fit.radiator_thickness", Severity.BLOCKER,
+        Msg("The radiator is too thick for the case's mount", "冷排过厚，机箱冷排位装不下"),
+        Msg(f"{cooler.name}'s radiator with fans is {thick:g} mm thick; {case.name}'s {size} mm "
+            f"mounts take up to {max(room):g} mm.",
+            f"{cooler.name} 冷排加风扇厚 {thick:g} mm；{case.name} 的 {size} mm 冷排位最厚 "
+            f"{max(room):g} mm。"),
+        Msg("Choose a thinner radiator or a case with more room at that mount.",
+            "选择更薄的冷排，或该位置空间更大的机箱。"),
+        FIT_SOURCE, radiator_thickness_mm=thick, max_thickness_mm=max(room))]
 
 
 def _slot_spacing(node: Node) -> list[Finding]:

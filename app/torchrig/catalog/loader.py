@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from torchrig.catalog import spec_objects
 from torchrig.catalog.fields import (
     CATALOG_VERSION,
     check_date,
@@ -178,7 +179,8 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     specs_raw = entry.get("specs")
     if not isinstance(specs_raw, dict):
         raise InputError(f"{where}: field 'specs' must be an object")
-    values, field_sources, derived = _parse_specs(specs_raw, category, f"{where} specs", sources)
+    values, field_sources, derived, unknown_why = _parse_specs(specs_raw, category,
+                                                               f"{where} specs", sources)
     spec = SPEC_CLASSES[category](**values)
     _cross_check(spec, category, f"{where} specs")
     prices = tuple(_parse_price(p, f"{where} prices[{i}]", sources)
@@ -189,6 +191,7 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     return Part(
         id=raw_id, category=category, vendor=vendor, name=name, specs=spec,
         sources=tuple(src_list), field_sources=field_sources, derived_fields=derived,
+        unknown_fields=unknown_why,
         prices=prices, notes=notes, match_names=match_names, end_of_life=eol,
     )
 
@@ -206,7 +209,7 @@ def _end_of_life(raw: Any, where: str, sources: dict[str, SourceRef]) -> EndOfLi
 
 def _parse_specs(raw: dict[str, Any], category: str, where: str,
                  sources: dict[str, SourceRef]) -> tuple[dict[str, Any], dict[str, str],
-                                                          dict[str, str]]:
+                                                          dict[str, str], dict[str, str]]:
     schema = {f.key: f for f in SCHEMAS[category]}
     unknown = sorted(set(raw) - set(schema))
     if unknown:
@@ -215,8 +218,20 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
     values: dict[str, Any] = {}
     field_sources: dict[str, str] = {}
     derived: dict[str, str] = {}
+    unknown_why: dict[str, str] = {}
     for key, fdef in schema.items():
         value = raw.get(key)
+        if isinstance(value, dict) and "unknown" in value:
+            # {"unknown": "why"}: the sources were read and do not give the figure. The one
+            # place this form is validated; checks see None, the completeness test the reason.
+            why = value["unknown"]
+            if set(value) != {"unknown"} or not isinstance(why, str) or len(why.strip()) < 10:
+                raise InputError(f"{where}: field '{key}' must be {{\"unknown\": \"<why, at least "
+                                 "10 characters>\"}} with no value, source or derived")
+            if fdef.required:
+                raise InputError(f"{where}: field '{key}' is required and cannot be unknown")
+            unknown_why[fdef.attr] = why
+            continue
         if isinstance(value, dict):
             extra = sorted(set(value) - {"value", "source", "derived"})
             if extra:
@@ -236,7 +251,7 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
                 raise InputError(f"{where}: missing field '{key}'")
             continue
         values[fdef.attr] = _convert(value, fdef, where)
-    return values, field_sources, derived
+    return values, field_sources, derived, unknown_why
 
 
 def _convert(value: Any, fdef: FieldDef, where: str) -> Any:
@@ -271,6 +286,12 @@ def _convert(value: Any, fdef: FieldDef, where: str) -> Any:
         return _mem_support(value, where, key)
     if fdef.kind == "lane_configs":
         return _lane_configs(value, where, key)
+    if fdef.kind == "m2_map":
+        return spec_objects.m2_map(value, where, key)
+    if fdef.kind == "radiator_mounts":
+        return spec_objects.radiator_mounts(value, where, key)
+    if fdef.kind == "bios_reqs":
+        return spec_objects.bios_requirements(value, where, key)
     raise AssertionError(fdef.kind)
 
 
@@ -338,6 +359,13 @@ def _cross_check(spec: Any, category: str, where: str) -> None:
         if (spec.base_clock_hz and spec.boost_clock_hz
                 and spec.boost_clock_hz < spec.base_clock_hz):
             raise InputError(f"{where}: field 'boost_clock_ghz' is below 'base_clock_ghz'")
+    if category == "motherboard" and spec.m2_slot_map and spec.m2_slots is not None \
+            and len(spec.m2_slot_map) != spec.m2_slots:
+        raise InputError(f"{where}: field 'm2_slot_map' lists {len(spec.m2_slot_map)} slots, "
+                         f"'m2_slots' says {spec.m2_slots}")
+    for attr in ("dimensions_mm", "max_board_mm"):
+        if len(getattr(spec, attr, ()) or (0, 0)) != 2:
+            raise InputError(f"{where}: field '{attr}' must be [width, depth] in mm")
     if category == "gpu" and spec.tensor_cores is False:
         for attr in ("fp16_tensor_flops", "bf16_tensor_flops", "tf32_tensor_flops"):
             if getattr(spec, attr) is not None:

@@ -92,6 +92,8 @@ class Part:
         sources: source keys or URLs backing the part as a whole.
         field_sources: per-field source where the JSON gave one (spec attribute -> source).
         derived_fields: spec attributes computed from a sourced figure -> how (lower confidence).
+        unknown_fields: spec attributes the sources do not give -> why (the value stays None; a
+            check that reads the field skips it, and the completeness test accepts it).
         prices: sourced prices, oldest first; may be empty (the build then asks for one).
         match_names: names hardware detection reports for this part (used by match_*).
         end_of_life: set when the maker has stopped producing the part.
@@ -105,6 +107,7 @@ class Part:
     sources: tuple[str, ...]
     field_sources: dict[str, str] = field(default_factory=dict)
     derived_fields: dict[str, str] = field(default_factory=dict)
+    unknown_fields: dict[str, str] = field(default_factory=dict)
     prices: tuple[Price, ...] = ()
     notes: Msg | None = None
     match_names: tuple[str, ...] = ()

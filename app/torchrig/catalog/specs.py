@@ -18,7 +18,8 @@ CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard",
                                "case", "cpu_cooler")
 """Part categories, in the order a build sheet lists them."""
 
-Kind = Literal["num", "int", "str", "bool", "str_list", "int_list", "mem_support", "lane_configs"]
+Kind = Literal["num", "int", "str", "bool", "str_list", "int_list", "mem_support", "lane_configs",
+               "m2_map", "radiator_mounts", "bios_reqs"]
 
 TERA = 1e12
 GIGA = 1e9
@@ -68,6 +69,42 @@ class GpuSlot:
     lanes: int
     gen: int | None
     via: Literal["cpu", "chipset"]
+
+
+@dataclass(frozen=True)
+class M2Slot:
+    """One M.2 slot as the board manual wires it: where its lanes come from and what using it
+    takes away (the first x16 slot drops to ``gpu_slot_lanes``; ``sata_ports_off`` go dark)."""
+
+    name: str
+    via: Literal["cpu", "chipset"]
+    gen: int | None
+    lanes: int
+    gpu_slot_lanes: int | None = None
+    sata_ports_off: tuple[int, ...] = ()
+
+    @property
+    def shares(self) -> bool:
+        return self.gpu_slot_lanes is not None or bool(self.sata_ports_off)
+
+
+@dataclass(frozen=True)
+class RadiatorMount:
+    """Where a case takes a radiator: the position, the sizes (120, 240, 280, 360…) and the
+    thickest radiator with fans it takes there (None: the source gives no thickness)."""
+
+    position: str
+    sizes_mm: tuple[int, ...]
+    max_thickness_mm: float | None
+
+
+@dataclass(frozen=True)
+class BiosRequirement:
+    """A CPU family the board runs only from a given BIOS version on (the vendor's CPU support
+    list); boards in stock may still ship with an older one."""
+
+    family: str
+    bios: str
 
 
 @dataclass(frozen=True)
@@ -133,6 +170,10 @@ class CpuSpec:
     pcie_lanes: int | None = None
     pcie_gen: int | None = None
     avx512: bool | None = None
+    family: str | None = None
+    """The vendor's product family (\"Ryzen 9000\", \"Core 14th gen\"), as boards' CPU support
+    lists name them."""
+    integrated_graphics: bool | None = None
 
     @property
     def memory_types(self) -> tuple[str, ...]:
@@ -195,6 +236,10 @@ class MotherboardSpec:
     slots, in the order ``gpu_lane_configs`` fills them: two positions closer together than a
     card's slot width cannot both hold that card. ``m2_gpu_lane_sharing``: populating a CPU M.2
     slot halves the first GPU slot to x8; ``m2_sata_sharing``: an M.2 slot disables SATA ports.
+    ``m2_slot_map`` is the manual's sharing table slot by slot (it supersedes the two flags);
+    ``dimensions_mm`` the board's width x depth; ``unsupported_cpu_families`` CPU families that
+    fit the socket but not the board (a WRX90 board takes no non-PRO Threadripper);
+    ``bios_requirements`` the families that need a given BIOS version first.
     """
 
     socket: str | None = None
@@ -220,6 +265,10 @@ class MotherboardSpec:
     x16_slot_positions: tuple[int, ...] = ()
     m2_gpu_lane_sharing: bool | None = None
     m2_sata_sharing: bool | None = None
+    m2_slot_map: tuple[M2Slot, ...] = ()
+    dimensions_mm: tuple[int, ...] = ()
+    unsupported_cpu_families: tuple[str, ...] = ()
+    bios_requirements: tuple[BiosRequirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -264,6 +313,8 @@ class CaseSpec:
     expansion_slots: int | None = None
     radiator_support: str | None = None
     included_fans: int | None = None
+    max_board_mm: tuple[int, ...] = ()
+    radiator_mounts: tuple[RadiatorMount, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -275,6 +326,7 @@ class CpuCoolerSpec:
     sockets: tuple[str, ...] = ()
     radiator_mm: int | None = None
     rated_heat_w: float | None = None
+    radiator_thickness_mm: float | None = None
 
 
 Spec = (GpuSpec | CpuSpec | MemorySpec | StorageSpec | MotherboardSpec | PsuSpec | NetworkSpec
@@ -351,6 +403,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("pcie_lanes", "pcie_lanes", "int", 1, 1, 256),
         FieldDef("pcie_gen", "pcie_gen", "int", 1, *_GEN),
         FieldDef("avx512", "avx512", "bool"),
+        FieldDef("family", "family", "str"),
+        FieldDef("integrated_graphics", "integrated_graphics", "bool"),
     ),
     "memory": (
         FieldDef("memory_type", "memory_type", "str", required=True,
@@ -400,6 +454,10 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("x16_slot_positions", "x16_slot_positions", "int_list", 1, 1, 12),
         FieldDef("m2_gpu_lane_sharing", "m2_gpu_lane_sharing", "bool"),
         FieldDef("m2_sata_sharing", "m2_sata_sharing", "bool"),
+        FieldDef("m2_slot_map", "m2_slot_map", "m2_map"),
+        FieldDef("dimensions_mm", "dimensions_mm", "int_list", 1, 100, 500),
+        FieldDef("unsupported_cpu_families", "unsupported_cpu_families", "str_list"),
+        FieldDef("bios_requirements", "bios_requirements", "bios_reqs"),
     ),
     "psu": (
         FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),
@@ -433,6 +491,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("expansion_slots", "expansion_slots", "int", 1, 1, 16),
         FieldDef("radiator_support", "radiator_support", "str"),
         FieldDef("included_fans", "included_fans", "int", 1, 0, 20),
+        FieldDef("max_board_mm", "max_board_mm", "int_list", 1, 100, 500),
+        FieldDef("radiator_mounts", "radiator_mounts", "radiator_mounts"),
     ),
     "cpu_cooler": (
         FieldDef("kind", "kind", "str", required=True, choices=("air", "liquid")),
@@ -440,5 +500,6 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("sockets", "sockets", "str_list"),
         FieldDef("radiator_mm", "radiator_mm", "int", 1, 120, 480),
         FieldDef("rated_heat_w", "rated_heat_w", "num", 1, 10, 1_000),
+        FieldDef("radiator_thickness_mm", "radiator_thickness_mm", "num", 1, 10, 120),
     ),
 }

@@ -483,6 +483,19 @@ def _storage_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
              f"{caps.label.zh} 只有 {fmt_gb(caps.storage_bytes)}。"),
             ("Add a larger drive.", "增加更大容量的硬盘。"),
             WORKLOAD_SOURCE, storage_needed=total, storage=caps.storage_bytes))
+    elif total and caps.storage_free_bytes is not None and total > caps.storage_free_bytes:
+        # This machine: its drives may be large enough but already full.
+        out.append(_f(
+            "analysis.storage_free", Severity.WARNING,
+            ("Not enough free disk space for the data and checkpoints", "磁盘剩余空间不足"),
+            (f"Needs {fmt_gb(total)} (dataset, model, checkpoints); {caps.label.en} has "
+             f"{fmt_gb(caps.storage_free_bytes)} free on its local drives. Unless the dataset "
+             "is already on them, it does not fit.",
+             f"需要 {fmt_gb(total)}（数据集、模型、检查点）；{caps.label.zh}的本地硬盘剩余 "
+             f"{fmt_gb(caps.storage_free_bytes)}。除非数据集已在这些硬盘上，否则放不下。"),
+            ("Free space, add a drive, or read the dataset from a network share.",
+             "清理空间、增加硬盘，或从网络存储读取数据集。"),
+            WORKLOAD_SOURCE, storage_needed=total, storage_free=caps.storage_free_bytes))
     return out
 
 
