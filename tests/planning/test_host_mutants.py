@@ -211,7 +211,8 @@ def test_read_rate_from_the_estimate_or_the_target():
     assert target["read_rate_bps"].value == 1000 * 110_000
     assert target["read_rate_bps"].note.en == "your target rate 1,000 samples/s x 110,000 B " \
         "(all nodes together)"
-    assert target["read_rate_bps"].note.zh == "你的目标速率 1,000 样本/秒 × 110,000 字节（全部节点合计）"
+    assert target["read_rate_bps"].note.zh == ("你的目标速率 1,000 样本/秒 × 110,000 字节"
+                                               "（全部节点合计）")
     unknown = _storage("image_classification")
     assert unknown["read_rate_bps"].value is None
     assert unknown["read_rate_bps"].note.en == "unknown: pick a GPU or give target_samples_per_s"

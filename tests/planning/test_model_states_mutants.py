@@ -142,7 +142,8 @@ def test_model_parallel_divides_everything_and_says_so():
     assert _bytes(s) == (4 * P / 4, 4 * P / 4, 8 * P / 4)
     assert s.note_gradients.en == ("4 B/param; split over 4 model-parallel GPUs, replicated "
                                    "over 3 data-parallel ranks")
-    assert s.note_gradients.zh == "每参数 4 字节；按 4 个模型并行 GPU 切分，在 3 个数据并行进程间复制"
+    assert s.note_gradients.zh == ("每参数 4 字节；按 4 个模型并行 GPU 切分，"
+                                   "在 3 个数据并行进程间复制")
     # model_parallel 0 counts as 1; the default is 1
     assert _bytes(model_state_bytes(P, "fp32", "sgd", "ddp", 1, 0)) == (4 * P, 4 * P, 0.0)
     assert _bytes(model_state_bytes(P, "fp32", "sgd", "ddp", 1)) == (4 * P, 4 * P, 0.0)
@@ -239,7 +240,8 @@ def test_autocast_inference_keeps_fp32_weights_and_16bit_copies(precision):
     assert b == 6.0 * P7
     assert note.en == ("fp32 weights + 16-bit autocast copies (6 B/param); cast the model to "
                        "bf16 to need 2")
-    assert note.zh == "fp32 权重 + 16 位 autocast 副本（每参数 6 字节）；把模型转为 bf16 只需 2 字节"
+    assert note.zh == ("fp32 权重 + 16 位 autocast 副本（每参数 6 字节）；"
+                       "把模型转为 bf16 只需 2 字节")
 
 
 def test_bf16_inference_weights():

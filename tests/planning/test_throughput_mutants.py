@@ -173,7 +173,8 @@ def test_without_a_gpu_or_a_peak_the_rate_is_unknown_and_says_why():
     assert t["samples_per_s_per_gpu"].value is None
     assert t["samples_per_s_per_gpu"].note.en == (
         "unknown: no dense bf16 figure for Old GPU (bf16 needs Ampere or newer)")
-    assert t["samples_per_s_per_gpu"].note.zh == "未知：Old GPU 没有稠密 bf16 数据（bf16 需 Ampere 或更新）"
+    assert t["samples_per_s_per_gpu"].note.zh == ("未知：Old GPU 没有稠密 bf16 数据"
+                                                  "（bf16 需 Ampere 或更新）")
 
 
 def test_unknown_flops_are_explained():
