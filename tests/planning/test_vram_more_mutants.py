@@ -55,7 +55,8 @@ def test_cuda_context_and_fragmentation_notes_and_assumptions():
     assert a["cuda_overhead"].value == 1 * GiB
     assert a["cuda_overhead"].text.en == ("CUDA context and library workspaces take 1 GiB per "
                                           "GPU (not measured; the benchmark measures it)")
-    assert a["cuda_overhead"].text.zh == "CUDA 上下文和库工作区每 GPU 占 1 GiB（未实测；基准测试会测量）"
+    assert a["cuda_overhead"].text.zh == ("CUDA 上下文和库工作区每 GPU 占 1 GiB"
+                                          "（未实测；基准测试会测量）")
     assert a["fragmentation"].value == 0.10
     assert a["fragmentation"].text.en == "10% of the allocations is kept free for " \
         "fragmentation and peaks"
@@ -71,8 +72,9 @@ def test_adamw_step_note_and_lm_head_transient():
                             "of the updated parameters' moments; counted on top of activations "
                             "to stay conservative (the two do not peak together; fused=True "
                             "avoids it)")
-    assert step.note.zh == ("AdamW foreach 步骤（PyTorch CUDA 默认）：一份与参数动量同大小的临时张量；"
-                            "为保守起见与激活相加（二者并不同时达到峰值；fused=True 可避免）")
+    assert step.note.zh == ("AdamW foreach 步骤（PyTorch CUDA 默认）："
+                            "一份与参数动量同大小的临时张量；为保守起见与激活相加"
+                            "（二者并不同时达到峰值；fused=True 可避免）")
     # the fp32 gradient of the fp32 logits + its 16-bit cast: 4 x 2048 x 32000 x (4 + 2)
     t = v["backward_transient"]
     assert t.value == 4 * 2048 * 32000 * 6
@@ -130,8 +132,8 @@ def test_expert_parallel_inference_weights():
     assert v["weights"].value == pytest.approx(2 * MIXTRAL_SHARE8, rel=1e-12)
     assert v["weights"].note.en == ("2 B/param (bf16/fp16); routed experts split over 8 GPUs "
                                     "(expert parallel): 16% of the parameters per GPU")
-    assert v["weights"].note.zh == ("每参数 2 字节（bf16/fp16）；路由专家切分到 8 个 GPU（专家并行）："
-                                    "每 GPU 持有 16% 的参数")
+    assert v["weights"].note.zh == ("每参数 2 字节（bf16/fp16）；路由专家切分到 8 个 GPU"
+                                    "（专家并行）：每 GPU 持有 16% 的参数")
 
 
 def test_diffusion_full_training_frozen_encoders_and_ema():
