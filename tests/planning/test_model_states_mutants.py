@@ -149,6 +149,13 @@ def test_model_parallel_divides_everything_and_says_so():
     assert _bytes(model_state_bytes(P, "fp32", "sgd", "ddp", 1)) == (4 * P, 4 * P, 0.0)
 
 
+def test_two_model_parallel_gpus_are_named_in_the_note():
+    s = model_state_bytes(P, "bf16", "adamw", "ddp", 1, model_parallel=2)
+    assert _bytes(s) == (P, P, 2 * P)
+    assert s.note_gradients.en == ("2 B/param; split over 2 model-parallel GPUs, replicated "
+                                   "over 1 data-parallel ranks")
+
+
 def test_model_parallel_with_zero1_shards_the_split_states():
     s = model_state_bytes(P, "amp_bf16", "adamw", "zero1", 2, model_parallel=2)
     assert _bytes(s) == (2 * P / 2, 2 * P / 2, 12 * P / 2 / 2)
@@ -207,6 +214,8 @@ def test_lora_trainable_params_of_a_transformer():
     assert lora_trainable_params(w, resolve_model(w)) == 39_976_960.0
     w8 = dataclasses.replace(w, lora_rank=8)
     assert lora_trainable_params(w8, resolve_model(w8)) == 39_976_960 / 2
+    # no rank given: no adapters (not a rank of 1)
+    assert lora_trainable_params(dataclasses.replace(w, lora_rank=None), resolve_model(w)) == 0.0
 
 
 def test_lora_trainable_params_of_a_diffusion_denoiser():
