@@ -63,6 +63,8 @@ def test_zero3_offload_of_the_optimizer_only():
         int(2851e6 * 32 * 1.5)
     assert deepspeed_zero3_estimate(P, LL, 2, 1, True, False, zero_init=False)[0] == \
         int(2851e6 * 16 * 1.5)  # max(8, 16)
+    assert deepspeed_zero3_estimate(P, LL, 1, 2, True, False, zero_init=False)[0] == \
+        int(2851e6 * 8 * 1.5)  # one GPU on each of two nodes: max(4, 16 / 2)
     assert deepspeed_zero3_estimate(P, LL, 8, 1, True, False, buffer_factor=1.0)[0] == \
         int(2851e6 * 16)
 
