@@ -282,3 +282,103 @@ def test_no_dataset_no_epoch_time():
                                                         .dataset, samples=0))
     t = _t(w)
     assert t["time_per_epoch_s"].value is None and t["total_time_s"].value is None
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_notes_in_both_languages():
+    w = default_workload("nlp_transformer")
+    t = _t(w)
+    assert t["tokens_per_s"].note.en == "samples/s x sequence length"
+    assert t["tokens_per_s"].note.zh == "每秒样本数 × 序列长度"
+    assert t["step_time_s"].note.zh == "微批次 / 每 GPU 每秒样本数"
+    assert t["scaling_efficiency"].note.zh == "单个数据并行进程：无需梯度同步"
+    none = _t(w, None)
+    assert (none["samples_per_s"].note.en, none["samples_per_s"].note.zh) == ("unknown", "未知")
+    req = plan(w, GPU)
+    mfu = next(a for a in req.assumptions if a.key == "mfu")
+    assert mfu.text.en == ("training reaches 40% of the dense tensor peak (30% Lambda BERT-base "
+                           "A100, 48% NVIDIA BERT-large A100; matmuls alone reach 80-87%)")
+    assert mfu.text.zh == ("训练达到稠密张量峰值的 40%（Lambda BERT-base A100 为 30%，NVIDIA "
+                           "BERT-large A100 为 48%；纯矩阵乘可达 80-87%）")
+    custom = workload_from_options(task="image_classification", model="custom",
+                                   params=5_000_000, image_size=64)
+    assert _t(custom)["samples_per_s_per_gpu"].note.zh == "未知：模型 FLOPs 未知"
+
+
+def test_memory_bound_note_and_assumption_in_both_languages():
+    req = plan(default_workload("image_classification"), GPU)
+    note = req.throughput["samples_per_s_per_gpu"].note
+    assert note.en == ("memory-bound: bandwidth / traffic per image (traffic per activation byte "
+                       "from NVIDIA's ResNet-50 AMP A100 measurement)")
+    assert note.zh == ("内存带宽受限：带宽 / 每图流量（每激活字节流量取自 NVIDIA ResNet-50 "
+                       "AMP A100 实测）")
+    a = next(x for x in req.assumptions if x.key == "cnn_traffic")
+    assert a.text.en == ("CNN memory traffic per image scales with its activation bytes, "
+                         "calibrated on ResNet-50 AMP A100 (2470 img/s); published CNN "
+                         "throughputs on other GPUs differ from this model by up to +-55%")
+    assert a.text.zh == ("CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）"
+                         "标定；其他 GPU 的公开数据与此模型相差可达 ±55%")
+
+
+def test_two_tensor_parallel_gpus_are_named_in_the_step_note():
+    w = dataclasses.replace(default_workload("llm_finetune_full"), strategy="tensor_parallel",
+                            tp_size=2, gpus_per_node=2)
+    note = _t(w)["step_time_s"].note
+    assert note.en == "micro-batch / samples per second per GPU / 2 tensor-parallel GPUs"
+    assert note.zh == "微批次 / 每 GPU 每秒样本数 / 2 个张量并行 GPU"
+
+
+def test_scaling_needs_a_known_rate_and_no_pipeline():
+    turing = DeviceSpec("Old GPU", 16 * GiB, {"fp32": 8e12, "fp16": 65e12}, 320e9, True,
+                        LINKS["pcie3_x16"])
+    w = dataclasses.replace(default_workload("nlp_transformer"), gpus_per_node=2,
+                            precision="amp_bf16")
+    eff = _t(w, turing)["scaling_efficiency"]
+    assert eff.value is None
+    assert (eff.note.en, eff.note.zh) == ("unknown without a GPU and its speed", "未选择 GPU，未知")
+    # two pipelines of two stages: data-parallel, but model parallel too
+    pp = dataclasses.replace(default_workload("llm_finetune_full"), strategy="pipeline_parallel",
+                             pp_size=2, gpus_per_node=4)
+    eff = _t(pp)["scaling_efficiency"]
+    assert eff.value is None
+    assert eff.note.zh == ("此布局或链路未建模（GPU 链路未知或使用模型并行）："
+                           "时间按理想扩展计算，为上界")
+    # two nodes without a node network
+    two = dataclasses.replace(default_workload("nlp_transformer"), nodes=2)
+    eff = _t(two)["scaling_efficiency"]
+    assert eff.note.en.startswith("not modelled for this layout or link")
+
+
+def test_one_node_names_only_its_intra_link():
+    w = dataclasses.replace(default_workload("nlp_transformer"), gpus_per_node=2)
+    with_net = dataclasses.replace(GPU, inter_link=LINKS["ib_hdr"])
+    eff = _t(w, with_net)["scaling_efficiency"]
+    rate = 320e12 * MFU / BERT_FLOPS
+    point = scaling_curve(plan(w).workload, 32 / rate, LINKS["nvlink3"], [2], 2, None)[0]
+    ms = f"{point.comm_time_s * 1e3:.1f}"
+    assert eff.note.en == (f"scaling model over NVLink 3 (A100): {ms} ms of gradient traffic "
+                           "per optimizer step, partly hidden behind backward (an upper bound: "
+                           "communication only)")
+    assert eff.note.zh == (f"扩展模型（NVLink 3 (A100)）：每个优化器步梯度通信 {ms} ms，部分与反向"
+                           "重叠（上界：只计通信）")
+
+
+def test_environment_notes_in_both_languages():
+    req = plan(default_workload("reinforcement_learning"), GPU)
+    t = req.throughput
+    assert t["samples_per_s"].note.zh == "受 CPU 环境模拟限制（GPU 端本可更快）"
+    assert t["environment_steps_per_s"].note.zh.startswith("8 个环境进程（各占一核）× 每秒 380 步"
+                                                           "（Atari，")
+    a = next(x for x in req.assumptions if x.key == "environment_rate")
+    assert a.text.en.startswith("380 environment steps/s per core (Atari, ")
+    assert a.text.zh.startswith("每核每秒 380 个环境步（Atari，")
+    custom = workload_from_options(task="reinforcement_learning", model="custom",
+                                   params=1_000_000, image_size=84)
+    env = _t(dataclasses.replace(custom, forward_flops_per_sample=1e8))["environment_steps_per_s"]
+    assert env.note.zh == "未知：请为该环境给出 env_steps_per_s_per_core"
+    own = dataclasses.replace(custom, forward_flops_per_sample=1e8, env_steps_per_s_per_core=10.0)
+    a = next(x for x in plan(own, GPU).assumptions if x.key == "environment_rate")
+    assert (a.text.en, a.text.zh) == ("10 environment steps/s per core (your figure)",
+                                      "每核每秒 10 个环境步（你提供的数值）")
