@@ -169,3 +169,16 @@ def test_subject_device_without_a_catalog_part():
                               intra_link=LINKS["pcie4_x16"], inter_link=None)
     assert subject_device(_caps(gpu_count=1)).name == "GPU"
     assert subject_device(_caps(gpu_count=0, gpu_name="Some GPU")) is None
+
+
+def test_the_subjects_links_win_over_the_parts():
+    # an SXM module in a machine whose GPUs talk over PCIe: the machine's link, not NVLink
+    catalog = load_catalog()
+    a100 = catalog.get("nvidia-a100-80gb-sxm")
+    spec = subject_device(_caps(gpu_part=a100, gpu_count=2, gpu_interconnect="pcie",
+                                gpu_links=[(4, 16), (4, 16)]))
+    assert spec.intra_link is LINKS["pcie4_x16"]
+    # without a catalog part the node network is kept too
+    spec = subject_device(_caps(gpu_count=8, gpu_name="Some GPU", gpu_links=[(5, 16)],
+                                node_network="ethernet", node_network_bps=100e9))
+    assert (spec.intra_link, spec.inter_link) == (LINKS["pcie5_x16"], LINKS["eth_100g"])
