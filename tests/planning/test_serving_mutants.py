@@ -19,12 +19,18 @@ import math
 
 import pytest
 
+from torchrig.i18n import Msg
 from torchrig.planning import diffusion
 from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import TransformerArch, get_preset
 from torchrig.planning.requirements import plan
-from torchrig.planning.requirements.serving import kv_cache_item, kv_share_per_gpu
-from torchrig.planning.workload import ResolvedModel, default_workload
+from torchrig.planning.requirements.serving import (
+    inference_throughput,
+    kv_cache_item,
+    kv_share_per_gpu,
+)
+from torchrig.planning.requirements.types import Item
+from torchrig.planning.workload import ResolvedModel, default_workload, resolve_model
 from torchrig.units import GiB
 
 GPU = DeviceSpec("Test GPU", 80 * GiB, {"fp32": 20e12, "tf32": 160e12, "fp16": 320e12,
@@ -100,6 +106,7 @@ def _model(arch: TransformerArch, seq: int) -> ResolvedModel:
 
 
 # DeepSeek-V2-Lite (its config): 27 layers, kv_lora_rank 512, qk_rope_head_dim 64, 16 heads.
+LLAMA = get_preset("llama-3-8b").arch
 LITE = TransformerArch(style="llama", layers=27, hidden=2048, heads=16, kv_heads=16, ffn=10944,
                        vocab=102400, kv_lora_rank=512, rope_head_dim=64, v_head_dim=128,
                        explicit_head_dim=128)
@@ -270,3 +277,127 @@ def test_image_generation_speed():
     none = plan(w).throughput
     assert none["time_per_image_s"].value is None and none["samples_per_s"].value is None
     assert none["total_time_s"].value is None
+
+
+# --------------------------------------------------------------------------- second round
+
+
+NO_GPU = Msg("no GPU", "无 GPU")
+
+
+def test_serving_notes_in_both_languages():
+    req = plan(_w(), GPU)
+    t = req.throughput
+    assert t["bytes_read_per_step"].note.en == ("weights + the whole KV cache are read once per "
+                                                "decode step")
+    assert t["bytes_read_per_step"].note.zh == "每个解码步读取一次全部权重和 KV 缓存"
+    assert t["prefill_flops"].note.en == ("(2N + 4·L·s·h) per token x prompt tokens x batch, N "
+                                          "= active matmul parameters")
+    assert t["prefill_flops"].note.zh == ("每 token (2N + 4·L·s·h) × 提示 token × 批大小，"
+                                          "N 为激活的矩阵乘参数")
+    assert (t["prefill_tokens_per_s"].note.en, t["prefill_tokens_per_s"].note.zh) == (
+        "prompt tokens / prefill time", "提示 token / 预填充时间")
+    assert t["time_to_first_token_s"].note.zh == "空闲时一个 4,096 token 提示的预填充时间"
+    assert t["tokens_per_s_upper_bound"].note.en == (
+        "memory bandwidth / bytes read per step x batch (bandwidth-bound decoding; "
+        "docs/estimation.md sec. 7)")
+    assert t["tokens_per_s_upper_bound"].note.zh == ("显存带宽 / 每步读取字节 × 批大小"
+                                                     "（解码受带宽限制）")
+    assert t["decode_tokens_per_s"].note.en == (
+        "batch 1 / step time; a step reads the GPU's weights and KV cache (15.5 GiB) or "
+        "computes 2N per sequence, whichever is slower")
+    assert t["decode_tokens_per_s"].note.zh == (
+        "批大小 1 / 每步时间；每步读取本 GPU 的权重与 KV 缓存（15.5 GiB）或每序列计算 2N，取较慢者")
+    assert t["kv_cache_budget_bytes"].note.en == ("90% of GPU memory - weights, prefill "
+                                                  "activations and CUDA overhead")
+    assert t["kv_cache_budget_bytes"].note.zh == "显存的 90% - 权重、预填充激活和 CUDA 开销"
+    assert t["max_concurrent_sequences"].note.zh == ("KV 预算 / 每个 4,096 token 序列在每 GPU "
+                                                     "上占 512.0 MiB")
+    serving = next(a for a in req.assumptions if a.key == "serving")
+    assert serving.text.en == (
+        "serving: prompts prefilled in chunks of 2,048 tokens; the KV cache gets what is left "
+        "of 90% of GPU memory (vLLM's default gpu_memory_utilization); prefill at 40% of the "
+        "dense peak")
+    assert serving.text.zh == (
+        "推理服务：提示按每块 2,048 token 分块预填充；KV 缓存使用 90% 显存（vLLM 默认 "
+        "gpu_memory_utilization）中剩余的部分；预填充按稠密峰值的 40%")
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32"])
+def test_fp32_sequences_take_4_bytes_an_element_in_the_budget(precision):
+    t = plan(_w(precision=precision, seq_len=1024), GPU).throughput
+    budget = t["kv_cache_budget_bytes"].value
+    assert t["max_concurrent_sequences"].value == math.floor(budget / (2 * KV8 * 1024))
+
+
+def _vram(weights, kv, acts, overhead=1.0 * GiB):
+    return {"weights": Item(weights, NO_GPU), "kv_cache": Item(kv, NO_GPU),
+            "activations": Item(acts, NO_GPU), "overhead": Item(overhead, NO_GPU)}
+
+
+def test_unknown_or_zero_items_count_as_nothing():
+    w = _w(seq_len=1024)
+    items, total = inference_throughput(w, resolve_model(w), GPU,
+                                        _vram(16e9, 0.0, None), [], NO_GPU)
+    assert total is None
+    assert items["bytes_read_per_step"].value == 16e9  # the weights, no KV cache
+    assert items["kv_cache_budget_bytes"].value == 0.9 * 80 * GiB - 16e9 - 1 * GiB
+    items, _ = inference_throughput(w, resolve_model(w), GPU, _vram(None, 1e9, 0.0), [], NO_GPU)
+    assert items["bytes_read_per_step"].value == 1e9
+    assert items["kv_cache_budget_bytes"].value == 0.9 * 80 * GiB - 1 * GiB
+
+
+def test_kv_heads_are_split_in_whole_heads():
+    # 8 KV heads over 3 GPUs: each keeps 8 // 3 = 2 whole heads
+    assert kv_share_per_gpu(_w(strategy="tensor_parallel", tp_size=3), LLAMA) == 2 / 8
+
+
+def test_a_window_without_sliding_layers_changes_nothing():
+    plain = dataclasses.replace(MISTRAL, sliding_layers=0)
+    item = kv_cache_item(_w(seq_len=8192), _model(plain, 8192))
+    assert item.value == KV8 * 8192
+    assert "sliding" not in item.note.en and "滑动" not in item.note.zh
+
+
+def test_vision_inference_without_the_precisions_peak_is_unknown():
+    w = dataclasses.replace(default_workload("image_classification"), mode="infer",
+                            precision="bf16")
+    no_bf16 = DeviceSpec("GPU", 16 * GiB, {"fp32": 10e12, "fp16": 40e12}, 500e9, True)
+    t = plan(w, no_bf16).throughput
+    assert t["samples_per_s_per_gpu"].value is None
+    assert (t["samples_per_s_per_gpu"].note.en, t["samples_per_s_per_gpu"].note.zh) == (
+        "unknown", "未知")
+    assert t["samples_per_s"].value is None
+    assert plan(w, GPU).throughput["samples_per_s_per_gpu"].note.zh == "前向 FLOPs，按峰值的 40%"
+
+
+def test_image_generation_notes_and_utilisation():
+    w = dataclasses.replace(default_workload("image_generation"), mode="infer",
+                            gradient_checkpointing=False)
+    req = plan(w, GPU)
+    t = req.throughput
+    util, util_note = diffusion.inference_utilisation(get_preset("sd-1.5"), MFU)
+    assert (t["utilisation"].value, t["utilisation"].note) == (util, util_note)
+    a = next(x for x in req.assumptions if x.key == "generation_utilisation")
+    assert (a.value, a.text) == (util, util_note)
+    assert t["flops_per_sample"].note.zh.startswith("50 个去噪步 × 2（无分类器引导）× 去噪网络前向")
+    assert (t["peak_flops"].note.en, t["peak_flops"].note.zh) == ("Test GPU: dense peak",
+                                                                  "Test GPU：稠密峰值")
+    assert t["time_per_image_s"].note.en == ("FLOPs per image / (peak x utilisation); a batch "
+                                             "takes proportionally longer")
+    assert t["time_per_image_s"].note.zh == "每张图像 FLOPs /（峰值 × 利用率）；一批按比例更久"
+    assert (t["samples_per_s_per_gpu"].note.en, t["samples_per_s_per_gpu"].note.zh) == (
+        "images per second on one GPU", "单 GPU 每秒生成图像数")
+    assert (t["samples_per_s"].note.en, t["samples_per_s"].note.zh) == (
+        "one replica per GPU", "每 GPU 一个副本")
+    assert t["total_time_s"].note.en == ("212,776 images (the dataset's sample count) / images "
+                                         "per second")
+    assert t["total_time_s"].note.zh == "212,776 张图像（数据集样本数）/ 每秒图像数"
+    plain = plan(dataclasses.replace(w, guidance=False), GPU).throughput["flops_per_sample"]
+    assert plain.note.en.startswith("50 denoising steps x denoiser forward + VAE decode")
+    assert plain.note.zh.startswith("50 个去噪步 × 去噪网络前向 + VAE 解码")
+    none = plan(w).throughput
+    for key in ("time_per_image_s", "samples_per_s_per_gpu"):
+        assert none[key].note.en == "no GPU chosen: pick one to estimate speed", key
+        assert none[key].note.zh == "未选择 GPU：选择后可估算速度", key
+    assert none["peak_flops"].note.en == "no GPU chosen: pick one to estimate speed"
