@@ -179,3 +179,41 @@ def test_unknown_activations_make_the_plan_incomplete():
     assert req.vram_per_gpu["activations"].value is None
     assert "vram_per_gpu.activations" in req.incomplete
     assert _plan("image_classification").incomplete == []
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_tensor_parallel_full_training_splits_the_states_and_the_ema():
+    v = _plan("llm_finetune_full", strategy="tensor_parallel", tp_size=4, gpus_per_node=4,
+              ema=True).vram_per_gpu
+    # PyTorch AMP without ZeRO: 4 + 4 + 8 B per parameter, over 4 GPUs
+    assert v["weights"].value == 4 * P7 / 4
+    assert v["gradients"].value == 4 * P7 / 4
+    assert v["optimizer_states"].value == 8 * P7 / 4
+    assert v["ema_weights"].value == 4 * P7 / 4
+
+
+def test_two_pipeline_stages_in_the_chinese_note_and_no_comm_buffers():
+    v = _plan("llm_inference", strategy="pipeline_parallel", pp_size=2,
+              gpus_per_node=2).vram_per_gpu
+    assert v["weights"].note.zh == "每参数 2 字节（bf16/fp16）；切分到 2 个 GPU"
+    assert (v["comm_buffers"].value, v["comm_buffers"].note.en, v["comm_buffers"].note.zh) == (
+        0.0, "none", "无")
+
+
+def test_items_of_zero_add_nothing_to_the_headroom_and_the_total():
+    v = _plan("llm_inference").vram_per_gpu  # gradients, states, comm buffers: 0
+    body = (v["weights"].value + v["activations"].value + v["kv_cache"].value)
+    assert v["fragmentation"].value == pytest.approx(0.10 * body, abs=1e-3)
+    assert v["total"].value == pytest.approx(1.1 * body + 1 * GiB, abs=1e-3)
+
+
+def test_lora_on_an_expert_parallel_moe_keeps_a_share_of_the_base():
+    common = dict(lora_rank=16, seq_len=2048, batch_size=1, gpus_per_node=8)
+    ep = _mixtral("llm_finetune_lora", strategy="expert_parallel", ep_size=8, **common)
+    ddp = _mixtral("llm_finetune_lora", strategy="ddp", **common)
+    # the 16-bit base: all of it under DDP, this GPU's share under expert parallelism (the
+    # adapters are the same in both, whatever their count)
+    assert ddp.vram_per_gpu["weights"].value - ep.vram_per_gpu["weights"].value == \
+        pytest.approx(2 * (MIXTRAL - MIXTRAL_SHARE8), rel=1e-12)
