@@ -70,6 +70,7 @@ def test_tensor_parallel_splits_the_kv_heads():
     v = plan(w).vram_per_gpu["kv_cache"]
     assert v.value == KV8 * 4096 * 3 * (8 // 4) / 8
     assert v.note.en.endswith("(vLLM paper sec. 3); split over 4 GPUs")
+    assert v.note.zh.endswith("（vLLM 论文第 3 节）；切分到 4 个 GPU")
     assert kv_share_per_gpu(w, get_preset("llama-3-8b").arch) == 0.25
 
 
@@ -86,6 +87,7 @@ def test_pipeline_parallel_divides_the_cache_by_the_stages():
     v = plan(w).vram_per_gpu["kv_cache"]
     assert v.value == KV8 * 4096 / 2
     assert v.note.en.endswith("; split over 2 GPUs")
+    assert v.note.zh.endswith("（vLLM 论文第 3 节）；切分到 2 个 GPU")
     assert kv_share_per_gpu(dataclasses.replace(w, tp_size=2, pp_size=2),
                             get_preset("llama-3-8b").arch) == 0.5 / 2
 
@@ -135,6 +137,7 @@ def test_sliding_window_layers_keep_only_the_window():
     assert item.value == KV8 * 4096  # 8192 tokens, but every layer keeps 4096
     assert item.note.en.endswith("(vLLM paper sec. 3); 32 sliding-window layers keep 4,096 "
                                  "tokens")
+    assert item.note.zh.endswith("（vLLM 论文第 3 节）；32 个滑动窗口层只保留 4,096 个 token")
     half = dataclasses.replace(MISTRAL, sliding_layers=16)
     assert kv_cache_item(_w(seq_len=8192), _model(half, 8192)).value == \
         KV8 / 32 * (16 * 8192 + 16 * 4096)
