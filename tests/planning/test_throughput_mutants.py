@@ -292,6 +292,7 @@ def test_notes_in_both_languages():
     t = _t(w)
     assert t["tokens_per_s"].note.en == "samples/s x sequence length"
     assert t["tokens_per_s"].note.zh == "每秒样本数 × 序列长度"
+    assert t["time_per_epoch_s"].note.zh == "67,349 个样本 / 每秒样本数"
     assert t["step_time_s"].note.zh == "微批次 / 每 GPU 每秒样本数"
     assert t["scaling_efficiency"].note.zh == "单个数据并行进程：无需梯度同步"
     none = _t(w, None)
@@ -369,6 +370,7 @@ def test_environment_notes_in_both_languages():
     req = plan(default_workload("reinforcement_learning"), GPU)
     t = req.throughput
     assert t["samples_per_s"].note.zh == "受 CPU 环境模拟限制（GPU 端本可更快）"
+    assert t["samples_per_s_per_gpu"].note.zh.endswith("；仅 GPU 端 - 通常受环境模拟限制")
     assert t["environment_steps_per_s"].note.zh.startswith("8 个环境进程（各占一核）× 每秒 380 步"
                                                            "（Atari，")
     a = next(x for x in req.assumptions if x.key == "environment_rate")
