@@ -270,3 +270,110 @@ def test_environment_processes_take_a_core_each():
                                                 "processes, one core each")
     assert c["cores_needed"].value == 8 + 1
     assert _cpu("reinforcement_learning", num_workers=16)["decode_cores"].value == 16.0
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_ram_notes_in_both_languages():
+    ram = _ram("image_classification")
+    assert ram["dataset_cache"].note.zh == "不缓存到内存（从存储读取）"
+    assert ram["pinned_buffers"].note.en == ("page-locked copies of the batches in flight "
+                                             "(pin_memory), 2 per GPU")
+    assert ram["pinned_buffers"].note.zh == "传输中批次的锁页副本（pin_memory），每 GPU 2 个"
+    assert ram["model_load"].note.zh == ("每个加载进程把权重读入内存一次：1 × 102.2 MB"
+                                         "（存储时每参数 4 字节）")
+    assert (ram["cpu_offload"].note.en, ram["cpu_offload"].note.zh) == ("no CPU offload",
+                                                                        "无 CPU 卸载")
+    assert ram["os_and_runtime"].note.en == ("assumption: 2 GiB OS + 1 GiB per GPU process "
+                                             "(Python, PyTorch, CUDA runtime) x 1")
+    assert ram["os_and_runtime"].note.zh == ("假设：操作系统 2 GiB + 每个 GPU 进程 1 GiB"
+                                             "（Python、PyTorch、CUDA 运行时）× 1")
+    assert ram["total"].note.zh == "每节点，以上各项之和"
+    req = plan(default_workload("image_classification"))
+    os_rt = next(a for a in req.assumptions if a.key == "os_runtime")
+    assert os_rt.text.en == "host RAM baseline: 2 GiB for the OS + 1 GiB per GPU process (not " \
+        "measured)"
+    assert os_rt.text.zh == "内存基线：操作系统 2 GiB + 每个 GPU 进程 1 GiB（未实测）"
+    two = plan(dataclasses.replace(default_workload("image_classification"), num_workers=2))
+    workers = next(a for a in two.assumptions if a.key == "workers")
+    assert workers.text.zh == "每 GPU 2 个 DataLoader worker"
+    text = _ram("llm_finetune_lora")
+    assert text["dataloader"].note.zh.endswith("× 32,768 字节（token ID 与注意力掩码，int64）")
+    cached = _ram("image_classification", dataset=_dataset("image_classification",
+                                                          cache_in_ram=True))
+    assert cached["dataset_cache"].note.zh == ("1,281,167 个样本 × 解码后 150,528 字节（每节点："
+                                               "随机打乱需要每个节点都有全部样本）")
+
+
+def test_inference_and_offload_notes_in_both_languages():
+    ram = _ram("llm_inference")
+    assert ram["model_load"].note.en == (
+        "weights (16.1 GB) memory-mapped from safetensors and streamed to the GPU: they pass "
+        "through the reclaimable page cache, no copy is held in RAM")
+    assert ram["model_load"].note.zh == ("权重（16.1 GB）以 safetensors 内存映射方式流式载入 GPU："
+                                         "只经过可回收的页缓存，内存中不保留副本")
+    assert ram["dataloader"].note.zh == "无 DataLoader（环境模拟或在线请求）"
+    off = _ram("llm_finetune_full", offload="optimizer")
+    assert off["cpu_offload"].note.zh == "DeepSpeed 估算器给出的卸载状态（含 1.5 倍缓冲系数）"
+    # image generation serves requests: no DataLoader
+    gen = _ram("image_generation", mode="infer", gradient_checkpointing=False)
+    assert gen["dataloader"].value == 0.0 and gen["pinned_buffers"].value == 0.0
+
+
+def test_two_gpus_under_zero3_load_once_and_say_so():
+    ram = _ram("llm_finetune_full", gpus_per_node=2)
+    assert ram["model_load"].value == 2 * P7
+    assert ram["model_load"].note.en.endswith("; sharded/rank-0 loading")
+    one = _ram("llm_finetune_full", gpus_per_node=1)
+    assert not one["model_load"].note.en.endswith("loading")
+
+
+def test_storage_notes_in_both_languages():
+    s = _storage("llm_finetune_full")
+    assert s["dataset_bytes"].note.zh == "52,002 个样本 × 磁盘上 8,192 字节"
+    assert s["model_bytes"].note.zh == "模型文件，每参数 2 字节"
+    assert s["checkpoint_bytes"].note.zh == ("fp32 权重 + 优化器状态，用于恢复训练："
+                                             "80.9 GB × 保留 3 个")
+    assert (s["total"].note.en, s["total"].note.zh) == ("dataset + model + checkpoints",
+                                                        "数据集 + 模型 + 检查点")
+    lora = _storage("llm_finetune_lora")
+    assert lora["checkpoint_bytes"].note.zh.startswith("适配器及其优化器状态（基座不变）：")
+    inf = _storage("llm_inference", GPU)
+    assert inf["checkpoint_bytes"].note.zh == "推理：无"
+    assert inf["read_rate_bps"].note.zh == "不从存储读取数据集"
+    est = _storage("image_classification", GPU)
+    assert est["read_rate_bps"].note.zh == "估算吞吐 2,470 样本/秒 × 110,000 字节（全部节点合计）"
+    cached = _storage("image_classification", GPU, dataset=_dataset("image_classification",
+                                                                    cache_in_ram=True))
+    assert cached["read_rate_bps"].note.zh == "首个 epoch 后数据集缓存于内存"
+    assert _storage("image_classification")["read_rate_bps"].note.zh == \
+        "未知：请选择 GPU 或给出 target_samples_per_s"
+
+
+def test_cpu_notes_and_the_decode_assumption():
+    req = plan(dataclasses.replace(default_workload("image_classification"),
+                                   target_samples_per_s=3000.0))
+    c = req.cpu
+    assert (c["main_processes"].note.en, c["main_processes"].note.zh) == (
+        "one process per GPU", "每 GPU 一个进程")
+    assert c["cores_needed"].note.en == "decode cores + one main process per GPU, per node"
+    assert c["cores_needed"].note.zh == "每节点：解码核数 + 每 GPU 一个主进程"
+    assert c["decode_cores"].note.zh == ("每节点 3,000 图/秒 / 每核 150 图/秒（无一手来源的估计："
+                                         "150-300 图/秒；按 300 计需 10.0 核）")
+    a = next(x for x in req.assumptions if x.key == "decode_rate")
+    assert a.value == 150.0
+    assert a.text.en == "one core decodes and augments 150-300 images/s (estimate, no primary " \
+        "source)"
+    assert a.text.zh == "每核每秒解码增强 150-300 张图（估计，无一手来源）"
+    unknown = _cpu("image_classification")["decode_cores"]
+    assert unknown.note.zh == "未知：请选择 GPU 或给出 target_samples_per_s"
+    rl = _cpu("reinforcement_learning")["decode_cores"]
+    assert rl.note.en == ("environment simulation: 8 environment processes, one core each (more "
+                          "processes on more cores raise the environment steps per second)")
+    assert rl.note.zh == ("环境模拟：8 个环境进程，各占一核"
+                          "（更多核心上的更多进程可提高每秒环境步数）")
+    text = _cpu("llm_finetune_lora")["decode_cores"]
+    assert text.note.en == ("pre-tokenized text or cached data: loading is light (Dettmers: 1-2 "
+                            "cores/GPU)")
+    assert text.note.zh == "预分词文本或已缓存数据：加载开销小（Dettmers：每 GPU 1-2 核）"
