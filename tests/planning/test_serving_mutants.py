@@ -189,6 +189,8 @@ def test_a_large_batch_decodes_compute_bound():
     assert t["decode_tokens_per_s"].value == pytest.approx(256 / compute, rel=1e-12)
     assert t["tokens_per_s_upper_bound"].value == pytest.approx(2e12 / read * 256, rel=1e-12)
     assert t["prefill_flops"].value == (2 * N8 + 4 * 32 * 4096 * 512) * 512 * 256
+    prefill = (2 * N8 + 4 * 32 * 4096 * 512) * 512 * 256 / (320e12 * MFU)
+    assert t["prefill_tokens_per_s"].value == pytest.approx(512 * 256 / prefill, rel=1e-12)
     # time to the first token is one prompt's prefill, not the batch's
     assert t["time_to_first_token_s"].value == pytest.approx(
         (2 * N8 + 4 * 32 * 4096 * 512) * 512 / (320e12 * MFU), rel=1e-12)
@@ -225,6 +227,7 @@ def test_serving_without_a_gpu_is_unknown():
                 "max_concurrent_sequences"):
         assert t[key].value is None, key
         assert t[key].note.en == "no GPU chosen: pick one to estimate speed", key
+        assert t[key].note.zh == "未选择 GPU：选择后可估算速度", key
     assert t["prefill_flops"].value == (2 * N8 + 4 * 32 * 4096 * 4096) * 4096
 
 
@@ -404,3 +407,11 @@ def test_image_generation_notes_and_utilisation():
         assert none[key].note.en == "no GPU chosen: pick one to estimate speed", key
         assert none[key].note.zh == "未选择 GPU：选择后可估算速度", key
     assert none["peak_flops"].note.en == "no GPU chosen: pick one to estimate speed"
+
+
+def test_an_encoder_is_not_served_token_by_token():
+    w = dataclasses.replace(default_workload("nlp_transformer"), mode="infer")
+    t = plan(w, GPU).throughput
+    assert "prefill_time_s" not in t and "decode_tokens_per_s" not in t
+    assert t["samples_per_s_per_gpu"].value is None  # no forward figure for BERT
+    assert t["bytes_read_per_step"].value == plan(w).vram_per_gpu["weights"].value
