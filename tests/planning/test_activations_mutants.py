@@ -33,6 +33,7 @@ from torchrig.planning.requirements.activations import (
     vision_activations,
 )
 from torchrig.planning.workload import default_workload, resolve_model, workload_from_options
+from torchrig.units import fmt_gib
 
 CAL = load_calibration()
 GPT2 = get_preset("gpt2").arch
@@ -438,3 +439,127 @@ def test_diffusion_inference_goes_to_the_diffusion_module():
     acts = inference_activations(w, resolve_model(w), CAL)
     assert (acts.bytes, acts.note) == expected[:2]
     assert math.isfinite(acts.bytes)
+
+
+# --------------------------------------------------------------------------- second round
+
+
+def test_tensor_parallel_eager_note_in_full():
+    w = _gpt(attention="eager", strategy="tensor_parallel", tp_size=2, gpus_per_node=2)
+    tc = CAL.transformer_cal("gpt", "eager", "lm", "amp")
+    per_token = tc.layer_bytes_per_token(GPT2, 1024)
+    copies = 2.0 * (12 * (4 * 768**2 + 2 * 768 * 3072) + 50257 * 768) / 2
+    outside = tc.outside_bytes_per_sequence(GPT2, 1024) * 4 + copies
+    # Korthikanti, TP 2 with scores 5as/h = 80: sbh (10 + 24/2 + 80/2) per layer
+    minimum = 12 * 1024 * 4 * 768 * (10 + 12 + 40)
+    acts = transformer_activations(w, GPT2, 1024, CAL, False)
+    assert acts.note.en == (
+        f"measured {per_token:,.0f} B/token/layer (GPT, EAGER, AMP) x 1024 tokens x batch 4 x 12 "
+        f"layers + embeddings/head {fmt_gib(outside)} (incl. {fmt_gib(copies)} of 16-bit "
+        f"autocast weight copies); x Korthikanti's TP ratio for t=2; Korthikanti's 16-bit "
+        f"minimum {fmt_gib(minimum)}")
+    assert acts.note.zh == (
+        f"实测每层每 token {per_token:,.0f} 字节（GPT, EAGER, AMP）× 1024 token × 批大小 4 × 12 层 "
+        f"+ 嵌入/输出头 {fmt_gib(outside)}（含 {fmt_gib(copies)} 的 16 位 autocast 权重副本）"
+        f"；乘以 Korthikanti 张量并行比例（t=2）；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
+    sdpa = dataclasses.replace(w, attention="sdpa")
+    minimum = 12 * 1024 * 4 * 768 * (10 + 12)  # no scores stored
+    assert transformer_activations(sdpa, GPT2, 1024, CAL, False).note.en.endswith(
+        f"Korthikanti's 16-bit minimum {fmt_gib(minimum)}")
+
+
+def test_pipeline_checkpointing_note_in_full():
+    w = _llama(mode="train", precision="amp_bf16", strategy="pipeline_parallel", pp_size=2,
+               gpus_per_node=2, seq_len=1024)
+    tc = CAL.transformer_cal("llama", "sdpa", "lm", "amp")
+    per_token = tc.layer_bytes_per_token(LLAMA3, 1024) - 2 * 2 * (4096 - 1024)
+    copies = 2.0 * (LLAMA3.total_matmul_params() + 128256 * 4096) / 2
+    outside = tc.outside_bytes_per_sequence(LLAMA3, 1024) + copies
+    minimum = 32 * 2 * 1024 * 1 * 4096  # full recompute: 2 sbh per layer
+    acts = transformer_activations(w, LLAMA3, 1024, CAL, True)
+    assert acts.note.en == (
+        f"measured {per_token:,.0f} B/token/layer (LLAMA, SDPA, AMP) x 1024 tokens x batch 1 x "
+        f"32 layers + embeddings/head {fmt_gib(outside)} (incl. {fmt_gib(copies)} of 16-bit "
+        "autocast weight copies); 1F1B pipeline: the first stage holds 2 micro-batches of 16 "
+        "layers = all layers' worth (Korthikanti sec. 4.2.3); checkpointing: each layer keeps "
+        "only its input, one layer is recomputed at a time; sdpa keeps grouped K/V at the KV "
+        f"width; Korthikanti's 16-bit minimum {fmt_gib(minimum)}")
+    assert acts.note.zh == (
+        f"实测每层每 token {per_token:,.0f} 字节（LLAMA, SDPA, AMP）× 1024 token × 批大小 1 "
+        "× 32 层 "
+        f"+ 嵌入/输出头 {fmt_gib(outside)}（含 {fmt_gib(copies)} 的 16 位 autocast 权重副本）"
+        "；1F1B 流水线：第一阶段保存 2 个微批次 × 16 层 = 全部层的量（Korthikanti 4.2.3 节）"
+        "；检查点：每层只保存输入，反向时每次重算一层；sdpa 以 KV 宽度保存分组 K/V"
+        f"；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
+    plain = transformer_activations(_gpt(precision="bf16"), GPT2, 1024, CAL, False)
+    assert "autocast" not in plain.note.en and "Korthikanti's TP" not in plain.note.en
+    assert "pipeline" not in plain.note.en and "checkpointing" not in plain.note.en
+    assert "流水线" not in plain.note.zh and "检查点" not in plain.note.zh
+
+
+def test_vision_notes_in_chinese_and_the_vit_route():
+    w = default_workload("image_classification")
+    acts = vision_activations(w, resolve_model(w), CAL, False)
+    assert acts.note.zh == ("实测 224px 下每样本 41.7 MiB（AMP），按图像面积缩放至 224px，"
+                            "× 批大小 256"
+                            " + 每步 48.8 MiB（autocast 权重副本、归一化统计量）")
+    fp32 = dataclasses.replace(w, precision="fp32")
+    note = vision_activations(fp32, resolve_model(fp32), CAL, False).note
+    # ResNet-50's fp32 per-step bytes: 212,480 (calibration)
+    assert note.en.endswith(f"x batch 256 + {fmt_gib(212_480)} per step (autocast weight "
+                            "copies, norm statistics)")
+    vit = dataclasses.replace(w, model="vit-b-16", precision="fp32", image_size=384,
+                              batch_size=2)
+    assert training_activations(vit, resolve_model(vit), CAL) == \
+        vision_activations(vit, resolve_model(vit), CAL, False)
+    assert vision_activations(vit, resolve_model(vit), CAL, False).note.zh.endswith(
+        "按 token 数缩放至 384px，× 批大小 2")
+
+
+def test_more_checkpoint_segments():
+    # 2 units: round(sqrt 2) = 1 segment, nothing checkpointed: the whole 30
+    assert _checkpoint_segments(((10, 1), (20, 2)), 1.0, per_block=False) == 30
+    # a large middle segment is the one recomputed: inputs 1 + 1, the middle 300
+    mid = ((1, 1), (1, 1), (1, 1), (100, 1), (100, 1), (100, 1), (1, 1), (1, 1), (1, 1))
+    assert _checkpoint_segments(mid, 1.0, per_block=False) == 2 + 300
+
+
+def test_uncalibrated_notes_in_chinese():
+    det = default_workload("detection_segmentation")
+    acts = vision_activations(det, resolve_model(det), CAL, False)
+    assert acts.note.zh == ("公开数据每图 1.3 GiB（800px，见预设来源），按面积缩放至 800px，"
+                            "× 批大小 2")
+    assert acts.note.en.endswith("x batch 2")
+    own = workload_from_options(task="image_classification", model="custom", params=5_000_000,
+                                image_size=64)
+    own = dataclasses.replace(own, activation_bytes_per_sample=1024.0, batch_size=3)
+    note = vision_activations(own, resolve_model(own), CAL, False).note
+    assert (note.en, note.zh) == (f"your figure {fmt_gib(1024.0)}/sample x batch 3",
+                                  f"你提供的每样本 {fmt_gib(1024.0)} × 批大小 3")
+    none = dataclasses.replace(own, activation_bytes_per_sample=None)
+    note = vision_activations(none, resolve_model(none), CAL, False).note
+    assert note.en == ("unknown for a custom model: give activation_bytes_per_sample (measure it "
+                       "with scripts/calibrate_activations.py's method)")
+    assert note.zh == "自定义模型未知：请提供 activation_bytes_per_sample（可用校准脚本的方法测量）"
+    other = workload_from_options(task="nlp_transformer", model="custom", params=5_000_000,
+                                  seq_len=128)
+    assert training_activations(other, resolve_model(other), CAL).note.zh == \
+        "未知：自定义模型请提供 activation_bytes_per_sample"
+
+
+def test_inference_notes_in_chinese():
+    w = _llama(batch_size=2)
+    tc = CAL.transformer_cal("llama", "sdpa", "lm", "bf16")
+    layer = (tc.layer_bytes_per_token(LLAMA3, 4096) - 2 * 2 * (4096 - 1024)) * 2048
+    note = inference_activations(w, resolve_model(w), CAL).note
+    assert note.en == (f"chunked prefill: 2,048 of the 8,192 prompt tokens at a time: one "
+                       f"layer's tensors ({fmt_gib(layer)}, upper bound from the training "
+                       "measurement) + fp32 logits of the last position")
+    assert note.zh == (f"分块预填充：每次处理 8,192 个提示 token 中的 2,048 个：一层的张量"
+                       f"（{fmt_gib(layer)}，由训练实测给出的上界）+ 最后位置的 fp32 logits")
+    r50 = dataclasses.replace(default_workload("image_classification"), mode="infer",
+                              batch_size=4, image_size=448)
+    assert inference_activations(r50, resolve_model(r50), CAL).note.zh == \
+        "最大模块的张量及输入（224px 实测）× 批大小 4（上界）"
+    bert = dataclasses.replace(default_workload("nlp_transformer"), mode="infer")
+    assert inference_activations(bert, resolve_model(bert), None).note.zh == "未校准"
