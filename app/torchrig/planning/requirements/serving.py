@@ -68,7 +68,9 @@ def kv_cache_item(w: Workload, model: ResolvedModel) -> Item:
         + (f"; split over {tp * pp} GPUs" if tp * pp > 1 else ""),
         f"2 × {arch.layers} 层 × {arch.kv_heads} 个 KV 头 × {arch.head_dim} × {elem:g} 字节 = "
         f"每 token {arch.kv_cache_bytes_per_token(elem):,.0f} 字节 × {tokens} token × 批大小 "
-        f"{w.batch_size}（vLLM 论文第 3 节）"))
+        f"{w.batch_size}（vLLM 论文第 3 节）{window.zh}"
+        # The Chinese note left out the window and the split the English one states.
+        + (f"；切分到 {tp * pp} 个 GPU" if tp * pp > 1 else "")))
 
 
 def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,

@@ -128,8 +128,14 @@ def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
 
 
 def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
-    """Samples per second of every data-parallel rank, at the scaling efficiency."""
-    total = None if per_gpu is None else per_gpu * w.total_gpus / max(1, w.tp_size)
+    """Samples per second of every data-parallel rank, at the scaling efficiency.
+
+    ``per_gpu`` is one GPU's share (its peak x MFU over a whole sample's FLOPs), so all GPUs
+    together do ``per_gpu`` x GPUs: MFU is counted over every GPU (PaLM appendix B), and a
+    tensor-parallel group of t GPUs shares each sample's FLOPs, doing t x ``per_gpu`` as one
+    data-parallel rank. Dividing by t as well (issue 24) made a TP group no faster than one
+    GPU."""
+    total = None if per_gpu is None else per_gpu * w.total_gpus
     total_note = Msg("unknown", "未知")
     if total is not None:
         eff = scaling.value if scaling.value is not None else 1.0
@@ -143,9 +149,12 @@ def _run_time(w: Workload, model: ResolvedModel, per_gpu: float | None, total: f
               ) -> dict[str, Item]:
     """Step time, tokens per second, and the time of one epoch and of the whole run."""
     items: dict[str, Item] = {}
-    step = None if per_gpu is None else w.batch_size / per_gpu
-    items["step_time_s"] = Item(step, Msg("micro-batch / samples per second per GPU",
-                                          "微批次 / 每 GPU 每秒样本数"))
+    # A tensor-parallel group works on one micro-batch together, at t x the per-GPU rate.
+    step = None if per_gpu is None else w.batch_size / (per_gpu * max(1, w.tp_size))
+    items["step_time_s"] = Item(step, Msg(
+        "micro-batch / samples per second per GPU"
+        + (f" / {w.tp_size} tensor-parallel GPUs" if w.tp_size > 1 else ""),
+        "微批次 / 每 GPU 每秒样本数" + (f" / {w.tp_size} 个张量并行 GPU" if w.tp_size > 1 else "")))
     tokens = None
     if total is not None and model.seq_len:
         tokens = total * model.seq_len

@@ -61,9 +61,9 @@ def vram_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
         acts = training_activations(w, model, cal)
     if w.strategy == "zero3" and model.largest_layer_params:
         comm = _zero3_gather_buffer(model.largest_layer_params)
-    items.update(_frozen_and_ema(w, model, mp))
+    items.update(_frozen_and_ema(w, model, mp, ep))
     items.update(_activation_items(acts, incomplete))
-    step = _optimizer_step_transient(w, model, mp)
+    step = _optimizer_step_transient(w, model, mp, ep)
     if step is not None:
         items["optimizer_step_transient"] = step
     items["kv_cache"] = kv_cache_item(w, model)
@@ -171,15 +171,16 @@ def _zero3_gather_buffer(largest_layer_params: int) -> Item:
         "ZeRO-3 收集缓冲：4 字节 × 最大层参数（DeepSpeed 估算器）"))
 
 
-def _frozen_and_ema(w: Workload, model: ResolvedModel, mp: int) -> dict[str, Item]:
-    """A diffusion model's frozen encoders, and the fp32 EMA copy of the trained weights."""
+def _frozen_and_ema(w: Workload, model: ResolvedModel, mp: int, ep: float) -> dict[str, Item]:
+    """A diffusion model's frozen encoders, and the fp32 EMA copy of the trained weights this
+    GPU holds (``ep``: its share under expert parallelism)."""
     items: dict[str, Item] = {}
     f = diffusion.facts(model.preset)
     if f is not None:
         frozen, frozen_note = diffusion.frozen_encoder_bytes(w, f)
         items["frozen_encoders"] = Item(frozen, frozen_note)
     if w.ema:
-        trained = lora_trainable_params(w, model) if w.is_lora else model.params / mp
+        trained = lora_trainable_params(w, model) if w.is_lora else model.params * ep / mp
         items["ema_weights"] = Item(trained * 4.0, Msg(
             "fp32 exponential moving average of the trained weights (4 B/param)",
             "训练权重的 fp32 指数滑动平均（每参数 4 字节）"))
@@ -228,7 +229,8 @@ def _total(items: dict[str, Item], incomplete: list[str]) -> Item:
         "以上各项之和" + ("（不完整：部分项未知）" if incomplete else "")))
 
 
-def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int) -> Item | None:
+def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int, ep: float
+                              ) -> Item | None:
     """Temporaries of the optimizer step. torch.optim.Adam/AdamW's foreach implementation (the
     CUDA default) builds one full tensor list (sqrt of the second moments) the size of the
     parameters it updates; SGD with momentum updates in place. Measured on the CPU with the
@@ -242,7 +244,9 @@ def _optimizer_step_transient(w: Workload, model: ResolvedModel, mp: int) -> Ite
         params = lora_trainable_params(w, model) / mp
         elem = 4.0
     else:
-        params = model.params / mp
+        # Only the parameters this GPU updates: under expert parallelism its share ``ep``
+        # (the whole MoE model's moments were counted before, issue 28).
+        params = model.params * ep / mp
         elem = 2.0 if w.precision == "bf16" else 4.0
     return Item(params * elem, Msg(
         "AdamW foreach step (PyTorch's CUDA default): one temporary the size of the updated "
