@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -262,10 +261,10 @@ def test_300_mb_file_is_refused_by_size_before_reading(name: str, tmp_path: Path
     with open(path, "wb") as handle:
         handle.truncate(300 * 1000 * 1000)
     before = (path.stat().st_size, path.stat().st_mtime_ns)
-    started = time.perf_counter()
+    # No clock: the size message (not a parse error of 300 MB of zeros) shows that the size
+    # was checked first; benchmarks/ time things, tests do not.
     with pytest.raises(InputError) as caught:
         target.load(path)
-    assert time.perf_counter() - started < 2.0
     assert "MB" in assert_user_message(caught.value, str(path))
     assert (path.stat().st_size, path.stat().st_mtime_ns) == before
 
