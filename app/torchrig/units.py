@@ -9,6 +9,7 @@ how vendors quote them. Both helpers are here so each page uses the same convent
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 KB = 1000
 MB = 1000**2
@@ -97,6 +98,12 @@ def fmt_watts(watts: float | None) -> str:
         return "unknown"
     assert watts is not None
     return f"{watts:.0f} W"
+
+
+def fmt_percent_number(percent: Decimal) -> str:
+    """A percentage's number as a quote prints it: 13 for 13 %, 6.5 for 6.5 %, 10 for 10 %
+    (never "1e+1" or "13.00"); the one rule for every tax label."""
+    return f"{percent.normalize():f}"
 
 
 def fmt_money(amount: float | None, currency: str) -> str:

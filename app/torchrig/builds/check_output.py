@@ -21,6 +21,7 @@ from torchrig.findings import (
 )
 from torchrig.i18n import one_language, pick
 from torchrig.labels import CATEGORIES, label
+from torchrig.units import fmt_percent_number
 
 CHECK_FORMAT = "torchrig.check"
 CHECK_VERSION = 1
@@ -93,7 +94,7 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
     if priced.tax_rate:
         # normalize() + "f": 13 % reads "13", not the Decimal's "13.00" (what ":g" printed),
         # and 10 % reads "10", not "1e+1" (normalize() with ":g").
-        rate = f"{(priced.tax_rate * 100).normalize():f}"
+        rate = fmt_percent_number(priced.tax_rate * 100)
         out.append(f"{_t('tax', lang)} ({rate}%): {_money(priced.tax, cur)}")
     out.append(f"{_t('total', lang)}: {_money(priced.total, cur)}")
     if priced.exchange_rate is not None:

@@ -73,6 +73,7 @@ from torchrig.report.pdf_layout import (
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
+from torchrig.units import fmt_percent_number
 
 CELL_TEXT_LIMIT = 200
 """Characters of a line's price source or note shown in the parts table."""
@@ -478,7 +479,7 @@ class _Renderer:
                          self.p(escape_text(f"- {cur} {fmt_money(totals.discount, unknown)}"),
                                 self.cell_right)])
         if totals.tax is not None:
-            label = (self.t("totals.tax_rate", rate=f"{totals.tax_rate_percent:g}")
+            label = (self.t("totals.tax_rate", rate=fmt_percent_number(totals.tax_rate_percent))
                      if totals.tax_rate_percent is not None else self.t("totals.tax"))
             rows.append([self.p(label, self.cell_right), self.p(money(totals.tax),
                                                                 self.cell_right)])

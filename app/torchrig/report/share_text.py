@@ -37,6 +37,7 @@ from torchrig.i18n import one_language
 from torchrig.labels import CATEGORIES, label
 from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_money
+from torchrig.units import fmt_percent_number
 
 ShareFormat = Literal["md", "bbcode", "text", "csv"]
 FORMATS: tuple[ShareFormat, ...] = ("md", "bbcode", "text", "csv")
@@ -85,7 +86,7 @@ def _totals(priced: PricedBuild, lang: str) -> list[tuple[str, Decimal, str]]:
         rows.append((text("totals.discount", lang), -priced.discount,
                      f"- {cur} {fmt_money(priced.discount)}"))
     if priced.tax_rate:
-        rate = f"{(priced.tax_rate * 100).normalize():g}"
+        rate = fmt_percent_number(priced.tax_rate * 100)
         rows.append((text("totals.tax_rate", lang, rate=rate), priced.tax,
                      f"{cur} {fmt_money(priced.tax)}"))
     rows.append((text("totals.total", lang), priced.total, f"{cur} {fmt_money(priced.total)}"))

@@ -22,6 +22,7 @@ from torchrig.labels import CATEGORIES, PRICE_KINDS, label
 from torchrig.report.markup import clean_text
 from torchrig.report.sheet import Sheet
 from torchrig.report.strings import incomplete_note, text
+from torchrig.units import fmt_percent_number
 
 MONEY_FORMAT = "#,##0.00"
 COLUMNS = ("bom.category", "bom.part", "bom.spec", "xlsx.qty", "xlsx.nodes", "bom.unit_price",
@@ -143,7 +144,7 @@ def _totals(ws: Any, sheet: Sheet, first: int, last: int, bold: Any) -> None:
     if totals.tax is not None and totals.tax_rate_percent is not None:
         row = put("totals.tax_rate",
                   f"=ROUND((G{sub}-{discount_ref})*{totals.tax_rate_percent}/100,2)",
-                  text("totals.tax_rate", lang, rate=f"{totals.tax_rate_percent:g}"))
+                  text("totals.tax_rate", lang, rate=fmt_percent_number(totals.tax_rate_percent)))
         tax_ref = f"G{row}"
     total = put("totals.total", f"=G{sub}" + (f"-{discount_ref}" if discount_ref != "0" else "")
                 + (f"+{tax_ref}" if tax_ref != "0" else ""))

@@ -68,6 +68,7 @@ from torchrig.gui.widgets import ElidedLabel
 from torchrig.i18n import one_language
 from torchrig.labels import CATEGORIES, label
 from torchrig.report.open_build import load_build_or_sheet
+from torchrig.units import fmt_percent_number
 
 LINE_COLUMNS = [
     QT_TRANSLATE_NOOP("BuildPage", "Category"),
@@ -622,7 +623,7 @@ class BuildPage(QWidget):
         if p.discount:
             rows.append(row(self.tr("Discount"), "-" + _money(p.discount, cur)))
         if p.tax_rate:
-            rows.append(row(self.tr("Tax ({0}%)").format(f"{p.tax_rate * 100:g}"),
+            rows.append(row(self.tr("Tax ({0}%)").format(fmt_percent_number(p.tax_rate * 100)),
                             _money(p.tax, cur)))
         rows.append(row(self.tr("Total"), _money(p.total, cur), bold=True))
         notes = []
