@@ -195,6 +195,9 @@ class MotherboardSpec:
     slots, in the order ``gpu_lane_configs`` fills them: two positions closer together than a
     card's slot width cannot both hold that card. ``m2_gpu_lane_sharing``: populating a CPU M.2
     slot halves the first GPU slot to x8; ``m2_sata_sharing``: an M.2 slot disables SATA ports.
+    ``system_chassis`` marks a complete system (its chassis, e.g. ``4U rackmount``, with fans,
+    airflow and supplies; ``builds/system_parts.py``); ``extra_x16_slots`` counts its
+    full-width slots beyond those ``gpu_lane_configs`` fills, for network adapters.
     """
 
     socket: str | None = None
@@ -220,6 +223,8 @@ class MotherboardSpec:
     x16_slot_positions: tuple[int, ...] = ()
     m2_gpu_lane_sharing: bool | None = None
     m2_sata_sharing: bool | None = None
+    system_chassis: str | None = None
+    extra_x16_slots: int | None = None
 
 
 @dataclass(frozen=True)
@@ -400,6 +405,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("x16_slot_positions", "x16_slot_positions", "int_list", 1, 1, 12),
         FieldDef("m2_gpu_lane_sharing", "m2_gpu_lane_sharing", "bool"),
         FieldDef("m2_sata_sharing", "m2_sata_sharing", "bool"),
+        FieldDef("system_chassis", "system_chassis", "str"),
+        FieldDef("extra_x16_slots", "extra_x16_slots", "int", 1, 0, 16),
     ),
     "psu": (
         FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),
