@@ -120,6 +120,10 @@ def _excursion(psu: Part) -> float | None:
     s = psu.psu
     if not (s.atx_version or "").upper().startswith("ATX 3"):
         return None
+    if s.transient_peak_w and s.wattage_w:
+        # The maker's own excursion figure (MSI: 2,600 W for the 1,300 W unit) wins over the
+        # design guide's rule, which only says what an ATX 3.x unit must at least carry.
+        return s.transient_peak_w / s.wattage_w
     big = (s.wattage_w or 0) > ATX3_EXCURSION_MIN_W and (s.pcie_12v_2x6_connectors or 0) > 0
     return ATX3_EXCURSION_WITH_12VHPWR if big else ATX3_EXCURSION_WITHOUT
 

@@ -229,7 +229,8 @@ class MotherboardSpec:
 
 @dataclass(frozen=True)
 class PsuSpec:
-    """A power supply."""
+    """A power supply. ``transient_peak_w`` is the maker's stated power-excursion peak (the
+    ATX 3.x 100 µs figure), which replaces the one the design guide's rule gives."""
 
     wattage_w: float | None = None
     efficiency: str | None = None
@@ -239,6 +240,7 @@ class PsuSpec:
     pcie_8pin_connectors: int | None = None
     modular: str | None = None
     length_mm: float | None = None
+    transient_peak_w: float | None = None
 
 
 @dataclass(frozen=True)
@@ -417,6 +419,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("pcie_8pin_connectors", "pcie_8pin_connectors", "int", 1, 0, 16),
         FieldDef("modular", "modular", "str", choices=("full", "semi", "none")),
         FieldDef("length_mm", "length_mm", "num", 1, 80, 400),
+        FieldDef("transient_peak_w", "transient_peak_w", "num", 1, 100, 20_000),
     ),
     "network": (
         FieldDef("kind", "kind", "str", required=True,
