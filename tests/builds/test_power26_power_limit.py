@@ -41,9 +41,9 @@ def test_two_5090s_on_a_1600_w_supply_get_the_power_limit_that_fits() -> None:
     assert limit == 415 and f.numbers["gpu_limit_w"] == 415
     assert (250 + 150 + 2 * 415) * 1.3 <= 1600 < (250 + 150 + 2 * 416) * 1.3
     assert f.fix.en == (
-        "Keep this supply and cap each GPU at 415 W (sudo nvidia-smi -pl 415; nvidia-smi -q -d "
-        "POWER shows the range the card allows); or: Use at least 2015 W, or an ATX 3.x unit "
-        "with 12V-2x6 connectors (rated for 200% for 100 µs).")
+        "Keep this supply and cap each GPU at 415 W (nvidia-smi -pl 415, with administrator "
+        "rights; nvidia-smi -q -d POWER shows the range the card allows); or: Use at least "
+        "2015 W, or an ATX 3.x unit with 12V-2x6 connectors (rated for 200% for 100 µs).")
     assert "415 W" in f.fix.zh and "nvidia-smi -pl 415" in f.fix.zh
 
 

@@ -159,3 +159,21 @@ def test_a_maker_excursion_figure_is_the_supplys_rating() -> None:
     cat = _variant("msi-meg-ai1300p-pcie5", transient_peak_w=1700.0)
     headroom = _codes(cat, *DESK, ("msi-meg-ai1300p-pcie5-test", 1))["compat.psu_headroom"]
     assert headroom.numbers["required_w"] == 1300 * 1753 / 1700
+
+
+def test_two_different_atx3_supplies_each_carry_their_own_excursion() -> None:
+    lines = (("intel-core-i9-13900k", 1), ("nvidia-rtx-5090", 3), (GX1000, 1),
+             ("seasonic-prime-tx-1600-atx-3-1", 1))
+    headroom = _codes(load_catalog(), *lines)["compat.psu_headroom"]
+    # 253 + 3 x 575 + 150 = 2,128 W <= 1,000 + 1,600 = 2,600 W. For 100 µs the NE1000G carries
+    # 200% (2,000 W) and the TX-1600 ATX 3.1 150% (2,400 W): 4,400 W < peak 253 + 150 + 3 x
+    # 1,725 = 5,578 W -> 2,600 x 5,578 / 4,400 = 3,296.1 W (x1.3 for the pair: 2,766.4 W).
+    assert headroom.numbers["required_w"] == 2600 * 5578 / 4400
+    assert "ATX 3.x, together rated for 4400 W for 100 µs" in headroom.detail.en
+    assert "合计 100 µs 内可承受 4400 W" in headroom.detail.zh
+    # (4,400 - 403) / 3 = 1,332.3 W for the three cards' sustained power: 444 W each.
+    assert headroom.numbers["gpu_limit_w"] == 444
+    two = (("intel-core-i9-13900k", 1), ("nvidia-rtx-5090", 2), (GX1000, 1),
+           ("seasonic-prime-tx-1600-atx-3-1", 1))
+    # Peak 253 + 150 + 3 x 1,150 = 3,853 W <= 4,400 W.
+    assert "compat.psu_headroom" not in _codes(load_catalog(), *two)

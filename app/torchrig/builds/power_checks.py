@@ -4,8 +4,12 @@ The sustained draw counts each CPU at its maximum power (Intel PL2 / AMD PPT, fa
 TDP when the catalog has no maximum), each GPU at its board power, and a fixed allowance for the
 rest of the system. Transients follow the ATX 3.x / PCIe CEM 5.0 model: a GPU may spike to three
 times its sustained power for 100 µs, and an ATX 3.x supply over 450 W with a 12V-2x6 (12VHPWR)
-connector must carry 200% of its rating for 100 µs (150% without one). A supply with no such
-rating is sized with the PC builders' x1.3 margin instead.
+connector must carry 200% of its rating for 100 µs (150% without one); a maker's own excursion
+figure replaces that rule. A supply with no such rating is sized with the PC builders' x1.3
+margin instead. Every supply unit counts (a line's quantity, several lines), each with its own
+excursion; a server sold as a system brings its supplies (``builds/system_parts.py``). When the
+transients do not fit, the fix offers the GPU power limit that makes them fit beside the bigger
+supply. The part fields read here are listed in ``builds/power_fields.py``.
 """
 
 from __future__ import annotations
@@ -235,9 +239,10 @@ def _headroom_fix(need: float, limit: float | None, node: Node) -> Msg:
     if limit is None:
         return Msg(f"{size.en}; or power-limit the GPUs.", f"{size.zh}；或限制 GPU 功耗。")
     nvidia = all(p.vendor == "NVIDIA" for p in node.each("gpu"))
-    how = (Msg(f" (sudo nvidia-smi -pl {limit:.0f}; nvidia-smi -q -d POWER shows the range "
-               "the card allows)",
-               f"（sudo nvidia-smi -pl {limit:.0f}；nvidia-smi -q -d POWER 可查看显卡允许的范围）")
+    how = (Msg(f" (nvidia-smi -pl {limit:.0f}, with administrator rights; nvidia-smi -q -d POWER "
+               "shows the range the card allows)",
+               f"（nvidia-smi -pl {limit:.0f}，需管理员权限；nvidia-smi -q -d POWER "
+               "可查看显卡允许的范围）")
            if nvidia else Msg(" with the GPU maker's tool", "（使用 GPU 厂商的工具）"))
     return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or: {size.en}.",
                f"保留此电源，将每块 GPU 功耗限制在 {limit:.0f} W{how.zh}；或{size.zh}。")
