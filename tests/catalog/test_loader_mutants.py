@@ -169,7 +169,7 @@ def test_the_value_source_derived_form(tmp_path: Path) -> None:
     assert cpu.cpu.tdp_w == 65 and cpu.field_sources["tdp_w"] == "ARK (CpuId 134587)"
     assert cpu.derived_fields == {"max_turbo_power_w": "PL2 from ARK"}
     _refused(tmp_path, _spec(tdp_w={"value": 65, "unit": "W"}),
-             "field 'tdp_w' has unknown key 'unit' (use value, source, derived, unknown)")
+             "field 'tdp_w' has unknown key 'unit' (use value, source, derived)")
     _refused(tmp_path, _spec(tdp_w={"value": 65, "derived": " "}),
              "field 'tdp_w.derived' must say how it was derived")
     _refused(tmp_path, _spec(tdp_w={"value": 65, "source": "a guess"}),

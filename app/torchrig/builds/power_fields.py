@@ -34,4 +34,4 @@ def fields_read(part: Part) -> tuple[str, ...]:
 def missing_fields(part: Part) -> tuple[str, ...]:
     """Fields the checks read that ``part`` neither gives nor says are unknown (with why)."""
     return tuple(f for f in fields_read(part)
-                 if getattr(part.specs, f) is None and not part.is_known_unknown(f))
+                 if getattr(part.specs, f) is None and f not in part.unknown_fields)

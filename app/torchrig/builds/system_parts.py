@@ -22,7 +22,7 @@ def is_system(part: Part) -> bool:
         return False
     b = part.motherboard
     return bool(b.system_chassis or b.integrated_psu_w or b.redundant_psu_w
-                or part.is_known_unknown("integrated_psu_w"))
+                or "integrated_psu_w" in part.unknown_fields)
 
 
 def node_system(node: Node) -> Part | None:

@@ -178,8 +178,8 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     specs_raw = entry.get("specs")
     if not isinstance(specs_raw, dict):
         raise InputError(f"{where}: field 'specs' must be an object")
-    values, field_sources, derived, unknown_fields = _parse_specs(
-        specs_raw, category, f"{where} specs", sources)
+    values, field_sources, derived, unknown_why = _parse_specs(specs_raw, category,
+                                                               f"{where} specs", sources)
     spec = SPEC_CLASSES[category](**values)
     _cross_check(spec, category, f"{where} specs")
     prices = tuple(_parse_price(p, f"{where} prices[{i}]", sources)
@@ -190,8 +190,8 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
     return Part(
         id=raw_id, category=category, vendor=vendor, name=name, specs=spec,
         sources=tuple(src_list), field_sources=field_sources, derived_fields=derived,
-        unknown_fields=unknown_fields, prices=prices, notes=notes, match_names=match_names,
-        end_of_life=eol,
+        unknown_fields=unknown_why,
+        prices=prices, notes=notes, match_names=match_names, end_of_life=eol,
     )
 
 
@@ -207,8 +207,8 @@ def _end_of_life(raw: Any, where: str, sources: dict[str, SourceRef]) -> EndOfLi
 
 
 def _parse_specs(raw: dict[str, Any], category: str, where: str,
-                 sources: dict[str, SourceRef]
-                 ) -> tuple[dict[str, Any], dict[str, str], dict[str, str], dict[str, str]]:
+                 sources: dict[str, SourceRef]) -> tuple[dict[str, Any], dict[str, str],
+                                                          dict[str, str], dict[str, str]]:
     schema = {f.key: f for f in SCHEMAS[category]}
     unknown = sorted(set(raw) - set(schema))
     if unknown:
@@ -220,13 +220,22 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
     unknown_why: dict[str, str] = {}
     for key, fdef in schema.items():
         value = raw.get(key)
+        if isinstance(value, dict) and "unknown" in value:
+            # {"unknown": "why"}: the sources were read and do not give the figure. The one
+            # place this form is validated; checks see None, the completeness test the reason.
+            why = value["unknown"]
+            if set(value) != {"unknown"} or not isinstance(why, str) or len(why.strip()) < 10:
+                raise InputError(f"{where}: field '{key}' must be {{\"unknown\": \"<why, at least "
+                                 "10 characters>\"}} with no value, source or derived")
+            if fdef.required:
+                raise InputError(f"{where}: field '{key}' is required and cannot be unknown")
+            unknown_why[fdef.attr] = why
+            continue
         if isinstance(value, dict):
-            extra = sorted(set(value) - {"value", "source", "derived", "unknown"})
+            extra = sorted(set(value) - {"value", "source", "derived"})
             if extra:
                 raise InputError(f"{where}: field '{key}' has unknown key {extra[0]!r} "
-                                 "(use value, source, derived, unknown)")
-            if "unknown" in value:
-                unknown_why[fdef.attr] = _unknown_reason(value, fdef, where)
+                                 "(use value, source, derived)")
             if "source" in value:
                 field_sources[fdef.attr] = _one_source(value["source"], f"{where} field '{key}'",
                                                        sources)
@@ -242,23 +251,6 @@ def _parse_specs(raw: dict[str, Any], category: str, where: str,
             continue
         values[fdef.attr] = _convert(value, fdef, where)
     return values, field_sources, derived, unknown_why
-
-
-def _unknown_reason(value: dict[str, Any], fdef: FieldDef, where: str) -> str:
-    """``{"unknown": "<why>"}``: the sources were searched and do not give this figure. It
-    carries no value or derivation (a figure is either known or not), a required field cannot
-    be unknown, and the reason is real text, so "unknown" is a finding of the search, never a
-    way to skip one."""
-    key = fdef.key
-    reason = value["unknown"]
-    if not isinstance(reason, str) or len(reason.strip()) < 10:
-        raise InputError(f"{where}: field '{key}.unknown' must say why the value is unknown "
-                         "(at least 10 characters)")
-    if "value" in value or "derived" in value:
-        raise InputError(f"{where}: field '{key}' is either unknown or has a value, not both")
-    if fdef.required:
-        raise InputError(f"{where}: field '{key}' is required and cannot be unknown")
-    return reason.strip()
 
 
 def _convert(value: Any, fdef: FieldDef, where: str) -> Any:

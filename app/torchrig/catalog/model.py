@@ -92,9 +92,8 @@ class Part:
         sources: source keys or URLs backing the part as a whole.
         field_sources: per-field source where the JSON gave one (spec attribute -> source).
         derived_fields: spec attributes computed from a sourced figure -> how (lower confidence).
-        unknown_fields: spec attributes the sources were searched for and do not give -> why
-            (the value stays None; a check that reads it is skipped and a completeness test
-            accepts it as looked for, not forgotten).
+        unknown_fields: spec attributes the sources do not give -> why (the value stays None; a
+            check that reads the field skips it, and the completeness test accepts it).
         prices: sourced prices, oldest first; may be empty (the build then asks for one).
         match_names: names hardware detection reports for this part (used by match_*).
         end_of_life: set when the maker has stopped producing the part.
@@ -152,10 +151,6 @@ class Part:
 
     def is_derived(self, attr: str) -> bool:
         return attr in self.derived_fields
-
-    def is_known_unknown(self, attr: str) -> bool:
-        """The catalog says why ``attr`` is unknown (``{"unknown": "<reason>"}`` in the JSON)."""
-        return attr in self.unknown_fields
 
     def key_spec(self, lang: str = "en") -> str:
         """One short line for tables, e.g. ``24 GiB GDDR6X, 165.2 TFLOPS FP16 TC``."""
