@@ -61,6 +61,7 @@ NAMES = {
     # API and option names a user types as they are.
     "pin_memory", "gpu_memory_utilization", "target_samples_per_s", "num_workers",
     "multi_processor_count", "base_frequency", "total_memory",
+    "nvidia-smi", "pl",  # the GPU power-limit command the power checks offer
     "sm_75", "sm_80",  # CUDA architecture names as compilers print them
     # Units.
     "s", "ms", "min", "h", "W", "x", "mm", "px", "TFLOP", "GFLOP", "Gbit", "Gb", "kB",

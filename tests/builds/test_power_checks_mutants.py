@@ -66,17 +66,20 @@ def test_the_maximum_turbo_power_wins_over_the_tdp() -> None:
 
 
 def test_unknown_power_is_named_once_and_not_counted() -> None:
+    # The RTX 5070 Ti's board power is in the catalog (300 W): a copy without it.
     cat = _cat(**{"intel-test-cpu": ("intel-core-i5-12400f",
-                                     {"tdp_w": None, "max_turbo_power_w": None})})
-    node = _node(cat, ("intel-test-cpu", 2), ("nvidia-rtx-5070-ti", 2), ("nvidia-rtx-4090", 1))
+                                     {"tdp_w": None, "max_turbo_power_w": None}),
+                  "nvidia-test-gpu": ("nvidia-rtx-5070-ti", {"tdp_w": None})})
+    node = _node(cat, ("intel-test-cpu", 2), ("nvidia-test-gpu", 2), ("nvidia-rtx-4090", 1))
     est = estimate_power(node)
     assert (est.cpu_w, est.gpu_w) == (0.0, 450.0)
     assert est.unknown == ("Core i5-12400F", "GeForce RTX 5070 Ti")
 
 
 def test_unknown_power_is_said_in_the_finding() -> None:
-    cat = _psu(500.0, "corsair-rm1000x")
-    node = _node(cat, ("nvidia-rtx-5070-ti", 1), ("nvidia-rtx-4090", 1), ("test-psu", 1))
+    cat = _cat(**{"test-psu": ("corsair-rm1000x", {"wattage_w": 500.0}),
+                  "nvidia-test-gpu": ("nvidia-rtx-5070-ti", {"tdp_w": None})})
+    node = _node(cat, ("nvidia-test-gpu", 1), ("nvidia-rtx-4090", 1), ("test-psu", 1))
     # 450 + 150 = 600 W sustained > 500 W: a blocker that says what it could not count.
     psu = _by_code(power_checks(node))["compat.psu"]
     assert psu.severity is Severity.BLOCKER and psu.numbers["load_w"] == 600
@@ -85,10 +88,11 @@ def test_unknown_power_is_said_in_the_finding() -> None:
 
 
 def test_no_known_cpu_or_gpu_power_means_no_power_check() -> None:
-    cat = _psu(100.0, "corsair-rm1000x")
+    cat = _cat(**{"test-psu": ("corsair-rm1000x", {"wattage_w": 100.0}),
+                  "nvidia-test-gpu": ("nvidia-rtx-5070-ti", {"tdp_w": None})})
     # Only the 150 W rest-of-system allowance would be left, above a 100 W supply: the check
     # says nothing rather than judge a build on the allowance alone.
-    assert power_checks(_node(cat, ("nvidia-rtx-5070-ti", 1), ("test-psu", 1))) == []
+    assert power_checks(_node(cat, ("nvidia-test-gpu", 1), ("test-psu", 1))) == []
     assert power_checks(_node(load_catalog(), ("nvidia-rtx-4090", 1))) == []  # no supply
 
 
@@ -229,8 +233,9 @@ def test_connectors_unknown_on_either_side_are_not_judged() -> None:
     unknown_psu = _node(load_catalog(), ("nvidia-rtx-4090", 3), ("nfortec-sagitta-x2-1000w", 1),
                         ("corsair-rm1000x", 1))
     assert "compat.psu_connectors" not in _by_code(power_checks(unknown_psu))
-    # The RTX 5090's 12V-2x6 count is not in the catalog: nor is a mix with it.
-    unknown_gpu = _node(load_catalog(), ("nvidia-rtx-4090", 1), ("nvidia-rtx-5090", 1),
+    # A card whose 12V-2x6 count is not known: nor is a mix with it judged.
+    cat = _cat(**{"nvidia-test-gpu": ("nvidia-rtx-5090", {"power_12v_2x6": None})})
+    unknown_gpu = _node(cat, ("nvidia-rtx-4090", 1), ("nvidia-test-gpu", 1),
                         ("nfortec-sagitta-x2-1000w", 1))
     assert "compat.psu_connectors" not in _by_code(power_checks(unknown_gpu))
 

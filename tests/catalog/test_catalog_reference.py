@@ -39,9 +39,11 @@ GPUS = {
 # pages each part cites (bandwidth, board power).
 GPUS.update({
     "nvidia-rtx-5080": (16, 960, 56.3, 112.6, None, 360, 5, None, "12.0"),
-    "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, None, 5, None, "12.0"),
+    # Board power 300 W: playeatsleep.fun/en/rtx-5000-specs ("TBP ... 300W"), issue 26.
+    "nvidia-rtx-5070-ti": (16, 896, 43.9, 87.9, None, 300, 5, None, "12.0"),
     "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
-    "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, None, "12.0"),
+    # PCIe 5.0 x8: hardwareinside.de ("über ein PCIe-5.0-x8-Interface angebunden"), issue 26.
+    "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, 8, "12.0"),
     "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, None, None, 600, 5, None, None),
     "nvidia-l4": (24, 300, 30.29, None, None, 72, 4, 16, "8.9"),
 })

@@ -7,6 +7,7 @@ from __future__ import annotations
 from torchrig.builds.check_node import BOARD_SPECS, LANE_PAYLOAD, Node, finding
 from torchrig.builds.m2_sharing import m2_sharing
 from torchrig.builds.memory_checks import dimms_per_channel
+from torchrig.builds.system_parts import system_extra_slots
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
 
@@ -131,7 +132,8 @@ def _nic_slots(node: Node) -> list[Finding]:
             lanes = min(lanes or slot.lanes, slot.lanes)
             if slot.gen is not None:
                 host_gen = min(host_gen or slot.gen, slot.gen)
-        elif configs and board is not None and len(configs) <= slot_index:
+        elif (configs and board is not None
+              and slot_index - len(configs) >= system_extra_slots(node)):
             out.append(finding(
                 "board.nic_no_slot", Severity.WARNING,
                 Msg("No x16-size slot left for the network adapter", "没有空余的 x16 插槽给网卡"),

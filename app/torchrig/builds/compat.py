@@ -24,6 +24,7 @@ from torchrig.builds.m2_sharing import m2_slot_count
 from torchrig.builds.memory_checks import memory_checks
 from torchrig.builds.platform_checks import platform_checks
 from torchrig.builds.power_checks import power_checks
+from torchrig.builds.system_parts import node_system
 from torchrig.builds.wall_checks import wall_checks
 from torchrig.catalog.export_controls import ExportControls
 from torchrig.catalog.model import Catalog, Part
@@ -93,8 +94,7 @@ def _missing(node: Node) -> list[Finding]:
     out = []
     # A server sold as a system (it ships with its own supplies) includes its chassis and the
     # CPU heatsinks, so only a power supply, case or cooler listed on top would be missing.
-    system = any(line.part.motherboard.integrated_psu_w or line.part.motherboard.redundant_psu_w
-                 for line in node.of("motherboard"))
+    system = node_system(node) is not None
     platform = SERVER_PLATFORM in node.custom_categories
     if platform:
         out.append(finding(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from torchrig.builds.check_node import FORM_FACTOR_SPECS, Node, finding
+from torchrig.builds.system_parts import node_system
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
@@ -360,7 +361,8 @@ def _passive(node: Node) -> list[Finding]:
     if not passive:
         return []
     case = node.first("case")
-    if node.server_platform or (case is not None and case.case.kind == "rackmount"):
+    if node.server_platform or node_system(node) is not None or (
+            case is not None and case.case.kind == "rackmount"):
         return []
     where = (Msg(f"{case.name} is a desktop case", f"{case.name} 是台式机箱") if case else
              Msg("the build has no server chassis", "配置中没有服务器机箱"))

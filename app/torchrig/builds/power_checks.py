@@ -4,15 +4,21 @@ The sustained draw counts each CPU at its maximum power (Intel PL2 / AMD PPT, fa
 TDP when the catalog has no maximum), each GPU at its board power, and a fixed allowance for the
 rest of the system. Transients follow the ATX 3.x / PCIe CEM 5.0 model: a GPU may spike to three
 times its sustained power for 100 µs, and an ATX 3.x supply over 450 W with a 12V-2x6 (12VHPWR)
-connector must carry 200% of its rating for 100 µs (150% without one). A supply with no such
-rating is sized with the PC builders' x1.3 margin instead.
+connector must carry 200% of its rating for 100 µs (150% without one); a maker's own excursion
+figure replaces that rule. A supply with no such rating is sized with the PC builders' x1.3
+margin instead. Every supply unit counts (a line's quantity, several lines), each with its own
+excursion; a server sold as a system brings its supplies (``builds/system_parts.py``). When the
+transients do not fit, the fix offers the GPU power limit that makes them fit beside the bigger
+supply. The part fields read here are listed in ``builds/power_fields.py``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from torchrig.builds.check_node import PSU_CONNECTOR_SPECS, Node, finding
+from torchrig.builds.system_parts import system_supply
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
@@ -81,26 +87,29 @@ def estimate_power(node: Node) -> PowerEstimate:
 class _Supply:
     name: str
     watts: float
-    excursion: float | None  # ATX 3.x 100 µs factor, None when the supply states none
-    parts: tuple[Part, ...]
+    carries_w: float | None  # what the supplies give for 100 µs (ATX 3.x), None when not rated
+    excursion: float | None  # the one ATX 3.x factor when every unit has the same, else None
+    parts: tuple[Part, ...]  # every unit, a part repeated by its quantity
 
 
 def _supply(node: Node) -> _Supply | None:
     psus = node.of("psu")
     if psus:
-        watts = sum((line.part.psu.wattage_w or 0) * line.quantity for line in psus)
-        name = " + ".join(line.part.name for line in psus)
-        factors = {_excursion(line.part) for line in psus}
-        excursion = factors.pop() if len(factors) == 1 else None
-        return _Supply(name, watts, excursion, tuple(line.part for line in psus))
-    for line in node.of("motherboard"):
-        b = line.part.motherboard
-        # A server with N+1 supplies must run on N: size it by the redundant rating.
-        if b.redundant_psu_w:
-            return _Supply(f"{line.part.name} (built-in, redundant)", b.redundant_psu_w,
-                           None, ())
-        if b.integrated_psu_w:
-            return _Supply(f"{line.part.name} (built-in)", b.integrated_psu_w, None, ())
+        units = node.each("psu")
+        watts = sum(p.psu.wattage_w or 0 for p in units)
+        name = " + ".join(line.part.name if line.quantity == 1
+                          else f"{line.quantity} x {line.part.name}" for line in psus)
+        factors = [_excursion(p) for p in units]
+        # Supplies sharing a load each carry their own excursion; one without an ATX 3.x
+        # rating leaves the set unrated (the x1.3 margin then sizes all of them).
+        carries = (sum((p.psu.wattage_w or 0) * f for p, f in zip(units, factors, strict=True)
+                       if f is not None)
+                   if None not in factors else None)
+        excursion = factors[0] if len(set(factors)) == 1 else None
+        return _Supply(name, watts, carries, excursion, tuple(units))
+    system = system_supply(node)
+    if system is not None:
+        return _Supply(system.name, system.watts, None, None, ())
     return None
 
 
@@ -115,6 +124,10 @@ def _excursion(psu: Part) -> float | None:
     s = psu.psu
     if not (s.atx_version or "").upper().startswith("ATX 3"):
         return None
+    if s.transient_peak_w and s.wattage_w:
+        # The maker's own excursion figure (MSI: 2,600 W for the 1,300 W unit) wins over the
+        # design guide's rule, which only says what an ATX 3.x unit must at least carry.
+        return s.transient_peak_w / s.wattage_w
     big = (s.wattage_w or 0) > ATX3_EXCURSION_MIN_W and (s.pcie_12v_2x6_connectors or 0) > 0
     return ATX3_EXCURSION_WITH_12VHPWR if big else ATX3_EXCURSION_WITHOUT
 
@@ -148,27 +161,34 @@ def power_checks(node: Node) -> list[Finding]:
                 "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU。"),
             POWER_SOURCE, **numbers))
     else:
-        out += _headroom(supply, est, parts, unknown, numbers)
+        out += _headroom(supply, est, parts, unknown, numbers, node)
     out += _vendor_minimum(node, supply)
     out += _connectors(node, supply)
     return out
 
 
 def _headroom(supply: _Supply, est: PowerEstimate, parts: Msg, unknown: Msg,
-              numbers: dict[str, float]) -> list[Finding]:
-    if supply.excursion is not None:
-        carries = supply.watts * supply.excursion
+              numbers: dict[str, float], node: Node) -> list[Finding]:
+    if supply.carries_w is not None:
+        carries = supply.carries_w
         if carries >= est.peak_w:
             return []
-        need = est.peak_w / supply.excursion
+        # The supplies' watts that carry the peak, scaled as they are rated (a set of one
+        # factor: peak / factor).
+        need = supply.watts * est.peak_w / carries
+        rating = (Msg(f"ATX 3.x, rated for {supply.excursion:.0%} = {carries:.0f} W for 100 µs",
+                      f"ATX 3.x，100 µs 内可承受 {supply.excursion:.0%} = {carries:.0f} W")
+                  if supply.excursion is not None else
+                  Msg(f"ATX 3.x, together rated for {carries:.0f} W for 100 µs",
+                      f"ATX 3.x，合计 100 µs 内可承受 {carries:.0f} W"))
         detail = Msg(
-            f"{supply.name}: {supply.watts:.0f} W, ATX 3.x, rated for {supply.excursion:.0%} "
-            f"= {carries:.0f} W for 100 µs. {parts.en}; with each GPU spiking to "
-            f"{GPU_EXCURSION_FACTOR:.0f}x its board power the 100 µs peak is "
+            f"{supply.name}: {supply.watts:.0f} W, {rating.en}. {parts.en}; with each GPU "
+            f"spiking to {GPU_EXCURSION_FACTOR:.0f}x its board power the 100 µs peak is "
             f"{est.peak_w:.0f} W.{unknown.en}",
-            f"{supply.name}：{supply.watts:.0f} W，ATX 3.x，100 µs 内可承受 "
-            f"{supply.excursion:.0%} = {carries:.0f} W。{parts.zh}；GPU 瞬时功耗可达板卡功耗的 "
-            f"{GPU_EXCURSION_FACTOR:.0f} 倍，100 µs 峰值 {est.peak_w:.0f} W。{unknown.zh}")
+            f"{supply.name}：{supply.watts:.0f} W，{rating.zh}。{parts.zh}；GPU 瞬时功耗可达板卡"
+            f"功耗的 {GPU_EXCURSION_FACTOR:.0f} 倍，100 µs 峰值 {est.peak_w:.0f} W。{unknown.zh}")
+        # Each GPU's share of what the supplies carry beyond CPU and rest, at 3x its limit.
+        gpu_budget = (carries - est.cpu_w - est.rest_w) / GPU_EXCURSION_FACTOR
     else:
         need = est.sustained_w * LEGACY_MARGIN
         if supply.watts >= need:
@@ -179,15 +199,53 @@ def _headroom(supply: _Supply, est: PowerEstimate, parts: Msg, unknown: Msg,
             f"{unknown.en}",
             f"{supply.name}：{supply.watts:.0f} W，目录中无 ATX 3.x 瞬时功耗额定值。"
             f"{parts.zh}；为瞬时尖峰留 ×{LEGACY_MARGIN} 余量 = {need:.0f} W。{unknown.zh}")
+        gpu_budget = supply.watts / LEGACY_MARGIN - est.cpu_w - est.rest_w
+    limit = gpu_power_limit([p.gpu.tdp_w for p in node.each("gpu")], gpu_budget)
+    extra = {"gpu_limit_w": limit} if limit is not None else {}
     return [finding(
         "compat.psu_headroom", Severity.WARNING,
         Msg("Power supply too small for transient spikes", "电源不足以承受瞬时功耗尖峰"),
-        detail,
-        Msg(f"Use at least {need:.0f} W, or an ATX 3.x unit with 12V-2x6 connectors (rated "
-            f"for {ATX3_EXCURSION_WITH_12VHPWR:.0%} for 100 µs); or power-limit the GPUs.",
-            f"至少使用 {need:.0f} W 电源，或带 12V-2x6 接口的 ATX 3.x 电源（100 µs 内可承受 "
-            f"{ATX3_EXCURSION_WITH_12VHPWR:.0%}）；或限制 GPU 功耗。"),
-        POWER_SOURCE, required_w=need, **numbers)]
+        detail, _headroom_fix(need, limit, node), POWER_SOURCE, required_w=need,
+        **numbers, **extra)]
+
+
+def gpu_power_limit(board_powers: list[float | None], budget_w: float) -> float | None:
+    """The one power limit for every GPU (whole watts, rounded down) that keeps their summed
+    draw within ``budget_w``, a card below the limit drawing its own board power; None when
+    no limit below the largest board power is needed or any card's power is unknown or the
+    budget leaves no power at all. Transients are taken to scale with the limit, as the
+    CEM 5.0 excursion is a multiple of the card's sustained power."""
+    if not board_powers or None in board_powers:
+        return None
+    powers = sorted(w for w in board_powers if w is not None)
+    if sum(powers) <= budget_w:
+        return None
+    spent = 0.0
+    for i, watts in enumerate(powers):
+        left = len(powers) - i  # cards at or above this one share what is left equally
+        share = (budget_w - spent) / left
+        if share < watts:
+            limit = float(math.floor(share))
+            return limit if limit >= 1 else None
+        spent += watts
+    return None
+
+
+def _headroom_fix(need: float, limit: float | None, node: Node) -> Msg:
+    size = Msg(f"Use at least {need:.0f} W, or an ATX 3.x unit with 12V-2x6 connectors (rated "
+               f"for {ATX3_EXCURSION_WITH_12VHPWR:.0%} for 100 µs)",
+               f"至少使用 {need:.0f} W 电源，或带 12V-2x6 接口的 ATX 3.x 电源（100 µs 内可承受 "
+               f"{ATX3_EXCURSION_WITH_12VHPWR:.0%}）")
+    if limit is None:
+        return Msg(f"{size.en}; or power-limit the GPUs.", f"{size.zh}；或限制 GPU 功耗。")
+    nvidia = all(p.vendor == "NVIDIA" for p in node.each("gpu"))
+    how = (Msg(f" (nvidia-smi -pl {limit:.0f}, with administrator rights; nvidia-smi -q -d POWER "
+               "shows the range the card allows)",
+               f"（nvidia-smi -pl {limit:.0f}，需管理员权限；nvidia-smi -q -d POWER "
+               "可查看显卡允许的范围）")
+           if nvidia else Msg(" with the GPU maker's tool", "（使用 GPU 厂商的工具）"))
+    return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or: {size.en}.",
+               f"保留此电源，将每块 GPU 功耗限制在 {limit:.0f} W{how.zh}；或{size.zh}。")
 
 
 def _vendor_minimum(node: Node, supply: _Supply) -> list[Finding]:

@@ -240,6 +240,9 @@ class MotherboardSpec:
     ``dimensions_mm`` the board's width x depth; ``unsupported_cpu_families`` CPU families that
     fit the socket but not the board (a WRX90 board takes no non-PRO Threadripper);
     ``bios_requirements`` the families that need a given BIOS version first.
+    ``system_chassis`` marks a complete system (its chassis, e.g. ``4U rackmount``, with fans,
+    airflow and supplies; ``builds/system_parts.py``); ``extra_x16_slots`` counts its
+    full-width slots beyond those ``gpu_lane_configs`` fills, for network adapters.
     """
 
     socket: str | None = None
@@ -269,11 +272,14 @@ class MotherboardSpec:
     dimensions_mm: tuple[int, ...] = ()
     unsupported_cpu_families: tuple[str, ...] = ()
     bios_requirements: tuple[BiosRequirement, ...] = ()
+    system_chassis: str | None = None
+    extra_x16_slots: int | None = None
 
 
 @dataclass(frozen=True)
 class PsuSpec:
-    """A power supply."""
+    """A power supply. ``transient_peak_w`` is the maker's stated power-excursion peak (the
+    ATX 3.x 100 µs figure), which replaces the one the design guide's rule gives."""
 
     wattage_w: float | None = None
     efficiency: str | None = None
@@ -283,6 +289,7 @@ class PsuSpec:
     pcie_8pin_connectors: int | None = None
     modular: str | None = None
     length_mm: float | None = None
+    transient_peak_w: float | None = None
 
 
 @dataclass(frozen=True)
@@ -458,6 +465,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("dimensions_mm", "dimensions_mm", "int_list", 1, 100, 500),
         FieldDef("unsupported_cpu_families", "unsupported_cpu_families", "str_list"),
         FieldDef("bios_requirements", "bios_requirements", "bios_reqs"),
+        FieldDef("system_chassis", "system_chassis", "str"),
+        FieldDef("extra_x16_slots", "extra_x16_slots", "int", 1, 0, 16),
     ),
     "psu": (
         FieldDef("wattage_w", "wattage_w", "num", 1, 100, 5_000, required=True),
@@ -468,6 +477,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("pcie_8pin_connectors", "pcie_8pin_connectors", "int", 1, 0, 16),
         FieldDef("modular", "modular", "str", choices=("full", "semi", "none")),
         FieldDef("length_mm", "length_mm", "num", 1, 80, 400),
+        FieldDef("transient_peak_w", "transient_peak_w", "num", 1, 100, 20_000),
     ),
     "network": (
         FieldDef("kind", "kind", "str", required=True,
