@@ -164,25 +164,27 @@ def test_shop_quotes_a_build_from_a_tier_with_the_mouse_and_keyboard(
     assert not warnings_shown
 
 
-def test_a_tier_build_marks_old_prices_and_parts_out_of_production(window, qtbot):
+def test_a_build_marks_old_prices_and_parts_out_of_production(window, qtbot):
+    # The tier starts now quote current parts (the professional tier the RTX 4090 D), so the
+    # sample dual-4090 build stands for a build holding an out-of-production part.
     window.show()
-    # Without the shipped reference rate, so a USD-priced line waits for a price.
-    window.build_page.picker.reference = None
-    window.build_page.apply_settings()
-    targets = window.targets_page
-    targets.tier_box.setCurrentIndex(targets.tier_box.findData("professional"))
-    click(qtbot, targets.start_button)
+    qtbot.waitExposed(window)
+    go_to(qtbot, window, "build")
     page = window.build_page
+    assert page.open_path(ROOT / "builds" / "pro-dual-4090.json")
     row = next(i for i, item in enumerate(page.build.line_items)
                if item.part_id == "nvidia-rtx-4090")
     origin = page.lines.item(row, page.lines.columnCount() - 1)
     assert origin.text().startswith("⚠")
     assert "out of production since 2024-10" in origin.toolTip()
     assert "months old" in origin.toolTip()
-    # A line whose price is the user's own, dated today, is not marked.
-    unpriced = next(i for i, line in enumerate(page.priced.lines) if line.status != "ok")
-    type_into_cell(qtbot, page.lines, unpriced, 4, "100")
-    assert not page.lines.item(unpriced, page.lines.columnCount() - 1).text().startswith("⚠")
+    # A line whose price is the user's own, dated today, is not marked: type one over an
+    # old catalog price of a part still in production.
+    aged = next(i for i, item in enumerate(page.build.line_items)
+                if "months old" in page.lines.item(i, page.lines.columnCount() - 1).toolTip()
+                and window.catalog.get(item.part_id).end_of_life is None)
+    type_into_cell(qtbot, page.lines, aged, 4, "100")
+    assert not page.lines.item(aged, page.lines.columnCount() - 1).text().startswith("⚠")
 
 
 def test_a_missing_exchange_rate_is_asked_for_and_typing_it_prices_the_lines(window, qtbot):

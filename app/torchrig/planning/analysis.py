@@ -195,7 +195,7 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
                 fix,
                 "seed 1.1; ZeRO (arXiv 1910.02054); Korthikanti et al. (arXiv 2205.05198)"
                 if w.is_training else
-                "seed 1.1; PagedAttention KV cache (Kwon et al., arXiv 2309.06180)",
+                "seed 1.1; PagedAttention (arXiv 2309.06180)",
                 vram_needed=need, vram=vram))
     elif need > TIGHT_FRACTION * vram:
         out.append(_f(
