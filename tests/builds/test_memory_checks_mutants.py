@@ -322,3 +322,29 @@ def test_dimms_per_channel() -> None:
     assert dimms_per_channel(_node(("test-no-sockets", 1), cat=cat)) == 1  # one socket
     for board in ("test-w790-6", "test-no-slots", "test-no-channels"):
         assert dimms_per_channel(_node((board, 1), cat=cat)) is None
+
+
+def test_a_kit_of_unknown_size_counts_no_modules_or_bytes() -> None:
+    cat = _cat(**{"test-kit-no-count": (KIT, "test kit", {"modules": None}),
+                  "test-kit-no-size": (KIT, "test kit", {"module_bytes": None})})
+    # Unknown modules: 0 modules and 0 bytes, so not "one module on two channels".
+    assert _check((I5, 1), (Z790, 1), ("test-kit-no-count", 1), cat=cat) == []
+    # Unknown module size beside 3 known kits: its 2 modules count (8 on 4 slots), its bytes do
+    # not (192 GiB, the known kits' 6 x 32).
+    assert [f.numbers for f in _check((I5, 1), (Z790, 1), (KIT, 3), ("test-kit-no-size", 1),
+                                      cat=cat)] == [
+        {"modules": 8, "slots": 4}, {"memory_bytes": 192 * GiB, "max_memory_bytes": 128 * GiB}]
+
+
+def test_the_bandwidth_is_written_in_whole_gb_per_s_rounded_at_a_half() -> None:
+    # Test CPUs whose bandwidths make a half: 77.5 GB/s is written 78 and 79 x 2 / 4 = 39.5 GB/s
+    # 40 (Python rounds a half to the even neighbour); a divisor other than 1e9, even
+    # 1.000000001e9, writes 77 and 39.
+    cat = _cat(**{"test-w5-77": (W5, "test CPU", {"memory_bandwidth": 77.5e9}),
+                  "test-w5-79": (W5, "test CPU", {"memory_bandwidth": 79e9})})
+    assert _check(("test-w5-77", 1), (W790, 1), (RDIMM, 1), cat=cat) == [
+        _channels(1, 4, " Peak 78 GB/s with every channel; about 19 GB/s with 1.",
+                  "插满时峰值 78 GB/s；1 条约 19 GB/s。", 19.375e9, 77.5e9)]
+    assert _check(("test-w5-79", 1), (W790, 1), (RDIMM, 2), cat=cat) == [
+        _channels(2, 4, " Peak 79 GB/s with every channel; about 40 GB/s with 2.",
+                  "插满时峰值 79 GB/s；2 条约 40 GB/s。", 39.5e9, 79e9)]
