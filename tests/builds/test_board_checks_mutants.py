@@ -9,10 +9,8 @@ per direction (docs/hardware-sources.md sec. 3: Gen4 1.969 GB/s, Gen5 3.938 GB/s
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
 import pytest
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.board_checks import board_checks
 from torchrig.builds.build import Build, LineItem
@@ -28,13 +26,6 @@ Z890 = "gigabyte-z890-aorus-master"
 E810 = "intel-e810-cqda2"
 
 
-def _cat(**variants: tuple[str, dict[str, Any]]) -> Catalog:
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _found(*lines: tuple[str, int], cat: Catalog | None = None,

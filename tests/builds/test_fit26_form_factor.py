@@ -9,8 +9,7 @@ Micro-ATX and Mini-ITX (bug.hr).
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.check_node import Node
@@ -24,13 +23,6 @@ C7000D = "corsair-7000d-airflow"
 DEFINE7C = "fractal-design-define-7-compact"
 
 
-def _cat(**variants: tuple[str, dict[str, Any]]) -> Catalog:
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _found(*lines: tuple[str, int], cat: Catalog | None = None) -> dict[str, Finding]:

@@ -12,8 +12,7 @@ channels (SMBIOS dump).
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.compat import check_build
@@ -27,13 +26,6 @@ RDIMM = "samsung-32gb-ddr5-5600-rdimm-m321r4ga0pb0-cwm"  # 1 x 32 GB DDR5-5600 R
 X870E = "asus-rog-strix-x870e-e-gaming-wifi"
 
 
-def _cat(**variants: tuple[str, dict[str, Any]]) -> Catalog:
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _found(*lines: tuple[str, int], cat: Catalog | None = None) -> dict[str, Finding]:

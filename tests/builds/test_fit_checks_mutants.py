@@ -8,8 +8,7 @@ has a 65 W base and 117 W maximum power. Parts a test changes are named "test ..
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.check_node import Node
@@ -28,15 +27,6 @@ COOLER_SOURCE = Msg("cooler maker's heat-load rating; CPU maker's power figures"
                     "散热器厂商的散热功耗标称；CPU 厂商的功耗数据")
 
 
-def _cat(**variants: tuple[str, str, dict[str, Any]]) -> Catalog:
-    """The shipped catalog plus test parts: new id -> (base id, name, changed spec fields)."""
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, name, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, name=name,
-                                specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _check(*lines: tuple[str, int], cat: Catalog | None = None) -> list[Finding]:

@@ -13,8 +13,7 @@ changes are named "test ..." so no finding passes one off as a real product.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.check_node import Node
@@ -45,15 +44,6 @@ KEYING = Msg("JEDEC DDR4/DDR5 module keying; vendor board specifications",
              "JEDEC DDR4/DDR5 内存防呆缺口；主板厂商规格")
 
 
-def _cat(**variants: tuple[str, str, dict[str, Any]]) -> Catalog:
-    """The shipped catalog plus test parts: new id -> (base id, name, changed spec fields)."""
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, name, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, name=name,
-                                specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _node(*lines: tuple[str, int], cat: Catalog | None = None) -> Node:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from catalog_variants import catalog_with as _cat
 
 from torchrig.builds.build import Build, LineItem
 from torchrig.builds.check_node import Node
@@ -22,16 +23,6 @@ from torchrig.builds.power_checks import _excursion, estimate_power, power_check
 from torchrig.catalog import Catalog, load_catalog
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg
-
-
-def _cat(**variants: tuple[str, dict[str, Any]]) -> Catalog:
-    """The catalog plus parts ``new_id=(base_id, {spec changes})``."""
-    cat = load_catalog()
-    parts = dict(cat.parts)
-    for new_id, (base_id, changes) in variants.items():
-        base = cat.get(base_id)
-        parts[new_id] = replace(base, id=new_id, specs=replace(base.specs, **changes))
-    return Catalog(parts=parts, tiers=cat.tiers, seed_rules=cat.seed_rules, sources=cat.sources)
 
 
 def _node(cat: Catalog, *lines: tuple[str, int]) -> Node:
