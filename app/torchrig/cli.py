@@ -304,7 +304,8 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
               "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
-              "denoising_steps")
+              "denoising_steps", "hidden_dropout", "attention_dropout", "embedding_dropout",
+              "head", "num_labels")
 ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
 """Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
@@ -314,6 +315,7 @@ PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing"
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
     from torchrig.planning.presets import STYLES
+    from torchrig.planning.workload_fields import HEADS
     from torchrig.planning.workload import (
         ATTENTIONS,
         MODES,
@@ -371,6 +373,15 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ema", choices=["on", "off"],
                    help="training keeps an fp32 moving average of the weights (DiT, diffusers "
                         "--use_ema)")
+    config = p.add_argument_group("what a transformer's config.json also says (any transformer)")
+    for flag in ("hidden-dropout", "attention-dropout", "embedding-dropout"):
+        config.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=float, metavar="P",
+                            help="dropout probability (0 saves no mask; default: the block "
+                                 "style's, GPT-2 and BERT 0.1, Llama-style 0)")
+    config.add_argument("--head", choices=HEADS,
+                        help="the output head (a config's architectures: ...ForCausalLM = lm)")
+    config.add_argument("--num-labels", dest="num_labels", type=int,
+                        help="classes of a classification head (default 2)")
     moe = p.add_argument_group("mixture of experts (--model custom)")
     moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
     moe.add_argument("--active-experts", dest="active_experts", type=int,

@@ -347,9 +347,13 @@ class TransformerCal:
                 + c["heads"] * arch.heads + c["kv_dim"] * arch.kv_dim
                 + c["heads_x_seq"] * arch.heads * seq)
 
-    def outside_bytes_per_sequence(self, arch: TransformerArch, seq: int) -> float:
+    def outside_bytes_per_sequence(self, arch: TransformerArch, seq: int,
+                                   logits: int | None = None) -> float:
+        """``logits``: logits per token the head computes (None: the vocabulary, as measured);
+        the measured bytes per vocabulary entry are per logit (the fp32 loss's input)."""
         t, s = self.outside_per_token, self.outside_per_sequence
-        per_token = t["constant"] + t["hidden"] * arch.hidden + t["vocab"] * arch.vocab
+        width = arch.vocab if logits is None else logits
+        per_token = t["constant"] + t["hidden"] * arch.hidden + t["vocab"] * width
         return seq * per_token + s["constant"] + s["hidden"] * arch.hidden
 
 

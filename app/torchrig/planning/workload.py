@@ -61,6 +61,10 @@ ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_di
                "max_positions")
 """A custom transformer's shape (``--model custom``; what ``--hf-config`` fills in)."""
 MOE_FIELDS = ("experts", "active_experts", "expert_ffn")
+CONFIG_FIELDS = ("hidden_dropout", "attention_dropout", "embedding_dropout", "head",
+                 "num_labels")
+"""What else a transformer's config says that changes its memory (dropout masks, the head);
+allowed on a preset too (fine-tuning BERT-base without dropout is a choice, not a new model)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,20 @@ class Workload:
     """Image generation: classifier-free guidance, which runs the denoiser twice per step
     (with and without the prompt or class); None = the model's usual setting."""
     name: str = ""
+    hidden_dropout: float | None = None
+    """Dropout probability on the residual branches (and embeddings, unless
+    ``embedding_dropout`` is given); None = the block style's own (GPT-2 and BERT 0.1,
+    Llama-style none), which the activation calibration measured."""
+    attention_dropout: float | None = None
+    """Dropout probability on the attention probabilities; None = the block style's own."""
+    embedding_dropout: float | None = None
+    """Dropout probability on the embeddings' output (GPT-2's ``embd_pdrop``); None = as
+    ``hidden_dropout``."""
+    head: str | None = None
+    """The output head (:data:`~torchrig.planning.workload_fields.HEADS`); None = the task's
+    usual one (BERT fine-tuned: a sequence classifier; otherwise the LM head)."""
+    num_labels: int | None = None
+    """Classes of a classification head (None: 2, the config classes' default)."""
 
     @property
     def total_gpus(self) -> int:
@@ -585,6 +603,11 @@ _RULES: tuple[_Rule, ...] = (
                                     and c.w.heads % c.w.kv_heads,
               lambda c: f"must divide heads ({c.w.heads} is not a multiple of {c.w.kv_heads})"),
     ),
+    *(_Rule(n, lambda c, n=n: getattr(c.w, n) is not None and c.model.arch is None,
+            "applies to transformer models only") for n in CONFIG_FIELDS),
+    _Rule("num_labels", lambda c: c.w.num_labels is not None and c.w.head not in (
+              "sequence_classification", "token_classification"),
+          "needs head sequence_classification or token_classification"),
     _Rule("seq_len", lambda c: c.model.family in ("cnn", "vit") and c.w.seq_len is not None,
           "is only for transformer models (give image_size)"),
     _Rule("image_size", lambda c: c.model.family == "transformer"
