@@ -315,7 +315,6 @@ PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing"
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
     from torchrig.planning.presets import STYLES
-    from torchrig.planning.workload_fields import HEADS
     from torchrig.planning.workload import (
         ATTENTIONS,
         MODES,
@@ -325,6 +324,7 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
         STRATEGIES,
         TASKS,
     )
+    from torchrig.planning.workload_fields import HEADS
 
     p.add_argument("--workload", metavar="FILE", help="start from a workload file")
     p.add_argument("--hf-config", dest="hf_config", metavar="PATH",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
-from torchrig.planning.requirements import dropout_masks
 from torchrig.planning.presets import Calibration, TransformerArch, TransformerCal, VisionCal
+from torchrig.planning.requirements import dropout_masks
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
 from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
 from torchrig.units import fmt_gib
