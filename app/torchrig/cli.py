@@ -127,6 +127,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.planning.assumed_settings import assumed_settings
     from torchrig.planning.device import device_spec, subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
+    from torchrig.planning.plan_parameters import plan_parameters
     from torchrig.planning.requirements import plan
     from torchrig.planning.solver import solve
 
@@ -147,7 +148,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     assumed = [] if args.workload else assumed_settings(workload, _options_given(args))
     if args.json:
         data = req.to_dict()
-        data["parameters"] = _parameters(workload)
+        data["parameters"] = plan_parameters(workload).to_dict()
         data["assumed_settings"] = [a.to_dict() for a in assumed]
         data["solver"] = None if answer is None else answer.to_dict()
         if advice is not None:
@@ -167,17 +168,6 @@ def _options_given(args: argparse.Namespace) -> set[str]:
     names = [*PLAN_FLAGS, "checkpointing"]
     return {"--" + name.replace("_", "-") for name in names
             if getattr(args, name, None) is not None}
-
-
-def _parameters(workload: Workload) -> dict[str, float]:
-    """The model's parameter count and how many of them train (a LoRA run: the adapters)."""
-    from torchrig.planning.requirements.model_states import lora_trainable_params
-    from torchrig.planning.workload import resolve_model
-
-    model = resolve_model(workload)
-    trainable = (lora_trainable_params(workload, model) if workload.is_lora
-                 else model.params if workload.is_training else 0.0)
-    return {"total": model.params, "trainable": trainable}
 
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:

@@ -23,6 +23,7 @@ from torchrig.labels import (
 )
 from torchrig.planning.advice import Advice
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
+from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.item_labels import LABELS
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
@@ -109,7 +110,7 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     def t(message: Msg) -> str:
         return message.get(lang)
 
-    lines = [_header(workload, req, lang)]
+    lines = [_header(workload, req, lang), parameters_line(plan_parameters(workload), lang)]
     if assumed:
         lines.append(assumed_line(assumed, lang))
     lines.append("")

@@ -26,6 +26,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
 
 # The enumerations imported "X as X" are re-exported: they are defined with the per-field table,
@@ -396,12 +397,32 @@ class ResolvedModel:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+def model_head(w: Workload, style: str) -> str:
+    """The output head (workload_fields.HEADS): the workload's (a config's ``architectures``),
+    else BERT fine-tuned has a sequence classifier and everything else an LM head."""
+    if w.head is not None:
+        return w.head
+    return "sequence_classification" if style == "bert" and w.mode == "finetune" else "lm"
+
+
+def counted_head(w: Workload, style: str) -> str:
+    """The head a transformer's parameter count includes: the workload's, else the one a
+    preset's published count has (param_parts.PRESET_HEAD: BERT's pooler, the decoders' LM
+    head)."""
+    return w.head or PRESET_HEAD[style]
+
+
 def resolve_model(w: Workload) -> ResolvedModel:
-    """Preset facts, or the custom architecture given in the workload."""
+    """Preset facts, or the custom architecture given in the workload. A transformer's count
+    includes the head a workload names (a preset's published count is corrected by the
+    difference of the heads, :mod:`torchrig.planning.param_parts`)."""
     if w.model != CUSTOM:
         p = get_preset(w.model)
+        params = p.params
+        if p.arch is not None and w.head is not None:
+            params += head_difference(p.arch, w.head, w.num_labels or 2)
         return ResolvedModel(
-            family=p.family, params=p.params,
+            family=p.family, params=params,
             largest_layer_params=p.largest_layer_params, buffer_bytes=p.buffer_bytes,
             arch=p.arch, preset=p, seq_len=w.seq_len if p.arch else None,
             image_size=w.image_size if p.family != "transformer" else None,
@@ -409,7 +430,8 @@ def resolve_model(w: Workload) -> ResolvedModel:
         )
     arch = _custom_arch(w)
     if arch is not None:
-        params = w.params or arch.param_count()
+        params = w.params or param_parts(arch, counted_head(w, arch.style),
+                                         w.num_labels or 2).model
         return ResolvedModel(
             family="transformer", params=params, largest_layer_params=arch.largest_layer_params(),
             buffer_bytes=0, arch=arch, preset=None, seq_len=w.seq_len, image_size=None,

@@ -20,6 +20,7 @@ from torchrig.planning.presets import Calibration, TransformerArch, TransformerC
 from torchrig.planning.requirements import dropout_masks
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
 from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
+from torchrig.planning.workload import model_head as workload_head
 from torchrig.units import fmt_gib
 
 
@@ -59,12 +60,8 @@ def cal_precision(w: Workload) -> str:
 
 
 def model_head(w: Workload, arch: TransformerArch) -> str:
-    """The output head (workload_fields.HEADS): the workload's (a config's ``architectures``),
-    else BERT fine-tuned has a sequence classifier and everything else an LM head."""
-    if w.head is not None:
-        return w.head
-    return "sequence_classification" if (arch.style == "bert" and w.mode == "finetune") \
-        else "lm"
+    """The output head the workload is planned with (:func:`workload.model_head`)."""
+    return workload_head(w, arch.style)
 
 
 def head_kind(w: Workload, arch: TransformerArch) -> str:
