@@ -8,8 +8,8 @@ import json
 import warnings
 
 import pytest
-
 from cfg24_hf_oracle import build, config_dict, count
+
 from torchrig.cli import main
 from torchrig.planning.hf_config import hf_workload_fields, parse_hf_config
 from torchrig.planning.plan_parameters import plan_parameters

@@ -23,8 +23,8 @@ from torchrig.labels import (
 )
 from torchrig.planning.advice import Advice
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
-from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.item_labels import LABELS
+from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
