@@ -89,6 +89,8 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
         if base_task is None and args.workload:
             base_task = load_workload(_path(args.workload)).task
         imported = hf_workload_fields(model, base_task)
+        if flags.get("head") not in (None, "sequence_classification", "token_classification"):
+            imported.pop("num_labels", None)  # the config's classes belong to its own head
         flags = {**imported, **{k: v for k, v in flags.items() if v is not None}}
         if args.workload:
             flags.pop("name", None)

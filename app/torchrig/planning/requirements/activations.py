@@ -132,6 +132,22 @@ def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> 
     return 0.0
 
 
+_MLM_TRANSFORM_BYTES = {"fp32": 12.0, "amp": 8.0, "bf16": 6.0}
+"""Bytes per hidden unit per token BERT's masked-LM head transform saves beyond the
+calibration's plain LM head: the dense layer's output (GELU's input), the GELU output
+(LayerNorm's input, fp32 under autocast) and the LayerNorm output the decoder saves in place
+of the final hidden state (fp32: 4 + 4 + 4; autocast: 2 + 4 + 2; bf16: 2 + 2 + 2)."""
+
+
+def _mlm_transform_per_token(w: Workload, arch: TransformerArch, prec: str) -> float:
+    """BertForMaskedLM's head runs dense -> GELU -> LayerNorm before the decoder (measured on
+    the transformers model, tests/planning/test_cfg24_activations.py); the calibration's BERT
+    LM head is the decoder alone. + 8: the LayerNorm's fp32 mean and inverse deviation."""
+    if arch.style == "bert" and model_head(w, arch) == "lm":
+        return _MLM_TRANSFORM_BYTES[prec] * arch.hidden + 8.0
+    return 0.0
+
+
 @dataclass(frozen=True)
 class Activations:
     bytes: float | None
@@ -164,7 +180,9 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     act_bytes = 4.0 if prec == "fp32" else 2.0
     outside = (tc.outside_bytes_per_sequence(arch, seq, width if head == "lm" else None)
                + _mlm_loss_extra_per_token(w, arch, head) * seq
-               + dropout_masks.outside_correction(w, arch, seq, head == "cls", act_bytes)) * b
+               + _mlm_transform_per_token(w, arch, prec) * seq
+               + dropout_masks.outside_correction(w, arch, seq, model_head(w, arch),
+                                                  act_bytes)) * b
     copies = 0.0
     if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
         # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration

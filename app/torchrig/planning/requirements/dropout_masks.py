@@ -83,12 +83,20 @@ def layer_mask_bytes_per_token(d: Dropout, arch: TransformerArch, eager: bool, s
     return residual + scores
 
 
-def outside_mask_bytes(d: Dropout, arch: TransformerArch, seq: int, pooled: bool,
+def outside_mask_bytes(d: Dropout, arch: TransformerArch, seq: int, head: str,
                        act_bytes: float) -> float:
-    """Bytes per sequence saved for the embeddings' dropout and, with a pooled sequence
-    classifier, for the dropout before it."""
-    embeddings = arch.hidden * seq * _on(d.embedding) if arch.style != "llama" else 0.0
-    classifier = arch.hidden * (1 + act_bytes) * _on(d.hidden) if pooled else 0.0
+    """Bytes per sequence saved for the embeddings' dropout and the dropout before a
+    classifier: BERT's pooled sequence classifier (mask and dropped-out copy of the pooled
+    vector) or a token classifier (a mask per token; the copy replaces the final hidden state
+    the classifier's matmul would save anyway)."""
+    if arch.style == "llama":
+        return 0.0
+    embeddings = arch.hidden * seq * _on(d.embedding)
+    classifier = 0.0
+    if head == "sequence_classification" and arch.style == "bert":
+        classifier = arch.hidden * (1 + act_bytes) * _on(d.hidden)
+    elif head == "token_classification":
+        classifier = arch.hidden * seq * _on(d.hidden)
     return embeddings + classifier
 
 
@@ -116,11 +124,14 @@ def correction(w: Workload, arch: TransformerArch, seq: int, fp32: bool
     return delta, Msg(text, zh)
 
 
-def outside_correction(w: Workload, arch: TransformerArch, seq: int, pooled: bool,
+def outside_correction(w: Workload, arch: TransformerArch, seq: int, head: str,
                        act_bytes: float) -> float:
-    """Bytes per sequence outside the layers to add for the workload's dropout."""
-    return (outside_mask_bytes(dropout_of(w, arch), arch, seq, pooled, act_bytes)
-            - outside_mask_bytes(calibrated(arch.style), arch, seq, pooled, act_bytes))
+    """Bytes per sequence outside the layers to add for the workload's dropout; the
+    calibration measured a token classifier's dropout nowhere (it has none), BERT's pooled
+    classifier with its 0.1."""
+    measured = head if head == "sequence_classification" else "lm"
+    return (outside_mask_bytes(dropout_of(w, arch), arch, seq, head, act_bytes)
+            - outside_mask_bytes(calibrated(arch.style), arch, seq, measured, act_bytes))
 
 
 def korthikanti_dropout_terms(d: Dropout) -> tuple[float, float]:
