@@ -131,6 +131,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.plan_parameters import plan_parameters
     from torchrig.planning.requirements import plan
+    from torchrig.planning.sized_defaults import REFERENCE_GPU, size_to_model
     from torchrig.planning.solver import solve
 
     workload = _workload_from_args(args)
@@ -143,15 +144,24 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if part.category != "gpu":
             raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
         device = device_spec(part)
+    given = _options_given(args)
+    sizing = None
+    if not args.workload:
+        # An imported or chosen model's layout follows its size (docs/estimation.md sec. 2.6).
+        sizing = size_to_model(workload, given,
+                               device or device_spec(catalog.get(REFERENCE_GPU)))
+        workload = sizing.workload
     req = plan(workload, device)
     answer = solve(workload, device, catalog) if device is not None else None
     advice = _recommendation(args, workload, catalog) if args.recommend else None
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
-    assumed = [] if args.workload else assumed_settings(workload, _options_given(args))
+    assumed = [] if sizing is None else assumed_settings(workload, given, sizing.fields,
+                                                         sizing.reason)
     if args.json:
         data = req.to_dict()
         data["parameters"] = plan_parameters(workload).to_dict()
         data["assumed_settings"] = [a.to_dict() for a in assumed]
+        data["sized_to_model"] = None if sizing is None else sizing.to_dict()
         data["solver"] = None if answer is None else answer.to_dict()
         if advice is not None:
             data["recommendation"] = advice.to_dict()

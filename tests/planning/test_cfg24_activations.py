@@ -130,7 +130,7 @@ def test_gpt2_layer_per_token_matches_transformers(impl, resid, attn, act):
                   n_positions=128, resid_pdrop=resid, attn_pdrop=attn, embd_pdrop=resid,
                   activation_function=act)
     w = _workload(config, "llm_finetune_full", attention=impl, gpus=1, strategy="ddp",
-                  checkpointing="off" == "on")
+                  checkpointing=False)
     tc = load_calibration().transformer_cal("gpt", impl, "lm", "fp32")
     ours, _ = layer_bytes_per_token(w, resolve_model(w).arch, tc, SEQ)
     assert ours == real

@@ -100,6 +100,21 @@ def test_lora_adapters_equal_peft_all_linear_count():
     assert trainable == 16 * 3 * (2 * 512 + 2 * 320 + 3 * 944)
 
 
+def test_gpt2_lora_adapts_the_packed_qkv_layer_once_as_peft_does():
+    peft = pytest.importorskip("peft")
+    config = {**config_dict("gpt2"), "n_layer": 2, "n_embd": 64, "n_head": 4,
+              "vocab_size": 96, "n_positions": 128}
+    hf = build(config, "GPT2LMHeadModel", meta=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        model = peft.get_peft_model(hf, peft.LoraConfig(r=8, target_modules="all-linear"))
+    trainable, total = model.get_nb_trainable_parameters()
+    ours = _plan(config, "llm_finetune_lora", lora_rank=8)
+    assert (ours.trainable, ours.total) == (trainable, total)
+    # by hand: c_attn 64 -> 192, attn c_proj 64 -> 64, mlp c_fc 64 -> 256, c_proj 256 -> 64
+    assert trainable == 8 * 2 * ((64 + 192) + (64 + 64) + (64 + 256) + (256 + 64))
+
+
 def test_plan_json_and_text_carry_the_parts(capsys, tmp_path):
     config = {**config_dict("bert-base-uncased"),
               "architectures": ["BertForTokenClassification"], "num_labels": 9}

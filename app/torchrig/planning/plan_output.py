@@ -22,7 +22,7 @@ from torchrig.labels import (
     label,
 )
 from torchrig.planning.advice import Advice
-from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
+from torchrig.planning.assumed_settings import AssumedSetting, assumed_lines
 from torchrig.planning.item_labels import LABELS
 from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.requirements import Item, Requirements
@@ -112,7 +112,7 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
 
     lines = [_header(workload, req, lang), parameters_line(plan_parameters(workload), lang)]
     if assumed:
-        lines.append(assumed_line(assumed, lang))
+        lines.extend(assumed_lines(assumed, lang))
     lines.append("")
     if answer is not None and answer.changes:
         lines.extend(_solver_lines(answer, lang))

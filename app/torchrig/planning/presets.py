@@ -195,6 +195,10 @@ class TransformerArch:
             attn += (h + self.kv_lora_rank + self.rope_head_dim) \
                 + (self.kv_lora_rank + self.heads * (self.head_dim + self.v_head_dim)) \
                 + (self.heads * self.v_head_dim + h)
+        elif self.style == "gpt":
+            # GPT-2 packs Q, K and V into one layer (c_attn, hidden -> 3 x hidden): one adapter,
+            # as peft's "all-linear" adapts it.
+            attn = (h + q + 2 * kv) + (q + h)
         else:
             attn = (h + q) + 2 * (h + kv) + (q + h)
         dense = (3 if self.gated_mlp else 2) * (h + f)
