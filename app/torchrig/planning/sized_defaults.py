@@ -96,7 +96,8 @@ def _reason(params: float, device: DeviceSpec, vram: float | None, fits: bool) -
     if fits and vram is not None:
         return Msg(f"sized to the model: the smallest setup whose {fmt_gib(vram)} per GPU fits "
                    f"one {gpu} for {size} parameters",
-                   f"按模型规模：{size} 参数在一块 {gpu} 上可容纳（每 GPU {fmt_gib(vram)}）的最小配置")
+                   f"按模型规模：{size} 参数在一块 {gpu} 上可容纳"
+                   f"（每 GPU {fmt_gib(vram)}）的最小配置")
     return Msg(f"{size} parameters do not fit one {gpu} without sharding: the task's "
                "multi-GPU defaults kept",
                f"{size} 参数不分片时一块 {gpu} 放不下：保留任务的多 GPU 默认值")
