@@ -292,6 +292,8 @@ def _encoder(r: _Fields) -> dict[str, Any]:
     f = _shape(r)
     f["style"] = "bert"
     f["ffn"] = r.whole("intermediate_size", what="the MLP width")
+    # The masked-LM decoder shares the word embeddings (BertConfig's default).
+    f["tied_embeddings"] = r.flag("tie_word_embeddings", True)
     return f
 
 

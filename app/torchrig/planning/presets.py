@@ -313,7 +313,8 @@ class ModelPreset:
             out.update(style=self.arch.style, layers=self.arch.layers, hidden=self.arch.hidden,
                        heads=self.arch.heads, kv_heads=self.arch.kv_heads, ffn=self.arch.ffn,
                        vocab=self.arch.vocab, max_positions=self.arch.max_positions,
-                       tied_embeddings=self.arch.tied_embeddings)
+                       tied_embeddings=self.arch.tied_embeddings,
+                       activation=self.arch.activation or None)
         return out
 
 
@@ -446,6 +447,7 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
             kv_heads=whole("kv_heads"), ffn=whole("ffn"), vocab=whole("vocab"),
             max_positions=whole("max_positions"),
             tied_embeddings=bool(entry.get("tied_embeddings", True)),
+            activation=_activation(entry, where),
         )
     diffusion = _parse_diffusion(entry, where) if family == "diffusion" else None
     largest = whole("largest_layer_params", optional=True)
@@ -463,6 +465,15 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
         activation_bytes_per_sample=whole("activation_bytes_per_sample", optional=True),
         diffusion=diffusion,
     )
+
+
+def _activation(entry: dict[str, Any], where: str) -> str:
+    """The config's activation (GPT-2's gelu_new, BERT's gelu, Llama's silu); "" = the
+    calibration's for the style (a model without a published config: GPT-3)."""
+    value = entry.get("activation", "")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field 'activation' must be text")
+    return value
 
 
 VAE_PRECISIONS = ("fp32", "bf16")
