@@ -535,6 +535,10 @@ def _given(name: str) -> Callable[[_Facts], bool]:
     return lambda c: getattr(c.w, name) is not None
 
 
+def _given_without_arch(name: str) -> Callable[[_Facts], bool]:
+    return lambda c: getattr(c.w, name) is not None and c.model.arch is None
+
+
 def _missing_expert_field(name: str) -> Callable[[_Facts], bool]:
     return lambda c: getattr(c.w, name) is None and any(
         getattr(c.w, n) is not None for n in MOE_FIELDS)
@@ -625,8 +629,8 @@ _RULES: tuple[_Rule, ...] = (
                                     and c.w.heads % c.w.kv_heads,
               lambda c: f"must divide heads ({c.w.heads} is not a multiple of {c.w.kv_heads})"),
     ),
-    *(_Rule(n, lambda c, n=n: getattr(c.w, n) is not None and c.model.arch is None,
-            "applies to transformer models only") for n in CONFIG_FIELDS),
+    *(_Rule(n, _given_without_arch(n), "applies to transformer models only")
+      for n in CONFIG_FIELDS),
     _Rule("num_labels", lambda c: c.w.num_labels is not None and c.w.head not in (
               "sequence_classification", "token_classification"),
           "needs head sequence_classification or token_classification"),
