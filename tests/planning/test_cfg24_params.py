@@ -107,7 +107,8 @@ def test_gpt2_lora_adapts_the_packed_qkv_layer_once_as_peft_does():
     hf = build(config, "GPT2LMHeadModel", meta=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        model = peft.get_peft_model(hf, peft.LoraConfig(r=8, target_modules="all-linear"))
+        model = peft.get_peft_model(hf, peft.LoraConfig(r=8, target_modules="all-linear",
+                                                         fan_in_fan_out=True))  # Conv1D
     trainable, total = model.get_nb_trainable_parameters()
     ours = _plan(config, "llm_finetune_lora", lora_rank=8)
     assert (ours.trainable, ours.total) == (trainable, total)
