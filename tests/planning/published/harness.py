@@ -23,16 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
+from published.reference_rows import ROWS, Row
 from torchrig.catalog import load_catalog
 from torchrig.errors import InputError
 from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import WORKLOAD_FORMAT, WORKLOAD_VERSION, Workload
-
-from published.reference_rows import ROWS, Row
 
 PLANNER = "planner"
 STAND_IN = "before: bf16 stand-in"
@@ -103,7 +102,7 @@ def within_tolerance(row: Row, ratio: float | None) -> bool:
     return 1 - tol.rel <= ratio <= 1 + tol.rel
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gpu(part_id: str) -> DeviceSpec:
     return device_spec(load_catalog().get(part_id))
 
