@@ -140,9 +140,10 @@ def _serving(row: Row, gpu: DeviceSpec | None) -> Result:
     fits = first.get("max_concurrent_sequences")
     if not fits or fits < 1:
         return Result(row, None, mode, "no sequence fits the KV-cache budget")
-    batch = min(int(fits), s.requests)
+    batch = min(int(fits), s.requests, s.concurrency or s.requests)
     t = plan(replace(w, batch_size=batch).validate(), gpu).to_dict()["throughput"]
-    note = f"{batch} sequences in flight (KV budget {fits}, {s.requests} requests)"
+    note = f"{batch} sequences in flight (KV budget {fits}, {s.requests} requests"
+    note += f", concurrency {s.concurrency})" if s.concurrency else ")"
     if mode == PLANNER and t.get("output_tokens_per_s") is not None:
         return Result(row, _number(t["output_tokens_per_s"]), mode, note)
     decode = t.get("decode_tokens_per_s")

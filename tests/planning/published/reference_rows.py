@@ -54,6 +54,8 @@ class Serving:
     kv_cache_dtype: str
     requests: int
     """Requests the benchmark sends (caps the concurrency of a max-throughput row)."""
+    concurrency: int | None = None
+    """The benchmark's stated maximum of requests in flight; None = as many as fit."""
 
 
 @dataclass(frozen=True)
@@ -479,7 +481,37 @@ SERVING: tuple[Row, ...] = (
     _trt("trt-70b-h200-1000-1000", "llama-3-70b", _H200, 1, 1000, 1000, 2909, _70B),
 )
 
-ROWS: tuple[Row, ...] = TRAINING + MEMORY + SERVING
+_VLLM_BLOG = "https://mushfiqrahman.dev/?p=1668"
+_MISTRAL_7B = {"task": "llm_inference", "mode": "infer", "model": "custom", "layers": 32,
+               "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "vocab": 32000,
+               "max_positions": 32768, "style": "llama", "gpus_per_node": 1, "nodes": 1}
+
+
+def _vllm_4090(concurrency: int, value: float) -> Row:
+    return Row(
+        id=f"vllm-mistral7b-4090-c{concurrency}", kind="serving",
+        source=Source(_VLLM_BLOG, "'Part 1 - Full Concurrency Sweep' (workload 256 input -> "
+                      f"128 output tokens, 300 prompts), Results table, row Max Concurrency "
+                      f"{concurrency}, column Output Tok/s", "blog post (undated; vLLM "
+                      "version not stated), retrieved December 2026"),
+        gpu="nvidia-rtx-4090", setup=_MISTRAL_7B, published=value, unit="output tokens/s",
+        compared="output_tokens_per_s",
+        serving=Serving(256, 128, "bf16", "auto", 300, concurrency=concurrency),
+        tolerance=SERVE_TOL, role="check",
+        assumed="mistralai/Mistral-7B-Instruct-v0.3 planned with the shape of "
+                "tests/planning/hf_configs/mistral-7b-v0.1 without its sliding window (v0.3 "
+                "has none and a 32,768-entry vocabulary: 3.1M more embedding parameters); "
+                "dtype bf16 (vLLM's 'auto' with the model's bfloat16 weights) and the KV "
+                "cache at the model dtype are assumed; a personal measurement, not a vendor "
+                "table")
+
+
+SERVING_VLLM: tuple[Row, ...] = (
+    _vllm_4090(4, 210), _vllm_4090(8, 377), _vllm_4090(16, 644), _vllm_4090(32, 975),
+    _vllm_4090(48, 1190),
+)
+
+ROWS: tuple[Row, ...] = TRAINING + MEMORY + SERVING + SERVING_VLLM
 
 # --- known misses of today's planner (the "before", docs/published-reference.md) ---------------
 # Written from what the planner gives on main at the commit the note names; the reviewer flips
@@ -531,7 +563,20 @@ _SERVE_NOFIT = (
     "leaves after its 10 % margin, so no sequence fits; the FP8 checkpoint is half that (issue "
     "24: fp8 precision)")
 
+_VLLM_DECODE = (
+    "before: bf16 stand-in - decode-only tokens/s at the full memory bandwidth: the planner's "
+    "rate grows almost in proportion to the sequences in flight (x10.4 from 4 to 48), the "
+    "measured one much less (210 -> 1190 output tokens/s, x5.7), because the prefill of each "
+    "256-token prompt, which vLLM interleaves with decoding, and the per-step overheads are "
+    "not in the stand-in (issue 24: TTFT, TPOT and throughput for an input/output length and "
+    "a concurrency)")
+
 KNOWN_MISSES: dict[str, str] = {
+    "vllm-mistral7b-4090-c4": _VLLM_DECODE,
+    "vllm-mistral7b-4090-c8": _VLLM_DECODE,
+    "vllm-mistral7b-4090-c16": _VLLM_DECODE,
+    "vllm-mistral7b-4090-c32": _VLLM_DECODE,
+    "vllm-mistral7b-4090-c48": _VLLM_DECODE,
     "dle-rn50-a100-tf32-1gpu": _CNN_TF32,
     "dle-rn50-a100-tf32-8gpu": _CNN_TF32,
     "dle-rn50-v100-fp32-1gpu": _V100_FP32.format(util="62 %"),
