@@ -31,15 +31,23 @@ from published.reference_rows import KINDS  # noqa: E402
 GROUPS = ("calibration", "check", "all")
 
 
-def commit() -> str:
+def _git(*args: str) -> str:
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
-                             capture_output=True, text=True, check=True, timeout=10)
+        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                             check=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "app"],
-                           capture_output=True, text=True, timeout=10).stdout.strip()
-    return out.stdout.strip() + (" (app/ modified)" if dirty else "")
+        return ""
+    return out.stdout.strip()
+
+
+def commit() -> str:
+    """Where the figures come from: the commit run at, and the last commit that changed the
+    planner's code or data (app/, resources/), with a warning when those are modified."""
+    head = _git("rev-parse", "--short=12", "HEAD") or "unknown"
+    planner = _git("log", "-1", "--format=%h", "--abbrev=12", "--", "app", "resources")
+    dirty = _git("status", "--porcelain", "--", "app", "resources")
+    text = f"{head} (planner code and data last changed at {planner or 'unknown'})"
+    return text + (", with uncommitted changes to app/ or resources/" if dirty else "")
 
 
 def _figure(value: float | None, unit: str) -> str:
@@ -75,7 +83,7 @@ def row_table(results: list[Result]) -> list[list[str]]:
 
 ROW_HEAD = ["row", "kind", "role", "published", "predicted", "ratio", "tolerance", "status",
             "figure"]
-SUMMARY_HEAD = ["kind", "rows", "with figure", "pass", "median |error|", "worst |error|",
+SUMMARY_HEAD = ["kind (role)", "rows", "with figure", "pass", "median error", "worst error",
                 "worst row"]
 
 
@@ -131,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     sums = summaries(results)
     at = commit()
     table = plain if not args.markdown else markdown
-    print(f"Published reference: {len(results)} rows, planner at commit {at}\n")
+    print(f"Published reference: {len(results)} rows, run at commit {at}\n")
     print(table(ROW_HEAD, row_table(results)))
     print()
     print(table(SUMMARY_HEAD, summary_table(sums)))
