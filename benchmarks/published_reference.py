@@ -110,6 +110,15 @@ def markdown(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def known_misses(results: list[Result]) -> str:
+    """The known misses grouped by their written cause, as a Markdown list."""
+    causes: dict[str, list[str]] = {}
+    for r in results:
+        if r.row.known_miss:
+            causes.setdefault(r.row.known_miss, []).append(f"`{r.row.id}`")
+    return "\n".join(f"- {', '.join(ids)}: {cause}" for cause, ids in causes.items())
+
+
 def document(results: list[Result], sums: list[Summary], at: str) -> dict[str, Any]:
     return {
         "commit": at,
@@ -143,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table(ROW_HEAD, row_table(results)))
     print()
     print(table(SUMMARY_HEAD, summary_table(sums)))
+    if args.markdown:
+        print("\nKnown misses, by cause:\n")
+        print(known_misses(results))
     if args.json:
         Path(args.json).write_text(json.dumps(document(results, sums, at), indent=1) + "\n",
                                    encoding="utf-8")
