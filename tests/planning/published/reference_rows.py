@@ -97,7 +97,8 @@ DS = "https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f
 DS_Z2 = DS + "deepspeed/runtime/zero/stage_1_and_2.py"
 DS_Z3 = DS + "deepspeed/runtime/zero/stage3.py"
 DS_DOC = DS + "docs/code-docs/source/memory.rst"
-ACCEL = "https://github.com/huggingface/accelerate/blob/main/tests/test_cli.py"
+ACCEL = ("https://github.com/huggingface/accelerate/blob/64b78c8fa2193cf8a8aec5089f6cc7cfea29fe8e/"
+         "tests/test_cli.py")
 ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
 QLORA = "https://arxiv.org/abs/2305.14314"
 VLLM = "https://arxiv.org/abs/2309.06180"
@@ -353,17 +354,16 @@ MEMORY: tuple[Row, ...] = (
         assumed="the paper's model has no layer shapes, so no gather buffer is compared "
                 "(the planner's comm_buffers are left out of this row's figure)"),
     Row(id="accelerate-bert-base-cased-fp32", kind="memory",
-        source=Source(ACCEL, "test_cli.py, EstimatorTester: bert-base-cased fp32 total "
-                      "433,249,280 B", "huggingface/accelerate main, as transcribed in "
-                      "docs/estimation.md sec. 1.4"),
+        source=Source(ACCEL, "test_explicit_dtypes: bert-base-cased, total_size = 433249280 "
+                      "(float32)", "huggingface/accelerate at commit 64b78c8"),
         gpu=None,
         setup={"task": "nlp_transformer", "mode": "infer", "model": "bert-base-cased",
                "precision": "fp32", "batch_size": 1, "seq_len": 128},
         published=433_249_280, unit="B", compared="weights", tolerance=EXACT_TOL, role="check"),
     Row(id="accelerate-bert-base-cased-fp16", kind="memory",
-        source=Source(ACCEL, "test_cli.py, EstimatorTester: bert-base-cased float16 total "
-                      "216,624,640 B", "huggingface/accelerate main, as transcribed in "
-                      "docs/estimation.md sec. 1.4"),
+        source=Source(ACCEL, "test_explicit_dtypes: bert-base-cased float16, total_size / 2 "
+                      "= 216,624,640 B (the test's factor 2 for float16)",
+                      "huggingface/accelerate at commit 64b78c8"),
         gpu=None,
         setup={"task": "nlp_transformer", "mode": "infer", "model": "bert-base-cased",
                "precision": "bf16", "batch_size": 1, "seq_len": 128},
@@ -371,9 +371,8 @@ MEMORY: tuple[Row, ...] = (
         role="check", assumed="accelerate's float16 column; the planner's 16-bit inference "
                               "precision is bf16 (the same 2 B per element)"),
     Row(id="accelerate-resnet50-fp32", kind="memory",
-        source=Source(ACCEL, "test_cli.py, EstimatorTester: timm/resnet50.a1_in1k total "
-                      "102,441,032 B", "huggingface/accelerate main, as transcribed in "
-                      "docs/estimation.md sec. 1.4"),
+        source=Source(ACCEL, "test_timm_model: timm/resnet50.a1_in1k, total_size = "
+                      "102441032 (fp32)", "huggingface/accelerate at commit 64b78c8"),
         gpu=None,
         setup={"task": "image_classification", "mode": "infer", "model": "resnet50",
                "precision": "fp32", "batch_size": 1, "image_size": 224},
