@@ -24,6 +24,7 @@ from published.harness import (
 from published.reference_rows import KINDS, KNOWN_MISSES, ROLES, ROWS, Row, Tolerance
 
 from torchrig.catalog import load_catalog
+from torchrig.planning.links import LINKS
 from torchrig.planning.workload import WORKLOAD_FORMAT, WORKLOAD_VERSION, Workload
 
 BY_ID = {r.id: r for r in ROWS}
@@ -88,6 +89,8 @@ def test_compared_figures_gpus_and_setups_are_ones_the_planner_knows():
     for r in ROWS:
         if r.gpu is not None:
             assert catalog.get(r.gpu).gpu is not None, r.id
+        if r.inter_link is not None:
+            assert LINKS[r.inter_link].scope == "inter" and r.setup["nodes"] > 1, r.id
         if r.kind == "serving":
             assert r.compared == "output_tokens_per_s" and r.serving is not None, r.id
             continue
@@ -141,6 +144,18 @@ def test_tolerance_both_ways_and_a_ceiling():
     ceiling = replace(row, tolerance=Tolerance(0.0, "x" * 30, bound="at_most"))
     assert within_tolerance(ceiling, 0.01) and within_tolerance(ceiling, 1.0)
     assert not within_tolerance(ceiling, 1.001)
+
+
+def test_a_multi_node_row_plans_over_its_network():
+    """Without a network between nodes the planner can only give perfect scaling (its upper
+    bound); the row's InfiniBand link makes the gradient sync cost something."""
+    row = BY_ID["dle-bertl-a100-amp-s128-2nodes"]
+    with_link = evaluate(row).predicted
+    without = evaluate(replace(row, inter_link=None)).predicted
+    one_gpu = evaluate(BY_ID["dle-bertl-a100-amp-s128-1gpu"]).predicted
+    assert with_link is not None and without is not None and one_gpu is not None
+    assert without == pytest.approx(16 * one_gpu, rel=1e-9)
+    assert with_link < without
 
 
 def test_serving_replicas_multiply_the_deployments_tokens():

@@ -30,6 +30,7 @@ from published.reference_rows import ROWS, Row
 from torchrig.catalog import load_catalog
 from torchrig.errors import InputError
 from torchrig.planning.device import DeviceSpec, device_spec
+from torchrig.planning.links import LINKS
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import WORKLOAD_FORMAT, WORKLOAD_VERSION, Workload
 
@@ -115,6 +116,8 @@ def _workload(fields: Mapping[str, Any]) -> Workload:
 def evaluate(row: Row) -> Result:
     """Plan ``row`` and read the figure it is compared with."""
     gpu = _gpu(row.gpu) if row.gpu else None
+    if gpu is not None and row.inter_link is not None:
+        gpu = replace(gpu, inter_link=LINKS[row.inter_link])
     if row.kind == "serving":
         return _serving(row, gpu)
     w = _workload(row.setup)
