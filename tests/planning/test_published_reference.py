@@ -8,10 +8,14 @@ harness's branches.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from published import harness
 from published.harness import (
     FIGURES,
     PLANNER,
@@ -24,6 +28,7 @@ from published.harness import (
 from published.reference_rows import KINDS, KNOWN_MISSES, ROLES, ROWS, Row, Tolerance
 
 from torchrig.catalog import load_catalog
+from torchrig.errors import InputError
 from torchrig.planning.links import LINKS
 from torchrig.planning.workload import WORKLOAD_FORMAT, WORKLOAD_VERSION, Workload
 
@@ -199,8 +204,6 @@ def test_serving_uses_fp8_and_the_plans_output_tokens_when_the_planner_accepts_t
     """The 'after' branch, which today's planner cannot reach: a planner that accepts the
     serving terms gets them as the benchmark states them (prompt = seq_len, output_tokens,
     fp8, the KV dtype), and its output_tokens_per_s is the figure, unchanged."""
-    import published.harness as harness
-
     seen = []
     real_workload, real_plan = harness._workload, harness.plan
 
@@ -230,8 +233,6 @@ def test_serving_uses_fp8_and_the_plans_output_tokens_when_the_planner_accepts_t
 
 
 def test_a_refusal_that_is_not_about_the_serving_terms_is_not_hidden_by_the_stand_in():
-    from torchrig.errors import InputError
-
     bad = replace(BY_ID["trt-8b-h100-128-128"], setup={**BY_ID["trt-8b-h100-128-128"].setup,
                                                        "model": "no-such-model"})
     with pytest.raises(InputError, match="model"):
@@ -241,3 +242,24 @@ def test_a_refusal_that_is_not_about_the_serving_terms_is_not_hidden_by_the_stan
 def test_a_fixed_concurrency_row_plans_that_many_sequences():
     result = evaluate(BY_ID["vllm-mistral7b-4090-c16"])
     assert result.note.startswith("16 sequences in flight")
+
+
+def test_the_benchmark_writes_every_row_and_each_kinds_summary(tmp_path, capsys):
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "published_reference.py"
+    spec = importlib.util.spec_from_file_location("published_reference_benchmark", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "before.json"
+    assert module.main(["--json", str(out), "--markdown"]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert [r["id"] for r in doc["rows"]] == [r.id for r in ROWS]
+    assert {(s["kind"], s["role"]) for s in doc["summary"]} == {
+        (k, g) for k in KINDS for g in ("calibration", "check", "all")}
+    printed = capsys.readouterr().out
+    assert "| row | kind | role |" in printed and "Known misses, by cause:" in printed
+    # a row's status in the table is the test's verdict: pass rows are within tolerance
+    for r in doc["rows"]:
+        if r["status"] == "pass":
+            assert BY_ID[r["id"]].tolerance.bound == "at_most" or abs(
+                r["ratio"] - 1) <= r["tolerance"] + 1e-12
