@@ -432,8 +432,9 @@ MEMORY: tuple[Row, ...] = (
         role="check",
         assumed="LLaMA-65B shape from the LLaMA paper (arXiv 2302.13971, Table 2: 80 layers, "
                 "dim 8192, 64 heads) and ffn 22016 from its Hugging Face conversion config; "
-                "LoRA r = 64 on every linear layer (QLoRA sec. 4); micro-batch 1 at 512 tokens "
-                "with gradient checkpointing assumed (not stated with the claim); the "
+                "LoRA r = 64 on every linear layer (the paper's Guanaco hyper-parameters); "
+                "micro-batch 1 at 512 tokens with gradient checkpointing assumed (not stated "
+                "with the claim); the "
                 "planner's int4 is GPTQ-style (fp16 scale per 128) where NF4 with double "
                 "quantization stores about 0.127 bits more per parameter"),
     Row(id="vllm-opt-13b-kv-2048", kind="memory",
