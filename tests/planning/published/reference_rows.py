@@ -175,8 +175,9 @@ _BERT_MULTI_ASSUMED = (
     "planner's ib_hdr link, which the planner counts once per node")
 _BERT_SQUAD = "Training performance results: 'Fine-tuning NVIDIA DGX A100 (8x A100 80GB)' SQuAD"
 _SQUAD_ASSUMED = ("sequence length 384 assumed (run_squad.sh's usual max_seq_length; the table "
-                  "does not state it); BERT-large fine-tuned with its LM-head preset where "
-                  "SQuAD uses a span head (the head's FLOPs differ)")
+                  "does not state it); planned in mode finetune, where the planner gives "
+                  "BERT a pooled classifier head; SQuAD's span head is a 2-output linear layer "
+                  "per token, negligible in FLOPs either way")
 
 
 def _bert(rid: str, gpu_key: str, precision: str, gpus: int, seq: int, batch: int,
