@@ -121,5 +121,5 @@ def test_a_200_percent_unit_is_not_told_to_become_one() -> None:
     # The Ai1600T is ATX 3.1 with 12V-2x6 outputs (200%): the advice is only a bigger size.
     head = _found(load_catalog(), ("intel-core-ultra-9-285k", 1), ("nvidia-rtx-5090", 2),
                   ("msi-meg-ai1600t-pcie5", 1))["compat.psu_headroom"]
-    assert head.fix.en.endswith("or: Use at least 1925 W.")
+    assert head.fix.en.endswith("or use at least 1925 W.")
     assert "12V-2x6 connectors" not in head.fix.en

@@ -46,7 +46,7 @@ def test_two_5090s_on_a_1600_w_supply_get_the_power_limit_that_fits() -> None:
     # 1,600 x 3,850 / 3,200 = 1,925 W; an ATX 3.x unit with 12V-2x6 is what it already is.
     assert f.fix.en == (
         "Keep this supply and cap each GPU at 466 W (nvidia-smi -pl 466, with administrator "
-        "rights; nvidia-smi -q -d POWER shows the range the card allows); or: Use at least "
+        "rights; nvidia-smi -q -d POWER shows the range the card allows); or use at least "
         "1925 W.")
     assert "466 W" in f.fix.zh and "nvidia-smi -pl 466" in f.fix.zh
 

@@ -324,7 +324,8 @@ def _headroom_fix(need: float, limit: float | None, node: Node, supply: _Supply)
                    f"{size.zh}。每块 GPU 需限制到 {limit:.0f} W，低于 {blocked.name} 允许的最低"
                    f"功耗上限 {low:.0f} W。")
     how = _limit_how(limit, node)
-    return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or: {size.en}.",
+    return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or "
+               f"{size.en[0].lower()}{size.en[1:]}.",
                f"保留此电源，将每块 GPU 功耗限制在 {limit:.0f} W{how.zh}；或{size.zh}。")
 
 
