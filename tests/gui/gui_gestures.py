@@ -212,11 +212,13 @@ def detect(qtbot: Any, window: Any, monkeypatch: Any = None, profile: Any = None
     if profile is not None:
         monkeypatch.setattr(hardware, "detect", lambda use_torch=False: profile)
     page = window.machine_page
-    with qtbot.waitSignal(page.profile_changed, timeout=15_000):
+    # A hang guard, not a time budget: the worker also imports what the pages need, which took
+    # over 15 s with two CPU hogs and eight other jobs on 2 cores. waitSignal returns at once.
+    with qtbot.waitSignal(page.profile_changed, timeout=180_000):
         click(qtbot, page.refresh_button)
     # The window hands the profile on with zero timers, one page per event-loop turn; a zero
     # timer started after them fires after them.
     passed_on: list[bool] = []
     QTimer.singleShot(0, lambda: passed_on.append(True))
-    qtbot.waitUntil(lambda: bool(passed_on), timeout=5_000)
+    qtbot.waitUntil(lambda: bool(passed_on), timeout=60_000)
     return page.profile
