@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig.gui.qt import (
     QApplication,
@@ -21,9 +21,13 @@ from torchrig.gui.qt import (
 from torchrig.gui.style import colour
 from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
-from torchrig.hardware.model import SystemProfile
-from torchrig.hardware.sections import PROBES, Section, profile_sections, sections_text
 from torchrig.i18n import Msg
+
+if TYPE_CHECKING:
+    # The hardware model and its sections are imported when a profile is shown: detection
+    # imports them on its thread first, so the window's start does not.
+    from torchrig.hardware.model import SystemProfile
+    from torchrig.hardware.sections import Section
 
 
 class _Card(QFrame):
@@ -92,6 +96,9 @@ class MachinePage(QWidget):
     def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.profile: SystemProfile | None = None
+        self.prepare_pages = True
+        """Import what the catalog pages need on the detection thread (the main window
+        turns it off while those pages are not built: nothing would use the imports)."""
         self._lang = lang
         self.runner = TaskRunner(self)
         self.runner.succeeded.connect(self._on_detected)
@@ -138,11 +145,15 @@ class MachinePage(QWidget):
         self.refresh_button.setEnabled(False)
         self.torch_button.setEnabled(False)
 
+        prepare = self.prepare_pages
+
         def work(cancel: Any, progress: Any) -> SystemProfile:
             from torchrig.hardware import detect
+            from torchrig.hardware import sections as _sections  # noqa: F401 - set_profile's
 
             profile = detect(use_torch=use_torch)
-            _import_what_the_pages_need()
+            if prepare:
+                _import_what_the_pages_need()
             return profile
 
         self.runner.start(work)
@@ -151,6 +162,8 @@ class MachinePage(QWidget):
         return self.runner.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
+        from torchrig.hardware.sections import PROBES, profile_sections
+
         self.profile = profile
         while self._cards.count():
             item = self._cards.takeAt(0)
@@ -181,6 +194,8 @@ class MachinePage(QWidget):
             self.set_profile(state["profile"])
 
     def copy_text(self) -> None:
+        from torchrig.hardware.sections import profile_sections, sections_text
+
         if self.profile is not None:
             QApplication.clipboard().setText(
                 sections_text(profile_sections(self.profile, self._lang)))
@@ -191,6 +206,8 @@ class MachinePage(QWidget):
                 json.dumps(self.profile.to_dict(), ensure_ascii=False, indent=2))
 
     def _on_detected(self, profile: object) -> None:
+        from torchrig.hardware.model import SystemProfile
+
         if isinstance(profile, SystemProfile):
             self.set_profile(profile)
 
