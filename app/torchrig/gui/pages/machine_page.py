@@ -14,6 +14,7 @@ from torchrig.gui.qt import (
     QPushButton,
     QScrollArea,
     Qt,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -96,6 +97,7 @@ class MachinePage(QWidget):
     def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.profile: SystemProfile | None = None
+        self._generation = 0
         self.prepare_pages = True
         """Import what the catalog pages need on the detection thread (the main window
         turns it off while those pages are not built: nothing would use the imports)."""
@@ -162,16 +164,19 @@ class MachinePage(QWidget):
         return self.runner.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
+        """Show ``profile``: the cards are built one per event-loop turn (all of them at once
+        held the GUI thread for over 50 ms), and ``profile_changed`` is emitted once the
+        last is in place."""
         from torchrig.hardware.sections import PROBES, profile_sections
 
         self.profile = profile
+        self._generation += 1
         while self._cards.count():
             item = self._cards.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        for i, section in enumerate(profile_sections(profile, self._lang)):
-            self._cards.addWidget(_Card(section), i // 2, i % 2)
+        sections = list(enumerate(profile_sections(profile, self._lang)))
         seconds = profile.detection_seconds
         errors = len(profile.probe_errors)
         text = self.tr("Detected in {0:.0f} ms").format((seconds or 0) * 1000)
@@ -183,7 +188,18 @@ class MachinePage(QWidget):
         self.status.setText(text)
         self.copy_text_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
-        self.profile_changed.emit(profile)
+        self._add_cards(self._generation, profile, sections)
+
+    def _add_cards(self, generation: int, profile: SystemProfile,
+                   sections: list[tuple[int, Section]]) -> None:
+        if generation != self._generation:
+            return  # a newer profile is being shown
+        if not sections:
+            self.profile_changed.emit(profile)
+            return
+        i, section = sections[0]
+        self._cards.addWidget(_Card(section), i // 2, i % 2)
+        QTimer.singleShot(0, self, lambda: self._add_cards(generation, profile, sections[1:]))
 
     def snapshot(self) -> dict[str, Any]:
         """What a rebuilt page needs to show the same thing (see MainWindow.rebuild)."""
