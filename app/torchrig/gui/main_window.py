@@ -253,8 +253,9 @@ class MainWindow(QMainWindow):
             for key, title in self._catalog_titles():
                 index = list(self.pages).index(key)
                 old = self.stack.widget(index)
-                self.stack.removeWidget(old)
-                old.deleteLater()
+                if old is not None:
+                    self.stack.removeWidget(old)
+                    old.deleteLater()
                 page = PlaceholderPage(title, why)
                 self.stack.insertWidget(index, _scrolling(page))
                 self.pages[key] = page
