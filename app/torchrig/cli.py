@@ -123,10 +123,6 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from torchrig.planning.assumed_settings import assumed_settings
-    from torchrig.planning.plan_output import format_advice_text, format_plan_text
-    from torchrig.planning.requirements import plan
-
     workload = _workload_from_args(args)
     # The catalog (and the solver and advice over it) only for --gpu and --recommend: a plan
     # of the workload alone reads neither, and loading it was most of that plan's run.
@@ -145,6 +141,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, "
                                  "not a GPU")
             device = device_spec(part)
+    # Imported once the input is known to be good: a bad --gpu fails without them.
+    from torchrig.planning.assumed_settings import assumed_settings
+    from torchrig.planning.plan_output import format_advice_text, format_plan_text
+    from torchrig.planning.requirements import plan
+
     req = plan(workload, device)
     answer = None
     if device is not None and catalog is not None:
