@@ -123,26 +123,37 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from torchrig.catalog import load_catalog
+    workload = _workload_from_args(args)
+    # The catalog (and the solver and advice over it) only for --gpu and --recommend: a plan
+    # of the workload alone reads neither, and loading it was most of that plan's run.
+    catalog = None
+    device = None
+    if args.gpu or args.recommend:
+        from torchrig.catalog import load_catalog
+        from torchrig.planning.device import device_spec, subject_device
+
+        catalog = load_catalog()
+        if args.gpu == "this":
+            device = subject_device(_subject("this", catalog)[0])
+        elif args.gpu:
+            part = catalog.get(args.gpu)
+            if part.category != "gpu":
+                raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, "
+                                 "not a GPU")
+            device = device_spec(part)
+    # Imported once the input is known to be good: a bad --gpu fails without them.
     from torchrig.planning.assumed_settings import assumed_settings
-    from torchrig.planning.device import device_spec, subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.requirements import plan
-    from torchrig.planning.solver import solve
 
-    workload = _workload_from_args(args)
-    catalog = load_catalog()
-    device = None
-    if args.gpu == "this":
-        device = subject_device(_subject("this", catalog)[0])
-    elif args.gpu:
-        part = catalog.get(args.gpu)
-        if part.category != "gpu":
-            raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
-        device = device_spec(part)
     req = plan(workload, device)
-    answer = solve(workload, device, catalog) if device is not None else None
-    advice = _recommendation(args, workload, catalog) if args.recommend else None
+    answer = None
+    if device is not None and catalog is not None:
+        from torchrig.planning.solver import solve
+
+        answer = solve(workload, device, catalog)
+    advice = (_recommendation(args, workload, catalog)
+              if args.recommend and catalog is not None else None)
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
     assumed = [] if args.workload else assumed_settings(workload, _options_given(args))
     if args.json:

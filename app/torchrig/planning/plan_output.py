@@ -8,6 +8,7 @@ Memory (VRAM, RAM) is shown in binary GiB, storage and rates in decimal GB and G
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg, plural
 from torchrig.labels import (
@@ -21,13 +22,17 @@ from torchrig.labels import (
     cores,
     label,
 )
-from torchrig.planning.advice import Advice
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
 from torchrig.planning.item_labels import LABELS
 from torchrig.planning.requirements import Item, Requirements
-from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
+
+if TYPE_CHECKING:
+    # Types only: the advice and the solver import the whole catalog and GPU choice, which a
+    # plan without --gpu or --recommend never uses.
+    from torchrig.planning.advice import Advice
+    from torchrig.planning.solver import SolverAnswer
 
 Formatter = Callable[[float | None, str], str]
 """(value, language) -> text: durations are worded ("3.2 days" / "3.2 天"), other units are

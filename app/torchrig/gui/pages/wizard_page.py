@@ -60,6 +60,11 @@ from torchrig.planning.wizard_model import (
 )
 from torchrig.planning.workload import Workload, load_workload, save_workload
 
+TYPING_PAUSE_MS = 150
+"""How long typing must pause before the Wizard re-plans: a word typed at an ordinary pace is
+one plan, not one per keystroke (each costs the GUI thread its validation and the result's
+display; issue 27 measured 96 ms a keystroke)."""
+
 CHOICE_LABELS = {
     # tasks
     "image_classification": QT_TRANSLATE_NOOP("WizardPage", "Image classification"),
@@ -374,7 +379,7 @@ class WizardPage(QWidget):
                 widget = check
             else:
                 edit = QLineEdit()
-                edit.textEdited.connect(lambda _t, k=key: self._edited(k))
+                edit.textEdited.connect(lambda _t, k=key: self._edited(k, TYPING_PAUSE_MS))
                 widget = edit
             widget.setToolTip(self.tr(FIELD_HELP[key]))
             error = QLabel()
@@ -495,9 +500,9 @@ class WizardPage(QWidget):
         self.money_error.hide()
         form.addRow(self.money_error)
         for edit in (self.time_target_edit, self.rate_edit, self.hourly_price_edit):
-            edit.textEdited.connect(lambda _t: self._timer.start())
+            edit.textEdited.connect(lambda _t: self._timer.start(TYPING_PAUSE_MS))
         for combo in (self.currency_box, self.hourly_gpu_box):
-            combo.currentIndexChanged.connect(lambda _i: self._timer.start())
+            combo.currentIndexChanged.connect(lambda _i: self._timer.start(0))
         return box
 
     def set_default_exchange_rate(self, rate: Decimal | None) -> None:
@@ -571,14 +576,16 @@ class WizardPage(QWidget):
         if replan:
             self.replan()
 
-    def _edited(self, key: str) -> None:
+    def _edited(self, key: str, wait_ms: int = 0) -> None:
+        """A field changed: re-plan once the event loop is free (a choice), or once typing
+        pauses for ``wait_ms`` (text: each keystroke only restarts the wait)."""
         if self._loading:
             return
         if key == "task":
             task = self.widgets["task"].currentData()  # type: ignore[attr-defined]
             self.load_workload(self.model.for_task(task))
             return
-        self._timer.start()
+        self._timer.start(wait_ms)
 
     def snapshot(self) -> dict[str, Any]:
         """Every field as typed (including text that does not parse yet), the subject, the
