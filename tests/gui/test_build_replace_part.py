@@ -27,7 +27,6 @@ from torchrig.findings import Severity
 from torchrig.gui.pages.build_page import BuildPage
 from torchrig.gui.pages.build_replace import ReplacePartDialog
 from torchrig.gui.qt import QApplication, QDialog, QDialogButtonBox, Qt, QTimer
-from torchrig.gui.settings import Settings
 
 LEFT = Qt.MouseButton.LeftButton
 DESK = [("intel-core-i9-13900k", 1), ("nvidia-rtx-4090", 2),
@@ -36,19 +35,6 @@ DESK = [("intel-core-i9-13900k", 1), ("nvidia-rtx-4090", 2),
         ("samsung-990-pro-1tb", 1), ("corsair-rm1000x", 2), ("nfortec-krater-x", 1),
         ("thermalright-axp120-x67", 1)]
 GPU_ROW, CPU_ROW = 1, 0
-
-
-def _page(qtbot, tmp_path: Path, lines=DESK, settings: Settings | None = None) -> BuildPage:
-    page = BuildPage(load_catalog(), settings or Settings())
-    qtbot.addWidget(page)
-    page.resize(1300, 900)
-    page.show()
-    qtbot.waitExposed(page)
-    path = tmp_path / "desk.json"
-    save_build(Build(name="desk", currency="USD",
-                     line_items=[LineItem(part_id=p, quantity=q) for p, q in lines]), path)
-    assert page.open_path(path)
-    return page
 
 
 def _window_page(window, qtbot, tmp_path: Path, lines=DESK) -> BuildPage:
@@ -126,9 +112,9 @@ def test_replace_a_gpu_keeps_the_quantity_and_the_line(window, qtbot, tmp_path: 
     assert page.build.line_items[GPU_ROW].part_id == "nvidia-rtx-4090"
 
 
-def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(qtbot,
+def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(window, qtbot,
                                                                        tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+    page = _window_page(window, qtbot, tmp_path)
     _select_row(qtbot, page, CPU_ROW)
     listed: list[str] = []
 
@@ -147,8 +133,8 @@ def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(qtbot,
     assert "amd-ryzen-9-7950x" not in listed
 
 
-def test_unticking_compatible_shows_the_whole_category(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+def test_unticking_compatible_shows_the_whole_category(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
     _select_row(qtbot, page, CPU_ROW)
     listed: list[str] = []
 
@@ -167,8 +153,8 @@ def test_unticking_compatible_shows_the_whole_category(qtbot, tmp_path: Path) ->
     assert set(listed) == {p.id for p in load_catalog().by_category("cpu")}
 
 
-def test_replace_needs_one_catalog_line_selected(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+def test_replace_needs_one_catalog_line_selected(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
     messages: list[str] = []
     page.status.connect(messages.append)
     page.lines.clearSelection()
@@ -178,8 +164,9 @@ def test_replace_needs_one_catalog_line_selected(qtbot, tmp_path: Path) -> None:
         QApplication.activeModalWidget(), QDialog)
 
 
-def test_power_line_shows_draw_capacity_headroom_and_the_wall(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)  # region: the default, mainland China (220 V)
+def test_power_line_shows_draw_capacity_headroom_and_the_wall(window, qtbot,
+                                                             tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)  # region: the default, mainland China (220 V)
     text = page.facts.power.text()
     # 253 + 2 x 450 + 150 = 1303 W; 2 x 1000 W supplies; headroom 697 W = 34.85 % -> 35 %;
     # 1303 / 0.89 = 1464.0 W at the wall, / 220 V = 6.65 A -> 6.7 A.
@@ -195,10 +182,11 @@ def test_power_line_shows_draw_capacity_headroom_and_the_wall(qtbot, tmp_path: P
     assert "958 W at the wall (4.4 A at 220 V)" in text
 
 
-def test_power_line_turns_red_when_the_supplies_are_short(qtbot, tmp_path: Path) -> None:
+def test_power_line_turns_red_when_the_supplies_are_short(window, qtbot,
+                                                          tmp_path: Path) -> None:
     # One RM1000x for two RTX 4090s: 1303 - 1000 = -303 W, -30.3 % -> -30 %.
     lines = [(p, 1 if p == "corsair-rm1000x" else q) for p, q in DESK]
-    page = _page(qtbot, tmp_path, lines)
+    page = _window_page(window, qtbot, tmp_path, lines)
     assert "headroom -303 W (-30%)" in page.facts.power.text()
     assert "color" in page.facts.power.styleSheet()
 
@@ -218,8 +206,8 @@ def test_region_from_settings_changes_the_wall_figure(window, qtbot, tmp_path: P
     assert "wall.outlet" in [f.code for f in page.findings]
 
 
-def test_no_power_known_says_so(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path, [("samsung-990-pro-1tb", 1)])
+def test_no_power_known_says_so(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path, [("samsung-990-pro-1tb", 1)])
     assert page.facts.power.text() == "Power: no CPU or GPU whose power the catalog knows yet."
 
 

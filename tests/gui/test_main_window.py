@@ -85,7 +85,7 @@ def test_window_appears_before_torch_is_imported():
     assert out.stdout.split() == ["False", "True", "False"], out.stdout + out.stderr
 
 
-def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
+def test_internals_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
     """How run_gui starts: This machine at once, the catalog pages after the first paint."""
     from torchrig.gui.main_window import MainWindow
     from torchrig.gui.pages.placeholder import PlaceholderPage
@@ -102,7 +102,7 @@ def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
     win.close()
 
 
-def test_the_collector_freezes_once_and_a_rebuild_thaws(monkeypatch):
+def test_internals_the_collector_freezes_once_and_a_rebuild_thaws(monkeypatch):
     """gc_thread's first collection freezes what survived it (start-up objects), later ones
     do not; a page rebuild (language switch) thaws so the old pages can be collected."""
     import gc
