@@ -177,8 +177,8 @@ def test_a_radiator_with_no_mount_of_its_size_word_for_word() -> None:
         title=Msg("The case has no 360 mm radiator mount", "机箱没有 360 mm 冷排位"),
         detail=Msg("Liquid Freezer III Pro 360 (360 mm liquid) has a 360 mm radiator; test case "
                    "takes radiators at: front 240/280; top 240; bottom 120 mm.",
-                   "Liquid Freezer III Pro 360 (360 mm liquid) 的冷排为 360 mm；test case 的冷排位："
-                   "前置 240/280；顶部 240；底部 120 mm。"),
+                   "Liquid Freezer III Pro 360 (360 mm liquid) 的冷排为 360 mm；"
+                   "test case 的冷排位：前置 240/280；顶部 240；底部 120 mm。"),
         fix=Msg("Choose a cooler with a radiator size the case takes, or a case with a 360 mm "
                 "mount.", "选择机箱支持尺寸的水冷，或带 360 mm 冷排位的机箱。"),
         source=FIT_SOURCE, numbers={"radiator_mm": 360.0})]
