@@ -139,7 +139,8 @@ def test_the_e_atx_note_up_to_the_ssi_eeb_size_and_a_blocker_past_it() -> None:
 def test_form_names_are_compared_whatever_their_spelling() -> None:
     for form, case_forms in (("EATX", ("E-ATX",)), ("uATX", ("Micro-ATX",)),
                              ("Mini ITX", ("Mini-ITX",)), ("ssi_eeb", ("SSI-EEB",)),
-                             ("CEB", ("SSI CEB",)), ("micro-atx", ("MATX",))):
+                             ("CEB", ("SSI CEB",)), ("micro-atx", ("MATX",)),
+                             ("m-ATX", ("Micro-ATX",)), ("u-ATX", ("Micro-ATX",))):
         cat = _cat(**{"test-board": (TRX50, "test board", {"form_factor": form}),
                       "test-case": (DEFINE7C, "test case", {"board_form_factors": case_forms})})
         assert _check(("test-board", 1), ("test-case", 1), cat=cat) == [], form
@@ -301,3 +302,138 @@ def test_an_unrated_cooler_on_a_cpu_above_125_w_word_for_word() -> None:
 ])
 def test_socket_families_and_exact_names(cooler, cpu, fits) -> None:
     assert socket_matches(cooler, cpu) is fits
+
+
+# --- GPU length, cooler ratings at their edges ------------------------------------------------
+
+
+def test_each_card_is_measured_not_only_the_first() -> None:
+    # The Krater X takes 340 mm: the RTX 4090's 304 mm fits, a 350 mm card after it does not.
+    cat = _cat(**{"test-card": (RTX_4090, "test card", {"length_mm": 350.0})})
+    found = _check(("nfortec-krater-x", 1), (RTX_4090, 1), ("test-card", 1), cat=cat)
+    assert [(f.code, f.numbers) for f in found] == [
+        ("fit.gpu_length", {"gpu_length_mm": 350.0, "max_gpu_length_mm": 340.0})]
+
+
+def test_a_cooler_rated_at_exactly_the_cpus_base_or_maximum_power() -> None:
+    # Core i5-12400F: 65 W base, 117 W maximum. Rated 65 W: not below the base, below the
+    # maximum (advice); rated 117 W: below neither.
+    cpu = "intel-core-i5-12400f"
+    cat = _cat(**{"test-65": ("thermalright-axp120-x67", "test cooler", {"rated_heat_w": 65.0}),
+                  "test-117": ("thermalright-axp120-x67", "test cooler",
+                               {"rated_heat_w": 117.0})})
+    [advice] = _check((cpu, 1), ("test-65", 1), cat=cat)
+    assert (advice.code, advice.severity, advice.numbers) == (
+        "fit.cooler_rating", Severity.ADVICE, {"rated_heat_w": 65.0, "cpu_w": 117.0})
+    assert "Core i5-12400F's maximum power is 117 W" in advice.detail.en
+    assert _check((cpu, 1), ("test-117", 1), cat=cat) == []
+
+
+# --- cards side by side ----------------------------------------------------------------------
+
+SPACING_FIX = Msg("Use blower-style or liquid-cooled cards (2 slots), a workstation board with "
+                  "wider slot spacing (TRX50, WRX90, W790), or riser cables into a chassis made "
+                  "for them.",
+                  "改用涡轮（鼓风）式或水冷显卡（2 槽），或槽间距更大的工作站主板"
+                  "（TRX50、WRX90、W790），或使用延长线配合相应机箱。")
+
+
+def test_the_second_pair_of_slots_too_close_word_for_word() -> None:
+    # Z890 AORUS MASTER: x16 slots at 2, 6 and 7. Three 3-slot cards: 2 -> 6 is 4 apart
+    # (fits), 6 -> 7 is 1 apart (the card in slot 6 covers slot 7).
+    z890 = "gigabyte-z890-aorus-master"
+    assert load_catalog().get(z890).motherboard.x16_slot_positions == (2, 6, 7)
+    assert _check((z890, 1), (RTX_4090, 3)) == [Finding(
+        code="fit.gpu_slot_spacing", severity=Severity.BLOCKER,
+        title=Msg("The GPUs do not fit side by side", "显卡并排插不下"),
+        detail=Msg("GeForce RTX 4090 is 3 slots thick; Z890 AORUS MASTER's x16 slots 6 and 7 "
+                   "are 1 slot apart, so it covers the next one.",
+                   "GeForce RTX 4090 厚 3 槽；Z890 AORUS MASTER 的 x16 插槽 6 与 7 相距 1 槽，"
+                   "会挡住下一个插槽。"),
+        fix=SPACING_FIX, source=FIT_SOURCE, numbers={"slot_width": 3.0, "slot_gap": 1.0})]
+    # Two 4.5-slot cards in slots 3 and 7 of the X870E (4 apart): the first covers the next.
+    cat = _cat(**{"test-card": (RTX_4090, "test card", {"slot_width": 4.5})})
+    [wide] = _check((X870E, 1), ("test-card", 2), cat=cat)
+    assert wide.detail.en == ("test card is 4.5 slots thick; ROG STRIX X870E-E GAMING WIFI's "
+                              "x16 slots 3 and 7 are 4 slots apart, so it covers the next one.")
+    assert _check((X870E, 1), (RTX_4090, 2)) == []  # 3 slots in a gap of 4
+
+
+def test_thick_cards_on_a_board_of_unknown_slot_positions_word_for_word() -> None:
+    # ROG MAXIMUS Z790 FORMULA: slot positions not in the catalog. Two 3-slot cards in a case
+    # with 5 expansion slots: the warning, then 3 + 3 = 6 slots needed.
+    cat = _cat(**{"test-case": (C7000D, "test case", {"expansion_slots": 5})})
+    assert _check((Z790, 1), (RTX_4090, 2), ("test-case", 1), cat=cat) == [Finding(
+        code="fit.gpu_slot_spacing_unknown", severity=Severity.WARNING,
+        title=Msg("Check that the GPUs fit side by side", "请确认显卡能否并排安装"),
+        detail=Msg("2 cards up to 3 slots thick; the catalog does not have ROG MAXIMUS Z790 "
+                   "FORMULA's slot positions. Two cards this thick do not fit in adjacent x16 "
+                   "slots: each needs its thickness in free slots below it.",
+                   "2 块显卡，最厚 3 槽；目录中没有 ROG MAXIMUS Z790 FORMULA 的插槽位置。"
+                   "这么厚的两块卡无法插在相邻的 x16 插槽上："
+                   "每块卡下方需要留出与其厚度相同的空位。"),
+        fix=SPACING_FIX, source=FIT_SOURCE, numbers={"cards": 2.0, "slot_width": 3.0}),
+        _slots_finding(6, 5, "test case")]
+
+
+def test_cards_of_two_and_a_half_slots_need_no_spacing_check() -> None:
+    # 2.5 slots is the thickest that fits next to another x16 slot on most boards: no
+    # warning, only the case's slots (2.5 + 2.5 = 5 needed, 4 in the case).
+    cat = _cat(**{"test-card": (RTX_4090, "test card", {"slot_width": 2.5}),
+                  "test-case": (C7000D, "test case", {"expansion_slots": 4})})
+    assert _check((Z790, 1), ("test-card", 2), cat=cat) == []
+    assert _check((Z790, 1), ("test-card", 2), ("test-case", 1), cat=cat) == [
+        _slots_finding(5, 4, "test case")]
+    # A card of unknown thickness: nothing is judged.
+    unknown = _cat(**{"test-card": (RTX_4090, "test card", {"slot_width": None})})
+    assert _check((Z790, 1), (RTX_4090, 1), ("test-card", 1), cat=unknown) == []
+
+
+# --- passive cards and GPU modules -----------------------------------------------------------
+
+PASSIVE_SOURCE = Msg("NVIDIA data sheets: passively cooled data-centre cards rely on the server "
+                     "chassis' airflow (docs/hardware-sources.md section 6)",
+                     "NVIDIA 数据手册：被动散热的数据中心卡依靠服务器机箱风道（硬件参考第 6 节）")
+
+
+def _passive(names: str, names_zh: str, where: Msg) -> Finding:
+    return Finding(
+        code="fit.passive_gpu", severity=Severity.WARNING,
+        title=Msg("Passively cooled GPUs need server airflow", "被动散热 GPU 需要服务器风道"),
+        detail=Msg(f"{names} have no fan and rely on the chassis pushing air through their "
+                   f"heatsink; {where.en}. In a desktop case they overheat and throttle.",
+                   f"{names_zh} 没有风扇，依靠机箱强制风流通过散热片；{where.zh}。"
+                   "放在台式机箱中会过热降频。"),
+        fix=Msg("Use a GPU server chassis with front-to-back airflow, or actively cooled "
+                "workstation cards (RTX 6000 Ada).",
+                "使用前进后出风道的 GPU 服务器机箱，或改用主动散热的工作站显卡（RTX 6000 Ada）。"),
+        source=PASSIVE_SOURCE, numbers={})
+
+
+def test_passive_cards_in_a_desktop_case_or_without_a_case_word_for_word() -> None:
+    h100, l40s = "nvidia-h100-pcie", "nvidia-l40s"
+    assert _check((l40s, 2), (h100, 1), (DEFINE7C, 1)) == [_passive(
+        "H100 PCIe 80GB, L40S", "H100 PCIe 80GB、L40S",
+        Msg("Define 7 Compact (ATX mid-tower) is a desktop case",
+            "Define 7 Compact (ATX mid-tower) 是台式机箱"))]
+    assert _check((l40s, 2)) == [_passive(
+        "L40S", "L40S", Msg("the build has no server chassis", "配置中没有服务器机箱"))]
+    rack = _cat(**{"test-case": (DEFINE7C, "test case", {"kind": "rackmount"})})
+    assert _check((l40s, 2), ("test-case", 1), cat=rack) == []
+
+
+def test_a_gpu_module_on_a_pc_board_word_for_word() -> None:
+    jetson = "nvidia-jetson-agx-orin-64gb"
+    cat = _cat(**{"test-module": (jetson, "test module", {})})
+    detail = ("{} is a system-on-module with its own CPU and memory; it mounts on its own "
+              "carrier board, not in a PCIe slot.")
+    assert _check((Z790, 1), (jetson, 1), ("test-module", 1), cat=cat) == [Finding(
+        code="fit.gpu_module", severity=Severity.BLOCKER,
+        title=Msg("A GPU module does not plug into a PC board", "GPU 模组不能插在 PC 主板上"),
+        detail=Msg(detail.format("Jetson AGX Orin 64GB (module), test module"),
+                   "Jetson AGX Orin 64GB (module)、test module 是自带 CPU 和内存的系统模组，"
+                   "安装在专用载板上，不能插在 PCIe 插槽中。"),
+        fix=Msg("Quote it as its own system (with its carrier board), or choose a PCIe card.",
+                "将其作为独立系统（含载板）报价，或改选 PCIe 显卡。"),
+        source=Msg("vendor form-factor specifications", "厂商外形规格"), numbers={})]
+    assert _check((jetson, 1)) == []  # no PC board: a module quoted as its own system
