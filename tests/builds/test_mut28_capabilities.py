@@ -142,3 +142,34 @@ def test_a_one_gpu_tier_that_names_pcie_is_a_pcie_tier(cat) -> None:
     assert from_tier(one, cat).gpu_interconnect == "pcie"
     ib = _tier(cat, gpus_per_node=(1, 1), interconnect=("infiniband",))
     assert from_tier(ib, cat).gpu_interconnect is None
+
+
+# --- found by the run of these tests (docs/testing.md sec. 13) ----------------------------------
+
+
+def test_a_cpu_that_states_no_core_count_or_power() -> None:
+    cat = catalog_with(**{"test-cpu": ("intel-core-i9-13900k", {"cores": None, "tdp_w": None})})
+    caps = _build(cat, ("test-cpu", 2))
+    assert caps.cpu_cores is None and caps.cpu_tdp_w is None  # unknown, not 0 or a guess
+    assert caps.unknown["cpu_cores"] == Msg("no such part", "没有这类部件")
+    # The shipped part: 24 cores and 125 W base each, two of them.
+    i9 = load_catalog().get("intel-core-i9-13900k").cpu
+    assert (i9.cores, i9.tdp_w) == (24, 125.0)
+    two = _build(load_catalog(), ("intel-core-i9-13900k", 2))
+    assert (two.cpu_cores, two.cpu_tdp_w) == (48, 250.0)
+
+
+def test_free_space_is_the_sum_over_local_drives_only_when_each_is_known() -> None:
+    from torchrig.hardware.model import DiskInfo
+
+    known = from_profile(SystemProfile(disks=[
+        DiskInfo("/", kind="nvme", total_bytes=10**12, free_bytes=3 * 10**11),
+        DiskInfo("/data", kind="hdd", total_bytes=4 * 10**12, free_bytes=10**12),
+        DiskInfo("/mnt", kind="virtual", total_bytes=10**9, free_bytes=5)]))
+    assert known.storage_free_bytes == 3 * 10**11 + 10**12  # the virtual disk is not local
+    one_unknown = from_profile(SystemProfile(disks=[
+        DiskInfo("/", kind="nvme", total_bytes=10**12, free_bytes=3 * 10**11),
+        DiskInfo("/data", kind="hdd", total_bytes=4 * 10**12, free_bytes=None)]))
+    assert one_unknown.storage_free_bytes is None
+    full = from_profile(SystemProfile(disks=[DiskInfo("/", kind="nvme", free_bytes=0)]))
+    assert full.storage_free_bytes == 0
