@@ -131,3 +131,30 @@ def test_a_published_figure_is_also_the_figure_without_checkpointing():
     small = dataclasses.replace(w, image_size=400)
     acts = training_activations(small, resolve_model(small), CAL)
     assert acts.without_checkpointing == acts.bytes == 1_360_081_020 / 4 * 2
+
+
+def test_checkpointing_asked_for_in_the_workload_reaches_a_transformer():
+    w = _gpt(precision="fp32", gradient_checkpointing=True)
+    tc = CAL.transformer_cal("gpt", "sdpa", "lm", "fp32")
+    layer = tc.layer_bytes_per_token(GPT2, 1024) * 1024 * 4
+    outside = tc.outside_bytes_per_sequence(GPT2, 1024) * 4
+    boundary = tc.layer_input_bytes_per_hidden * 768 * 1024 * 4
+    # Each of the 12 layers keeps its input, one layer is recomputed at a time.
+    acts = training_activations(w, resolve_model(w), CAL)
+    assert acts.bytes == pytest.approx(12 * boundary + layer + outside, rel=1e-12)
+    assert acts.without_checkpointing == pytest.approx(12 * layer + outside, rel=1e-12)
+    assert "; checkpointing: each layer keeps only its input" in acts.note.en
+
+
+def test_an_unchunked_prefill_note_in_full_in_both_languages():
+    # 512 tokens x batch 2 = 1,024 tokens, under the 2,048-token chunk: one prefill.
+    w = dataclasses.replace(default_workload("llm_inference"), seq_len=512, batch_size=2)
+    tc = CAL.transformer_cal("llama", "sdpa", "lm", "bf16")
+    arch = get_preset("llama-3-8b").arch
+    layer = (tc.layer_bytes_per_token(arch, 512) - 2 * 2 * (4096 - 1024)) * 1024
+    note = inference_activations(w, resolve_model(w), CAL).note
+    assert note.en == (f"prefill of 512 tokens x batch 2: one layer's tensors ({fmt_gib(layer)}, "
+                       "upper bound from the training measurement) + fp32 logits of the last "
+                       "position")
+    assert note.zh == (f"预填充 512 token × 批大小 2：一层的张量（{fmt_gib(layer)}，由训练实测给出"
+                       "的上界）+ 最后位置的 fp32 logits")
