@@ -322,3 +322,67 @@ def test_a_multi_node_build_without_a_network_adapter_word_for_word() -> None:
     assert "compat.node_network" not in _compat((I9, 1), (RTX_4090, 1), custom, nodes=2)
     # An NVLink bridge is no network adapter between nodes.
     assert "compat.node_network" in _compat((I9, 1), (RTX_3090, 2), (BRIDGE, 1), nodes=2)
+
+
+# --- found by the run of these tests (docs/testing.md sec. 13) ----------------------------------
+
+
+def test_one_module_in_the_singular_and_two_generations_each_named() -> None:
+    one = _compat((I9, 1), (Z790, 1), (H100, 1))["compat.sxm"]
+    assert one.detail.en.startswith("1 socketed GPU module; ROG MAXIMUS Z790 FORMULA has 0 "
+                                    "SXM/OAM sockets.")
+    # An SXM5 and an SXM4 module on the SXM6 baseboard: one finding for each line.
+    found = check_build(Build(name="t", line_items=[
+        LineItem(part_id=DGX), LineItem(part_id=H100, quantity=4),
+        LineItem(part_id="nvidia-a100-80gb-sxm", quantity=4)]), load_catalog(),
+        export_controls=None)
+    wrong = [f for f in found if f.code == "compat.sxm_generation"]
+    assert [f.detail.en.split(";")[0] for f in wrong] == [
+        "H100 SXM5 80GB is an SXM5 module", "A100 80GB SXM4 is an SXM4 module"]
+
+
+def test_every_card_without_nvlink_is_named() -> None:
+    found = _compat((I9, 1), (RTX_4090, 1), ("nvidia-rtx-5090", 1), (BRIDGE, 1))
+    finding = found["compat.nvlink_unsupported"]
+    assert finding.detail.en.endswith("but GeForce RTX 4090, GeForce RTX 5090 has no NVLink.")
+    assert finding.detail.zh.endswith("但 GeForce RTX 4090, GeForce RTX 5090 不支持 NVLink。")
+
+
+def test_an_infiniband_adapter_is_a_node_network() -> None:
+    ndr = "nvidia-connectx-7-ndr-osfp"
+    assert load_catalog().get(ndr).network.kind == "infiniband"
+    assert "compat.node_network" not in _compat((I9, 1), (RTX_4090, 1), (ndr, 1), nodes=2)
+
+
+def test_lanes_a_card_wants_and_an_x4_slot_from_the_cpu() -> None:
+    # A card of 8 lanes in the Z890's x16 slot runs at x8, beside one at the chipset's x4.
+    cat = catalog_with(**{"test-card": (RTX_4090, "test card", {"pcie_lanes": 8})})
+    found = _compat((I9, 1), (Z890, 1), ("test-card", 1), (RTX_4090, 1), cat=cat)
+    assert found["compat.gpu_lanes"].title.en == "GPUs run at x8 + x4 PCIe lanes"
+    # A card whose lane count is not given takes 16: one on its own in an x16 slot is fine.
+    unknown = catalog_with(**{"test-card": (RTX_4090, "test card", {"pcie_lanes": None})})
+    assert "compat.gpu_lanes" not in _compat((I9, 1), (Z790, 1), ("test-card", 1), cat=unknown)
+    # x8 + x4, both from the CPU: x4 is a bottleneck without the chipset.
+    wiring = load_catalog().get(Z790).motherboard.gpu_lane_configs
+    x4 = catalog_with(**{"test-board": (Z790, "test board", {"gpu_lane_configs": (
+        wiring[0], (wiring[1][0], replace(wiring[1][1], lanes=4)))})})
+    lanes = _compat((I9, 1), ("test-board", 1), (RTX_4090, 2), cat=x4)["compat.gpu_lanes"]
+    assert (lanes.severity, lanes.numbers["min_lanes"]) == (Severity.BOTTLENECK, 4.0)
+    assert not lanes.detail.en.endswith("M.2 traffic.")
+
+
+def test_the_region_and_the_export_list_reach_their_checks() -> None:
+    cat = load_catalog()
+    # i9-13900K + 2 x RTX 4090 on two RM1000x: over a US 15 A outlet (builds/wall_checks.py).
+    desk = Build(name="t", currency="USD", line_items=[
+        LineItem(part_id=I9), LineItem(part_id=RTX_4090, quantity=2),
+        LineItem(part_id="corsair-rm1000x", quantity=2)])
+    assert "wall.outlet" in [f.code for f in check_build(desk, cat, region="us")]
+    assert "wall.outlet" not in [f.code for f in check_build(desk, cat)]
+    # The shipped export-control list names the H100 PCIe: told for region cn, and not when
+    # the caller passes no list.
+    h100 = Build(name="t", currency="USD", line_items=[
+        LineItem(part_id="nvidia-h100-pcie", quantity=2), LineItem(part_id=I9)])
+    assert "export.us_controls" in [f.code for f in check_build(h100, cat, region="cn")]
+    assert "export.us_controls" not in [f.code for f in check_build(h100, cat, region="cn",
+                                                                     export_controls=None)]

@@ -437,3 +437,19 @@ def test_a_gpu_module_on_a_pc_board_word_for_word() -> None:
                 "将其作为独立系统（含载板）报价，或改选 PCIe 显卡。"),
         source=Msg("vendor form-factor specifications", "厂商外形规格"), numbers={})]
     assert _check((jetson, 1)) == []  # no PC board: a module quoted as its own system
+
+
+# --- found by the run of these tests (docs/testing.md sec. 13) ----------------------------------
+
+
+def test_a_board_of_unknown_form_is_not_judged_against_the_case() -> None:
+    cat = _cat(**{"test-board": (TRX50, "test board", {"form_factor": None})})
+    assert _check(("test-board", 1), (DEFINE7C, 1), cat=cat) == []
+
+
+def test_the_last_cards_own_thickness_counts() -> None:
+    # A 2-slot card in slot 3 and a 3-slot one in slot 7 of the X870E: 7 - 1 + 3 = 9 slots,
+    # one more than the 7000D's 8 (the first card's 2 slots would make it 8).
+    cat = _cat(**{"test-card": (RTX_4090, "test card", {"slot_width": 2.0})})
+    assert _check((X870E, 1), ("test-card", 1), (RTX_4090, 1), (C7000D, 1), cat=cat) == [
+        _slots_finding(9, 8, "7000D AIRFLOW (E-ATX full tower, black, CC-9011218-WW)")]
