@@ -386,3 +386,12 @@ def test_the_region_and_the_export_list_reach_their_checks() -> None:
     assert "export.us_controls" in [f.code for f in check_build(h100, cat, region="cn")]
     assert "export.us_controls" not in [f.code for f in check_build(h100, cat, region="cn",
                                                                      export_controls=None)]
+
+
+def test_a_module_of_the_boards_generation_does_not_hide_the_next_line() -> None:
+    found = check_build(Build(name="t", line_items=[
+        LineItem(part_id=DGX), LineItem(part_id=B200, quantity=4),
+        LineItem(part_id=H100, quantity=4)]), load_catalog(), export_controls=None)
+    wrong = [f for f in found if f.code == "compat.sxm_generation"]
+    assert [f.numbers for f in wrong] == [{"gpus": 4.0}]
+    assert wrong[0].detail.en.startswith("H100 SXM5 80GB is an SXM5 module")
