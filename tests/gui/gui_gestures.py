@@ -13,8 +13,18 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
-from torchrig.gui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QtGui, QTimer
+from torchrig.gui.qt import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QLineEdit,
+    QPushButton,
+    Qt,
+    QtGui,
+    QTimer,
+)
 
 LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -182,6 +192,22 @@ def open_build(qtbot: Any, window: Any, answers: list[str], path: Path) -> None:
     """The Build page's Open… button, the file dialog answered with ``path``."""
     answers.append(str(path))
     click(qtbot, window.build_page.buttons["open"])
+
+
+def open_from_menu(window: Any, path: Path, page: str = "build") -> None:
+    """File → Open… in the menu bar, the file dialog answered with ``path``; the window opens
+    it on the page that shows its kind, ``page``."""
+    with mock.patch.object(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "")):
+        menu_action(window, "File", "Open…").trigger()
+    assert window.current_page() == page, f"{path} was not opened on the {page} page"
+
+
+def in_settings_dialog(qtbot: Any, window: Any, act: Callable[[QDialog], None]) -> None:
+    """Settings → Settings… in the menu bar, ``act`` done on the dialog while it is up (the
+    dialog must be closed by ``act``: OK or Cancel)."""
+    seen = answer_modal(qtbot, act)
+    menu_action(window, "Settings", "Settings…").trigger()
+    assert seen == ["SettingsDialog"]
 
 
 def add_part(qtbot: Any, page: Any, part_id: str, category: str) -> None:

@@ -193,7 +193,8 @@ def _board_form(node: Node) -> list[Finding]:
             Msg(f"Check the case maker's E-ATX limit: it must be at least {_mm(size)}.",
                 f"查阅机箱厂商标注的 E-ATX 上限：需不小于 {_mm(size)}。"),
             FORM_SOURCE, board_width_mm=size[0], board_depth_mm=size[1])]
-    where = (Msg(f", {_mm(size)},", f"（{_mm(size)}）") if size else Msg("", ""))
+    # The English sentence goes on after the board's size, or after its form alone.
+    where = (Msg(f", {_mm(size)},", f"（{_mm(size)}）") if size else Msg(",", ""))
     takes = (Msg(f" (boards up to {_mm(limit)})", f"（最大 {_mm(limit)}）") if limit else
              Msg("", ""))
     return [finding(
