@@ -19,7 +19,7 @@ from reportlab.platypus.flowables import HRFlowable
 
 from torchrig.builds.targets import Status
 from torchrig.findings import Severity
-from torchrig.report import charts
+from torchrig.report import chart_style
 
 PAGE_W, PAGE_H = A4
 MARGIN_X = 16 * mm
@@ -34,10 +34,10 @@ FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
 SHORT_SECTION_H = FRAME_H / 3
 """A section shorter than this moves to the next page whole rather than split."""
 
-ACCENT = charts.ACCENT
-INK = charts.INK
-MUTED = charts.MUTED
-RULE = charts.RULE
+ACCENT = chart_style.ACCENT
+INK = chart_style.INK
+MUTED = chart_style.MUTED
+RULE = chart_style.RULE
 ZEBRA = colors.HexColor("#F4F6F9")
 
 SEVERITY_COLORS: dict[Severity, colors.Color] = {
@@ -161,5 +161,6 @@ def draw_draft_stamp(canvas: Canvas, stamp: str, stamp_font: str, line: str,
     canvas.saveState()
     canvas.setFillColor(DRAFT_RED)
     canvas.setFont(line_font, 8)
-    canvas.drawString(MARGIN_X, PAGE_H - 7 * mm, charts.fit_text(line, line_font, 8, CONTENT_W))
+    canvas.drawString(MARGIN_X, PAGE_H - 7 * mm,
+                      chart_style.fit_text(line, line_font, 8, CONTENT_W))
     canvas.restoreState()
