@@ -17,10 +17,8 @@ reportlab's own reader.
 from __future__ import annotations
 
 import struct
-from typing import Any
-from weakref import WeakKeyDictionary
 
-from reportlab.pdfbase.ttfonts import TTEncoding, TTFError, TTFont, TTFontFace
+from reportlab.pdfbase.ttfonts import TTFError, TTFontFace
 
 
 class FastFace(TTFontFace):
@@ -180,23 +178,3 @@ def _cmap_format12(data: bytes, start: int) -> dict[int, int]:
         chars = range(first, last + 1)
         out.update(zip(chars, range(glyph, glyph + len(chars)), strict=True))
     return out
-
-
-class FastTTFont(TTFont):
-    """reportlab's ``TTFont`` over a :class:`FastFace`.
-
-    ``asciiReadable`` is off: reportlab would otherwise put the whole printable ASCII range
-    into the first subset of every document, so an English sheet that needs the CJK font for
-    one "≤" embedded 96 glyphs it never drew (about 11 kB).
-    """
-
-    def __init__(self, name: str, filename: str, subfont_index: int = 0) -> None:
-        # TTFont.__init__ without its face: the same attributes (reportlab 4 and 5).
-        self.fontName = name
-        self.face = FastFace(filename, validate=0, subfontIndex=subfont_index)
-        self.encoding = TTEncoding()
-        self.state: Any = WeakKeyDictionary()
-        self._asciiReadable = 0
-        # Shaping (uharfbuzz) is for scripts whose glyphs change with their neighbours;
-        # Chinese and Latin text need none, and TorchRig does not install it.
-        self.shapable = False

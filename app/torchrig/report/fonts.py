@@ -30,7 +30,7 @@ from reportlab.pdfbase.ttfonts import TTFError
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.report.font_metrics import FastTTFont
+from torchrig.report.cid_font import EmbeddedTTFont
 
 PACKAGED_CJK_FONT = ("paperang_p2_fonts_cjk", "fonts/wqy-microhei.ttc")
 """(package, file inside it) of the CJK font that TorchRig's dependencies install."""
@@ -117,7 +117,7 @@ def register_ttf(path: str | Path) -> str:
             _REGISTERED[key] = name
         return name
     try:
-        font = FastTTFont(name, str(font_path))
+        font = EmbeddedTTFont(name, str(font_path))
     except TTFError as exc:
         raise InputError(
             f"{font_path}: not a usable TrueType font ({exc}); reportlab embeds only "

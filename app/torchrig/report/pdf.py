@@ -297,8 +297,9 @@ class _Renderer:
                 ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, ZEBRA]),
             ]
         style += extra or []
+        table_style = TableStyle(style)
         return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
-                         style=TableStyle(style), splitInRow=row_split(rows, widths),
+                         style=table_style, splitInRow=row_split(rows, widths, table_style),
                          hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
@@ -699,16 +700,17 @@ class _Renderer:
                                   self.cell_small))
         rows: list[list[Any]] = [["", content]]
         widths = [3, CONTENT_W - 3]
-        return Table(rows, colWidths=widths, splitInRow=row_split(rows, widths),
-                     hAlign="LEFT", style=TableStyle([
-                         ("BACKGROUND", (0, 0), (0, -1), color),
-                         ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                         ("LEFTPADDING", (0, 0), (0, -1), 0),
-                         ("RIGHTPADDING", (0, 0), (0, -1), 0),
-                         ("LEFTPADDING", (1, 0), (1, -1), 6),
-                         ("TOPPADDING", (0, 0), (-1, -1), 3),
-                         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-                     ]))
+        style = TableStyle([
+            ("BACKGROUND", (0, 0), (0, -1), color),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (0, -1), 0),
+            ("RIGHTPADDING", (0, 0), (0, -1), 0),
+            ("LEFTPADDING", (1, 0), (1, -1), 6),
+            ("TOPPADDING", (0, 0), (-1, -1), 3),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ])
+        return Table(rows, colWidths=widths, splitInRow=row_split(rows, widths, style),
+                     hAlign="LEFT", style=style)
 
     def _findings(self) -> list[Flowable]:
         sheet = self.sheet

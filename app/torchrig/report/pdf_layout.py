@@ -117,11 +117,15 @@ def lead_height(body: list[Flowable]) -> float:
     return total
 
 
-def row_split(rows: list[list[Any]], widths: list[float]) -> int:
+def row_split(rows: list[list[Any]], widths: list[float], style: Any = None) -> int:
     """``splitInRow`` for a table: 0 (a row moves to the next page whole, so a benchmark or a
     part is never cut in two) unless a row is too tall to move - a pasted essay in a note -
-    which may then break across pages rather than fail the export."""
-    probe = Table(rows, colWidths=widths)
+    which may then break across pages rather than fail the export.
+
+    ``style`` is the table's own: with its paddings the probe lays each cell out at the
+    width the table will, so the table reuses those lines (``CachedParagraph``); with
+    reportlab's default paddings every cell was laid out twice (issue 27)."""
+    probe = Table(rows, colWidths=widths, style=style)
     probe.wrap(CONTENT_W, FRAME_H)
     return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
 
