@@ -82,3 +82,20 @@ def test_the_font_numbers_only_the_glyphs_drawn_in_the_order_drawn():
         (0, bytes([0, 1, 0, 2, 0, 3, 0, 2, 0, 3, 0, 0]))]
     glyphs = font.state[doc]
     assert glyphs.codes == [-1, ord("A"), ord("B"), ord(" ")]  # nothing else of the font
+
+
+def test_bytes_already_read_are_not_read_from_the_file_again(monkeypatch):
+    path = REPORTLAB_FONTS / "Vera.ttf"
+    data = path.read_bytes()
+    opened: list[object] = []
+    import builtins
+
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda *a, **k: opened.append(a[0]) or real_open(*a, **k))
+    face = FastFace(str(path), data=data)
+    monkeypatch.undo()
+    assert opened == []
+    assert face.filename == str(path)
+    theirs = TTFontFace(str(path))
+    for attribute in ATTRIBUTES:
+        assert getattr(face, attribute) == getattr(theirs, attribute), attribute

@@ -1,8 +1,8 @@
 """The sheet's colours and the one-line text fitting that charts and page headers share.
 
 Apart from :mod:`torchrig.report.charts` so that a sheet without charts (a quote without a
-workload or benchmark) does not import ``reportlab.graphics`` - a tenth of a 10-line export's
-process time (issue 27).
+workload or benchmark) does not import ``reportlab.graphics`` (15-20 ms of CPU of every such
+export process, issue 27).
 """
 
 from __future__ import annotations

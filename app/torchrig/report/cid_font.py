@@ -47,10 +47,11 @@ class EmbeddedTTFont(TTFont):
     one "≤" embeds that and the characters drawn with it.
     """
 
-    def __init__(self, name: str, filename: str, subfont_index: int = 0) -> None:
+    def __init__(self, name: str, filename: str, subfont_index: int = 0,
+                 data: bytes | None = None) -> None:
         # TTFont.__init__ without its face and its subset state (reportlab 4 and 5).
         self.fontName = name
-        self.face = FastFace(filename, validate=0, subfontIndex=subfont_index)
+        self.face = FastFace(filename, validate=0, subfontIndex=subfont_index, data=data)
         self.encoding = TTEncoding()
         self.state: Any = WeakKeyDictionary()
         self._asciiReadable = 0

@@ -26,6 +26,15 @@ class FastFace(TTFontFace):
 
     _glyph_to_char: dict[int, list[int]] | None = None
 
+    def __init__(self, filename: str, validate: int = 0, subfontIndex: int = 0,  # noqa: N803
+                 data: bytes | None = None) -> None:
+        if data is not None:
+            # The caller has read the file already (to name the font by its content):
+            # reportlab's reader keeps bytes it is given instead of reading the file again.
+            self._ttf_data = data
+            self.filename = filename
+        super().__init__(filename, validate=validate, subfontIndex=subfontIndex)
+
     def extractInfo(self, charInfo: int = 1) -> None:  # noqa: N802 - reportlab's name
         # reportlab reads the header tables and stops before the character map.
         TTFontFace.extractInfo(self, charInfo=0)

@@ -117,7 +117,7 @@ def register_ttf(path: str | Path) -> str:
             _REGISTERED[key] = name
         return name
     try:
-        font = EmbeddedTTFont(name, str(font_path))
+        font = EmbeddedTTFont(name, str(font_path), data=data)
     except TTFError as exc:
         raise InputError(
             f"{font_path}: not a usable TrueType font ({exc}); reportlab embeds only "
