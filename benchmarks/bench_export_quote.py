@@ -53,8 +53,14 @@ def build_with_lines(lines: int, folder: Path) -> Path:
 
 
 def run_child(command: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one child process run to its end."""
+    """(CPU seconds, wall seconds) of one child process run to its end.
+
+    The children may write and reuse bytecode (``PYTHONDONTWRITEBYTECODE`` removed), as an
+    installed TorchRig runs (pip compiles it on install) and as reportlab's own installed
+    bytecode serves the reference: otherwise every export would compile its hundred
+    modules from source, and the ratio would measure that."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
