@@ -260,7 +260,7 @@ def plan_config_case(which: str) -> Callable[[], Outcome]:
                 f"torchrig plan --hf-config {path.name if path.parent != Path('/dev') else path}"
                 f" (killed if still running after {HANG_LIMIT_S:g} s)",
                 result="hung (killed)" if ran.hung else f"exit {ran.code}",
-                output=[line.replace(f"{path.parent}{os.sep}", "") for line in
+                output=[line.replace(f"{where.root / 'in'}{os.sep}", "") for line in
                         first_lines(ran.stderr) + first_lines(ran.stdout)],
                 saved=saved_text(saved), seconds=ran.seconds,
                 problems=judge_bad_input(ran, "plan", saved, expect))
@@ -396,10 +396,12 @@ def sigstop_case() -> Outcome:
             out = proc.stdout.read()
             proc.wait()
         finally:
+            proc.stdout.close()
             if stopped is not None and not _gone(stopped):  # a failed watchdog leaves none
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(stopped, signal.SIGKILL)
         reader.join(5)
+        proc.stderr.close()
         seconds = time.monotonic() - started
         history = sorted((where.data / "bench").glob("*.json"))
         problems = []
