@@ -523,7 +523,7 @@ def as_text(o: Outcome) -> str:
 
 def _cell(text: str) -> str:
     text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 220 else text[:217] + "..."
+    return text if len(text) <= 400 else text[:397] + "..."
 
 
 def as_markdown(outcomes: list[Outcome]) -> str:
