@@ -30,12 +30,14 @@ a ~25 Gb/s-class network and an assumed batch of 32; the source states neither.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.planning.links import LINKS, Link
+from torchrig.planning.requirements.estimators import REDUCE_BUCKET_ELEMENTS
 from torchrig.planning.requirements.interconnect import gradient_sync_bytes
 from torchrig.planning.workload import Workload, resolve_model
 
@@ -44,6 +46,13 @@ if TYPE_CHECKING:
 
 DDP_BUCKET_BYTES = 25 * 1024**2
 """DistributedDataParallel's default bucket_cap_mb = 25."""
+
+DDP_FIRST_BUCKET_BYTES = 1024**2
+"""DDP's first bucket (reducer.hpp kDefaultFirstBucketBytes = 1 MiB): the first gradients of
+backward go out early."""
+
+ZERO_BUCKET_BYTES = 2 * REDUCE_BUCKET_ELEMENTS
+"""DeepSpeed ZeRO-1/2 reduces 16-bit gradients ``reduce_bucket_size`` elements at a time."""
 
 BACKWARD_SHARE = 2 / 3
 """Backward is ~2x the forward pass, so 2/3 of a step's compute overlaps gradient reduction."""
@@ -112,24 +121,93 @@ class ScalingPoint:
                 "comm_time_s": self.comm_time_s}
 
 
+def ddp_buckets(grad_bytes: float) -> list[float]:
+    """DDP's buckets in the order backward fills them: a 1 MiB first bucket, then 25 MiB ones,
+    the rest in the last (reducer.hpp: kDefaultFirstBucketBytes, kDefaultBucketBytesCap;
+    buckets are rebuilt after the first step in the order the gradients became ready)."""
+    if grad_bytes <= 0:
+        return []
+    sizes = [min(grad_bytes, float(DDP_FIRST_BUCKET_BYTES))]
+    rest = grad_bytes - sizes[0]
+    full = int(rest // DDP_BUCKET_BYTES)
+    sizes += [float(DDP_BUCKET_BYTES)] * full
+    if rest - full * DDP_BUCKET_BYTES > 0:
+        sizes.append(rest - full * DDP_BUCKET_BYTES)
+    return sizes
+
+
+def _ddp_step(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
+              latency_s: float, backward_share: float) -> tuple[float, float]:
+    """Bucket by bucket: each bucket's all-reduce starts when backward has produced its last
+    gradient and the previous bucket's all-reduce is done (one NCCL stream). Gradients are
+    taken to appear at an even rate over backward (an assumption: the first buckets, the last
+    layers, often hold more parameters per FLOP, so they come earlier)."""
+    backward = compute_s * backward_share
+    forward = compute_s - backward
+    link_free = produced = comm = 0.0
+    for size in ddp_buckets(grad_bytes):
+        produced += size
+        ready = forward + backward * produced / grad_bytes
+        one = allreduce_time(size, gpus, busbw_bps, latency_s)
+        link_free = max(ready, link_free) + one
+        comm += one
+    return max(compute_s, link_free), comm
+
+
+def _sharded_step(compute_s: float, weight_bytes: float, gpus: int, busbw_bps: float,
+                  latency_s: float, layers: int | None, backward_share: float
+                  ) -> tuple[float, float]:
+    """ZeRO-3 / FSDP full shard, one unit per layer: forward all-gathers each unit's weights,
+    prefetching the next unit while this one computes; backward gathers them again (they
+    were freed after forward), prefetching the next unit before this one's gradients are
+    computed (FSDP's BACKWARD_PRE), and reduce-scatters each unit's gradients when its
+    backward ends. Collectives run one at a time on the link. Without the layers the model
+    is one unit and nothing overlaps."""
+    units = max(1, layers or 1)
+    unit = weight_bytes / units
+    gather = bus_factor("all_gather", gpus) * unit / busbw_bps + latency_s
+    scatter = bus_factor("reduce_scatter", gpus) * unit / busbw_bps + latency_s
+    f = compute_s * (1 - backward_share) / units
+    b = compute_s * backward_share / units
+    link = ready = gather
+    t = 0.0
+    for i in range(units):
+        begin = max(t, ready)
+        if i + 1 < units:
+            link = max(link, begin) + gather
+            ready = link
+        t = begin + f
+    link = ready = max(link, t) + gather
+    for i in range(units):
+        begin = max(t, ready)
+        if i + 1 < units:
+            link = max(link, begin) + gather
+            ready = link
+        t = begin + b
+        link = max(link, t) + scatter
+    return max(t, link), units * (2 * gather + scatter)
+
+
 def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
               latency_s: float, strategy: str = "ddp", checkpointing: bool = False,
               layers: int | None = None) -> tuple[float, float]:
-    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs."""
+    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs.
+
+    DDP: bucket by bucket behind backward (:func:`_ddp_step`). ZeRO-1/2: DeepSpeed's
+    reduce-scatter and all-gather in ``reduce_bucket_size`` pieces, not overlapped
+    (``overlap_comm`` defaults to off for stages 1 and 2, deepspeed/runtime/zero/config.py).
+    ZeRO-3: ``grad_bytes`` is the 16-bit weight size, per layer with prefetch
+    (:func:`_sharded_step`)."""
     if gpus <= 1:
         return compute_s, 0.0
+    share = BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE
     if strategy == "zero3":
-        # grad_bytes is the 16-bit weight size here: 3 collectives of (n-1)/n each.
-        comm = 3 * bus_factor("all_gather", gpus) * grad_bytes / busbw_bps
-        pieces = max(1, layers or 1)
-        comm += latency_s * 3 * pieces
-        first = comm / pieces
-        return compute_s + max(comm - compute_s, first), comm
-    buckets = max(1, int(-(-grad_bytes // DDP_BUCKET_BYTES)))
-    comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s, buckets)
-    window = compute_s * (BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE)
-    last = allreduce_time(min(grad_bytes, DDP_BUCKET_BYTES), gpus, busbw_bps, latency_s)
-    return compute_s + max(comm - window, last), comm
+        return _sharded_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, layers, share)
+    if strategy in ("zero1", "zero2"):
+        pieces = max(1, math.ceil(grad_bytes / ZERO_BUCKET_BYTES))
+        comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s * 2, pieces)
+        return compute_s + comm, comm
+    return _ddp_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, share)
 
 
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
