@@ -38,7 +38,11 @@ from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements.estimators import REDUCE_BUCKET_ELEMENTS
-from torchrig.planning.requirements.interconnect import gradient_sync_bytes
+from torchrig.planning.requirements.interconnect import (
+    gradient_sync_bytes,
+    tensor_parallel_bytes,
+    tensor_parallel_calls,
+)
 from torchrig.planning.workload import Workload, resolve_model
 
 if TYPE_CHECKING:
@@ -257,6 +261,60 @@ def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | 
             step_time_s=t, comm_time_s=comm,
         ))
     return points
+
+
+@dataclass(frozen=True)
+class ModelParallelStep:
+    """One optimizer step of a tensor / pipeline-parallel run: its time, the data-parallel
+    gradient traffic and the tensor-parallel activation all-reduces (seconds)."""
+
+    step_time_s: float
+    dp_comm_s: float
+    tp_comm_s: float
+
+
+def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link | None,
+                        nics_per_node: int = 1) -> ModelParallelStep:
+    """Step time of a tensor / pipeline-parallel run over ``w.data_parallel`` ranks.
+
+    Megatron's tensor-parallel all-reduces (:func:`tensor_parallel_bytes`) run inside the
+    forward and backward passes, which wait for them (Shoeybi et al. 2019, sec. 3: the f and g
+    operators), so their time adds to the compute; they need the TP group inside one node. Each
+    rank then synchronises its 1/(t*p) of the gradients with the ranks holding the same part,
+    bucket by bucket behind backward (:func:`step_time`). Those rings leave a node through its
+    network ports together: one ring per model-parallel position in the node, so each gets
+    ``nics_per_node`` x the NIC busbw / min(t*p, GPUs per node). Pipeline send/receive of
+    activations is not counted (one b·s·h tensor per stage boundary).
+    """
+    model = resolve_model(w)
+    mp = w.tp_size * w.pp_size
+    g = w.gpus_per_node
+    if w.tp_size > g:
+        raise InputError(f"tensor parallelism over {w.tp_size} GPUs spans nodes of {g}")
+    tp = 0.0
+    calls = tensor_parallel_calls(w, model)
+    if calls:
+        tp = (tensor_parallel_bytes(w, model) / intra.busbw_bps
+              + calls * intra.latency_s) * w.grad_accumulation
+    dp = w.data_parallel
+    if dp <= 1:
+        return ModelParallelStep(compute_s + tp, 0.0, tp)
+    in_node = max(1, g // mp)
+    if dp <= in_node:
+        busbw, latency = intra.busbw_bps, intra.latency_s
+    elif inter is None:
+        raise InputError(f"{dp} data-parallel ranks span several nodes: give the inter-node "
+                         "link")
+    else:
+        busbw = min(intra.busbw_bps, nics_per_node * inter.busbw_bps / min(mp, g))
+        latency = max(intra.latency_s, inter.latency_s)
+    layers = model.arch.layers // max(1, w.pp_size) if model.arch else None
+    _, volume = _inputs(w, compute_s)
+    if w.strategy == "zero3":
+        volume /= mp  # _inputs gives the whole model's 16-bit weights; a rank holds 1/(t*p)
+    t, comm = step_time(compute_s + tp, volume, dp, busbw, latency, w.strategy,
+                        w.gradient_checkpointing, layers)
+    return ModelParallelStep(t, comm, tp)
 
 
 def interconnect_for_target(workload: Workload,

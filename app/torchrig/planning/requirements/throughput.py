@@ -23,7 +23,7 @@ from torchrig.planning.requirements.assumptions import (
     MFU_RANGE,
 )
 from torchrig.planning.requirements.flops import training_flops_per_sample
-from torchrig.planning.requirements.scaling import scaling_curve
+from torchrig.planning.requirements.scaling import model_parallel_step, scaling_curve
 from torchrig.planning.requirements.serving import inference_throughput
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import ResolvedModel, Workload
@@ -193,17 +193,17 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
     """Data-parallel efficiency from the scaling model (:mod:`.scaling`) over the GPU's links;
     gradients are synchronised once per optimizer step (after the accumulation)."""
     dp = w.data_parallel
-    if dp <= 1:
+    if dp <= 1 and w.tp_size <= 1:
         return Item(1.0, Msg("one data-parallel rank: no gradient synchronisation",
                              "单个数据并行进程：无需梯度同步"))
     if gpu is None or per_gpu is None:
         return Item(None, Msg("unknown without a GPU and its speed", "未选择 GPU，未知"))
-    if w.tp_size * w.pp_size > 1 or gpu.intra_link is None \
-            or (w.nodes > 1 and gpu.inter_link is None):
+    if gpu.intra_link is None or (w.nodes > 1 and gpu.inter_link is None):
         return Item(None, Msg(
-            "not modelled for this layout or link (unknown GPU links or model parallelism): "
-            "time assumes perfect scaling, an upper bound",
-            "此布局或链路未建模（GPU 链路未知或使用模型并行）：时间按理想扩展计算，为上界"))
+            "not modelled for this link (unknown GPU links): time assumes perfect scaling, an "
+            "upper bound", "此链路未建模（GPU 链路未知）：时间按理想扩展计算，为上界"))
+    if w.tp_size * w.pp_size > 1:
+        return _model_parallel_efficiency(w, gpu, per_gpu)
     compute = w.batch_size * w.grad_accumulation / per_gpu
     try:
         point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
@@ -218,6 +218,27 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
         "optimizer step, partly hidden behind backward (an upper bound: communication only)",
         f"扩展模型（{links}）：每个优化器步梯度通信 {point.comm_time_s * 1e3:.1f} ms，部分与反向"
         "重叠（上界：只计通信）"))
+
+
+def _model_parallel_efficiency(w: Workload, gpu: DeviceSpec, per_gpu: float) -> Item:
+    """Tensor / pipeline parallelism: the TP all-reduces the passes wait for, then the
+    data-parallel gradient sync of each rank's 1/(t*p) share (:func:`model_parallel_step`)."""
+    assert gpu.intra_link is not None
+    mp = w.tp_size * w.pp_size
+    compute = w.batch_size * w.grad_accumulation / (per_gpu * mp)
+    try:
+        step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link)
+    except InputError as exc:
+        return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
+                              f"未建模：{exc}；时间按理想扩展计算"))
+    return Item(compute / step.step_time_s, Msg(
+        f"scaling model over {gpu.intra_link.name}: {step.tp_comm_s * 1e3:.1f} ms of "
+        f"tensor-parallel all-reduces the passes wait for, {step.dp_comm_s * 1e3:.1f} ms of "
+        f"gradient traffic over {w.data_parallel} data-parallel ranks, partly hidden behind "
+        "backward (an upper bound: communication only)",
+        f"扩展模型（{gpu.intra_link.name}）：前向反向需等待的张量并行 all-reduce "
+        f"{step.tp_comm_s * 1e3:.1f} ms，{w.data_parallel} 个数据并行进程间梯度通信 "
+        f"{step.dp_comm_s * 1e3:.1f} ms，部分与反向重叠（上界：只计通信）"))
 
 
 def _environment_rate(w: Workload, assumptions: list[Assumption]) -> Item:
