@@ -4,14 +4,19 @@ link between them.
 Model (docs/estimation.md sec. 6; Li et al., "PyTorch Distributed", VLDB 2020, arXiv 2006.15704):
 
     t_step = t_compute + exposed communication
-    t_comm = volume x gradient bytes / busbw + latency x buckets
-    volume = 2(n-1)/n (ring all-reduce, DDP and ZeRO-1/2) or 3(n-1)/n (ZeRO-3: all-gather
-             weights in forward and backward + reduce-scatter gradients)
 
-DDP reduces gradients in 25 MB buckets while backward runs, so communication hides behind the
-backward pass (2/3 of compute; 3/4 with checkpointing); what is exposed is the excess over that
-window, and at least the last bucket, which can only start when backward ends. ZeRO-3 prefetches
-parameters during the whole step.
+- DDP, bucket by bucket (:func:`_ddp_step`): PyTorch's reducer fills a 1 MiB first bucket,
+  then 25 MiB ones, in the order backward produces the gradients (reducer.hpp/.cpp), and
+  all-reduces each when its last gradient is ready, one after the other; backward is 2/3 of
+  the compute (3/4 with checkpointing). What is exposed is what the link still has to do when
+  backward ends - at least the last bucket.
+- ZeRO-1/2: DeepSpeed's reduce-scatter + all-gather (2(n-1)/n, as an all-reduce), not
+  overlapped (``overlap_comm`` is off by default below stage 3).
+- ZeRO-3 / FSDP (:func:`_sharded_step`): one unit per layer, all-gathered in forward and again
+  in backward with the next unit prefetched, gradients reduce-scattered per unit.
+- Tensor / pipeline parallelism (:func:`model_parallel_step`): Megatron's all-reduces add to
+  the compute; each rank's 1/(t*p) of the gradients is synchronised over the data-parallel
+  ranks.
 
 Bandwidths follow nccl-tests' *bus bandwidth* convention (busbw = algbw x 2(n-1)/n for
 all-reduce): a link's busbw is its per-direction bandwidth x an achievable fraction. Across
@@ -19,13 +24,16 @@ nodes a ring is limited by the network: busbw = min(intra-node busbw, NICs per n
 bandwidth x fraction). A measured busbw from ``torchrig bench --collective`` replaces the
 catalog figure (:func:`measured_link`).
 
-Tolerance (tests/planning/test_scaling.py): the model counts communication only, so it is an
-upper bound. For the published single-node and InfiniBand figures it lands 0-10 percentage
-points above the measurement (ResNet-50 V100 NVLink 93% at 8 and at 16 over 4x100 Gb; DGX A100
-ResNet-50 TF32 96.6%; BERT 90% at 8). It misses DGX A100 ResNet-50 AMP (84.1% measured, ~99%
-modelled): that loss is not communication (at 16,600 img/s the data pipeline needs ~110 CPU
-cores by the planner's own decode estimate). BERT's 66% at 2 nodes x 8 is reproduced only with
-a ~25 Gb/s-class network and an assumed batch of 32; the source states neither.
+Tolerance (tests/planning/test_scaling_model.py, test_train24_scaling.py): the model counts
+communication only, so it is an upper bound. For the published single-node and InfiniBand
+figures it lands 0-10 percentage points above the measurement (ResNet-50 V100 NVLink 93% at 8
+and at 16 over 4x100 Gb; DGX A100 ResNet-50 TF32 96.6%; DGX-1 FP32 97.2%; BERT 90% at 8). It
+misses ResNet-50 AMP at 8 GPUs (DGX A100 84.1%, DGX-1 86.7% measured, 98-99.8% modelled): that
+loss is not communication - all of ResNet-50's gradients cross NVLink 3 in 0.8% of the step,
+which also bounds NCCL's kernels slowing the compute - and most likely the CPU data pipeline
+(DeepLearningExamples decodes real JPEGs on the CPUs), which the planner has no sourced
+per-core rate to bound. BERT's 66% at 2 nodes x 8 is reproduced only with a ~25 Gb/s-class
+network and an assumed batch of 32; the source states neither.
 """
 
 from __future__ import annotations
