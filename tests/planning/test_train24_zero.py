@@ -145,3 +145,19 @@ def test_zero3_llama_2_7b_on_eight_gpus():
     assert v["gradients"].value == pytest.approx(6 * p / 8)
     assert v["optimizer_states"].value == pytest.approx(12 * p / 8)
     assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * PREFETCH
+
+
+def test_zero3_fp32_gradient_is_built_one_sub_group_at_a_time():
+    # stage3.py makes the fp32 gradient per optimizer sub-group (sub_group_size = 1e9 elements)
+    # and frees it after that sub-group's step: Llama-2-70B over 8 GPUs holds 8.6e9 parameters
+    # per rank, so the fp32 gradient is 4 B x 1e9, not 4 B x P / 8.
+    p = get_preset("llama-2-70b").params
+    assert p / 8 > 1e9
+    w = workload_from_options(task="llm_finetune_full", model="llama-2-70b",
+                              precision="amp_bf16", gpus=8, strategy="zero3")
+    v = plan(w).vram_per_gpu
+    assert v["gradients"].value == pytest.approx(2 * p / 8 + 4 * 1e9)
+    # ZeRO-2 keeps its whole fp32 gradient shard (one parameter group, stage_1_and_2.py)
+    z2 = plan(workload_from_options(task="llm_finetune_full", model="llama-2-70b",
+                                    precision="amp_bf16", gpus=8, strategy="zero2")).vram_per_gpu
+    assert z2["gradients"].value == pytest.approx(2 * p / 8 + 4 * p / 8)

@@ -225,12 +225,14 @@ def _model_parallel_efficiency(w: Workload, gpu: DeviceSpec, per_gpu: float) -> 
     data-parallel gradient sync of each rank's 1/(t*p) share (:func:`model_parallel_step`)."""
     assert gpu.intra_link is not None
     mp = w.tp_size * w.pp_size
+    if w.tp_size > w.gpus_per_node:
+        return Item(None, Msg(
+            f"not modelled: tensor parallelism over {w.tp_size} GPUs spans nodes of "
+            f"{w.gpus_per_node}; time assumes perfect scaling",
+            f"未建模：{w.tp_size} 个 GPU 的张量并行跨越了每节点 {w.gpus_per_node} 个 GPU 的节点；"
+            "时间按理想扩展计算"))
     compute = w.batch_size * w.grad_accumulation / (per_gpu * mp)
-    try:
-        step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link)
-    except InputError as exc:
-        return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
-                              f"未建模：{exc}；时间按理想扩展计算"))
+    step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link)
     return Item(compute / step.step_time_s, Msg(
         f"scaling model over {gpu.intra_link.name}: {step.tp_comm_s * 1e3:.1f} ms of "
         f"tensor-parallel all-reduces the passes wait for, {step.dp_comm_s * 1e3:.1f} ms of "

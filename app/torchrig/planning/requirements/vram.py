@@ -193,8 +193,8 @@ def _zero3_gather_buffer(largest_layer_params: int | None, params: float) -> Ite
         "ZeRO-3 gathered parameters, upper bound: layer shapes unknown, so the most stage 3 "
         f"keeps live (stage3_max_live_parameters = 1e9, or the whole model: {live / 1e6:,.0f}M) "
         "in 16 bit",
-        "ZeRO-3 收集的参数（上界）：层形状未知，按 stage 3 最多保留的参数计（"
-        f"stage3_max_live_parameters = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位"))
+        "ZeRO-3 收集的参数（上界）：层形状未知，按 ZeRO-3 最多保留的参数计（"
+        f"'stage3_max_live_parameters' = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位"))
 
 
 def _zero_reduce_bucket() -> Item:
@@ -202,8 +202,8 @@ def _zero_reduce_bucket() -> Item:
     return Item(2.0 * REDUCE_BUCKET_ELEMENTS, Msg(
         "ZeRO-1/2 gradient reduction bucket: reduce_bucket_size = 5e8 elements in 16 bit, "
         "allocated whole (DeepSpeed's default; twice with overlap_comm)",
-        "ZeRO-1/2 梯度归约桶：reduce_bucket_size = 5e8 个 16 位元素，整块分配（DeepSpeed 默认；"
-        "开启 overlap_comm 时为两倍）"))
+        "ZeRO-1/2 梯度归约桶：'reduce_bucket_size' = 5e8 个 16 位元素，整块分配（DeepSpeed "
+        "默认；开启 'overlap_comm' 时为两倍）"))
 
 
 def _frozen_and_ema(w: Workload, model: ResolvedModel, mp: int, ep: float) -> dict[str, Item]:
