@@ -4,8 +4,8 @@ tests/test_runtime_language.py, applied to plans the sample workloads do not rea
 from __future__ import annotations
 
 import pytest
-
 from tests.test_runtime_language import check
+
 from torchrig.planning.device import DeviceSpec
 from torchrig.planning.links import LINKS
 from torchrig.planning.requirements import plan
