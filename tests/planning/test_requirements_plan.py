@@ -50,8 +50,8 @@ def test_zero3_shards_everything_and_adds_the_gather_buffer():
     assert v["gradients"].value == pytest.approx(2 * p / 8 + 4 * p / 8)
     assert v["optimizer_states"].value == pytest.approx(12 * p / 8)
     # DeepSpeed's estimator's 4 x largest layer (the 32000 x 4096 embedding) + the 5e7-element
-    # stage-3 prefetch bucket in 16 bit
-    assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * 50_000_000
+    # stage-3 prefetch bucket and the 5e8-element reduce bucket in 16 bit
+    assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * 50_000_000 + 2 * 500_000_000
 
 
 def test_ddp_keeps_fp32_states_and_a_bucket_copy():

@@ -78,31 +78,32 @@ def test_zero1_and_2_hold_deepspeeds_reduce_bucket(strategy):
 def test_zero3_gather_buffer_from_the_largest_layer_and_the_prefetch_bucket():
     # Layer shapes known (the 50257 x 2560 embedding is the largest module): DeepSpeed's 4 x LL
     # (16-bit weights and gradient of the largest layer) + the 5e7-parameter prefetch bucket
-    # in 16 bit.
+    # in 16 bit; + the reduce_bucket_size buffer stage3.py allocates too (contiguous
+    # gradients, on by default).
     largest = 50257 * 2560
     v = plan(_custom("zero3")).vram_per_gpu
-    assert v["comm_buffers"].value == 4 * largest + 2 * PREFETCH
+    assert v["comm_buffers"].value == 4 * largest + 2 * PREFETCH + 2 * REDUCE_BUCKET
     # model states: DeepSpeed's 18P/8 + the 16-bit gradient shard stage3.py also keeps
     # (grad_partitions_flat_buffer, in the 16-bit dtype by default): 20P/8.
     assert _states(v) == pytest.approx(20 * P / 8)
     _, ds_gpu = deepspeed_zero3_estimate(P, largest, 8, 1, False, False)
     assert ds_gpu == 4 * largest + int(18 * P / 8)
     assert _states(v) + v["comm_buffers"].value == pytest.approx(
-        ds_gpu + 2 * P / 8 + 2 * PREFETCH, abs=1)
+        ds_gpu + 2 * P / 8 + 2 * PREFETCH + 2 * REDUCE_BUCKET, abs=1)
 
 
 def test_zero3_without_layer_shapes_bounds_the_gather_buffer():
     # Only the parameter count given: no largest layer, so the bound stage 3 allows:
-    # stage3_max_live_parameters (1e9) gathered parameters in 16 bit.
+    # stage3_max_live_parameters (1e9) gathered parameters in 16 bit (+ the reduce bucket).
     w = workload_from_options(task="llm_finetune_full", model="custom", params=P,
                               precision="amp_bf16", gpus=8, strategy="zero3")
     v = plan(w).vram_per_gpu
-    assert v["comm_buffers"].value == 2 * MAX_LIVE
+    assert v["comm_buffers"].value == 2 * MAX_LIVE + 2 * REDUCE_BUCKET
     assert "upper bound" in v["comm_buffers"].note.en
     # a model smaller than that gathers at most itself
     small = workload_from_options(task="llm_finetune_full", model="custom", params=300_000_000,
                                   precision="amp_bf16", gpus=8, strategy="zero3")
-    assert plan(small).vram_per_gpu["comm_buffers"].value == 2 * 300_000_000
+    assert plan(small).vram_per_gpu["comm_buffers"].value == 2 * 300_000_000 + 2 * REDUCE_BUCKET
 
 
 def test_2_85b_zero2_on_8x_16gb_is_no_longer_called_fits():
@@ -144,7 +145,7 @@ def test_zero3_llama_2_7b_on_eight_gpus():
     assert v["weights"].value == pytest.approx(2 * p / 8)
     assert v["gradients"].value == pytest.approx(6 * p / 8)
     assert v["optimizer_states"].value == pytest.approx(12 * p / 8)
-    assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * PREFETCH
+    assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * PREFETCH + 2 * REDUCE_BUCKET
 
 
 def test_zero3_fp32_gradient_is_built_one_sub_group_at_a_time():

@@ -177,24 +177,29 @@ def _zero3_gather_buffer(largest_layer_params: int | None, params: float) -> Ite
     and the prefetched parameters behind it (:data:`PREFETCH_BUCKET_ELEMENTS`), never more than
     :data:`MAX_LIVE_PARAMETERS`, in 16 bit; plus the largest layer's 16-bit gradient before
     its reduce-scatter. With the layer known this is DeepSpeed's estimator's 4 x largest layer
-    plus the prefetch bucket; without the layer shapes it is the most stage 3 lets live."""
+    plus the prefetch bucket; without the layer shapes it is the most stage 3 lets live. And
+    the ``reduce_bucket_size`` buffer stage3.py allocates for contiguous gradients, as stages 1
+    and 2 do."""
+    bucket = 2.0 * REDUCE_BUCKET_ELEMENTS
     if largest_layer_params:
         live = min(largest_layer_params + PREFETCH_BUCKET_ELEMENTS, MAX_LIVE_PARAMETERS,
                    params)
-        return Item(2.0 * live + 2.0 * largest_layer_params, Msg(
+        return Item(2.0 * live + 2.0 * largest_layer_params + bucket, Msg(
             f"ZeRO-3 gathered parameters: the largest layer ({largest_layer_params / 1e6:.1f}M) "
             "+ the 5e7-parameter prefetch bucket in 16 bit, and the largest layer's 16-bit "
-            "gradient (DeepSpeed's estimator counts 4 B x largest layer; stage3 defaults)",
+            "gradient (DeepSpeed's estimator counts 4 B x largest layer); + the 5e8-element "
+            "16-bit gradient reduction bucket (stage3 defaults)",
             f"ZeRO-3 收集的参数：最大层（{largest_layer_params / 1e6:.1f}M）+ 5e7 参数的预取桶"
-            "（16 位），以及最大层的 16 位梯度（DeepSpeed 估算器计 4 字节 × 最大层；"
-            "stage3 默认值）"))
+            "（16 位），以及最大层的 16 位梯度（DeepSpeed 估算器计 4 字节 × 最大层）；"
+            "另加 5e8 个 16 位元素的梯度归约桶（stage3 默认值）"))
     live = min(params, MAX_LIVE_PARAMETERS)
-    return Item(2.0 * live, Msg(
+    return Item(2.0 * live + bucket, Msg(
         "ZeRO-3 gathered parameters, upper bound: layer shapes unknown, so the most stage 3 "
         f"keeps live (stage3_max_live_parameters = 1e9, or the whole model: {live / 1e6:,.0f}M) "
-        "in 16 bit",
+        "in 16 bit; + the 5e8-element 16-bit gradient reduction bucket",
         "ZeRO-3 收集的参数（上界）：层形状未知，按 ZeRO-3 最多保留的参数计（"
-        f"'stage3_max_live_parameters' = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位"))
+        f"'stage3_max_live_parameters' = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位；"
+        "另加 5e8 个 16 位元素的梯度归约桶"))
 
 
 def _zero_reduce_bucket() -> Item:
