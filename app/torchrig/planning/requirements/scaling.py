@@ -170,10 +170,12 @@ def _sharded_step(compute_s: float, weight_bytes: float, gpus: int, busbw_bps: f
                   latency_s: float, layers: int | None, backward_share: float
                   ) -> tuple[float, float]:
     """ZeRO-3 / FSDP full shard, one unit per layer: forward all-gathers each unit's weights,
-    prefetching the next unit while this one computes; backward gathers them again (they
-    were freed after forward), prefetching the next unit before this one's gradients are
-    computed (FSDP's BACKWARD_PRE), and reduce-scatters each unit's gradients when its
-    backward ends. Collectives run one at a time on the link. Without the layers the model
+    the next unit's overlapping this one's compute (FSDP's implicit forward prefetch; "the 1st
+    all-gather will not be able to overlap with anything", PyTorch docs notes/fsdp.rst);
+    backward gathers them again (FULL_SHARD reshards after forward, fsdp/api.py), prefetching
+    the next unit before this one's gradients are computed (BACKWARD_PRE, FSDP1's default;
+    FSDP2 prefetches in reverse forward order), and reduce-scatters each unit's gradients when
+    its backward ends. Collectives run one at a time on the link. Without the layers the model
     is one unit and nothing overlaps."""
     units = max(1, layers or 1)
     unit = weight_bytes / units
