@@ -98,3 +98,28 @@ def test_detection_keeps_the_transformer_share():
                               precision="fp32")
     note = plan(w, V100).throughput["samples_per_s_per_gpu"].note.en
     assert note.startswith("compute-bound: peak x 40%")
+
+
+@pytest.mark.parametrize("precision,gpu,gpus,batch,hours", [
+    # DLE's "Training Time (90E)" columns (approximate hours, "~"; ImageNet's 1,281,167 images)
+    ("tf32", "a100", 1, 256, 36), ("tf32", "a100", 8, 256, 5), ("amp_fp16", "a100", 1, 256, 14),
+    ("fp32", "v100", 1, 112, 92), ("fp32", "v100", 8, 112, 12), ("amp_fp16", "v100", 1, 256, 29),
+])
+def test_ninety_epochs_against_the_published_training_times(precision, gpu, gpus, batch, hours):
+    # Before issue 24: x0.71, x0.64, x0.93, x1.36, x1.31, x1.01 (the published times include
+    # each epoch's validation, which the planner does not count: it stays below them).
+    device = _gpu("nvidia-a100-80gb-sxm") if gpu == "a100" else V100
+    w = workload_from_options(task="image_classification", model="resnet50", precision=precision,
+                              batch=batch, gpus=gpus, dataset_samples=1_281_167, epochs=90)
+    planned = plan(w, device).throughput["total_time_s"].value / 3600
+    assert 0.80 <= planned / hours <= 1.05
+
+
+def test_ninety_epochs_amp_on_eight_gpus_is_the_known_miss():
+    # ~3 h (DGX A100) and ~5 h (DGX-1) published; planned 1.6 h and 3.7 h: the 8-GPU AMP rate
+    # is the scaling model's known miss (docs/estimation.md sec. 6).
+    for device, batch, hours in ((_gpu("nvidia-a100-80gb-sxm"), 256, 3), (V100, 256, 5)):
+        w = workload_from_options(task="image_classification", model="resnet50",
+                                  precision="amp_fp16", batch=batch, gpus=8,
+                                  dataset_samples=1_281_167, epochs=90)
+        assert plan(w, device).throughput["total_time_s"].value / 3600 / hours < 0.8
