@@ -247,7 +247,9 @@ def _mm(size: tuple[float, float]) -> str:
     return f"{size[0]:g} x {size[1]:g} mm"
 
 
-POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部"}
+POSITION_EN = {"unspecified": "position not given"}
+POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部",
+               "unspecified": "未注明位置"}
 
 
 def _radiator(node: Node) -> list[Finding]:
@@ -259,7 +261,8 @@ def _radiator(node: Node) -> list[Finding]:
     if size is None or not mounts:
         return []
     where = [m for m in mounts if size in m.sizes_mm]
-    listed = Msg("; ".join(f"{m.position} {'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
+    listed = Msg("; ".join(f"{POSITION_EN.get(m.position, m.position)} "
+                           f"{'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
                  "；".join(f"{POSITION_ZH[m.position]} {'/'.join(str(s) for s in m.sizes_mm)}"
                           for m in mounts))
     if not where:

@@ -144,6 +144,9 @@ class GpuSpec:
     length_mm: float | None = None
     power_12v_2x6: int | None = None
     power_8pin: int | None = None
+    min_power_limit_w: float | None = None
+    """The lowest power limit the card's firmware accepts (``nvidia-smi -q -d POWER``,
+    "Min Power Limit"): a power-limit fix below it cannot be set."""
 
 
 @dataclass(frozen=True)
@@ -390,6 +393,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("length_mm", "length_mm", "num", 1, 50, 600),
         FieldDef("power_12v_2x6", "power_12v_2x6", "int", 1, 0, 4),
         FieldDef("power_8pin", "power_8pin", "int", 1, 0, 4),
+        FieldDef("min_power_limit_w", "min_power_limit_w", "num", 1, 5, 2_000),
     ),
     "cpu": (
         FieldDef("microarchitecture", "microarchitecture", "str"),
