@@ -107,8 +107,8 @@ def test_zero2_also_shards_the_gradients():
 def test_zero3_shards_everything():
     s = model_state_bytes(P, "amp_bf16", "sgd_momentum", "zero3", 4)
     # 16-bit weights and gradients, 4 B master + 4 B momentum, all over 4 ranks
-    # + the fp32 gradient of the rank's shard (P / 4 < one 1e9 sub-group)
-    assert _bytes(s) == (2 * P / 4, 2 * P / 4 + 4 * P / 4, 8 * P / 4)
+    # ZeRO-3 gradients as DeepSpeed's estimator counts them: 4 B per parameter of the shard
+    assert _bytes(s) == (2 * P / 4, 4 * P / 4, 8 * P / 4)
     assert s.note_states.en == ("8 B/param (SGD with momentum); weights, gradients and states "
                                 "sharded over 4 ranks (ZeRO-3 / FSDP)")
     assert s.note_states.zh == ("每参数 8 字节（带动量的 SGD）；权重、梯度和状态分片到 4 个进程"
@@ -134,11 +134,11 @@ def test_fp32_under_zero2_has_no_master_copy():
 
 def test_zero_on_one_rank_shards_nothing():
     s = model_state_bytes(P, "amp_bf16", "adamw", "zero3", 1)
-    assert _bytes(s) == (2 * P, 2 * P + 4 * P, 12 * P)
+    assert _bytes(s) == (2 * P, 4 * P, 12 * P)
     assert s.note_states.en.endswith("sharded over 1 ranks (ZeRO-3 / FSDP)")
     # no data-parallel rank at all counts as one
     assert _bytes(model_state_bytes(P, "amp_bf16", "adamw", "zero3", 0)) == (
-        2 * P, 2 * P + 4 * P, 12 * P)
+        2 * P, 4 * P, 12 * P)
 
 
 def test_model_parallel_divides_everything_and_says_so():

@@ -162,3 +162,41 @@ def test_allocator_margin_leaves_out_the_cuda_context():
         assert v["overhead"].value == GiB
         assert v["fragmentation"].value == pytest.approx(0.1 * body)
         assert v["total"].value == pytest.approx(1.1 * body + GiB)
+
+
+def test_tensor_parallel_over_every_gpu_has_only_its_all_reduces():
+    # TP 8 on one node of 8: one data-parallel rank, no gradient sync; the step is the compute
+    # plus the TP all-reduces, over 2 accumulation steps: 2 x (128 x 1 x s x 4096 x 2 B x
+    # 2 x 7/8 / busbw + 128 x 10 us).
+    from torchrig.planning.requirements.scaling import model_parallel_step
+
+    w = dataclasses.replace(_llama(gpus=8, strategy="tensor_parallel", tp_size=8),
+                            grad_accumulation=2)
+    s = w.seq_len
+    step = model_parallel_step(w, 0.5, LINKS["nvlink4"], None)
+    tp = 2 * (128 * s * 4096 * 2 * 1.75 / NVLINK4_BUSBW + 128 * 10e-6)
+    assert step.tp_comm_s == pytest.approx(tp)
+    assert step.dp_comm_s == 0.0
+    assert step.step_time_s == pytest.approx(0.5 + tp)
+
+
+def test_pipeline_parallel_across_two_nodes_shares_the_port_between_two_rings():
+    # PP 2 x DP 8 on 2 nodes of 8: 4 data-parallel ranks per node, so the 8 ranks' rings cross
+    # the network; each node holds 2 pipeline positions, one ring each: 40e9 / 2 = 20e9 B/s per
+    # ring; latency 20 us. Gradients 4P/2 = 13.5e9 B: 1.18 s on the link, more than the 0.75 s
+    # of backward (checkpointing) produces them in, so from the second bucket on the link never
+    # idles: forward 0.25 + 0.75 x 26 MiB / G + 1.75 x (G - 1 MiB) / busbw + latencies.
+    from torchrig.planning.requirements.scaling import model_parallel_step
+
+    w = _llama(gpus=8, nodes=2, strategy="pipeline_parallel", pp_size=2)
+    step = model_parallel_step(w, 1.0, LINKS["nvlink4"], LINKS["ib_ndr"])
+    grads = LLAMA2_7B * 4 // 2
+    assert step.dp_comm_s == pytest.approx(
+        2 * 7 / 8 * grads / (NDR_BUSBW / 2) + (1 + -(-(grads - MiB) // (25 * MiB))) * 20e-6)
+    buckets = 1 + -(-(grads - MiB) // (25 * MiB))
+    assert step.step_time_s == pytest.approx(
+        0.25 + 0.75 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
+        + (buckets - 1) * 20e-6)
+    # without the network it cannot be modelled
+    with pytest.raises(Exception, match="span several nodes"):
+        model_parallel_step(w, 1.0, LINKS["nvlink4"], None)

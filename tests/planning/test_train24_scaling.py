@@ -35,6 +35,7 @@ def test_ddp_buckets_start_with_ddps_1_mib_bucket():
     assert ddp_buckets(0.5 * MiB) == [0.5 * MiB]
     assert ddp_buckets(26 * MiB) == [MiB, 25 * MiB]
     assert ddp_buckets(0) == []
+    assert ddp_buckets(1) == [1]
 
 
 def test_a_bucket_waits_for_its_gradients_or_for_the_link():
@@ -63,6 +64,9 @@ def test_zero1_and_2_communication_is_not_overlapped(strategy):
     t, comm = step_time(1.0, 2.5e9, 8, 100e9, 1e-5, strategy=strategy)
     assert comm == pytest.approx(1.75 * 2.5e9 / 100e9 + 3 * 2 * 1e-5)
     assert t == pytest.approx(1.0 + comm)
+    # at most one bucket: one piece
+    _, comm = step_time(1.0, 0.5e9, 8, 100e9, 1e-5, strategy=strategy)
+    assert comm == pytest.approx(1.75 * 0.5e9 / 100e9 + 2 * 1e-5)
 
 
 def test_zero3_with_nothing_to_hide_behind_is_all_communication():

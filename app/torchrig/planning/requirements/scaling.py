@@ -318,12 +318,11 @@ def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link 
     else:
         busbw = min(intra.busbw_bps, nics_per_node * inter.busbw_bps / min(mp, g))
         latency = max(intra.latency_s, inter.latency_s)
-    layers = model.arch.layers // max(1, w.pp_size) if model.arch else None
-    _, volume = _inputs(w, compute_s)
-    if w.strategy == "zero3":
-        volume /= mp  # _inputs gives the whole model's 16-bit weights; a rank holds 1/(t*p)
-    t, comm = step_time(compute_s + tp, volume, dp, busbw, latency, w.strategy,
-                        w.gradient_checkpointing, layers)
+    # Tensor and pipeline parallelism are strategies of their own (a workload's rules), so the
+    # data-parallel sync is DDP's, bucket by bucket.
+    share = BACKWARD_SHARE_CHECKPOINTED if w.gradient_checkpointing else BACKWARD_SHARE
+    t, comm = _ddp_step(compute_s + tp, gradient_sync_bytes(w, model), dp, busbw, latency,
+                        share)
     return ModelParallelStep(t, comm, tp)
 
 
