@@ -146,8 +146,8 @@ def test_seed_claims_are_compared_not_copied():
     amp = next(c for c in plan(default_workload("llm_finetune_full")).seed_claims
                if c.section == "seed 3.1")
     # With Adam the fp32 states dominate: AMP saves nothing near the seed's 50%. Under ZeRO-3
-    # DeepSpeed's mixed precision even holds more per parameter than fp32 (2 + 2 + 4 fp32
-    # gradient shard + 12 = 20 B vs 4 + 4 + 8 = 16 B, / 8 ranks); only the activations shrink.
+    # DeepSpeed's mixed precision even holds more per parameter than fp32 (its estimator's
+    # 18 B vs 4 + 4 + 8 = 16 B, / 8 ranks); only the activations shrink.
     assert 0 < amp.computed < 0.25
     ckpt = next(c for c in req.seed_claims if c.section == "seed 3.3")
     assert -1 < ckpt.computed < -0.5

@@ -126,9 +126,10 @@ def _amp_note(strategy: str) -> Msg:
     """Why AMP saves so little of the model states under this strategy."""
     if strategy in ("zero1", "zero2", "zero3"):
         return Msg("this workload, fp32 vs AMP: under ZeRO DeepSpeed's mixed precision holds "
-                   "20 B/param (16-bit weights and gradients, fp32 master copy, gradient shard "
-                   "and Adam states) against fp32's 16; only activations shrink (~half)",
-                   "本工作负载 fp32 与 AMP 对比：ZeRO 下 DeepSpeed 混合精度每参数占 20 字节（16 位"
+                   "18-20 B/param (16-bit weights and gradients, fp32 master copy, gradient "
+                   "shard and Adam states) against fp32's 16; only activations shrink (~half)",
+                   "本工作负载 fp32 与 AMP 对比：ZeRO 下 DeepSpeed 混合精度每参数占 18-20 字节"
+                   "（16 位"
                    "权重和梯度、fp32 主副本、梯度分片与 Adam 状态），fp32 为 16 字节；"
                    "只有激活减半左右")
     return Msg("this workload, fp32 vs AMP: weights, gradients and Adam states stay fp32 "
