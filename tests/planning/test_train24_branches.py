@@ -200,3 +200,23 @@ def test_pipeline_parallel_across_two_nodes_shares_the_port_between_two_rings():
     # without the network it cannot be modelled
     with pytest.raises(Exception, match="span several nodes"):
         model_parallel_step(w, 1.0, LINKS["nvlink4"], None)
+
+
+def test_model_parallel_step_without_checkpointing_and_beyond_a_node():
+    # The same PP 2 x DP 8 run without checkpointing: backward is 2/3 of the passes, forward
+    # 1/3, so the second bucket is ready at 1/3 + 2/3 x 26 MiB / G.
+    from torchrig.errors import InputError
+    from torchrig.planning.requirements.scaling import model_parallel_step
+
+    w = dataclasses.replace(_llama(gpus=8, nodes=2, strategy="pipeline_parallel", pp_size=2),
+                            gradient_checkpointing=False)
+    step = model_parallel_step(w, 1.0, LINKS["nvlink4"], LINKS["ib_ndr"])
+    grads = LLAMA2_7B * 4 // 2
+    buckets = 1 + -(-(grads - MiB) // (25 * MiB))
+    assert step.step_time_s == pytest.approx(
+        1 / 3 + 2 / 3 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
+        + (buckets - 1) * 20e-6)
+    # a tensor-parallel group larger than a node is refused with the sizes
+    wide = _llama(gpus=8, nodes=2, strategy="tensor_parallel", tp_size=16)
+    with pytest.raises(InputError, match="tensor parallelism over 16 GPUs spans nodes of 8"):
+        model_parallel_step(wide, 1.0, LINKS["nvlink4"], LINKS["ib_ndr"])
