@@ -16,6 +16,7 @@ LABELS: dict[str, Msg] = {
     "ema_weights": Msg("EMA copy of the weights", "权重的 EMA 副本"),
     "kv_cache": Msg("KV cache", "KV 缓存"),
     "comm_buffers": Msg("Communication buffers", "通信缓冲"),
+    "zero_reduce_bucket": Msg("ZeRO reduce bucket", "ZeRO 归约桶"),
     "overhead": Msg("CUDA overhead", "CUDA 开销"),
     "fragmentation": Msg("Fragmentation margin", "碎片余量"),
     "total": Msg("Total", "合计"),

@@ -48,8 +48,10 @@ def _vram(key: str) -> Callable[[Plan, Workload], float | None]:
 
 def _model_states(d: Plan, w: Workload) -> float | None:
     """Weights + gradients + optimizer states per GPU, and under ZeRO-3 the gather buffer
-    DeepSpeed's estimator counts (4 x largest layer); DDP's bucket copy is not a model state
-    in the ZeRO paper's or DeepSpeed's count, so it stays out."""
+    DeepSpeed's estimator counts (4 x largest layer; the planner's ``comm_buffers`` adds the
+    prefetch bucket to it); DDP's bucket copy and DeepSpeed's reduce bucket
+    (``zero_reduce_bucket``) are not model states in the ZeRO paper's or DeepSpeed's count, so
+    they stay out."""
     v = d["vram_per_gpu"]
     parts = [v.get("weights"), v.get("gradients"), v.get("optimizer_states")]
     if w.strategy == "zero3":
@@ -59,9 +61,18 @@ def _model_states(d: Plan, w: Workload) -> float | None:
     return float(sum(parts))
 
 
+def _states_only(d: Plan, w: Workload) -> float | None:
+    """Weights + gradients + optimizer states per GPU, no buffer at all: the ZeRO paper's
+    count (its model has no layer shapes and no communication buffers)."""
+    v = d["vram_per_gpu"]
+    parts = [v.get("weights"), v.get("gradients"), v.get("optimizer_states")]
+    return None if any(p is None for p in parts) else float(sum(parts))
+
+
 FIGURES: dict[str, Callable[[Plan, Workload], float | None]] = {
     "samples_per_s": lambda d, w: d["throughput"].get("samples_per_s"),
     "model_states": _model_states,
+    "model_states_only": _states_only,
     "weights": _vram("weights"),
     "kv_cache": _vram("kv_cache"),
     "vram_total": _vram("total"),

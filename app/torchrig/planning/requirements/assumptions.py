@@ -48,6 +48,18 @@ CNN training is bound by memory traffic, not by tensor FLOPs (the same ResNet-50
 6-31% of the tensor peak across GPUs); the planner's memory-side estimate scales the traffic
 per image implied by this measurement with each model's measured activation bytes."""
 
+CNN_COMPUTE_REFERENCE: dict[str, tuple[float, float, str]] = {
+    "tf32": (938.0, 156e12, "resnet50"),
+    "fp32": (367.0, 15.7e12, "resnet50"),
+}
+"""The share of the peak a CNN's convolutions reach without 16-bit tensor cores, from NVIDIA
+DeepLearningExamples ResNet-50 v1.5 (PyTorch 21.03, batch 256 TF32 / 112 FP32, one GPU):
+938 img/s in TF32 on an A100 80GB (dense TF32 peak 156 TFLOP/s), 367 img/s in FP32 on a V100
+16GB of a DGX-1 (15.7 TFLOP/s, V100 SXM2 datasheet). Utilisation = rate x ResNet-50's training
+FLOPs per image / peak (about 15% and 57%): TF32 is compute-bound where the memory-traffic model
+alone made it 1.34x too fast, FP32 on CUDA cores runs well above the transformers' 40%. AMP
+stays on the memory-traffic model (:data:`CNN_REFERENCE`)."""
+
 PREFILL_CHUNK_TOKENS = 2048
 """Tokens per prefill chunk: an assumption. Serving engines prefill long prompts in chunks
 (vLLM's chunked prefill; the chunk is its max_num_batched_tokens setting), so activation memory
