@@ -519,6 +519,11 @@ def _past_preset_positions(c: _Facts) -> object:
         and c.w.seq_len > arch.max_positions
 
 
+def _serving_only(name: str) -> Callable[[_Facts], bool]:
+    """A serving setting given (not None, not "auto") outside LLM inference."""
+    return lambda c: c.w.task != "llm_inference" and getattr(c.w, name) not in (None, "auto")
+
+
 def _rank_not_below_hidden(c: _Facts) -> bool:
     rank = c.w.lora_rank
     assert rank is not None  # the rule before refused a missing rank
@@ -643,9 +648,8 @@ _RULES: tuple[_Rule, ...] = (
           lambda c: f"{c.w.precision} is modelled for task llm_inference only (TensorRT-LLM, "
                     "vLLM, SGLang); fp8 training with Transformer Engine is not modelled: use "
                     "amp_bf16"),
-    *(_Rule(n, lambda c, n=n: c.w.task != "llm_inference" and getattr(c.w, n) not in (None,
-                                                                                     "auto"),
-            "applies to task llm_inference only") for n in ("output_tokens", "kv_cache_dtype")),
+    *(_Rule(n, _serving_only(n), "applies to task llm_inference only")
+      for n in ("output_tokens", "kv_cache_dtype")),
     _Rule("lora_rank", lambda c: c.w.is_lora and c.w.task == "image_generation"
                                  and not c.w.is_training,
           "applies to training (LoRA fine-tuning) only"),

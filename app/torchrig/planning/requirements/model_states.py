@@ -130,10 +130,13 @@ def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Ms
              "fp4": Msg(f", NVFP4: one fp8 scale per {NVFP4_BLOCK} values",
                         f"，NVFP4：每 {NVFP4_BLOCK} 个值一个 fp8 缩放")}.get(w.precision,
                                                                         Msg("", ""))
+    # 0.5625 B (fp4) needs four decimals; int8 and int4 keep the three they always showed.
+    digits = 3 if w.precision in ("int8", "int4") else 4
     return total, Msg(
-        f"{per:.4g} B/param for the transformer's linear layers ({w.precision}{scale.en}); "
-        "embeddings, norms and LM head stay 16-bit",
-        f"线性层每参数 {per:.4g} 字节（{w.precision}{scale.zh}）；嵌入、归一化和输出头保持 16 位")
+        f"{per:.{digits}f} B/param for the transformer's linear layers ({w.precision}"
+        f"{scale.en}); embeddings, norms and LM head stay 16-bit",
+        f"线性层每参数 {per:.{digits}f} 字节（{w.precision}{scale.zh}）；嵌入、归一化和输出头"
+        "保持 16 位")
 
 
 def quantized_weight_bytes(model: ResolvedModel, precision: str) -> tuple[float, float]:
