@@ -2036,6 +2036,14 @@ It was kept as {1}.</source>
         <translation>纯 BF16</translation>
     </message>
     <message>
+        <source>FP8 weights and activations (LLM inference; Ada, Hopper, Blackwell)</source>
+        <translation>FP8 权重与激活（大模型推理；Ada、Hopper、Blackwell）</translation>
+    </message>
+    <message>
+        <source>FP4 (NVFP4) weights and activations (LLM inference; Blackwell)</source>
+        <translation>FP4（NVFP4）权重与激活（大模型推理；Blackwell）</translation>
+    </message>
+    <message>
         <source>INT8 weights (inference)</source>
         <translation>INT8 权重（推理）</translation>
     </message>

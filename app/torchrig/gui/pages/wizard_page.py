@@ -80,6 +80,10 @@ CHOICE_LABELS = {
     "amp_fp16": QT_TRANSLATE_NOOP("WizardPage", "AMP FP16 (mixed precision)"),
     "amp_bf16": QT_TRANSLATE_NOOP("WizardPage", "AMP BF16 (mixed precision)"),
     "bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (pure)"),
+    "fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 weights and activations (LLM inference; Ada, "
+                             "Hopper, Blackwell)"),
+    "fp4": QT_TRANSLATE_NOOP("WizardPage", "FP4 (NVFP4) weights and activations (LLM "
+                             "inference; Blackwell)"),
     "int8": QT_TRANSLATE_NOOP("WizardPage", "INT8 weights (inference)"),
     "int4": QT_TRANSLATE_NOOP("WizardPage", "INT4 weights, GPTQ/AWQ style (inference)"),
     # optimizers
