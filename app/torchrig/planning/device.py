@@ -72,11 +72,10 @@ def missing_tensor_format(gpu: DeviceSpec, precision: str) -> Msg | None:
     allowed = TENSOR_FORMAT_ARCHITECTURES.get(precision)
     if allowed is None or gpu.architecture is None or gpu.architecture in allowed:
         return None
-    needs = ", ".join(allowed)
     return Msg(f"the {gpu.name} ({gpu.architecture}) has no {precision} tensor cores: "
-               f"{precision} needs {needs}",
+               f"{precision} needs {', '.join(allowed)}",
                f"{gpu.name}（{gpu.architecture}）没有 {precision} Tensor Core：{precision} 需要 "
-               f"{needs} 架构")
+               f"{'、'.join(allowed)} 架构")
 
 
 def part_link(part: Part) -> Link | None:
