@@ -186,7 +186,7 @@ def test_derived_geforce_figures_follow_the_ai_tops_ratio(catalog):
     # on the RTX 4090: 1321 / 4 = 330.25 against the whitepaper's 330.3. Blackwell: AI TOPS
     # (FP4 sparse) / 8 for FP8 and / 2 for FP4; checked on the RTX 5090: 3352 / 8 = 419,
     # 3352 / 2 = 1676.
-    assert 1321 / 4 == pytest.approx(330.3, abs=0.06)
+    assert pytest.approx(330.3, abs=0.06) == 1321 / 4
     assert (3352 / 8, 3352 / 2) == (419, 1676)
     assert catalog.get("nvidia-rtx-4080").gpu.fp8_tensor_flops == pytest.approx(780 / 4 * 1e12)
     g = catalog.get("nvidia-rtx-5080").gpu
