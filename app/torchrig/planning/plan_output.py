@@ -159,7 +159,8 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     return "\n".join(lines).rstrip() + "\n"
 
 
-_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing"}
+_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing",
+              "kv_cache_dtype": "kv_dtype"}
 """Workload fields whose ``torchrig plan`` option has another name."""
 
 
