@@ -81,3 +81,29 @@ def test_the_chinese_wizard_names_fp8_and_fp4(qtbot, zh):
     assert combo.itemText(combo.findData("fp8")).startswith("FP8 权重与激活")
     assert combo.itemText(combo.findData("fp4")).startswith("FP4（NVFP4）权重与激活")
     window.close()
+
+
+def test_the_kv_cache_type_and_the_output_length_are_wizard_fields(window, qtbot):
+    from gui_gestures import type_text
+
+    page = _wizard(window, qtbot)  # Llama 3 8B, one request of 4,096 tokens, 16-bit cache
+    kv = page.widgets["kv_cache_dtype"]
+    assert [kv.itemData(i) for i in range(kv.count())] == ["auto", "fp16", "bf16", "fp8"]
+    assert kv.itemText(kv.findData("fp8")) == "FP8 (half the bytes)"
+    cache = page.analysis.requirements.vram_per_gpu["kv_cache"].value
+    assert cache == 2 * 32 * 8 * 128 * 2 * 4096  # 131,072 B per token (vLLM paper sec. 3)
+    show_tab_of(qtbot, page.tabs, kv)
+    choose(kv, "fp8")
+    qtbot.waitUntil(lambda: page.workload.kv_cache_dtype == "fp8", timeout=10_000)
+    qtbot.waitUntil(lambda: not page.planning and page.analysis.requirements.workload
+                    .kv_cache_dtype == "fp8", timeout=20_000)
+    assert page.analysis.requirements.vram_per_gpu["kv_cache"].value == cache / 2
+    out = page.widgets["output_tokens"]
+    show_tab_of(qtbot, page.tabs, out)
+    type_text(qtbot, out, "1024")
+    qtbot.waitUntil(lambda: page.workload.output_tokens == 1024, timeout=10_000)
+    qtbot.waitUntil(lambda: not page.planning and page.analysis.requirements.workload
+                    .output_tokens == 1024, timeout=20_000)
+    # the cache now holds 4,096 prompt + 1,024 generated tokens at 1 B an element
+    assert page.analysis.requirements.vram_per_gpu["kv_cache"].value == (
+        2 * 32 * 8 * 128 * 1 * 5120)
