@@ -2056,12 +2056,12 @@ It was kept as {1}.</source>
         <translation>自动：模型的 16 位类型</translation>
     </message>
     <message>
-        <source>FP16</source>
-        <translation>FP16</translation>
+        <source>FP16 (2 bytes an element)</source>
+        <translation>FP16（每元素 2 字节）</translation>
     </message>
     <message>
-        <source>BF16</source>
-        <translation>BF16</translation>
+        <source>BF16 (2 bytes an element)</source>
+        <translation>BF16（每元素 2 字节）</translation>
     </message>
     <message>
         <source>FP8 (half the bytes)</source>

@@ -88,8 +88,8 @@ CHOICE_LABELS = {
     "int4": QT_TRANSLATE_NOOP("WizardPage", "INT4 weights, GPTQ/AWQ style (inference)"),
     # KV cache types, keyed "field.code": the codes bf16 and fp8 name precisions above too
     "kv_cache_dtype.auto": QT_TRANSLATE_NOOP("WizardPage", "Auto: the model's 16-bit type"),
-    "kv_cache_dtype.fp16": QT_TRANSLATE_NOOP("WizardPage", "FP16"),
-    "kv_cache_dtype.bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16"),
+    "kv_cache_dtype.fp16": QT_TRANSLATE_NOOP("WizardPage", "FP16 (2 bytes an element)"),
+    "kv_cache_dtype.bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (2 bytes an element)"),
     "kv_cache_dtype.fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 (half the bytes)"),
     # optimizers
     "sgd": QT_TRANSLATE_NOOP("WizardPage", "SGD"),
