@@ -12,8 +12,9 @@ have the same shapes as Llama 3.1 8B / 3.3 70B (32 x 4096 / 80 x 8192 layers, 8 
 fp8: with a 16-bit cache even 100 % of the H100's bandwidth could not give the published 22,714
 tokens/s of the 128/2,048 row (sec. 8.6 works it out).
 
-Two rows are CALIBRATION (the two shares were fitted on them): Llama 3.1 8B, H100, 2,048/128
-(prefill share) and 128/2,048 (decode share). Every other row is a CHECK.
+Three rows are CALIBRATION (the three shares were fitted on them), all Llama 3.1 8B on one
+H100: 2,048/128 (prefill share), 128/2,048 (decode bandwidth share) and 128/128 (decode compute
+share, at the engine's 2,048 requests at once). Every other row is a CHECK.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from torchrig.planning.solver import solve
 from torchrig.planning.workload import Workload, default_workload
 from torchrig.units import GiB
 
-PREFILL, DECODE_BW = 0.60, 0.65  # the fitted shares (sec. 8.6)
+PREFILL, DECODE_BW, DECODE_PEAK = 0.60, 0.65, 0.33  # the fitted shares (sec. 8.6)
 N8 = 32 * (4096 * (4096 + 2 * 1024) + 4096 * 4096 + 3 * 4096 * 14336) + 128256 * 4096
 W8_FP8 = 6_979_321_856 * 1 + 1_050_939_392 * 2  # linear layers 1 B, the rest 2 B
 KV8_FP8 = 2 * 32 * 8 * 128 * 1  # 65,536 B per token
@@ -59,9 +60,10 @@ def _predicted(catalog, gpu, model, prompt, output, tp=1):
 H100, H200 = "nvidia-h100-sxm", "nvidia-h200-sxm"
 L8, L70 = "llama-3-8b", "llama-3-70b"
 # (model, GPU, TP, prompt, output, published output tokens/s)
-CALIBRATION = [(L8, H100, 1, 2048, 128, 3_450), (L8, H100, 1, 128, 2048, 22_714)]
+CALIBRATION = [(L8, H100, 1, 2048, 128, 3_450), (L8, H100, 1, 128, 2048, 22_714),
+               (L8, H100, 1, 128, 128, 28_312)]
 CHECKS = [
-    (L8, H100, 1, 128, 128, 28_312), (L8, H100, 1, 128, 4096, 14_325),
+    (L8, H100, 1, 128, 4096, 14_325),
     (L8, H100, 1, 500, 2000, 17_660), (L8, H100, 1, 1000, 1000, 15_220),
     (L8, H100, 1, 1000, 2000, 13_899), (L8, H100, 1, 2048, 2048, 9_305),
     (L8, H100, 1, 5000, 500, 3_459),
@@ -109,16 +111,16 @@ def test_check_rows_within_20_percent(catalog, model, gpu, tp, prompt, output, p
 
 
 def test_every_check_row_within_its_band(catalog):
-    # The 128/128 rows run at the engine's 2,048-request cap, where each step's fixed cost
-    # (scheduling, sampling; not modelled) weighs most: they come out up to x1.41. The band
-    # below holds every row; the median is within 5 % of the published figure.
+    # The worst rows are the H200's 8B decode-heavy ones (x1.35 at 128/2,048): the published
+    # rate grows less than the H200's 43 % more bandwidth (sec. 8.6). The band below holds
+    # every row (the 70B 128/128 rows are the lowest, x0.79-0.81); the median is within 5 %.
     ratios = {(model, gpu, tp, prompt, output, published):
               _predicted(catalog, gpu, model, prompt, output, tp) / published
               for model, gpu, tp, prompt, output, published in CHECKS}
-    assert all(0.80 <= r <= 1.45 for r in ratios.values()), ratios
+    assert all(0.75 <= r <= 1.40 for r in ratios.values()), ratios
     assert 0.95 <= statistics.median(ratios.values()) <= 1.05
     worst = max(ratios, key=lambda row: abs(math.log(ratios[row])))
-    assert (worst[3], worst[4]) == (128, 128)
+    assert worst[:5] == (L8, H200, 1, 128, 2048)
 
 
 def test_the_calibration_row_by_hand(catalog):
@@ -137,7 +139,7 @@ def test_the_calibration_row_by_hand(catalog):
     # a decode step of all of them at the mean context 2,048 + 128 / 2 = 2,112 tokens
     read = W8_FP8 + KV8_FP8 * 2112 * fit
     memory = read / (3350e9 * DECODE_BW)
-    compute = (2 * N8 + 4 * 32 * 4096 * 2112) * fit / (1979e12 * PREFILL)
+    compute = (2 * N8 + 4 * 32 * 4096 * 2112) * fit / (1979e12 * DECODE_PEAK)
     tpot = max(memory, compute)
     rate = fit * 128 / (fit * prefill + 128 * tpot)
     assert t["max_output_tokens_per_s"].value == pytest.approx(rate, rel=1e-12)
@@ -170,7 +172,7 @@ def test_tensor_parallel_two_splits_the_work_and_adds_two_all_reduces_per_layer(
     # 4 of the 8 KV heads on each GPU; mean context 1,000 + 500
     read = weights + KV8_FP8 * 1500 * 64 / 2
     memory = read / (3e12 * DECODE_BW)
-    compute = (2 * N8 + 4 * 32 * 4096 * 1500) * 64 / 2 / (1000e12 * PREFILL)
+    compute = (2 * N8 + 4 * 32 * 4096 * 1500) * 64 / 2 / (1000e12 * DECODE_PEAK)
     assert memory > compute
     tpot = memory + comm(64)
     assert t["time_per_output_token_s"].value == pytest.approx(tpot, rel=1e-12)

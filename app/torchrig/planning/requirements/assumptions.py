@@ -66,13 +66,19 @@ tensor (negligible); NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-P
 Inference" (NVIDIA technical blog, 2025)."""
 
 PREFILL_UTILISATION = 0.60
-"""Share of the dense tensor peak a serving engine's prefill (and the compute side of a decode
-step) reaches: fitted on TensorRT-LLM's perf-overview, Llama 3.1 8B FP8 on one H100 SXM, 2,048
-prompt / 128 output tokens, 3,450 output tokens/s (docs/estimation.md sec. 8.6)."""
+"""Share of the dense tensor peak a serving engine's prefill reaches: fitted on TensorRT-LLM's
+perf-overview, Llama 3.1 8B FP8 on one H100 SXM, 2,048 prompt / 128 output tokens, 3,450 output
+tokens/s (docs/estimation.md sec. 8.6)."""
 
 DECODE_BANDWIDTH_UTILISATION = 0.65
 """Share of the memory bandwidth a decode step reaches reading the weights and the KV cache:
 fitted on the same table's 128 / 2,048-token row, 22,714 output tokens/s (sec. 8.6)."""
+
+DECODE_COMPUTE_UTILISATION = 0.33
+"""Share of the dense tensor peak a decode step's compute reaches when it, not the memory
+reading, bounds the step (hundreds to thousands of short sequences at once: skinny GEMMs,
+attention and sampling per step): fitted on the table's 128 / 128-token row, 28,312 output
+tokens/s at the engine's 2,048 requests at once (sec. 8.6)."""
 
 ENGINE_MAX_BATCH = 2048
 """The most requests a serving engine runs at once however much KV cache is free: TensorRT-LLM's

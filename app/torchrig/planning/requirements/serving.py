@@ -11,6 +11,7 @@ from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import ModelPreset, load_calibration
 from torchrig.planning.requirements.assumptions import (
     DECODE_BANDWIDTH_UTILISATION,
+    DECODE_COMPUTE_UTILISATION,
     GPU_MEMORY_UTILIZATION,
     MFU,
     PREFILL_CHUNK_TOKENS,
@@ -42,12 +43,13 @@ def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | No
             f"cache gets what is left of {GPU_MEMORY_UTILIZATION:.0%} of GPU memory (vLLM's "
             f"default gpu_memory_utilization); prefill at {PREFILL_UTILISATION:.0%} of the "
             f"dense peak, decode at {DECODE_BANDWIDTH_UTILISATION:.0%} of the memory bandwidth "
-            "(fitted on TensorRT-LLM's published Llama 3.1 8B FP8 rates, docs/estimation.md "
-            "sec. 8.6)",
+            f"or {DECODE_COMPUTE_UTILISATION:.0%} of the peak, whichever is slower (fitted on "
+            "TensorRT-LLM's published Llama 3.1 8B FP8 rates, docs/estimation.md sec. 8.6)",
             f"推理服务：提示按每块 {PREFILL_CHUNK_TOKENS:,} token 分块预填充；KV 缓存使用 "
             f"{GPU_MEMORY_UTILIZATION:.0%} 显存（vLLM 默认 gpu_memory_utilization）中剩余的部分；"
             f"预填充按稠密峰值的 {PREFILL_UTILISATION:.0%}，解码按显存带宽的 "
-            f"{DECODE_BANDWIDTH_UTILISATION:.0%}（按 TensorRT-LLM 公布的 Llama 3.1 8B FP8 速率"
+            f"{DECODE_BANDWIDTH_UTILISATION:.0%}或稠密峰值的 {DECODE_COMPUTE_UTILISATION:.0%}，"
+            "取较慢者（按 TensorRT-LLM 公布的 Llama 3.1 8B FP8 速率"
             "拟合，估算参考第 8.6 节）"), GPU_MEMORY_UTILIZATION))
         return items, None
     weights = vram["weights"].value or 0.0

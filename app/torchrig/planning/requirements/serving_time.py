@@ -16,6 +16,7 @@ from torchrig.planning.links import Link
 from torchrig.planning.presets import TransformerArch
 from torchrig.planning.requirements.assumptions import (
     DECODE_BANDWIDTH_UTILISATION,
+    DECODE_COMPUTE_UTILISATION,
     ENGINE_MAX_BATCH,
     GPU_MEMORY_UTILIZATION,
     PREFILL_UTILISATION,
@@ -115,7 +116,7 @@ class _Group:
 
     def time_per_output_token(self, sequences: float, context: float) -> float | None:
         """A decode step: reading at the fitted share of the bandwidth, or computing
-        (2N + 4·L·h·c) per sequence at the fitted share of the peak, whichever is slower,
+        (2N + 4·L·h·c) per sequence at the decode share of the peak, whichever is slower,
         plus the step's communication."""
         if not self.peak or not self.bandwidth:
             return None
@@ -123,7 +124,7 @@ class _Group:
         flops = (2 * n + 4 * self.arch.layers * self.arch.hidden * context) * sequences
         memory = self.read_per_step(sequences, context) / (
             self.bandwidth * DECODE_BANDWIDTH_UTILISATION)
-        compute = flops / (self.t * self.p) / (self.peak * PREFILL_UTILISATION)
+        compute = flops / (self.t * self.p) / (self.peak * DECODE_COMPUTE_UTILISATION)
         return max(memory, compute) + self.comm(sequences)
 
     def output_rate(self, sequences: float) -> float | None:
@@ -206,11 +207,11 @@ def _decode_items(w: Workload, g: _Group, unknown: Msg, gpu: DeviceSpec | None
     items["time_per_output_token_s"] = Item(tpot, Msg(
         f"a decode step of {batch} requests: reading the GPU's weights and KV cache "
         f"({fmt_gib(read)}) at {DECODE_BANDWIDTH_UTILISATION:.0%} of the bandwidth, or "
-        f"computing 2N per request at {PREFILL_UTILISATION:.0%} of the peak, whichever is "
-        "slower, + tensor/pipeline-parallel transfers",
+        f"computing 2N per request at {DECODE_COMPUTE_UTILISATION:.0%} of the peak, whichever "
+        "is slower, + tensor/pipeline-parallel transfers",
         f"{batch} 个请求的一个解码步：以带宽的 {DECODE_BANDWIDTH_UTILISATION:.0%} 读取本 GPU 的"
-        f"权重与 KV 缓存（{fmt_gib(read)}），或以峰值的 {PREFILL_UTILISATION:.0%} 每请求计算 "
-        "2N，取较慢者，再加张量/流水线并行通信") if tpot else no_bw)
+        f"权重与 KV 缓存（{fmt_gib(read)}），或以峰值的 {DECODE_COMPUTE_UTILISATION:.0%} "
+        "每请求计算 2N，取较慢者，再加张量/流水线并行通信") if tpot else no_bw)
     items["decode_tokens_per_s"] = Item(None if not tpot else batch / tpot, Msg(
         f"batch {batch} / time per output token (one serving group)",
         f"批大小 {batch} / 每输出 token 时间（一个服务组）") if tpot else no_bw)
