@@ -315,18 +315,19 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
               "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
-              "denoising_steps")
+              "denoising_steps", "output_tokens", "kv_dtype")
 ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
 """Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
-                 "sample_bytes": "dataset.sample_bytes"}
+                 "sample_bytes": "dataset.sample_bytes", "kv_dtype": "kv_cache_dtype"}
 
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
     from torchrig.planning.presets import STYLES
     from torchrig.planning.workload import (
         ATTENTIONS,
+        KV_CACHE_DTYPES,
         MODES,
         OFFLOADS,
         OPTIMIZERS,
@@ -346,7 +347,14 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", choices=PRECISIONS)
     p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--batch", type=int, help="micro-batch per GPU")
-    p.add_argument("--seq-len", dest="seq_len", type=int)
+    p.add_argument("--seq-len", dest="seq_len", type=int,
+                   help="tokens per sequence (llm_inference: the prompt)")
+    p.add_argument("--output-tokens", dest="output_tokens", type=int,
+                   help="llm_inference: tokens generated per request (the KV cache holds "
+                        "prompt + output)")
+    p.add_argument("--kv-dtype", dest="kv_dtype", choices=KV_CACHE_DTYPES,
+                   help="llm_inference: KV cache element type (auto = the model's 16-bit type, "
+                        "vLLM's default)")
     p.add_argument("--image-size", dest="image_size", type=int)
     p.add_argument("--checkpointing", choices=["on", "off"], help="gradient checkpointing")
     p.add_argument("--gpus", type=int, help="GPUs per node")

@@ -278,7 +278,9 @@ def test_int4_inference_weights():
     assert b == LINEAR7 * 33 / 64 + (P7 - LINEAR7) * 2 == 3_864_010_752
     assert note.en == ("0.516 B/param for the transformer's linear layers (int4, fp16 scale per "
                        "128 weights); embeddings, norms and LM head stay 16-bit")
-    assert note.zh == "线性层每参数 0.516 字节（int4）；嵌入、归一化和输出头保持 16 位"
+    # the Chinese note now names the scale too (issue 24), as the English one always did
+    assert note.zh == ("线性层每参数 0.516 字节（int4，每 128 个权重一个 fp16 缩放）；嵌入、"
+                       "归一化和输出头保持 16 位")
 
 
 def test_quantized_model_without_an_architecture_quantizes_every_weight():

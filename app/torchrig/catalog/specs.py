@@ -127,6 +127,8 @@ class GpuSpec:
     tensor_cores: bool | None = None
     fp16_tensor_flops: float | None = None
     bf16_tensor_flops: float | None = None
+    fp8_tensor_flops: float | None = None
+    fp4_tensor_flops: float | None = None
     tf32_tensor_flops: float | None = None
     fp16_tensor_sparse_flops: float | None = None
     int8_tensor_sparse_ops: float | None = None
@@ -374,6 +376,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("tensor_cores", "tensor_cores", "bool", required=True),
         FieldDef("fp16_tensor_tflops", "fp16_tensor_flops", "num", TERA, 1, 10_000),
         FieldDef("bf16_tensor_tflops", "bf16_tensor_flops", "num", TERA, 1, 10_000),
+        FieldDef("fp8_tensor_tflops", "fp8_tensor_flops", "num", TERA, 1, 20_000),
+        FieldDef("fp4_tensor_tflops", "fp4_tensor_flops", "num", TERA, 1, 40_000),
         FieldDef("tf32_tensor_tflops", "tf32_tensor_flops", "num", TERA, 1, 10_000),
         FieldDef("fp16_tensor_sparse_tflops", "fp16_tensor_sparse_flops", "num", TERA, 1, 20_000),
         FieldDef("int8_tensor_sparse_tops", "int8_tensor_sparse_ops", "num", TERA, 1, 50_000),

@@ -97,6 +97,9 @@ FORMATS: dict[str, Formatter] = {
     "prefill_tokens_per_s": _symbols(_per_s),
     "time_to_first_token_s": fmt_seconds,
     "decode_tokens_per_s": _symbols(_per_s),
+    "time_per_output_token_s": fmt_seconds,
+    "output_tokens_per_s": _symbols(_per_s),
+    "max_output_tokens_per_s": _symbols(_per_s),
     "kv_cache_budget_bytes": _symbols(fmt_gib),
     "scaling_efficiency": _symbols(_fraction),
     "environment_steps_per_s": _symbols(_per_s),
@@ -161,7 +164,8 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     return "\n".join(lines).rstrip() + "\n"
 
 
-_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing"}
+_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing",
+              "kv_cache_dtype": "kv_dtype"}
 """Workload fields whose ``torchrig plan`` option has another name."""
 
 

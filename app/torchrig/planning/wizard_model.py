@@ -40,6 +40,7 @@ from torchrig.planning.requirements import plan
 from torchrig.planning.scaling_series import Series, scaling_series
 from torchrig.planning.workload import (
     ARCH_FIELDS,
+    KV_CACHE_DTYPES,
     MODES,
     OFFLOADS,
     OPTIMIZERS,
@@ -55,7 +56,8 @@ FIELD_KINDS: dict[str, str] = {
     "model": "choice", "params": "int", "layers": "int", "hidden": "int", "heads": "int",
     "kv_heads": "int", "vocab": "int",
     "precision": "choice", "optimizer": "choice", "batch_size": "int", "image_size": "int",
-    "seq_len": "int", "gradient_checkpointing": "bool", "lora_rank": "int", "epochs": "float",
+    "seq_len": "int", "output_tokens": "int", "kv_cache_dtype": "choice",
+    "gradient_checkpointing": "bool", "lora_rank": "int", "epochs": "float",
     "ema": "bool", "denoising_steps": "int", "guidance": "choice",
     "dataset.samples": "int", "dataset.sample_bytes": "float", "dataset.decoded_bytes": "float",
     "dataset.cache_in_ram": "bool", "precomputed_latents": "bool",
@@ -69,7 +71,8 @@ GUIDANCE: dict[str, bool | None] = {"default": None, "on": True, "off": False}
 """The guidance choice's codes and the workload's values (None: the model's usual setting)."""
 CHOICES: dict[str, tuple[str, ...]] = {
     "task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
-    "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
+    "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE),
+    "kv_cache_dtype": KV_CACHE_DTYPES}
 """The codes each choice offers (the model's depend on the task: :meth:`WizardModel.models_for`)."""
 CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
 """Fields that describe a custom model; a preset model ignores them."""

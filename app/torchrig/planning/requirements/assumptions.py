@@ -72,6 +72,30 @@ weights, activations and the CUDA context first, the KV cache gets what is left 
 INT4_GROUP = 128
 """Weight-only int4 (GPTQ/AWQ style): one fp16 scale per group of 128 weights (assumption)."""
 
+NVFP4_BLOCK = 16
+"""NVFP4 (Blackwell): one fp8 (E4M3) scale per block of 16 fp4 values, plus one fp32 scale per
+tensor (negligible); NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision
+Inference" (NVIDIA technical blog, 2025)."""
+
+PREFILL_UTILISATION = 0.60
+"""Share of the dense tensor peak a serving engine's prefill reaches: fitted on TensorRT-LLM's
+perf-overview, Llama 3.1 8B FP8 on one H100 SXM, 2,048 prompt / 128 output tokens, 3,450 output
+tokens/s (docs/estimation.md sec. 8.6)."""
+
+DECODE_BANDWIDTH_UTILISATION = 0.65
+"""Share of the memory bandwidth a decode step reaches reading the weights and the KV cache:
+fitted on the same table's 128 / 2,048-token row, 22,714 output tokens/s (sec. 8.6)."""
+
+DECODE_COMPUTE_UTILISATION = 0.33
+"""Share of the dense tensor peak a decode step's compute reaches when it, not the memory
+reading, bounds the step (hundreds to thousands of short sequences at once: skinny GEMMs,
+attention and sampling per step): fitted on the table's 128 / 128-token row, 28,312 output
+tokens/s at the engine's 2,048 requests at once (sec. 8.6)."""
+
+ENGINE_MAX_BATCH = 2048
+"""The most requests a serving engine runs at once however much KV cache is free: TensorRT-LLM's
+``max_batch_size`` default (tensorrt_llm/llmapi/llm_args.py)."""
+
 HOST_STORAGE_BYTES_PER_TOKEN = 4
 """Pre-tokenized text on disk: int32 token ids (assumption for text datasets)."""
 

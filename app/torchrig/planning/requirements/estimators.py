@@ -60,7 +60,7 @@ def accelerate_estimate(total_fp32_bytes: float, precision: str) -> tuple[float,
     of four equal-sized components - 4x the fp32 size, 2x for fp16/bf16 - not a sum.
     """
     divisor = {"fp32": 1, "tf32": 1, "amp_fp16": 2, "amp_bf16": 2, "bf16": 2, "int8": 4,
-               "int4": 8}[precision]
+               "int4": 8, "fp8": 4, "fp4": 8}[precision]
     model = total_fp32_bytes / divisor
     training = 4 * total_fp32_bytes if divisor == 1 else 2 * total_fp32_bytes
     return model, training

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, label
 from torchrig.planning import diffusion
-from torchrig.planning.requirements.assumptions import INT4_GROUP
+from torchrig.planning.requirements.assumptions import INT4_GROUP, NVFP4_BLOCK
 from torchrig.planning.workload import ResolvedModel, Workload
 
 
@@ -152,18 +152,28 @@ def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Ms
     if w.precision == "bf16":
         return 2.0 * p, Msg("2 B/param (bf16/fp16)", "每参数 2 字节（bf16/fp16）")
     total, per = quantized_weight_bytes(model, w.precision)
+    scale = {"int4": Msg(f", fp16 scale per {INT4_GROUP} weights",
+                         f"，每 {INT4_GROUP} 个权重一个 fp16 缩放"),
+             "fp4": Msg(f", NVFP4: one fp8 scale per {NVFP4_BLOCK} values",
+                        f"，NVFP4：每 {NVFP4_BLOCK} 个值一个 fp8 缩放")}.get(w.precision,
+                                                                        Msg("", ""))
+    # 0.5625 B (fp4) needs four decimals; int8 and int4 keep the three they always showed.
+    digits = 3 if w.precision in ("int8", "int4") else 4
     return total, Msg(
-        f"{per:.3f} B/param for the transformer's linear layers ({w.precision}"
-        f"{', fp16 scale per 128 weights' if w.precision == 'int4' else ''}); embeddings, "
-        "norms and LM head stay 16-bit",
-        f"线性层每参数 {per:.3f} 字节（{w.precision}）；嵌入、归一化和输出头保持 16 位")
+        f"{per:.{digits}f} B/param for the transformer's linear layers ({w.precision}"
+        f"{scale.en}); embeddings, norms and LM head stay 16-bit",
+        f"线性层每参数 {per:.{digits}f} 字节（{w.precision}{scale.zh}）；嵌入、归一化和输出头"
+        "保持 16 位")
 
 
 def quantized_weight_bytes(model: ResolvedModel, precision: str) -> tuple[float, float]:
-    """(bytes, bytes per quantized weight) of a weight-only int8/int4 model: the blocks' linear
-    layers are quantized, embeddings, norms and the LM head stay 16-bit (as bitsandbytes, GPTQ
-    and AWQ leave them)."""
-    per = 1.0 if precision == "int8" else 0.5 + 2.0 / INT4_GROUP
+    """(bytes, bytes per quantized weight) of an int8/int4 (weight-only) or fp8/fp4 model: the
+    blocks' linear layers are quantized, embeddings, norms and the LM head stay 16-bit (as
+    bitsandbytes, GPTQ and AWQ leave them, and NVIDIA's ModelOpt FP8/NVFP4 checkpoints, whose
+    quantization excludes the lm_head). fp8: 1 B (a per-tensor fp32 scale, negligible); fp4:
+    0.5 B + one fp8 (1 B) scale per :data:`NVFP4_BLOCK` values (NVIDIA's NVFP4 format)."""
+    per = {"int8": 1.0, "fp8": 1.0, "int4": 0.5 + 2.0 / INT4_GROUP,
+           "fp4": 0.5 + 1.0 / NVFP4_BLOCK}[precision]
     quantized = float(model.params)
     if model.arch is not None:
         quantized = float(model.arch.layers * model.arch.layer_matmul_params())
