@@ -125,35 +125,46 @@ def _subject(spec: str, catalog: Catalog) -> tuple[Capabilities, Build | None]:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from torchrig.catalog import load_catalog
+    workload = _workload_from_args(args)
+    # The catalog (and the solver and advice over it) only for --gpu and --recommend: a plan
+    # of the workload alone reads neither, and loading it was most of that plan's run.
+    catalog = None
+    device = None
+    if args.gpu or args.recommend:
+        from torchrig.catalog import load_catalog
+        from torchrig.planning.device import device_spec, subject_device
+
+        catalog = load_catalog()
+        if args.gpu == "this":
+            device = subject_device(_subject("this", catalog)[0])
+        elif args.gpu:
+            part = catalog.get(args.gpu)
+            if part.category != "gpu":
+                raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, "
+                                 "not a GPU")
+            device = device_spec(part)
+    # Imported once the input is known to be good: a bad --gpu fails without them.
     from torchrig.planning.assumed_settings import assumed_settings
-    from torchrig.planning.device import device_spec, subject_device
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
     from torchrig.planning.plan_parameters import plan_parameters
     from torchrig.planning.requirements import plan
-    from torchrig.planning.sized_defaults import REFERENCE_GPU, size_to_model
-    from torchrig.planning.solver import solve
+    from torchrig.planning.sized_defaults import size_to_model
 
-    workload = _workload_from_args(args)
-    catalog = load_catalog()
-    device = None
-    if args.gpu == "this":
-        device = subject_device(_subject("this", catalog)[0])
-    elif args.gpu:
-        part = catalog.get(args.gpu)
-        if part.category != "gpu":
-            raise InputError(f"--gpu {args.gpu}: {part.name} is a {part.category}, not a GPU")
-        device = device_spec(part)
     given = _options_given(args)
     sizing = None
     if not args.workload:
-        # An imported or chosen model's layout follows its size (docs/estimation.md sec. 2.6).
-        sizing = size_to_model(workload, given,
-                               device or device_spec(catalog.get(REFERENCE_GPU)))
+        # An imported or chosen model's layout follows its size (docs/estimation.md sec. 2.6);
+        # without --gpu it is sized for the rule's reference GPU (the catalog is read then).
+        sizing = size_to_model(workload, given, device)
         workload = sizing.workload
     req = plan(workload, device)
-    answer = solve(workload, device, catalog) if device is not None else None
-    advice = _recommendation(args, workload, catalog) if args.recommend else None
+    answer = None
+    if device is not None and catalog is not None:
+        from torchrig.planning.solver import solve
+
+        answer = solve(workload, device, catalog)
+    advice = (_recommendation(args, workload, catalog)
+              if args.recommend and catalog is not None else None)
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
     assumed = [] if sizing is None else assumed_settings(workload, given, sizing.fields,
                                                          sizing.reason)
@@ -306,19 +317,20 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
               "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
-              "denoising_steps", "hidden_dropout", "attention_dropout", "embedding_dropout",
-              "head", "num_labels")
+              "denoising_steps", "output_tokens", "kv_dtype", "hidden_dropout",
+              "attention_dropout", "embedding_dropout", "head", "num_labels")
 ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
 """Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
                  "gradient_checkpointing", "dataset_samples": "dataset.samples",
-                 "sample_bytes": "dataset.sample_bytes"}
+                 "sample_bytes": "dataset.sample_bytes", "kv_dtype": "kv_cache_dtype"}
 
 
 def _add_plan_options(p: argparse.ArgumentParser) -> None:
     from torchrig.planning.presets import STYLES
     from torchrig.planning.workload import (
         ATTENTIONS,
+        KV_CACHE_DTYPES,
         MODES,
         OFFLOADS,
         OPTIMIZERS,
@@ -339,7 +351,14 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", choices=PRECISIONS)
     p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--batch", type=int, help="micro-batch per GPU")
-    p.add_argument("--seq-len", dest="seq_len", type=int)
+    p.add_argument("--seq-len", dest="seq_len", type=int,
+                   help="tokens per sequence (llm_inference: the prompt)")
+    p.add_argument("--output-tokens", dest="output_tokens", type=int,
+                   help="llm_inference: tokens generated per request (the KV cache holds "
+                        "prompt + output)")
+    p.add_argument("--kv-dtype", dest="kv_dtype", choices=KV_CACHE_DTYPES,
+                   help="llm_inference: KV cache element type (auto = the model's 16-bit type, "
+                        "vLLM's default)")
     p.add_argument("--image-size", dest="image_size", type=int)
     p.add_argument("--checkpointing", choices=["on", "off"], help="gradient checkpointing")
     p.add_argument("--gpus", type=int, help="GPUs per node")

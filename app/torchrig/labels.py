@@ -67,6 +67,8 @@ PRECISIONS: dict[str, Msg] = {
     "amp_fp16": Msg("AMP (fp16)", "自动混合精度（fp16）"),
     "amp_bf16": Msg("AMP (bf16)", "自动混合精度（bf16）"),
     "bf16": Msg("BF16", "BF16"),
+    "fp8": Msg("FP8 (weights and activations)", "FP8（权重与激活）"),
+    "fp4": Msg("FP4 (NVFP4, Blackwell)", "FP4（NVFP4，Blackwell）"),
     "int8": Msg("INT8 weights", "INT8 权重"),
     "int4": Msg("INT4 weights", "INT4 权重"),
 }

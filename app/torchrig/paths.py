@@ -67,3 +67,10 @@ def data_dir() -> Path:
     # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share"
     return base / "torchrig"
+
+
+def recovery_dir() -> Path:
+    """Where editors keep copies of unsaved builds (``builds/recovery.py`` writes and reads
+    them). Here, below the builder, so the window can ask whether a crash left anything behind
+    without importing the builder and the catalog."""
+    return data_dir() / "recovery"

@@ -2036,12 +2036,36 @@ It was kept as {1}.</source>
         <translation>纯 BF16</translation>
     </message>
     <message>
+        <source>FP8 weights and activations (LLM inference; Ada, Hopper, Blackwell)</source>
+        <translation>FP8 权重与激活（大模型推理；Ada、Hopper、Blackwell）</translation>
+    </message>
+    <message>
+        <source>FP4 (NVFP4) weights and activations (LLM inference; Blackwell)</source>
+        <translation>FP4（NVFP4）权重与激活（大模型推理；Blackwell）</translation>
+    </message>
+    <message>
         <source>INT8 weights (inference)</source>
         <translation>INT8 权重（推理）</translation>
     </message>
     <message>
         <source>INT4 weights, GPTQ/AWQ style (inference)</source>
         <translation>INT4 权重，GPTQ/AWQ 方式（推理）</translation>
+    </message>
+    <message>
+        <source>Auto: the model&apos;s 16-bit type</source>
+        <translation>自动：模型的 16 位类型</translation>
+    </message>
+    <message>
+        <source>FP16 (2 bytes an element)</source>
+        <translation>FP16（每元素 2 字节）</translation>
+    </message>
+    <message>
+        <source>BF16 (2 bytes an element)</source>
+        <translation>BF16（每元素 2 字节）</translation>
+    </message>
+    <message>
+        <source>FP8 (half the bytes)</source>
+        <translation>FP8（字节数减半）</translation>
     </message>
     <message>
         <source>SGD</source>
@@ -2180,6 +2204,14 @@ It was kept as {1}.</source>
         <translation>序列长度（token）</translation>
     </message>
     <message>
+        <source>Output tokens per request (serving)</source>
+        <translation>每请求输出 token 数（推理服务）</translation>
+    </message>
+    <message>
+        <source>KV cache type (serving)</source>
+        <translation>KV 缓存类型（推理服务）</translation>
+    </message>
+    <message>
         <source>Gradient checkpointing</source>
         <translation>梯度检查点</translation>
     </message>
@@ -2306,6 +2338,14 @@ It was kept as {1}.</source>
     <message>
         <source>Tokens per sample; attention activations and the KV cache grow with it</source>
         <translation>每个样本的 token 数；注意力激活值和 KV 缓存随之增长</translation>
+    </message>
+    <message>
+        <source>LLM inference: tokens generated per request; the sequence length is then the prompt, and the KV cache holds both</source>
+        <translation>大模型推理：每个请求生成的 token 数；此时序列长度为提示长度，KV 缓存同时保存两者</translation>
+    </message>
+    <message>
+        <source>LLM inference: the KV cache&apos;s number format; FP8 halves it, so twice the requests fit</source>
+        <translation>大模型推理：KV 缓存的数值格式；FP8 使其减半，可容纳两倍的请求</translation>
     </message>
     <message>
         <source>Recompute activations in the backward pass: much less activation memory for extra compute time (seed 3.3)</source>

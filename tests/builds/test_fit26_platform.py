@@ -43,9 +43,9 @@ def test_rdimm_on_am5() -> None:
 
 
 def test_udimm_on_a_board_for_registered_memory() -> None:
-    # The shipped TRX50-SAGE's module type is unknown (with a reason); the WRX90E-SAGE SE takes
-    # RDIMM (SMBIOS: 'Registered (Buffered)').
-    assert "module_form" in load_catalog().get("asus-pro-ws-trx50-sage-wifi").unknown_fields
+    # The WRX90E-SAGE SE takes RDIMM (SMBIOS: 'Registered (Buffered)'); the TRX50-SAGE too since
+    # fin26 (SMBIOS and the TRX50 platform's RDIMM-only rule; test_fin26_trx50_memory.py).
+    assert load_catalog().get("asus-pro-ws-trx50-sage-wifi").motherboard.module_form == "RDIMM"
     wrx = "asus-pro-ws-wrx90e-sage-se"
     pro = "amd-ryzen-threadripper-pro-9995wx"
     assert _found((pro, 1), (wrx, 1), (DDR5_KIT, 1))["compat.module_form"].severity is \

@@ -34,7 +34,8 @@ POWER = {"compat.psu", "compat.psu_headroom", "compat.psu_vendor_min", "compat.p
                  "compat.missing_case": Severity.WARNING}),
     # The PX-2200's own 4,400 W excursion carries four PRO 6000 Max-Q (x1.3 asked 2,210 W).
     ("four-maxq-px-2200", {"compat.missing_case": Severity.WARNING}),
-    # No ATX version known for the Ai1600T: x1.3 asks 2,015 W; the fix offers 415 W per GPU.
+    # The Ai1600T is ATX 3.1 (200%): the 3,850 W peak asks 1,925 W; the fix offers 466 W per
+    # GPU (before its ATX version was sourced, x1.3 asked 2,015 W and the fix 415 W).
     ("two-5090-ai1600t", {"compat.psu_headroom": Severity.WARNING,
                           "compat.missing_case": Severity.WARNING}),
     # A whole 4U system: its chassis, airflow, supplies and expansion slots.
@@ -51,5 +52,5 @@ def test_the_ai1600t_fix_names_the_power_limit() -> None:
     catalog = load_catalog()
     build = load_build(DATA / "two-5090-ai1600t.json", catalog)
     (headroom,) = [f for f in check_build(build, catalog) if f.code == "compat.psu_headroom"]
-    assert headroom.numbers["gpu_limit_w"] == 415  # (1,600 / 1.3 - 400) / 2 = 415.4
-    assert "nvidia-smi -pl 415" in headroom.fix.en and "2015 W" in headroom.fix.en
+    assert headroom.numbers["gpu_limit_w"] == 466  # (2 x 1,600 - 400) / 6 = 466.7
+    assert "nvidia-smi -pl 466" in headroom.fix.en and "1925 W" in headroom.fix.en

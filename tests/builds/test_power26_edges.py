@@ -50,10 +50,10 @@ def test_no_limit_is_offered_when_a_cards_power_is_unknown() -> None:
 def test_the_limit_fix_word_for_word_in_chinese() -> None:
     nvidia = _found(load_catalog(), ("intel-core-ultra-9-285k", 1), ("nvidia-rtx-5090", 2),
                     ("msi-meg-ai1600t-pcie5", 1))["compat.psu_headroom"]
+    # ATX 3.1 (200%): (3,200 - 400) / 6 = 466.7 -> 466 W; 1,600 x 3,850 / 3,200 = 1,925 W.
     assert nvidia.fix.zh == (
-        "保留此电源，将每块 GPU 功耗限制在 415 W（nvidia-smi -pl 415，需管理员权限；"
-        "nvidia-smi -q -d POWER 可查看显卡允许的范围）；或至少使用 2015 W 电源，或带 12V-2x6 "
-        "接口的 ATX 3.x 电源（100 µs 内可承受 200%）。")
+        "保留此电源，将每块 GPU 功耗限制在 466 W（nvidia-smi -pl 466，需管理员权限；"
+        "nvidia-smi -q -d POWER 可查看显卡允许的范围）；或至少使用 1925 W 电源。")
     amd = _found(load_catalog(), ("intel-core-i9-13900k", 1), ("amd-radeon-pro-w7900", 2),
                  ("corsair-rm1000x", 1))["compat.psu_headroom"]
     # (1,000 / 1.3 - 403) / 2 = 183.1 -> 183 W.

@@ -6,10 +6,11 @@ The limit L is one cap for every GPU, a card already below it drawing its board 
 x1.3 rule: (CPU + 150 W + sum(min(board, L))) x 1.3 <= supply; ATX 3.x rule: CPU + 150 W +
 3 x sum(min(board, L)) <= what the supply carries for 100 µs; L rounded down to whole watts.
 Figures: Core Ultra 9 285K 250 W, i9-13900K 253 W, i5-12400F 117 W (maximum turbo power);
-RTX 5090 575 W, RTX 4090 450 W, RTX 4060 Ti 16GB 165 W, Radeon PRO W7900 295 W; MSI MEG
-Ai1600T 1,600 W and Corsair RM1000x 1,000 W without an ATX version (x1.3); Seasonic PRIME
-TX-1600 ATX 3.1 1,600 W, 12V-2x6 count unknown (150%); Antec NE1000G M 1,000 W ATX 3.0 with
-a 12V-2x6 output (200%). docs/hardware-sources.md sec. 6.1.
+RTX 5090 575 W, RTX 4090 450 W, RTX 4060 Ti 16GB 165 W, Radeon PRO W7900 295 W; Corsair
+RM1000x 1,000 W without an ATX version (x1.3); MSI MEG Ai1600T and Seasonic PRIME TX-1600 ATX
+3.1, 1,600 W, ATX 3.1 with two 12V-2x6 outputs (200%; sourced in fin26, before it the Ai1600T
+had no ATX version and the TX-1600's 12V-2x6 count was unknown); Antec NE1000G M 1,000 W
+ATX 3.0 with a 12V-2x6 output (200%). docs/hardware-sources.md sec. 6.1.
 """
 
 from __future__ import annotations
@@ -36,24 +37,28 @@ def test_two_5090s_on_a_1600_w_supply_get_the_power_limit_that_fits() -> None:
     f = _headroom(("intel-core-ultra-9-285k", 1), ("nvidia-rtx-5090", 2),
                   ("msi-meg-ai1600t-pcie5", 1))
     assert f is not None
-    # (250 + 150 + 2 L) x 1.3 <= 1,600 -> L <= (1,600 / 1.3 - 400) / 2 = 415.4 -> 415 W.
-    limit = math.floor((1600 / 1.3 - 400) / 2)
-    assert limit == 415 and f.numbers["gpu_limit_w"] == 415
-    assert (250 + 150 + 2 * 415) * 1.3 <= 1600 < (250 + 150 + 2 * 416) * 1.3
+    # ATX 3.1 with 12V-2x6 outputs: 200% x 1,600 = 3,200 W for 100 µs < peak 250 + 150 +
+    # 3 x 1,150 = 3,850 W. 400 + 3 x 2 L <= 3,200 -> L <= 466.7 -> 466 W (above the RTX 5090's
+    # 400 W minimum).
+    limit = math.floor((3200 - 400) / 6)
+    assert limit == 466 and f.numbers["gpu_limit_w"] == 466
+    assert 400 + 6 * 466 <= 3200 < 400 + 6 * 467
+    # 1,600 x 3,850 / 3,200 = 1,925 W; an ATX 3.x unit with 12V-2x6 is what it already is.
     assert f.fix.en == (
-        "Keep this supply and cap each GPU at 415 W (nvidia-smi -pl 415, with administrator "
-        "rights; nvidia-smi -q -d POWER shows the range the card allows); or: Use at least "
-        "2015 W, or an ATX 3.x unit with 12V-2x6 connectors (rated for 200% for 100 µs).")
-    assert "415 W" in f.fix.zh and "nvidia-smi -pl 415" in f.fix.zh
+        "Keep this supply and cap each GPU at 466 W (nvidia-smi -pl 466, with administrator "
+        "rights; nvidia-smi -q -d POWER shows the range the card allows); or use at least "
+        "1925 W.")
+    assert "466 W" in f.fix.zh and "nvidia-smi -pl 466" in f.fix.zh
 
 
 def test_an_atx3_supply_gets_the_limit_its_excursion_rating_allows() -> None:
     f = _headroom(("intel-core-i9-13900k", 1), ("nvidia-rtx-5090", 2),
                   ("seasonic-prime-tx-1600-atx-3-1", 1))
     assert f is not None
-    # 150% x 1,600 = 2,400 W for 100 µs: 253 + 150 + 3 x 2 L <= 2,400 -> L <= 332.8 -> 332 W.
-    assert f.numbers["gpu_limit_w"] == math.floor((2400 - 403) / 6) == 332
-    assert 403 + 6 * 332 <= 2400 < 403 + 6 * 333
+    # 200% x 1,600 = 3,200 W for 100 µs (two 12V-2x6 outputs): 253 + 150 + 3 x 2 L <= 3,200
+    # -> L <= 466.2 -> 466 W.
+    assert f.numbers["gpu_limit_w"] == math.floor((3200 - 403) / 6) == 466
+    assert 403 + 6 * 466 <= 3200 < 403 + 6 * 467
 
 
 def test_a_smaller_card_keeps_its_power_and_the_bigger_one_is_capped() -> None:

@@ -5,9 +5,10 @@ and one that passes.
 Figures (catalog, each with its source there): i9-13900K 253 W maximum turbo power; Core Ultra
 9 285K 250 W; Threadripper 7960X 350 W TDP (no maximum known, so its TDP); RTX 5090 575 W and one
 12V-2x6 input; RTX PRO 6000 Max-Q 300 W; Antec NE1000G M 1,000 W, ATX 3.0, one 12V-2x6 and four
-8-pin (OpenDB); MSI MEG Ai1600T 1,600 W, two 12V-2x6, ATX version unknown; MSI MEG Ai1300P 1,300 W,
+8-pin (OpenDB); MSI MEG Ai1600T 1,600 W, two 12V-2x6, ATX 3.1; MSI MEG Ai1300P 1,300 W,
 ATX 3.0, one 12V-2x6; Seasonic PRIME PX-2200 2,200 W, ATX 3, 4,400 W excursion peak
-(nexthardware); Seasonic PRIME TX-1600 ATX 3.1 1,600 W, 12V-2x6 count unknown. Rules
+(nexthardware); Seasonic PRIME TX-1600 ATX 3.1 1,600 W, two 12V-2x6; Seasonic PRIME TX-1600 (2022)
+1,600 W, ATX 2.53. Rules
 (docs/hardware-sources.md sec. 6.1): 150 W for the rest of the system; GPUs spike to 3x their
 board power for 100 µs; an ATX 3.x unit carries 200% above 450 W with a 12V-2x6 output, else
 150%; a maker's stated excursion replaces that rule; no ATX 3.x rating: x1.3.
@@ -135,17 +136,22 @@ def test_an_atx3_unit_with_its_data_gets_the_atx3_rule() -> None:
 
 def test_an_atx3_unit_below_the_peak_is_sized_by_its_excursion_not_by_x13() -> None:
     lines = (("amd-ryzen-threadripper-7960x", 1), ("nvidia-rtx-pro-6000-blackwell-max-q", 3),
-             ("seasonic-prime-tx-1600-atx-3-1", 1))
-    headroom = _codes(load_catalog(), *lines)["compat.psu_headroom"]
-    # 350 + 900 + 150 = 1,400 W; 12V-2x6 count unknown, so 150% x 1,600 = 2,400 W < peak
+             ("seasonic-prime-tx-1600-atx-3-1-test", 1))
+    cat = _variant("seasonic-prime-tx-1600-atx-3-1", pcie_12v_2x6_connectors=0)
+    headroom = _codes(cat, *lines)["compat.psu_headroom"]
+    # 350 + 900 + 150 = 1,400 W; without a 12V-2x6 output 150% x 1,600 = 2,400 W < peak
     # 350 + 150 + 3 x 900 = 3,200 W -> 1,600 x 3,200 / 2,400 = 2,133.3 W (x1.3 would be 1,820).
     assert headroom.numbers["required_w"] == 1600 * 3200 / 2400
+    # The shipped unit has two 12V-2x6 outputs: 200% = 3,200 W carries the 3,200 W peak.
+    assert "compat.psu_headroom" not in _codes(load_catalog(), *lines[:2],
+                                               ("seasonic-prime-tx-1600-atx-3-1", 1))
 
 
 def test_a_supply_without_an_atx_version_keeps_the_x13_margin() -> None:
     headroom = _codes(load_catalog(), ("intel-core-ultra-9-285k", 1), ("nvidia-rtx-5090", 2),
-                      ("msi-meg-ai1600t-pcie5", 1))["compat.psu_headroom"]
-    # 250 + 1,150 + 150 = 1,550 W; x1.3 = 2,015 W > 1,600 W (the issue's "use >= 2,015 W").
+                      ("seasonic-prime-tx-1600", 1))["compat.psu_headroom"]
+    # The 2022 TX-1600 is ATX 2.53: 250 + 1,150 + 150 = 1,550 W; x1.3 = 2,015 W > 1,600 W (the
+    # issue's "use >= 2,015 W").
     assert headroom.numbers["required_w"] == 1550 * 1.3
     assert "no ATX 3.x excursion rating" in headroom.detail.en
 
@@ -162,11 +168,13 @@ def test_a_maker_excursion_figure_is_the_supplys_rating() -> None:
 
 
 def test_two_different_atx3_supplies_each_carry_their_own_excursion() -> None:
+    # The TX-1600 ATX 3.1 as if it had no 12V-2x6 output (150%), beside the NE1000G (200%).
+    cat = _variant("seasonic-prime-tx-1600-atx-3-1", pcie_12v_2x6_connectors=0)
     lines = (("intel-core-i9-13900k", 1), ("nvidia-rtx-5090", 3), (GX1000, 1),
-             ("seasonic-prime-tx-1600-atx-3-1", 1))
-    headroom = _codes(load_catalog(), *lines)["compat.psu_headroom"]
+             ("seasonic-prime-tx-1600-atx-3-1-test", 1))
+    headroom = _codes(cat, *lines)["compat.psu_headroom"]
     # 253 + 3 x 575 + 150 = 2,128 W <= 1,000 + 1,600 = 2,600 W. For 100 µs the NE1000G carries
-    # 200% (2,000 W) and the TX-1600 ATX 3.1 150% (2,400 W): 4,400 W < peak 253 + 150 + 3 x
+    # 200% (2,000 W) and the TX-1600 variant 150% (2,400 W): 4,400 W < peak 253 + 150 + 3 x
     # 1,725 = 5,578 W -> 2,600 x 5,578 / 4,400 = 3,296.1 W (x1.3 for the pair: 2,766.4 W).
     assert headroom.numbers["required_w"] == 2600 * 5578 / 4400
     assert "ATX 3.x, together rated for 4400 W for 100 µs" in headroom.detail.en
@@ -174,6 +182,6 @@ def test_two_different_atx3_supplies_each_carry_their_own_excursion() -> None:
     # (4,400 - 403) / 3 = 1,332.3 W for the three cards' sustained power: 444 W each.
     assert headroom.numbers["gpu_limit_w"] == 444
     two = (("intel-core-i9-13900k", 1), ("nvidia-rtx-5090", 2), (GX1000, 1),
-           ("seasonic-prime-tx-1600-atx-3-1", 1))
+           ("seasonic-prime-tx-1600-atx-3-1-test", 1))
     # Peak 253 + 150 + 3 x 1,150 = 3,853 W <= 4,400 W.
-    assert "compat.psu_headroom" not in _codes(load_catalog(), *two)
+    assert "compat.psu_headroom" not in _codes(cat, *two)

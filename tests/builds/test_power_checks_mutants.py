@@ -262,13 +262,21 @@ def test_the_blocker_word_for_word() -> None:
                              "power 450 W + 150 W for the rest of the system = 853 W.")
     assert psu.detail.zh == ("Sagitta X2 1000W：852 W；CPU 最大功耗 253 W + GPU 板卡功耗 450 W + "
                              "其余部件 150 W = 853 W。")
-    # 853 W x 1.3 = 1,108.9 W, shown as 1109 W.
+    # 853 W x 1.3 = 1,108.9 W, shown as 1109 W. The power limit that fits (fin26): sustained
+    # 852 - 403 = 449 W; ATX 3.1 with a 12V-2x6 output carries 200% x 852 = 1,704 W, so
+    # (1,704 - 403) / 3 = 433.7 -> 433 W; the RTX 4090's minimum is not in the catalog.
     assert psu.fix.en == ("Use at least 1109 W (x1.3), or an ATX 3.x unit rated for GPU power "
-                          "excursions; or fewer GPUs.")
+                          "excursions; or fewer GPUs; or keep this supply and cap each GPU at "
+                          "433 W (nvidia-smi -pl 433, with administrator rights; nvidia-smi -q "
+                          "-d POWER shows the range the card allows) if the card allows it: "
+                          "the catalog does not have GeForce RTX 4090's minimum power limit.")
     assert psu.fix.zh == ("至少使用 1109 W（×1.3）电源，"
-                          "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU。")
+                          "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU；或保留此电源，将每块 "
+                          "GPU 功耗限制在 433 W（nvidia-smi -pl 433，需管理员权限；nvidia-smi -q "
+                          "-d POWER 可查看显卡允许的范围）（前提是显卡允许：目录中没有 GeForce "
+                          "RTX 4090 的最低功耗上限）。")
     assert psu.numbers == {"psu_w": 852.0, "cpu_w": 253.0, "gpu_w": 450.0, "rest_w": 150.0,
-                           "load_w": 853.0, "peak_w": 1753.0}
+                           "load_w": 853.0, "peak_w": 1753.0, "gpu_limit_w": 433.0}
 
 
 def test_the_headroom_and_vendor_titles_word_for_word() -> None:

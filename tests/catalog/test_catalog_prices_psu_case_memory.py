@@ -53,8 +53,12 @@ def test_dual_gpu_power_supplies() -> None:
     tx = cat.get("seasonic-prime-tx-1600").psu
     assert (tx.wattage_w, tx.pcie_12v_2x6_connectors, tx.length_mm) == (1600, 2, 210)
     assert cat.get("seasonic-prime-px-2200").psu.wattage_w == 2200
+    # The ATX 3.1 revision's counts from Seasonic's 2024 specification sheet (fin26).
+    tx31 = cat.get("seasonic-prime-tx-1600-atx-3-1")
+    assert (tx31.psu.pcie_12v_2x6_connectors, tx31.psu.pcie_8pin_connectors) == (2, 6)
+    assert tx31.field_sources["pcie_12v_2x6_connectors"] == "SEASONIC-PRIME-TX-2024"
     # Unsourced connector counts stay unknown rather than guessed.
-    assert cat.get("seasonic-prime-tx-1600-atx-3-1").psu.pcie_12v_2x6_connectors is None
+    assert cat.get("corsair-hx1500i-2025").psu.pcie_12v_2x6_connectors is None
 
 
 def test_dpu_and_enterprise_storage_facts() -> None:

@@ -13,8 +13,18 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
-from torchrig.gui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QtGui, QTimer
+from torchrig.gui.qt import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QLineEdit,
+    QPushButton,
+    Qt,
+    QtGui,
+    QTimer,
+)
 
 LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -184,6 +194,22 @@ def open_build(qtbot: Any, window: Any, answers: list[str], path: Path) -> None:
     click(qtbot, window.build_page.buttons["open"])
 
 
+def open_from_menu(window: Any, path: Path, page: str = "build") -> None:
+    """File → Open… in the menu bar, the file dialog answered with ``path``; the window opens
+    it on the page that shows its kind, ``page``."""
+    with mock.patch.object(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "")):
+        menu_action(window, "File", "Open…").trigger()
+    assert window.current_page() == page, f"{path} was not opened on the {page} page"
+
+
+def in_settings_dialog(qtbot: Any, window: Any, act: Callable[[QDialog], None]) -> None:
+    """Settings → Settings… in the menu bar, ``act`` done on the dialog while it is up (the
+    dialog must be closed by ``act``: OK or Cancel)."""
+    seen = answer_modal(qtbot, act)
+    menu_action(window, "Settings", "Settings…").trigger()
+    assert seen == ["SettingsDialog"]
+
+
 def add_part(qtbot: Any, page: Any, part_id: str, category: str) -> None:
     """Add a catalog part from the Build page's picker: category, search, select, Add."""
     picker = page.picker
@@ -212,11 +238,13 @@ def detect(qtbot: Any, window: Any, monkeypatch: Any = None, profile: Any = None
     if profile is not None:
         monkeypatch.setattr(hardware, "detect", lambda use_torch=False: profile)
     page = window.machine_page
-    with qtbot.waitSignal(page.profile_changed, timeout=15_000):
+    # A hang guard, not a time budget: the worker also imports what the pages need, which took
+    # over 15 s with two CPU hogs and eight other jobs on 2 cores. waitSignal returns at once.
+    with qtbot.waitSignal(page.profile_changed, timeout=180_000):
         click(qtbot, page.refresh_button)
     # The window hands the profile on with zero timers, one page per event-loop turn; a zero
     # timer started after them fires after them.
     passed_on: list[bool] = []
     QTimer.singleShot(0, lambda: passed_on.append(True))
-    qtbot.waitUntil(lambda: bool(passed_on), timeout=5_000)
+    qtbot.waitUntil(lambda: bool(passed_on), timeout=60_000)
     return page.profile

@@ -12,6 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gui_gestures import (
+    in_settings_dialog,
+    menu_action,
+    open_from_menu,
+    type_into_cell,
+    type_text,
+)
 
 from torchrig.builds.build import Build, LineItem, save_build
 from torchrig.builds.compat import check_build
@@ -20,7 +27,6 @@ from torchrig.findings import Severity
 from torchrig.gui.pages.build_page import BuildPage
 from torchrig.gui.pages.build_replace import ReplacePartDialog
 from torchrig.gui.qt import QApplication, QDialog, QDialogButtonBox, Qt, QTimer
-from torchrig.gui.settings import Settings
 
 LEFT = Qt.MouseButton.LeftButton
 DESK = [("intel-core-i9-13900k", 1), ("nvidia-rtx-4090", 2),
@@ -31,17 +37,16 @@ DESK = [("intel-core-i9-13900k", 1), ("nvidia-rtx-4090", 2),
 GPU_ROW, CPU_ROW = 1, 0
 
 
-def _page(qtbot, tmp_path: Path, lines=DESK, settings: Settings | None = None) -> BuildPage:
-    page = BuildPage(load_catalog(), settings or Settings())
-    qtbot.addWidget(page)
-    page.resize(1300, 900)
-    page.show()
-    qtbot.waitExposed(page)
+def _window_page(window, qtbot, tmp_path: Path, lines=DESK) -> BuildPage:
+    """The window's Build page on show, with the build opened from File → Open…."""
+    window.resize(1300, 900)
+    window.show()
+    qtbot.waitExposed(window)
     path = tmp_path / "desk.json"
     save_build(Build(name="desk", currency="USD",
                      line_items=[LineItem(part_id=p, quantity=q) for p, q in lines]), path)
-    assert page.open_path(path)
-    return page
+    open_from_menu(window, path)
+    return window.build_page
 
 
 def _select_row(qtbot, page: BuildPage, row: int) -> None:
@@ -75,8 +80,8 @@ def _pick(qtbot, dialog: ReplacePartDialog, part_id: str) -> None:
     qtbot.mouseClick(dialog.picker.add_button, LEFT)
 
 
-def test_replace_a_gpu_keeps_the_quantity_and_the_line(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+def test_replace_a_gpu_keeps_the_quantity_and_the_line(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
     _select_row(qtbot, page, GPU_ROW)
     listed: list[str] = []
 
@@ -102,14 +107,14 @@ def test_replace_a_gpu_keeps_the_quantity_and_the_line(qtbot, tmp_path: Path) ->
                                       if p == "nvidia-rtx-4090" else
                                       LineItem(part_id=p, quantity=q) for p, q in DESK])
     assert any(f.severity is Severity.BLOCKER for f in check_build(sxm, cat))
-    # Undo puts the RTX 4090s back.
-    page.undo_stack.undo()
+    # Edit → Undo puts the RTX 4090s back.
+    menu_action(window, "Edit", "Undo build edit").trigger()
     assert page.build.line_items[GPU_ROW].part_id == "nvidia-rtx-4090"
 
 
-def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(qtbot,
+def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(window, qtbot,
                                                                        tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+    page = _window_page(window, qtbot, tmp_path)
     _select_row(qtbot, page, CPU_ROW)
     listed: list[str] = []
 
@@ -128,8 +133,8 @@ def test_replace_from_the_context_menu_offers_only_cpus_for_the_socket(qtbot,
     assert "amd-ryzen-9-7950x" not in listed
 
 
-def test_unticking_compatible_shows_the_whole_category(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+def test_unticking_compatible_shows_the_whole_category(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
     _select_row(qtbot, page, CPU_ROW)
     listed: list[str] = []
 
@@ -148,8 +153,8 @@ def test_unticking_compatible_shows_the_whole_category(qtbot, tmp_path: Path) ->
     assert set(listed) == {p.id for p in load_catalog().by_category("cpu")}
 
 
-def test_replace_needs_one_catalog_line_selected(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)
+def test_replace_needs_one_catalog_line_selected(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
     messages: list[str] = []
     page.status.connect(messages.append)
     page.lines.clearSelection()
@@ -159,8 +164,9 @@ def test_replace_needs_one_catalog_line_selected(qtbot, tmp_path: Path) -> None:
         QApplication.activeModalWidget(), QDialog)
 
 
-def test_power_line_shows_draw_capacity_headroom_and_the_wall(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path)  # region: the default, mainland China (220 V)
+def test_power_line_shows_draw_capacity_headroom_and_the_wall(window, qtbot,
+                                                             tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)  # region: the default, mainland China (220 V)
     text = page.facts.power.text()
     # 253 + 2 x 450 + 150 = 1303 W; 2 x 1000 W supplies; headroom 697 W = 34.85 % -> 35 %;
     # 1303 / 0.89 = 1464.0 W at the wall, / 220 V = 6.65 A -> 6.7 A.
@@ -170,39 +176,38 @@ def test_power_line_shows_draw_capacity_headroom_and_the_wall(qtbot, tmp_path: P
     assert page.facts.power.isVisible()
     # One GPU (an edit in the table): 853 W; headroom 1147 W = 57.35 % -> 57 %;
     # 853 / 0.89 = 958.4 W -> 958 W, 4.36 A -> 4.4 A.
-    page.lines.item(GPU_ROW, 3).setText("1")
+    type_into_cell(qtbot, page.lines, GPU_ROW, 3, "1")
     text = page.facts.power.text()
     assert "853 W sustained" in text and "headroom 1,147 W (57%)" in text
     assert "958 W at the wall (4.4 A at 220 V)" in text
 
 
-def test_power_line_turns_red_when_the_supplies_are_short(qtbot, tmp_path: Path) -> None:
+def test_power_line_turns_red_when_the_supplies_are_short(window, qtbot,
+                                                          tmp_path: Path) -> None:
     # One RM1000x for two RTX 4090s: 1303 - 1000 = -303 W, -30.3 % -> -30 %.
     lines = [(p, 1 if p == "corsair-rm1000x" else q) for p, q in DESK]
-    page = _page(qtbot, tmp_path, lines)
+    page = _window_page(window, qtbot, tmp_path, lines)
     assert "headroom -303 W (-30%)" in page.facts.power.text()
     assert "color" in page.facts.power.styleSheet()
 
 
-def test_region_from_settings_changes_the_wall_figure(qtbot, tmp_path: Path) -> None:
-    from torchrig.gui.settings_dialog import SettingsDialog
+def test_region_from_settings_changes_the_wall_figure(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path)
 
-    settings = Settings()
-    page = _page(qtbot, tmp_path, settings=settings)
-    dialog = SettingsDialog(settings)
-    qtbot.addWidget(dialog)
-    dialog.applied.connect(lambda changed: "region" in changed and page.apply_settings())
-    dialog.region_box.setCurrentIndex(dialog.region_box.findData("us"))
-    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Apply), LEFT)
-    assert settings.region == "us"
+    def choose_us(dialog) -> None:
+        dialog.region_box.setCurrentIndex(dialog.region_box.findData("us"))
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), LEFT)
+
+    in_settings_dialog(qtbot, window, choose_us)
+    assert window.settings.region == "us"
     # 1303 / 0.87 = 1497.7 W -> 1,498 W; / 120 V = 12.48 A -> 12.5 A; over the 1440 W a 15 A
     # outlet carries for hours: the finding is on the page.
     assert "1,498 W at the wall (12.5 A at 120 V)" in page.facts.power.text()
     assert "wall.outlet" in [f.code for f in page.findings]
 
 
-def test_no_power_known_says_so(qtbot, tmp_path: Path) -> None:
-    page = _page(qtbot, tmp_path, [("samsung-990-pro-1tb", 1)])
+def test_no_power_known_says_so(window, qtbot, tmp_path: Path) -> None:
+    page = _window_page(window, qtbot, tmp_path, [("samsung-990-pro-1tb", 1)])
     assert page.facts.power.text() == "Power: no CPU or GPU whose power the catalog knows yet."
 
 
@@ -229,21 +234,29 @@ def reference_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def test_a_cny_build_without_a_rate_uses_the_reference_and_flags_its_age(
         qtbot, tmp_path: Path, reference_install: Path) -> None:
-    page = BuildPage(load_catalog(), Settings())
-    qtbot.addWidget(page)
+    from torchrig.gui.main_window import MainWindow
+
+    window = MainWindow()  # after the fixture: it reads the reference rate file above
+    qtbot.addWidget(window)
+    page = window.build_page
     path = tmp_path / "cny.json"
     save_build(Build(name="cny", currency="CNY",
                      line_items=[LineItem(part_id="intel-core-i9-13900k", quantity=1)]), path)
-    assert page.open_path(path)
+    open_from_menu(window, path)
     # USD 589 x 7.1234 = 4195.6826 -> CNY 4,195.68.
     assert page.lines.item(0, 4).text() == "4,195.68"
     text = page.facts.rate.text()
     assert "7.1234 CNY per USD (2026-10-01): PBOC central parity 2026-10-01" in text
     # Today is after 2026-10-31 whenever this runs, so the rate is over 30 days old.
     assert "days old" in text and text.startswith("⚠")
-    # The shop's own default rate wins over the reference.
-    settings = page.settings
-    settings.exchange_rate, settings.exchange_rate_date = 7.0, "2026-11-30"
-    page.apply_settings()
+
+    # The shop's own default rate, typed into Settings, wins over the reference.
+    def type_a_rate(dialog) -> None:
+        type_text(qtbot, dialog.rate_spin, "7")
+        type_text(qtbot, dialog.rate_date, "2026-11-30")
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), LEFT)
+
+    in_settings_dialog(qtbot, window, type_a_rate)
+    assert window.settings.exchange_rate == 7.0
     assert page.lines.item(0, 4).text() == "4,123.00"  # 589 x 7.0
     assert "the default rate in Settings" in page.facts.rate.text()

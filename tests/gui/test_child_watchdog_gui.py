@@ -13,9 +13,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from gui_gestures import button, click, go_to, show_tab_of
 
-from torchrig.gui.qt import Qt
-from torchrig.planning.workload import workload_from_options
+from torchrig.gui.qt import QFileDialog, Qt
+from torchrig.planning.workload import save_workload, workload_from_options
 
 BENCH_TESTS = Path(__file__).resolve().parents[1] / "bench"
 
@@ -43,7 +44,8 @@ def test_the_benchmarks_page_says_the_stopped_child_was_ended_and_keeps_its_rows
     page.child_env = {"TORCHRIG_TEST_MARKER": str(marker)}
     page.child_silence_s = 1.0
     window.show()
-    window.show_page("bench")
+    qtbot.waitExposed(window)
+    go_to(qtbot, window, "bench")
     pid = 0
     try:
         with qtbot.waitSignal(page.report_ready, timeout=120_000) as blocker:
@@ -67,7 +69,8 @@ def test_the_benchmarks_page_says_the_stopped_child_was_ended_and_keeps_its_rows
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_the_wizard_measure_panel_shows_the_watchdog_message(window, qtbot, monkeypatch):
+def test_the_wizard_measure_panel_shows_the_watchdog_message(window, qtbot, monkeypatch,
+                                                              tmp_path):
     pytest.importorskip("torch")
     import torchrig.gui.verify_panel as vp
     from torchrig.verify.child import run_verify_isolated
@@ -90,13 +93,19 @@ def test_the_wizard_measure_panel_shows_the_watchdog_message(window, qtbot, monk
     monkeypatch.setattr(vp, "_measure_here", measure_with_a_short_limit)
     page = window.wizard_page
     window.show()
-    window.show_page("wizard")
+    qtbot.waitExposed(window)
+    go_to(qtbot, window, "wizard")
     panel = page.verify_panel
-    page.result_tabs.setCurrentWidget(panel)
+    show_tab_of(qtbot, page.result_tabs, panel)
     qtbot.waitUntil(lambda: page.analysis is not None, timeout=10_000)
-    page.load_workload(workload_from_options(
+    # A tiny model, opened with the Wizard's "Open workload…" button.
+    path = tmp_path / "tiny.json"
+    save_workload(workload_from_options(
         task="nlp_transformer", mode="train", model="custom", style="gpt", layers=4,
-        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=8, precision="fp32"))
+        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=8, precision="fp32"), path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    click(qtbot, button(page, "open_workload"))
+    assert (page.workload.model, page.workload.layers) == ("custom", 4)
     try:
         qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: bool(stopped), timeout=120_000)

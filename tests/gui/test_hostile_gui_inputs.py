@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gui_gestures import add_part, go_to, menu_action, type_text
 
 from torchrig.builds.build import load_build
 from torchrig.builds.recovery import new_recovery_path
@@ -138,9 +139,8 @@ def test_the_wizard_does_not_hang_on_a_fifo(window, qtbot, shown, monkeypatch, t
 
 
 def _set_a_rate(qtbot, page) -> None:
-    page.rate_spin.setValue(7.1)
-    page.rate_date.setText("2025-06-01")
-    qtbot.keyClick(page.rate_date, Qt.Key.Key_Return)
+    type_text(qtbot, page.rate_spin, "7.1", enter=True)
+    type_text(qtbot, page.rate_date, "2025-06-01", enter=True)
     assert page.build.exchange_rate is not None
 
 
@@ -162,13 +162,13 @@ def _saved(qtbot, page, target: Path) -> bytes:
 def test_save_with_a_refused_header_value_says_so_and_keeps_the_text(window, qtbot, shown,
                                                                      tmp_path):
     page = window.build_page
-    page.add_part("nvidia-rtx-4090")
+    add_part(qtbot, page, "nvidia-rtx-4090", "gpu")
     target = tmp_path / "quote.json"
     saved = _saved(qtbot, page, target)
     _set_a_rate(qtbot, page)
     _type_a_bad_rate_date(qtbot, page)
     # Another edit refreshes the page; the refused text must not be replaced by the build's.
-    page.add_part("nvidia-rtx-4090")
+    add_part(qtbot, page, "nvidia-rtx-4090", "gpu")
     assert page.rate_date.text() == "2025/13/01"
 
     qtbot.mouseClick(page.buttons["save"], Qt.MouseButton.LeftButton)
@@ -205,17 +205,20 @@ def test_closing_with_only_a_refused_header_value_asks_first(window, qtbot, show
     """The build is unchanged (the edit was refused), yet the typed text is the user's: "Save
     changes?" is asked, and Save there refuses as the button does."""
     page = window.build_page
-    page.add_part("nvidia-rtx-4090")
+    add_part(qtbot, page, "nvidia-rtx-4090", "gpu")
     _set_a_rate(qtbot, page)
     target = tmp_path / "quote.json"
     saved = _saved(qtbot, page, target)
     _type_a_bad_rate_date(qtbot, page)
     assert not page.dirty  # the build itself is as saved
+    window.show()
+    qtbot.waitExposed(window)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(QMessageBox, "question",
                    lambda *a, **k: shown.append(("question", a[1], a[2]))
                    or QMessageBox.StandardButton.Save)
-        assert page.maybe_save() is False  # Save refused: the window stays open
+        menu_action(window, "File", "Quit").trigger()
+    assert window.isVisible()  # Save refused: the window stays open
     assert shown[-2][0] == "question" and "has unsaved changes" in shown[-2][2]
     assert shown[-1][1] == "Cannot save build"
     assert target.read_bytes() == saved
@@ -226,7 +229,8 @@ def test_undo_after_a_refused_header_value_shows_the_build_again(window, qtbot, 
     page = window.build_page
     _set_a_rate(qtbot, page)
     _type_a_bad_rate_date(qtbot, page)
-    page.undo_stack.undo()  # the user asks for the header as it was before the rate
+    # Edit → Undo: the user asks for the header as it was before the rate.
+    menu_action(window, "Edit", "Undo build edit").trigger()
     assert page.build.exchange_rate is None
     assert page.header_error.isHidden() and page.rate_date.text() == ""
     assert page.rate_spin.value() == 0
@@ -263,7 +267,8 @@ def test_three_unreadable_copies_are_announced_in_one_message(qtbot, shown):
             _left_by_a_crash(b'{"format": "torchrig.recovery", "version": 99}')]
     window = MainWindow()
     qtbot.addWidget(window)
-    assert not window.build_page.offer_recovery()
+    window.start()  # what the app does once the window has painted
+    assert not window.build_page.build.line_items  # nothing could be offered
     assert [box[0] for box in shown] == ["warning"]
     text = shown[0][2]
     assert text.startswith("TorchRig did not close cleanly, and 3 copies of unsaved builds "
@@ -280,7 +285,8 @@ def test_with_one_salvageable_copy_all_are_announced_before_it_is_offered(qtbot,
     salvage = _left_by_a_crash(_salvageable())
     window = MainWindow()
     qtbot.addWidget(window)
-    assert not window.build_page.offer_recovery()  # the question is answered No
+    window.start()  # what the app does once the window has painted
+    assert not window.build_page.build.line_items  # the question is answered No
     assert [box[0] for box in shown] == ["warning", "question"]
     listing, question = shown[0][2], shown[1][2]
     for path in [*unreadable, salvage]:
@@ -318,7 +324,7 @@ def test_an_ambiguous_price_bound_in_the_picker_is_said_not_read_as_another_numb
 def test_an_ambiguous_gpu_hour_price_in_the_wizard_is_named(window, qtbot):
     window.show()
     qtbot.waitExposed(window)
-    window.show_page("wizard")
+    go_to(qtbot, window, "wizard")
     page = window.wizard_page
     qtbot.waitUntil(lambda: page.recommendation.text() != "", timeout=10_000)
     page.hourly_gpu_box.setCurrentIndex(1)
@@ -340,7 +346,7 @@ def test_an_ambiguous_gpu_hour_price_in_the_wizard_is_named(window, qtbot):
 def test_import_prices_refuses_a_repeated_column_and_an_ambiguous_price(
         window, qtbot, shown, monkeypatch, tmp_path, csv_text, message):
     page = window.build_page
-    page.add_part("nvidia-rtx-4090")
+    add_part(qtbot, page, "nvidia-rtx-4090", "gpu")
     before = page.build
     path = tmp_path / "prices.csv"
     path.write_text(csv_text, encoding="utf-8")

@@ -401,7 +401,7 @@ def test_a_language_switch_waits_for_a_running_task(window, qtbot, monkeypatch):
 
 
 # internals: a bare spin box, no page - the locale the language installs, read directly
-def test_numbers_follow_the_ui_language(qapp, zh):
+def test_internals_numbers_follow_the_ui_language(qapp, zh):
     """Spin boxes parse and print with the UI language's locale, like the tables do."""
     from torchrig.gui.i18n import apply_language
     from torchrig.gui.qt import QDoubleSpinBox, QLocale

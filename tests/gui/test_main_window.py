@@ -85,8 +85,11 @@ def test_window_appears_before_torch_is_imported():
     assert out.stdout.split() == ["False", "True", "False"], out.stdout + out.stderr
 
 
-def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
-    """How run_gui starts: This machine at once, the catalog pages after the first paint."""
+def test_internals_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
+    """How run_gui starts: This machine at once; the catalog pages once one is chosen (the
+    nav click below; tests/gui/test_app27_lazy_pages.py covers the other ways in)."""
+    from gui_gestures import go_to
+
     from torchrig.gui.main_window import MainWindow
     from torchrig.gui.pages.placeholder import PlaceholderPage
 
@@ -95,14 +98,17 @@ def test_the_app_paints_first_and_builds_the_other_pages_after(qtbot):
     assert isinstance(win.pages["build"], PlaceholderPage)
     win.start_after_first_paint()
     win.show()
-    qtbot.waitUntil(lambda: not isinstance(win.pages["build"], PlaceholderPage), timeout=10_000)
+    qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=120_000)
+    assert isinstance(win.pages["build"], PlaceholderPage)  # detected; nothing chose a page
+    go_to(qtbot, win, "build")
+    assert not isinstance(win.pages["build"], PlaceholderPage)
     assert win.page_host("build").widget() is win.build_page
-    qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=15_000)
-    qtbot.waitUntil(lambda: win.targets_page.table.rowCount() == 7, timeout=5_000)
+    qtbot.waitUntil(lambda: win.machine_page.profile is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: win.targets_page.table.rowCount() == 7, timeout=60_000)
     win.close()
 
 
-def test_the_collector_freezes_once_and_a_rebuild_thaws(monkeypatch):
+def test_internals_the_collector_freezes_once_and_a_rebuild_thaws(monkeypatch):
     """gc_thread's first collection freezes what survived it (start-up objects), later ones
     do not; a page rebuild (language switch) thaws so the old pages can be collected."""
     import gc

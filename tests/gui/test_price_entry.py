@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from gui_gestures import add_part, go_to
 
 from torchrig.builds.build import load_build
 from torchrig.gui.pages.build_page import PRICE_COL
@@ -51,11 +52,11 @@ def _type_price(qtbot, page, text: str) -> None:
 
 @pytest.fixture
 def page(window, qtbot):
-    window.show_page("build")
     window.show()
     qtbot.waitExposed(window)
+    go_to(qtbot, window, "build")
     page = window.build_page
-    page.add_part(PART)
+    add_part(qtbot, page, PART, "gpu")
     assert page.build.line_items[0].unit_price is None
     return page
 

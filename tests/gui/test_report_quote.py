@@ -11,6 +11,7 @@ from pathlib import Path
 import openpyxl
 import pypdf
 import pytest
+from gui_gestures import go_to, open_from_menu
 
 from torchrig.gui.qt import QFileDialog, QMessageBox, Qt
 
@@ -37,7 +38,7 @@ def _report(window, qtbot):
     """The Report page as the user sees it, in English."""
     window.show()
     qtbot.waitExposed(window)
-    window.show_page("report")
+    go_to(qtbot, window, "report")
     page = window.report_page
     page.lang_box.setCurrentIndex(page.lang_box.findData("en"))
     return page
@@ -52,7 +53,7 @@ def _preview(page, qtbot) -> str:
 
 
 def test_the_wizards_workload_is_printed_only_when_attached(window, qtbot):
-    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
+    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
     page = _report(window, qtbot)
     assert page.workload is not None  # the Wizard's default workload is there...
     assert not page.attach_check.isChecked()
@@ -84,7 +85,7 @@ def test_no_build_exports_a_plan_sheet(window, qtbot, tmp_path, monkeypatch, war
 
 def test_the_export_button_writes_an_excel_workbook(window, qtbot, tmp_path, monkeypatch,
                                                     warnings):
-    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
+    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
     page = _report(window, qtbot)
     chosen = tmp_path / "quote"  # the dialog's filter decides the suffix
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
@@ -104,7 +105,7 @@ def test_the_export_button_writes_an_excel_workbook(window, qtbot, tmp_path, mon
 
 
 def test_the_internal_box_keeps_the_shops_remarks(window, qtbot):
-    assert window.build_page.open_path(ROOT / "builds" / "professional.json")
+    open_from_menu(window, ROOT / "builds" / "professional.json")
     page = _report(window, qtbot)
     customer = _preview(page, qtbot)
     assert "months old" not in customer
@@ -113,7 +114,7 @@ def test_the_internal_box_keeps_the_shops_remarks(window, qtbot):
 
 
 def test_the_build_page_title_is_in_the_windows_language(window):
-    assert window.build_page.open_path(ROOT / "builds" / "professional.json")
+    open_from_menu(window, ROOT / "builds" / "professional.json")
     title = window.build_page.title.text()
     assert title.startswith(f"{PRO_NAME['en']} — ") and PRO_NAME["zh"] not in title
     # the name field keeps the stored name whole: it is what the file holds

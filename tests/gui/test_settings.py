@@ -126,7 +126,7 @@ def test_an_unwritable_folder_is_reported_not_raised(tmp_path):
     assert s.save_error and s.changed
 
 
-def test_recent_files_are_unique_newest_first_and_capped(tmp_path):
+def test_internals_recent_files_are_unique_newest_first_and_capped(tmp_path):
     s = Settings(tmp_path / "settings.json")
     for i in range(12):
         s.add_recent(f"/b{i}.json")

@@ -77,7 +77,7 @@ def _finding(code: str, source: str) -> Finding:
 # --- internals: the findings view on its own, given findings directly (the core makes them) ---
 
 
-def test_each_finding_has_a_tooltip_with_its_rule(qtbot, monkeypatch):
+def test_internals_each_finding_has_a_tooltip_with_its_rule(qtbot, monkeypatch):
     from torchrig.gui.findings_view import FindingsView
     from torchrig.gui.qt import QToolTip
 

@@ -23,6 +23,7 @@ from gui_gestures import (
     click_cell,
     go_to,
     menu_action,
+    open_from_menu,
     pick_with_keys,
     type_into_cell,
 )
@@ -171,7 +172,7 @@ def test_a_build_marks_old_prices_and_parts_out_of_production(window, qtbot):
     qtbot.waitExposed(window)
     go_to(qtbot, window, "build")
     page = window.build_page
-    assert page.open_path(ROOT / "builds" / "pro-dual-4090.json")
+    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
     row = next(i for i, item in enumerate(page.build.line_items)
                if item.part_id == "nvidia-rtx-4090")
     origin = page.lines.item(row, page.lines.columnCount() - 1)
@@ -556,7 +557,7 @@ def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, m
 
     monkeypatch.setattr(QPrintDialog, "exec", accept)
     # A build with parts first: the empty "New build" is no quote (issue 25).
-    assert window.build_page.open_path(ROOT / "builds" / "pro-dual-4090.json")
+    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
     report = window.report_page
     go_to(qtbot, window, "report")
     click(qtbot, report.print_button)

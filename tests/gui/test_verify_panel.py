@@ -49,6 +49,7 @@ def test_a_click_measures_the_wizards_workload_and_fills_the_table(window, qtbot
     assert panel.table.item(0, 3).text() == "+0%"
     assert panel.measure_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert panel.apply_button.isHidden()  # the planner sizes this model itself
+    assert panel.progress.value() == panel.progress.maximum() > 0  # 100 %, not 0 %
 
     # The Report page's sheet carries the comparison while this is its workload.
     report = window.report_page

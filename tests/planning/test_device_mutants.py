@@ -75,7 +75,7 @@ def test_a100_sxm_from_the_catalog(catalog):
     assert spec.name == catalog.get("nvidia-a100-80gb-sxm").name
     assert spec.vram_bytes == 80 * GiB
     assert dict(spec.peak_flops) == {"fp32": 19.5e12, "tf32": 156e12, "fp16": 312e12,
-                                     "bf16": 312e12, "int8": None}
+                                     "bf16": 312e12, "fp8": None, "fp4": None, "int8": None}
     assert spec.memory_bandwidth_bps == 2039e9
     assert spec.tensor_cores is True
     assert spec.intra_link is LINKS["nvlink3"]

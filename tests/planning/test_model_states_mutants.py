@@ -83,8 +83,8 @@ def test_pytorch_amp_under_ddp_keeps_fp32_states(precision):
 
 def test_zero1_mixed_precision_shards_only_the_states():
     s = model_state_bytes(P, "amp_bf16", "adamw", "zero1", 4)
-    # 2 + 2 + (4 master + 8 moments) / 4 ranks
-    assert _bytes(s) == (2 * P, 2 * P, 12 * P / 4)
+    # 2 + 2 + (4 master + 8 moments) / 4 ranks; DeepSpeed's fp32 gradient shard 4 / 4 ranks
+    assert _bytes(s) == (2 * P, 2 * P + 4 * P / 4, 12 * P / 4)
     assert s.note_weights.en == (
         "2 B/param; ZeRO mixed precision: 16-bit weights and gradients, fp32 master copy and "
         "states (ZeRO paper sec. 3.1); optimizer states sharded over 4 ranks (ZeRO-1)")
@@ -97,15 +97,18 @@ def test_zero1_mixed_precision_shards_only_the_states():
 
 def test_zero2_also_shards_the_gradients():
     s = model_state_bytes(P, "amp_fp16", "adamw", "zero2", 4)
-    assert _bytes(s) == (2 * P, 2 * P / 4, 12 * P / 4)
-    assert s.note_gradients.en == "2 B/param; states and gradients sharded over 4 ranks (ZeRO-2)"
-    assert s.note_gradients.zh == "每参数 2 字节；状态和梯度分片到 4 个进程（ZeRO-2）"
+    # DeepSpeed's 2P + 18P/N: 16-bit gradient shard 2/4 + fp32 gradient shard 4/4
+    assert _bytes(s) == (2 * P, 2 * P / 4 + 4 * P / 4, 12 * P / 4)
+    assert s.note_gradients.en.startswith("2 B/param 16-bit + the rank's fp32 gradient shard")
+    assert s.note_gradients.en.endswith("; states and gradients sharded over 4 ranks (ZeRO-2)")
+    assert s.note_gradients.zh.endswith("；状态和梯度分片到 4 个进程（ZeRO-2）")
 
 
 def test_zero3_shards_everything():
     s = model_state_bytes(P, "amp_bf16", "sgd_momentum", "zero3", 4)
     # 16-bit weights and gradients, 4 B master + 4 B momentum, all over 4 ranks
-    assert _bytes(s) == (2 * P / 4, 2 * P / 4, 8 * P / 4)
+    # ZeRO-3 gradients as DeepSpeed's estimator counts them: 4 B per parameter of the shard
+    assert _bytes(s) == (2 * P / 4, 4 * P / 4, 8 * P / 4)
     assert s.note_states.en == ("8 B/param (SGD with momentum); weights, gradients and states "
                                 "sharded over 4 ranks (ZeRO-3 / FSDP)")
     assert s.note_states.zh == ("每参数 8 字节（带动量的 SGD）；权重、梯度和状态分片到 4 个进程"
@@ -131,10 +134,11 @@ def test_fp32_under_zero2_has_no_master_copy():
 
 def test_zero_on_one_rank_shards_nothing():
     s = model_state_bytes(P, "amp_bf16", "adamw", "zero3", 1)
-    assert _bytes(s) == (2 * P, 2 * P, 12 * P)
+    assert _bytes(s) == (2 * P, 4 * P, 12 * P)
     assert s.note_states.en.endswith("sharded over 1 ranks (ZeRO-3 / FSDP)")
     # no data-parallel rank at all counts as one
-    assert _bytes(model_state_bytes(P, "amp_bf16", "adamw", "zero3", 0)) == (2 * P, 2 * P, 12 * P)
+    assert _bytes(model_state_bytes(P, "amp_bf16", "adamw", "zero3", 0)) == (
+        2 * P, 4 * P, 12 * P)
 
 
 def test_model_parallel_divides_everything_and_says_so():
@@ -158,7 +162,7 @@ def test_two_model_parallel_gpus_are_named_in_the_note():
 
 def test_model_parallel_with_zero1_shards_the_split_states():
     s = model_state_bytes(P, "amp_bf16", "adamw", "zero1", 2, model_parallel=2)
-    assert _bytes(s) == (2 * P / 2, 2 * P / 2, 12 * P / 2 / 2)
+    assert _bytes(s) == (2 * P / 2, 2 * P / 2 + 4 * P / 2 / 2, 12 * P / 2 / 2)
 
 
 def test_8bit_adam_under_zero_keeps_the_fp32_master():
@@ -274,7 +278,9 @@ def test_int4_inference_weights():
     assert b == LINEAR7 * 33 / 64 + (P7 - LINEAR7) * 2 == 3_864_010_752
     assert note.en == ("0.516 B/param for the transformer's linear layers (int4, fp16 scale per "
                        "128 weights); embeddings, norms and LM head stay 16-bit")
-    assert note.zh == "线性层每参数 0.516 字节（int4）；嵌入、归一化和输出头保持 16 位"
+    # the Chinese note now names the scale too (issue 24), as the English one always did
+    assert note.zh == ("线性层每参数 0.516 字节（int4，每 128 个权重一个 fp16 缩放）；嵌入、"
+                       "归一化和输出头保持 16 位")
 
 
 def test_quantized_model_without_an_architecture_quantizes_every_weight():

@@ -83,31 +83,37 @@ def test_effective_busbw_across_nodes_needs_the_network():
 
 
 def test_ddp_communication_hidden_behind_backward_leaves_the_last_bucket():
-    # 100 MiB of gradients = 4 buckets; 8 GPUs: factor 2 x 7/8 = 1.75; busbw 100e9; no latency.
-    # comm = 1.75 x 104,857,600 / 1e11 = 0.001835008 s; window = 1.0 x 2/3: all hidden but the
-    # last bucket: 1.75 x 26,214,400 / 1e11 = 0.000458752 s.
+    # 100 MiB of gradients = buckets of 1 (DDP's first), 25, 25, 25 and 24 MiB; 8 GPUs: factor
+    # 2 x 7/8 = 1.75; busbw 100e9; no latency. comm = 1.75 x 104,857,600 / 1e11 = 0.001835008 s;
+    # backward (2/3 s) hides all but the last bucket: 1.75 x 25,165,824 / 1e11 = 0.00044040192 s.
     t, comm = step_time(1.0, 100 * MiB, 8, 100e9, 0.0)
     assert comm == pytest.approx(0.001835008)
-    assert t == pytest.approx(1.0 + 0.000458752)
+    assert t == pytest.approx(1.0 + 0.00044040192)
 
 
 def test_ddp_communication_longer_than_the_window_is_exposed():
-    # compute 1.5 ms: window 1.0 ms; exposed 1.835008 - 1.0 = 0.835008 ms > last bucket
+    # compute 1.5 ms: forward 0.5 ms, backward 1.0 ms producing 100 MiB evenly. The 1 MiB
+    # bucket is ready at 0.51 ms and done at 0.528 ms; the first 25 MiB bucket is ready at
+    # 0.5 + 1.0 x 26/100 = 0.76 ms, and from there the link never idles (each 25 MiB bucket
+    # takes 0.458752 ms, arriving every 0.25 ms): the step ends at 0.76 ms + the remaining
+    # 99 MiB: 0.76e-3 + 1.75 x 99 x 1,048,576 / 1e11 = 2.57665792 ms.
     t, _ = step_time(0.0015, 100 * MiB, 8, 100e9, 0.0)
-    assert t == pytest.approx(0.0015 + 0.000835008)
-    # checkpointing: window 1.5 x 3/4 = 1.125 ms; exposed 0.710008 ms
+    assert t == pytest.approx(0.76e-3 + 1.75 * 99 * MiB / 1e11)
+    # checkpointing: forward 0.375 ms, backward 1.125 ms: 0.375 + 1.125 x 0.26 = 0.6675 ms
     t, _ = step_time(0.0015, 100 * MiB, 8, 100e9, 0.0, checkpointing=True)
-    assert t == pytest.approx(0.0015 + 0.000710008)
+    assert t == pytest.approx(0.6675e-3 + 1.75 * 99 * MiB / 1e11)
 
 
 def test_ddp_latency_counts_once_per_bucket():
-    # 4 buckets x 0.1 ms = 0.4 ms on top of 1.835008 ms; the last bucket pays one latency.
+    # 5 buckets x 0.1 ms = 0.5 ms on top of 1.835008 ms; the last bucket pays one latency.
     t, comm = step_time(1.0, 100 * MiB, 8, 100e9, 1e-4)
-    assert comm == pytest.approx(0.001835008 + 4e-4)
-    assert t == pytest.approx(1.0 + 0.000458752 + 1e-4)
-    # one byte more than 4 buckets makes 5 (ceiling division)
-    _, comm = step_time(1.0, 100 * MiB + 1, 8, 100e9, 1e-4)
-    assert comm == pytest.approx(1.75 * (100 * MiB + 1) / 1e11 + 5e-4)
+    assert comm == pytest.approx(0.001835008 + 5e-4)
+    assert t == pytest.approx(1.0 + 0.00044040192 + 1e-4)
+    # 101 MiB is exactly 1 + 4 x 25 MiB: 5 buckets; one byte more makes a 6th
+    _, comm = step_time(1.0, 101 * MiB, 8, 100e9, 1e-4)
+    assert comm == pytest.approx(1.75 * 101 * MiB / 1e11 + 5e-4)
+    _, comm = step_time(1.0, 101 * MiB + 1, 8, 100e9, 1e-4)
+    assert comm == pytest.approx(1.75 * (101 * MiB + 1) / 1e11 + 6e-4)
 
 
 def test_ddp_small_gradients_are_one_bucket_of_their_own_size():
@@ -126,15 +132,18 @@ def test_one_gpu_step_is_the_compute():
 
 
 def test_zero3_three_collectives_and_per_layer_latency():
-    # 1e9 B of 16-bit weights, 4 GPUs: 3 x 3/4 x 1e9 / 1e11 = 0.0225 s; latency 10 us x 3
-    # collectives x 10 layers = 0.3 ms -> comm 0.0228 s. Prefetch hides it behind compute,
-    # but the first layer's share (0.0228 / 10) is always exposed.
+    # 1e9 B of 16-bit weights, 4 GPUs, 10 layers: each collective moves 3/4 x 1e8 B in
+    # 0.75 ms + 10 us = 0.76 ms; 30 of them (gather in forward, gather + reduce-scatter in
+    # backward) = 0.0228 s. Prefetch hides them behind a 1 s step but three: the first forward
+    # gather, the first backward gather (issued when forward ends) and the last reduce-scatter.
     t, comm = step_time(1.0, 1e9, 4, 100e9, 1e-5, strategy="zero3", layers=10)
     assert comm == pytest.approx(0.0228)
-    assert t == pytest.approx(1.0 + 0.00228)
-    # compute 10 ms < comm: exposed 22.8 - 10 = 12.8 ms (> the first layer's 2.28 ms)
+    assert t == pytest.approx(1.0 + 3 * 0.00076)
+    # compute 10 ms: the link is the bottleneck; forward waits on each gather (10 x 0.76 ms) and
+    # computes its last unit (10/3/10 ms) before backward's first gather; then the link runs
+    # the other 20 collectives back to back: 30 x 0.76 ms + 0.3333 ms.
     t, _ = step_time(0.01, 1e9, 4, 100e9, 1e-5, strategy="zero3", layers=10)
-    assert t == pytest.approx(0.01 + 0.0128)
+    assert t == pytest.approx(30 * 0.00076 + 0.01 / 3 / 10)
 
 
 def test_zero3_without_layers_counts_one_piece():
@@ -158,11 +167,13 @@ def test_scaling_curve_points_and_efficiency():
     one, four = points
     assert (one.efficiency, one.step_time_s, one.comm_time_s) == (1.0, 0.1, 0.0)
     assert one.samples_per_s == pytest.approx(32 / 0.1)
-    # four GPUs: the gradients are ResNet-50's fp32 ones; comm hides behind 2/3 of 0.1 s and
-    # only the last 25 MiB bucket is exposed: 2 x 3/4 x 26,214,400 / 1e11 = 0.000393216 s
-    assert four.step_time_s == pytest.approx(0.1 + 0.000393216)
-    assert four.efficiency == pytest.approx(0.1 / (0.1 + 0.000393216))
-    assert four.samples_per_s == pytest.approx(4 * 32 / (0.1 + 0.000393216))
+    # four GPUs: the gradients are ResNet-50's fp32 ones (102,228,128 B = 1 MiB + 3 x 25 MiB +
+    # 22,536,352 B); comm hides behind 2/3 of 0.1 s and only the last bucket is exposed:
+    # 2 x 3/4 x 22,536,352 / 1e11 = 0.00033804528 s
+    last = 1.5 * 22_536_352 / 1e11
+    assert four.step_time_s == pytest.approx(0.1 + last)
+    assert four.efficiency == pytest.approx(0.1 / (0.1 + last))
+    assert four.samples_per_s == pytest.approx(4 * 32 / (0.1 + last))
     assert four.to_dict() == {"gpus": 4, "efficiency": four.efficiency,
                               "samples_per_s": four.samples_per_s,
                               "step_time_s": four.step_time_s, "comm_time_s": four.comm_time_s}
@@ -176,8 +187,10 @@ def test_scaling_curve_across_nodes_uses_the_slower_latency():
     two_nodes, = scaling_curve(w, 1.0, intra, [16], 8, net)
     # Same busbw on both links; what differs is the latency: the last bucket pays 10 us inside
     # one node, 1 ms across nodes (max of the two links').
-    last_8 = 2 * 7 / 8 * DDP_BUCKET_BYTES / 1e11 + 1e-5
-    last_16 = 2 * 15 / 16 * DDP_BUCKET_BYTES / 1e11 + 1e-3
+    # ResNet-50's last bucket: 102,228,128 - 1 MiB - 3 x 25 MiB = 22,536,352 B
+    assert DDP_BUCKET_BYTES == 26_214_400
+    last_8 = 2 * 7 / 8 * 22_536_352 / 1e11 + 1e-5
+    last_16 = 2 * 15 / 16 * 22_536_352 / 1e11 + 1e-3
     assert one_node.step_time_s == pytest.approx(1.0 + last_8)
     assert two_nodes.step_time_s == pytest.approx(1.0 + last_16)
 
@@ -228,13 +241,15 @@ def test_interconnect_for_target_picks_the_slowest_link_that_is_enough():
     # 1 / (1 + 1.75 x 26,214,400 / 12.6e9 + 10 us) = 99.6 %: the slowest intra link wins.
     w = default_workload("image_classification")
     assert interconnect_for_target(w, 1.0, 8, 8, 0.9).id == "pcie3_x16"
-    # A 10 ms step (window 6.67 ms, 4 buckets): exposed = max(comm - window, last bucket).
-    #   PCIe 4 (busbw 25.2e9): comm 1.75 x 102,228,128 / 25.2e9 + 40 us = 7.14 ms, minus the
-    #   window 0.47 ms; the last bucket 1.75 x 26,214,400 / 25.2e9 + 10 us = 1.83 ms is more:
-    #   10 / 11.83 = 84.5 % < 90 %.
-    #   PCIe 5 (50.4e9): comm 3.59 ms is hidden; last bucket 0.91 + 0.01 = 0.92 ms: 91.6 %.
+    # A 10 ms step: forward 3.33 ms, backward 6.67 ms; buckets 1 MiB, 3 x 25 MiB, 22,536,352 B,
+    # ready at 3.33 + 6.67 x (bytes so far / 102,228,128): 3.40, 5.11, 6.82, 8.53, 10.0 ms.
+    #   PCIe 4 (busbw 25.2e9; 25 MiB: 1.75 x 26,214,400 / 25.2e9 + 10 us = 1.830 ms, last
+    #   1.575 ms): 5.11 + 3 x 1.830 (the link never idles after the second bucket) = 10.60,
+    #   + 1.575 = 12.18 ms: 10 / 12.18 = 82.1 %.
+    #   PCIe 5 (50.4e9; 0.920 ms, last 0.793 ms): the third and fourth wait for their
+    #   gradients (ends 6.03, 7.74, 9.45); the last ends at 10.0 + 0.793: 10 / 10.79 = 92.7 %.
     assert interconnect_for_target(w, 0.01, 8, 8, 0.9).id == "pcie5_x16"
-    assert interconnect_for_target(w, 0.01, 8, 8, 0.84).id == "pcie4_x16"
+    assert interconnect_for_target(w, 0.01, 8, 8, 0.8).id == "pcie4_x16"
     # 1 ms steps cannot reach 99 % on any listed link: None.
     assert interconnect_for_target(w, 0.001, 8, 8, 0.99) is None
 
@@ -303,10 +318,12 @@ def test_scaling_curve_passes_checkpointing_and_nics():
     w = dataclasses.replace(default_workload("image_classification"), gradient_checkpointing=True)
     grads = 25_557_032 * 4  # ResNet-50 fp32 gradients
     comm = 1.75 * grads / 1e9  # 8 GPUs over a 1e9 B/s link: 0.1789 s
-    # compute 0.1 s: window 0.1 x 3/4 = 0.075 s (2/3 would be 0.0667 s); exposed
-    # 0.1789 - 0.075 = 0.1039 s, more than the last bucket (1.75 x 26,214,400 / 1e9 = 0.0459 s)
+    # compute 0.1 s, checkpointed: forward 0.025 s, backward 0.075 s (2/3 would start it at
+    # 0.0333). The second bucket is ready at 0.025 + 0.075 x (1 MiB + 25 MiB) / grads, and the
+    # link is busy from then on with everything but the first 1 MiB bucket.
     point, = scaling_curve(w, 0.1, _link(1e9), [8], 8)
-    assert point.step_time_s == pytest.approx(0.1 + comm - 0.075)
+    second = 0.025 + 0.075 * 26 * 1024 * 1024 / grads
+    assert point.step_time_s == pytest.approx(second + comm - 1.75 * 1024 * 1024 / 1e9)
     # 16 GPUs over 2 nodes, network 1e9 B/s per NIC, 4 NICs: busbw min(100e9, 4e9) = 4e9
     net = _link(1e9, scope="inter")
     point, = scaling_curve(w, 10.0, _link(100e9), [16], 8, net, nics_per_node=4)

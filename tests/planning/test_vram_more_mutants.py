@@ -94,11 +94,14 @@ def test_zero_uses_deepspeeds_fused_adam(strategy):
 
 def test_zero1_and_zero2_states_on_eight_gpus():
     z1 = _plan("llm_finetune_full", strategy="zero1").vram_per_gpu
-    assert (z1["weights"].value, z1["gradients"].value) == (2 * P7, 2 * P7)
+    # stage 1 keeps the 16-bit gradients whole, + the fp32 gradient shard 4P/8
+    assert (z1["weights"].value, z1["gradients"].value) == (2 * P7, 2 * P7 + 4 * P7 / 8)
     assert z1["optimizer_states"].value == 12 * P7 / 8
-    assert z1["comm_buffers"].value == 0.0  # neither DDP buckets nor a ZeRO-3 gather buffer
+    # neither DDP buckets nor a gather buffer; DeepSpeed's reduce bucket (5e8 x 2 B) apart
+    assert z1["comm_buffers"].value == 0.0
+    assert z1["zero_reduce_bucket"].value == 2 * 500_000_000
     z2 = _plan("llm_finetune_full", strategy="zero2").vram_per_gpu
-    assert (z2["weights"].value, z2["gradients"].value) == (2 * P7, 2 * P7 / 8)
+    assert (z2["weights"].value, z2["gradients"].value) == (2 * P7, 2 * P7 / 8 + 4 * P7 / 8)
 
 
 def test_expert_parallel_training_holds_a_share_of_the_experts():

@@ -135,10 +135,11 @@ def test_ddp_bucket_copy_only_with_several_ranks():
 
 def test_zero3_gather_buffer_note():
     v = _v("llm_finetune_full")
-    assert v["comm_buffers"].value == 4 * 32000 * 4096  # 4 B x the 32000 x 4096 embedding
-    assert v["comm_buffers"].note.en == "ZeRO-3 gather buffer: 4 B x largest layer (DeepSpeed " \
-        "estimator)"
-    assert v["comm_buffers"].note.zh == "ZeRO-3 收集缓冲：4 字节 × 最大层参数（DeepSpeed 估算器）"
+    # 4 B x the 32000 x 4096 embedding (DeepSpeed's estimator) + the 5e7 prefetch bucket x 2 B
+    assert v["comm_buffers"].value == 4 * 32000 * 4096 + 2 * 50_000_000
+    assert v["comm_buffers"].note.en.startswith(
+        "ZeRO-3 gathered parameters: the largest layer (131.1M) + the 5e7-parameter prefetch")
+    assert v["comm_buffers"].note.zh.startswith("ZeRO-3 收集的参数：最大层（131.1M）")
 
 
 # --------------------------------------------------------------------------- step, overhead

@@ -79,7 +79,7 @@ def test_custom_transformer():
     (dict(gpus=0), "field 'gpus' must be between 1 and 256, got 0"),
     (dict(model="custom", params=10**15), "field 'params' must be between 1000 and 1e+13"),
     (dict(precision="int4"), "field 'precision' int4 is for inference only"),
-    (dict(precision="fp8"), "field 'precision' must be one of fp32, tf32"),
+    (dict(precision="fp6"), "field 'precision' must be one of fp32, tf32"),
     (dict(model="llama-2-7b"), "field 'model' llama-2-7b does not fit task image_classification"),
     (dict(model="custom"), "field 'params' is required for a custom model"),
     (dict(seq_len=1024), "field 'seq_len' is only for transformer models"),

@@ -54,7 +54,10 @@ def _two_dimms_per_channel(node: Node) -> list[Finding]:
         return []
     if dimms_per_channel(node) == 1:
         return []  # one slot per channel: extra modules have no slot (compat.dimm_slots_cpu)
-    rated = max(p.memory.speed_mts or 0 for p in ddr5)
+    speeds = [p.memory.speed_mts for p in ddr5 if p.memory.speed_mts]
+    if not speeds:
+        return []  # no kit states its speed: no figure to say it drops from
+    rated = max(speeds)
     board, cpu = node.first("motherboard"), node.first("cpu")
     limit = board.motherboard.max_memory_speed_2dpc_mts if board is not None else None
     if limit is not None:

@@ -193,7 +193,8 @@ def _board_form(node: Node) -> list[Finding]:
             Msg(f"Check the case maker's E-ATX limit: it must be at least {_mm(size)}.",
                 f"查阅机箱厂商标注的 E-ATX 上限：需不小于 {_mm(size)}。"),
             FORM_SOURCE, board_width_mm=size[0], board_depth_mm=size[1])]
-    where = (Msg(f", {_mm(size)},", f"（{_mm(size)}）") if size else Msg("", ""))
+    # The English sentence goes on after the board's size, or after its form alone.
+    where = (Msg(f", {_mm(size)},", f"（{_mm(size)}）") if size else Msg(",", ""))
     takes = (Msg(f" (boards up to {_mm(limit)})", f"（最大 {_mm(limit)}）") if limit else
              Msg("", ""))
     return [finding(
@@ -247,7 +248,9 @@ def _mm(size: tuple[float, float]) -> str:
     return f"{size[0]:g} x {size[1]:g} mm"
 
 
-POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部"}
+POSITION_EN = {"unspecified": "position not given"}
+POSITION_ZH = {"front": "前置", "top": "顶部", "side": "侧面", "rear": "后部", "bottom": "底部",
+               "unspecified": "未注明位置"}
 
 
 def _radiator(node: Node) -> list[Finding]:
@@ -259,7 +262,8 @@ def _radiator(node: Node) -> list[Finding]:
     if size is None or not mounts:
         return []
     where = [m for m in mounts if size in m.sizes_mm]
-    listed = Msg("; ".join(f"{m.position} {'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
+    listed = Msg("; ".join(f"{POSITION_EN.get(m.position, m.position)} "
+                           f"{'/'.join(str(s) for s in m.sizes_mm)}" for m in mounts),
                  "；".join(f"{POSITION_ZH[m.position]} {'/'.join(str(s) for s in m.sizes_mm)}"
                           for m in mounts))
     if not where:

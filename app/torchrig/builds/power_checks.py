@@ -155,11 +155,8 @@ def power_checks(node: Node) -> list[Finding]:
             Msg("Power supply is below the system's sustained draw", "电源功率低于整机持续功耗"),
             Msg(f"{supply.name}: {supply.watts:.0f} W; {parts.en}.{unknown.en}",
                 f"{supply.name}：{supply.watts:.0f} W；{parts.zh}。{unknown.zh}"),
-            Msg(f"Use at least {est.sustained_w * LEGACY_MARGIN:.0f} W (x{LEGACY_MARGIN}), "
-                "or an ATX 3.x unit rated for GPU power excursions; or fewer GPUs.",
-                f"至少使用 {est.sustained_w * LEGACY_MARGIN:.0f} W（×{LEGACY_MARGIN}）电源，"
-                "或可承受 GPU 瞬时功耗的 ATX 3.x 电源；或减少 GPU。"),
-            POWER_SOURCE, **numbers))
+            _sustained_fix(supply, est, node), POWER_SOURCE, **numbers,
+            **_limit_numbers(_sustained_limit(supply, est, node), node)))
     else:
         out += _headroom(supply, est, parts, unknown, numbers, node)
     out += _vendor_minimum(node, supply)
@@ -187,8 +184,6 @@ def _headroom(supply: _Supply, est: PowerEstimate, parts: Msg, unknown: Msg,
             f"{est.peak_w:.0f} W.{unknown.en}",
             f"{supply.name}：{supply.watts:.0f} W，{rating.zh}。{parts.zh}；GPU 瞬时功耗可达板卡"
             f"功耗的 {GPU_EXCURSION_FACTOR:.0f} 倍，100 µs 峰值 {est.peak_w:.0f} W。{unknown.zh}")
-        # Each GPU's share of what the supplies carry beyond CPU and rest, at 3x its limit.
-        gpu_budget = (carries - est.cpu_w - est.rest_w) / GPU_EXCURSION_FACTOR
     else:
         need = est.sustained_w * LEGACY_MARGIN
         if supply.watts >= need:
@@ -199,14 +194,93 @@ def _headroom(supply: _Supply, est: PowerEstimate, parts: Msg, unknown: Msg,
             f"{unknown.en}",
             f"{supply.name}：{supply.watts:.0f} W，目录中无 ATX 3.x 瞬时功耗额定值。"
             f"{parts.zh}；为瞬时尖峰留 ×{LEGACY_MARGIN} 余量 = {need:.0f} W。{unknown.zh}")
-        gpu_budget = supply.watts / LEGACY_MARGIN - est.cpu_w - est.rest_w
-    limit = gpu_power_limit([p.gpu.tdp_w for p in node.each("gpu")], gpu_budget)
-    extra = {"gpu_limit_w": limit} if limit is not None else {}
+    limit = gpu_power_limit([p.gpu.tdp_w for p in node.each("gpu")],
+                            _transient_budget(supply, est))
+    extra = _limit_numbers(limit, node)
     return [finding(
         "compat.psu_headroom", Severity.WARNING,
         Msg("Power supply too small for transient spikes", "电源不足以承受瞬时功耗尖峰"),
-        detail, _headroom_fix(need, limit, node), POWER_SOURCE, required_w=need,
+        detail, _headroom_fix(need, limit, node, supply), POWER_SOURCE, required_w=need,
         **numbers, **extra)]
+
+
+def _transient_budget(supply: _Supply, est: PowerEstimate) -> float:
+    """What the GPUs may draw together so the transients fit: their share of what the
+    supplies carry for 100 µs beyond CPU and rest at 3x their limit (ATX 3.x), else what
+    is left of the supply over the x1.3 margin."""
+    if supply.carries_w is not None:
+        return (supply.carries_w - est.cpu_w - est.rest_w) / GPU_EXCURSION_FACTOR
+    return supply.watts / LEGACY_MARGIN - est.cpu_w - est.rest_w
+
+
+def _sustained_limit(supply: _Supply, est: PowerEstimate, node: Node) -> float | None:
+    """The one GPU power limit that brings the sustained draw within the supply and keeps
+    the transients within its rating, as the headroom check sizes them (the stricter of the
+    two); None when no cap helps."""
+    powers = [p.gpu.tdp_w for p in node.each("gpu")]
+    caps = [gpu_power_limit(powers, supply.watts - est.cpu_w - est.rest_w),
+            gpu_power_limit(powers, _transient_budget(supply, est))]
+    if caps[0] is None:
+        return None
+    return min(c for c in caps if c is not None)
+
+
+def _capped_minimum(limit: float, node: Node) -> tuple[Part | None, list[Part]]:
+    """Of the cards the limit caps (board power above it): the one whose firmware minimum
+    is above the limit (None if none), and those whose minimum the catalog lacks."""
+    capped = [p for p in node.each("gpu") if (p.gpu.tdp_w or 0) > limit]
+    too_low = [p for p in capped if (p.gpu.min_power_limit_w or 0) > limit]
+    unknown = [p for p in capped if p.gpu.min_power_limit_w is None]
+    return (too_low[0] if too_low else None), list({p.id: p for p in unknown}.values())
+
+
+def _limit_numbers(limit: float | None, node: Node) -> dict[str, float]:
+    if limit is None:
+        return {}
+    blocked, _ = _capped_minimum(limit, node)
+    out = {"gpu_limit_w": limit}
+    if blocked is not None and blocked.gpu.min_power_limit_w is not None:
+        out["gpu_min_limit_w"] = blocked.gpu.min_power_limit_w
+    return out
+
+
+def _sustained_fix(supply: _Supply, est: PowerEstimate, node: Node) -> Msg:
+    need = est.sustained_w * LEGACY_MARGIN
+    size = Msg(f"Use at least {need:.0f} W (x{LEGACY_MARGIN}), or an ATX 3.x unit rated for GPU "
+               "power excursions; or fewer GPUs",
+               f"至少使用 {need:.0f} W（×{LEGACY_MARGIN}）电源，或可承受 GPU 瞬时功耗的 ATX 3.x "
+               "电源；或减少 GPU")
+    limit = _sustained_limit(supply, est, node)
+    if limit is None:
+        return Msg(f"{size.en}.", f"{size.zh}。")
+    blocked, unknown = _capped_minimum(limit, node)
+    if blocked is not None:
+        low = blocked.gpu.min_power_limit_w or 0.0
+        return Msg(f"{size.en}. A GPU power limit does not help here: {limit:.0f} W per GPU "
+                   f"would be needed, below {blocked.name}'s minimum power limit of {low:.0f} W.",
+                   f"{size.zh}。限制 GPU 功耗在此无效：每块 GPU 需限制到 {limit:.0f} W，低于 "
+                   f"{blocked.name} 允许的最低功耗上限 {low:.0f} W。")
+    how = _limit_how(limit, node)
+    if unknown:
+        names = ", ".join(p.name for p in unknown)
+        check = Msg(f" if the card allows it: the catalog does not have {names}'s minimum power "
+                    "limit",
+                    f"（前提是显卡允许：目录中没有 {'、'.join(p.name for p in unknown)} 的最低"
+                    "功耗上限）")
+    else:
+        check = Msg("", "")
+    return Msg(f"{size.en}; or keep this supply and cap each GPU at {limit:.0f} W{how.en}"
+               f"{check.en}.",
+               f"{size.zh}；或保留此电源，将每块 GPU 功耗限制在 {limit:.0f} W{how.zh}{check.zh}。")
+
+
+def _limit_how(limit: float, node: Node) -> Msg:
+    if all(p.vendor == "NVIDIA" for p in node.each("gpu")):
+        return Msg(f" (nvidia-smi -pl {limit:.0f}, with administrator rights; nvidia-smi -q -d "
+                   "POWER shows the range the card allows)",
+                   f"（nvidia-smi -pl {limit:.0f}，需管理员权限；nvidia-smi -q -d POWER "
+                   "可查看显卡允许的范围）")
+    return Msg(" with the GPU maker's tool", "（使用 GPU 厂商的工具）")
 
 
 def gpu_power_limit(board_powers: list[float | None], budget_w: float) -> float | None:
@@ -231,20 +305,27 @@ def gpu_power_limit(board_powers: list[float | None], budget_w: float) -> float 
     return None
 
 
-def _headroom_fix(need: float, limit: float | None, node: Node) -> Msg:
-    size = Msg(f"Use at least {need:.0f} W, or an ATX 3.x unit with 12V-2x6 connectors (rated "
-               f"for {ATX3_EXCURSION_WITH_12VHPWR:.0%} for 100 µs)",
-               f"至少使用 {need:.0f} W 电源，或带 12V-2x6 接口的 ATX 3.x 电源（100 µs 内可承受 "
-               f"{ATX3_EXCURSION_WITH_12VHPWR:.0%}）")
+def _headroom_fix(need: float, limit: float | None, node: Node, supply: _Supply) -> Msg:
+    if (supply.excursion or 0) >= ATX3_EXCURSION_WITH_12VHPWR:
+        # Already an ATX 3.x unit rated for 200%: another one of the same size does not help.
+        size = Msg(f"Use at least {need:.0f} W", f"至少使用 {need:.0f} W 电源")
+    else:
+        size = Msg(f"Use at least {need:.0f} W, or an ATX 3.x unit with 12V-2x6 connectors "
+                   f"(rated for {ATX3_EXCURSION_WITH_12VHPWR:.0%} for 100 µs)",
+                   f"至少使用 {need:.0f} W 电源，或带 12V-2x6 接口的 ATX 3.x 电源（100 µs 内可承受 "
+                   f"{ATX3_EXCURSION_WITH_12VHPWR:.0%}）")
     if limit is None:
         return Msg(f"{size.en}; or power-limit the GPUs.", f"{size.zh}；或限制 GPU 功耗。")
-    nvidia = all(p.vendor == "NVIDIA" for p in node.each("gpu"))
-    how = (Msg(f" (nvidia-smi -pl {limit:.0f}, with administrator rights; nvidia-smi -q -d POWER "
-               "shows the range the card allows)",
-               f"（nvidia-smi -pl {limit:.0f}，需管理员权限；nvidia-smi -q -d POWER "
-               "可查看显卡允许的范围）")
-           if nvidia else Msg(" with the GPU maker's tool", "（使用 GPU 厂商的工具）"))
-    return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or: {size.en}.",
+    blocked, _ = _capped_minimum(limit, node)
+    if blocked is not None:
+        low = blocked.gpu.min_power_limit_w or 0.0
+        return Msg(f"{size.en}. A power limit of {limit:.0f} W per GPU would be needed, below "
+                   f"{blocked.name}'s minimum of {low:.0f} W.",
+                   f"{size.zh}。每块 GPU 需限制到 {limit:.0f} W，低于 {blocked.name} 允许的最低"
+                   f"功耗上限 {low:.0f} W。")
+    how = _limit_how(limit, node)
+    return Msg(f"Keep this supply and cap each GPU at {limit:.0f} W{how.en}; or "
+               f"{size.en[0].lower()}{size.en[1:]}.",
                f"保留此电源，将每块 GPU 功耗限制在 {limit:.0f} W{how.zh}；或{size.zh}。")
 
 

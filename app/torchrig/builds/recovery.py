@@ -30,7 +30,7 @@ from torchrig.jsonio import (
     read_text_file,
     unused_name,
 )
-from torchrig.paths import data_dir
+from torchrig.paths import recovery_dir
 
 RECOVERY_FORMAT = "torchrig.recovery"
 RECOVERY_VERSION = 1
@@ -41,7 +41,7 @@ LEGACY_NAME = "unsaved-build.json"
 
 
 def recovery_folder() -> Path:
-    return data_dir() / "recovery"
+    return recovery_dir()
 
 
 def new_recovery_path() -> Path:

@@ -367,7 +367,8 @@ def _cross_check(spec: Any, category: str, where: str) -> None:
         if len(getattr(spec, attr, ()) or (0, 0)) != 2:
             raise InputError(f"{where}: field '{attr}' must be [width, depth] in mm")
     if category == "gpu" and spec.tensor_cores is False:
-        for attr in ("fp16_tensor_flops", "bf16_tensor_flops", "tf32_tensor_flops"):
+        for attr in ("fp16_tensor_flops", "bf16_tensor_flops", "tf32_tensor_flops",
+                     "fp8_tensor_flops", "fp4_tensor_flops"):
             if getattr(spec, attr) is not None:
                 raise InputError(f"{where}: a GPU without tensor cores cannot have '{attr}'")
 

@@ -9,7 +9,9 @@ from typing import Any
 from torchrig.catalog.specs import BiosRequirement, M2Slot, RadiatorMount
 from torchrig.errors import InputError
 
-RADIATOR_POSITIONS = ("front", "top", "side", "rear", "bottom")
+RADIATOR_POSITIONS = ("front", "top", "side", "rear", "bottom", "unspecified")
+"""``unspecified``: the maker lists the radiator sizes the case takes but not where (Corsair's
+7000D page): the size check can run, the per-position thickness cannot."""
 RADIATOR_SIZES = (120, 140, 240, 280, 360, 420, 480)
 _M2_KEYS = {"name", "via", "gen", "lanes", "gpu_slot_lanes", "sata_ports_off"}
 

@@ -127,6 +127,8 @@ class GpuSpec:
     tensor_cores: bool | None = None
     fp16_tensor_flops: float | None = None
     bf16_tensor_flops: float | None = None
+    fp8_tensor_flops: float | None = None
+    fp4_tensor_flops: float | None = None
     tf32_tensor_flops: float | None = None
     fp16_tensor_sparse_flops: float | None = None
     int8_tensor_sparse_ops: float | None = None
@@ -144,6 +146,9 @@ class GpuSpec:
     length_mm: float | None = None
     power_12v_2x6: int | None = None
     power_8pin: int | None = None
+    min_power_limit_w: float | None = None
+    """The lowest power limit the card's firmware accepts (``nvidia-smi -q -d POWER``,
+    "Min Power Limit"): a power-limit fix below it cannot be set."""
 
 
 @dataclass(frozen=True)
@@ -371,6 +376,8 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("tensor_cores", "tensor_cores", "bool", required=True),
         FieldDef("fp16_tensor_tflops", "fp16_tensor_flops", "num", TERA, 1, 10_000),
         FieldDef("bf16_tensor_tflops", "bf16_tensor_flops", "num", TERA, 1, 10_000),
+        FieldDef("fp8_tensor_tflops", "fp8_tensor_flops", "num", TERA, 1, 20_000),
+        FieldDef("fp4_tensor_tflops", "fp4_tensor_flops", "num", TERA, 1, 40_000),
         FieldDef("tf32_tensor_tflops", "tf32_tensor_flops", "num", TERA, 1, 10_000),
         FieldDef("fp16_tensor_sparse_tflops", "fp16_tensor_sparse_flops", "num", TERA, 1, 20_000),
         FieldDef("int8_tensor_sparse_tops", "int8_tensor_sparse_ops", "num", TERA, 1, 50_000),
@@ -390,6 +397,7 @@ SCHEMAS: dict[str, tuple[FieldDef, ...]] = {
         FieldDef("length_mm", "length_mm", "num", 1, 50, 600),
         FieldDef("power_12v_2x6", "power_12v_2x6", "int", 1, 0, 4),
         FieldDef("power_8pin", "power_8pin", "int", 1, 0, 4),
+        FieldDef("min_power_limit_w", "min_power_limit_w", "num", 1, 5, 2_000),
     ),
     "cpu": (
         FieldDef("microarchitecture", "microarchitecture", "str"),

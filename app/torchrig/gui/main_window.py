@@ -10,11 +10,9 @@ the detected profile, benchmark results, the report header and the current page.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.gui.pages.machine_page import MachinePage
 from torchrig.gui.pages.placeholder import PlaceholderPage
@@ -40,9 +38,16 @@ from torchrig.gui.qt import (
     QWidget,
 )
 from torchrig.gui.settings import Settings
-from torchrig.hardware.model import SystemProfile
 from torchrig.i18n import Lang
-from torchrig.paths import fallback_dir, fallback_notice
+from torchrig.paths import fallback_dir, fallback_notice, recovery_dir
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    # Types only: the catalog and the hardware model are imported by the work that needs
+    # them, after the first paint (docs/architecture.md, "What starts lazily").
+    from torchrig.catalog.model import Catalog
+    from torchrig.hardware.model import SystemProfile
 
 Key = QKeySequence.StandardKey
 RESTORE_ORDER = ("machine", "targets", "build", "bench", "wizard", "report")
@@ -64,6 +69,16 @@ def _load_catalog() -> tuple[Catalog | None, str]:
         return catalog, ""
     except InputError as exc:
         return None, str(exc)
+
+
+def _recovery_left_behind() -> bool:
+    """Whether any editor left a copy of unsaved edits (the Build page then decides whose
+    owner is gone and offers them): a folder listing, so a start with nothing to recover
+    builds no catalog page."""
+    try:
+        return any(path.is_file() for path in recovery_dir().iterdir())
+    except OSError:
+        return False
 
 
 def readme_path() -> Path | None:
@@ -99,15 +114,20 @@ class MainWindow(QMainWindow):
 
     def __init__(self, lang: Lang = "en", settings: Settings | None = None,
                  pages_later: bool = False) -> None:
-        """``pages_later``: show the window with only This machine built, and build the other
-        pages in :meth:`finish_pages` once the window has painted (how the app starts)."""
+        """``pages_later``: show the window with only This machine built; the catalog is
+        loaded and the other pages built by :meth:`finish_pages` when one of them is first
+        wanted (shown, a file opened, a menu action on the build), not before (how the app
+        starts: a window the user only reads This machine on never loads them)."""
         super().__init__()
         self._pages_later = pages_later
         self.setWindowTitle("TorchRig")
         self.resize(1280, 820)
         self.lang: Lang = lang
         self.settings = settings or Settings()
-        self.catalog, self._catalog_error = _load_catalog()
+        self.catalog: Catalog | None = None
+        self._catalog_error = ""
+        if not pages_later:
+            self.catalog, self._catalog_error = _load_catalog()
         self.rebuilds = 0
         self._theme = self.settings.theme  # applied by run_gui before the window is made
         self._pending: tuple[Lang, str] | None = None  # language/theme waiting for idle
@@ -133,8 +153,11 @@ class MainWindow(QMainWindow):
         lang, catalog, error = self.lang, self.catalog, self._catalog_error
 
         self.machine_page = MachinePage(lang)
+        # Modules the catalog pages import when a profile arrives: worth importing on the
+        # detection thread only once those pages exist.
+        self.machine_page.prepare_pages = not self._pages_later
         self._add("machine", self.tr("This machine"), self.machine_page)
-        if catalog is not None and self._pages_later:
+        if self._pages_later:
             for key, title in self._catalog_titles():
                 self._add(key, title, PlaceholderPage(title, self.tr("Loading…")))
         elif catalog is not None:
@@ -153,6 +176,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)  # deletes the previous pages on a rebuild
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.currentRowChanged.connect(self._on_row_chosen)
         self.nav.setCurrentRow(0)
         self.machine_page.profile_changed.connect(self._on_profile)
         self._build_menus()
@@ -188,6 +212,7 @@ class MainWindow(QMainWindow):
             self.stack.insertWidget(index, _scrolling(page))
             self.pages[key] = page
         self.stack.setCurrentIndex(max(0, self.nav.currentRow()))
+        self.machine_page.prepare_pages = True
         self.targets_page.start_build.connect(self._start_build_from_tier)
         self.build_page.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.build_page.build_changed.connect(self._on_build_changed)
@@ -214,11 +239,43 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.start)
 
     def finish_pages(self) -> None:
-        """Build the pages a ``pages_later`` window left for after its first paint."""
-        if self._pages_later and self.catalog is not None:
-            self._pages_later = False
+        """Load the catalog and build the pages a ``pages_later`` window left until one was
+        wanted; a catalog that cannot be loaded leaves pages that say why."""
+        if not self._pages_later:
+            return
+        self._pages_later = False
+        self.catalog, self._catalog_error = _load_catalog()
+        if self.catalog is not None:
             self._create_catalog_pages(self.catalog)
-            self._build_menus()
+        else:
+            why = self.tr("The parts catalog could not be loaded: {0}").format(
+                self._catalog_error)
+            for key, title in self._catalog_titles():
+                index = list(self.pages).index(key)
+                old = self.stack.widget(index)
+                if old is not None:
+                    self.stack.removeWidget(old)
+                    old.deleteLater()
+                page = PlaceholderPage(title, why)
+                self.stack.insertWidget(index, _scrolling(page))
+                self.pages[key] = page
+            self.stack.setCurrentIndex(max(0, self.nav.currentRow()))
+        self._build_menus()
+
+    def _on_row_chosen(self, row: int) -> None:
+        """A catalog page chosen in a ``pages_later`` window: build the pages now. Before the
+        window is shown (the last session's page restored) they wait for :meth:`start`, so
+        the first paint is never delayed by them."""
+        if self._pages_later and row > 0 and self.isVisible():
+            self.finish_pages()
+
+    def _with_pages(self, call: Any) -> Any:
+        """A menu slot that needs the Build page: build the pages first if they wait."""
+        def slot() -> None:
+            self.finish_pages()
+            if self.catalog is not None:
+                call()
+        return slot
 
     def _add(self, key: str, title: str, page: QWidget) -> None:
         self.pages[key] = page
@@ -237,13 +294,15 @@ class MainWindow(QMainWindow):
             if action.menu() is not None:
                 action.menu().deleteLater()
         file_menu = bar.addMenu(self.tr("&File"))
-        if self.catalog is not None and not self._pages_later:
-            page = self.build_page
-            self._action(file_menu, self.tr("&New build"), page.new_build, Key.New)
+        if self.catalog is not None or self._pages_later:
+            # Pages still waiting are built by the first of these that needs them.
+            build = self._with_pages(lambda: self.build_page.new_build())
+            save = self._with_pages(lambda: self.build_page.save())
+            save_as = self._with_pages(lambda: self.build_page.save_as())
+            self._action(file_menu, self.tr("&New build"), build, Key.New)
             self._action(file_menu, self.tr("&Open…"), self.open_dialog, Key.Open)
-            self._action(file_menu, self.tr("&Save build"), page.save, Key.Save)
-            self._action(file_menu, self.tr("Save build &as…"), page.save_as,
-                         Key.SaveAs)
+            self._action(file_menu, self.tr("&Save build"), save, Key.Save)
+            self._action(file_menu, self.tr("Save build &as…"), save_as, Key.SaveAs)
             self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
             self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
             file_menu.addSeparator()
@@ -259,6 +318,11 @@ class MainWindow(QMainWindow):
             redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), *QKeySequence.keyBindings(Key.Redo)])
             edit_menu.addAction(undo)
             edit_menu.addAction(redo)
+        elif self._pages_later:
+            # No build page yet, so no edit to undo: the same entries, disabled until it exists.
+            edit_menu = bar.addMenu(self.tr("&Edit"))
+            for text in (self.tr("&Undo build edit"), self.tr("&Redo build edit")):
+                edit_menu.addAction(text).setEnabled(False)
 
         settings_menu = bar.addMenu(self.tr("&Settings"))
         self._action(settings_menu, self.tr("&Settings…"), self.open_settings,
@@ -302,6 +366,9 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _c=False, p=path: self._open_recent(p))
 
     def _open_recent(self, path: str) -> None:
+        self.finish_pages()
+        if self.catalog is None:
+            return
         if self.build_page.maybe_save() and self.build_page.open_path(Path(path)):
             self.show_page("build")
 
@@ -321,7 +388,8 @@ class MainWindow(QMainWindow):
         on the page that shows it; the kind is read from the file, not its name."""
         from torchrig.file_kinds import file_kind
 
-        if self.catalog is None or self._pages_later:
+        self.finish_pages()
+        if self.catalog is None:
             return False
         try:
             kind = file_kind(path)
@@ -358,7 +426,7 @@ class MainWindow(QMainWindow):
         return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
-        if self._dropped_files(event) and self.catalog is not None:
+        if self._dropped_files(event) and (self.catalog is not None or self._pages_later):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
@@ -380,10 +448,15 @@ class MainWindow(QMainWindow):
 
     def start(self) -> None:
         """Work that must not delay the first paint: detection runs on a worker thread;
-        unsaved edits a crash left behind are offered back."""
-        self.finish_pages()
+        unsaved edits a crash left behind are offered back (which needs the Build page, so
+        only then, or when the last session's page is a catalog page, are the pages built
+        now)."""
+        if self._pages_later and (self.current_page() != "machine"
+                                  or _recovery_left_behind()):
+            self.finish_pages()
         self.machine_page.refresh()
-        if self.catalog is not None and self.build_page.offer_recovery():
+        if self.catalog is not None and not self._pages_later \
+                and self.build_page.offer_recovery():
             self.show_page("build")
 
     def _on_profile(self, profile: SystemProfile) -> None:
@@ -479,6 +552,8 @@ class MainWindow(QMainWindow):
 
     def default_exchange_rate(self) -> Decimal | None:
         """The Settings' default CNY-per-USD rate, None when none is set (0)."""
+        from decimal import Decimal
+
         rate = self.settings.exchange_rate
         return Decimal(str(round(rate, 4))) if rate > 0 else None
 
@@ -506,6 +581,7 @@ class MainWindow(QMainWindow):
         """The Settings dialog, wired so that what it applies shows at once."""
         from torchrig.gui.settings_dialog import SettingsDialog
 
+        self.finish_pages()  # the dialog shows the catalog's reference rate
         dialog = SettingsDialog(self.settings, self, reference=self.reference_rate(),
                                 lang=self.lang)
         dialog.applied.connect(self.apply_settings)

@@ -6,104 +6,136 @@ Keeping every Qt import here means a binding switch or a version workaround is a
 from __future__ import annotations
 
 import ctypes
+import importlib
 import sys
+from typing import TYPE_CHECKING, Any
 
 import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
-from PySide6.QtCore import (
-    QBuffer,
-    QByteArray,
-    QCoreApplication,
-    QEvent,
-    QIODevice,
-    QLibraryInfo,
-    QLocale,
-    QMimeData,
-    QObject,
-    QPoint,
-    QPointF,
-    QRect,
-    QSize,
-    Qt,
-    QThread,
-    QTimer,
-    QTranslator,
-    QUrl,
-    Signal,
-    Slot,
-)
-from PySide6.QtGui import (
-    QAction,
-    QBrush,
-    QCloseEvent,
-    QColor,
-    QDesktopServices,
-    QDragEnterEvent,
-    QDropEvent,
-    QFont,
-    QGuiApplication,
-    QIcon,
-    QKeySequence,
-    QPainter,
-    QPalette,
-    QPen,
-    QShortcut,
-    QUndoCommand,
-    QUndoStack,
-)
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QApplication,
-    QCheckBox,
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QDoubleSpinBox,
-    QFileDialog,
-    QFormLayout,
-    QFrame,
-    QGridLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QListWidget,
-    QListWidgetItem,
-    QMainWindow,
-    QMenu,
-    QMessageBox,
-    QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QSpinBox,
-    QSplitter,
-    QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
-    QTabWidget,
-    QTextBrowser,
-    QToolButton,
-    QToolTip,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QObject, Signal  # the reference-count guard below needs them
 
-try:  # QtPrintSupport is in the main wheel, but some distro builds leave it out.
-    from PySide6.QtPrintSupport import QPrintDialog, QPrinter
-except ImportError:  # pragma: no cover - depends on the installed wheels
-    QPrintDialog = QPrinter = None  # type: ignore[assignment,misc]
-
-try:  # QtPdf ships in the separate PySide6-Pdf wheel; the Report page works without a preview.
+if TYPE_CHECKING:
+    from PySide6.QtCore import (
+        QBuffer,
+        QByteArray,
+        QCoreApplication,
+        QEvent,
+        QIODevice,
+        QLibraryInfo,
+        QLocale,
+        QMimeData,
+        QPoint,
+        QPointF,
+        QRect,
+        QSize,
+        Qt,
+        QThread,
+        QTimer,
+        QTranslator,
+        QUrl,
+        Slot,
+    )
+    from PySide6.QtGui import (
+        QAction,
+        QBrush,
+        QCloseEvent,
+        QColor,
+        QDesktopServices,
+        QDragEnterEvent,
+        QDropEvent,
+        QFont,
+        QGuiApplication,
+        QIcon,
+        QKeySequence,
+        QPainter,
+        QPalette,
+        QPen,
+        QShortcut,
+        QUndoCommand,
+        QUndoStack,
+    )
     from PySide6.QtPdf import QPdfDocument
     from PySide6.QtPdfWidgets import QPdfView
-except ImportError:  # pragma: no cover - depends on the installed wheels
-    QPdfDocument = None  # type: ignore[assignment,misc]
-    QPdfView = None  # type: ignore[assignment,misc]
+    from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QApplication,
+        QCheckBox,
+        QComboBox,
+        QDialog,
+        QDialogButtonBox,
+        QDoubleSpinBox,
+        QFileDialog,
+        QFormLayout,
+        QFrame,
+        QGridLayout,
+        QGroupBox,
+        QHBoxLayout,
+        QHeaderView,
+        QLabel,
+        QLineEdit,
+        QListWidget,
+        QListWidgetItem,
+        QMainWindow,
+        QMenu,
+        QMessageBox,
+        QPlainTextEdit,
+        QProgressBar,
+        QPushButton,
+        QScrollArea,
+        QSizePolicy,
+        QSpinBox,
+        QSplitter,
+        QStackedWidget,
+        QTableWidget,
+        QTableWidgetItem,
+        QTabWidget,
+        QTextBrowser,
+        QToolButton,
+        QToolTip,
+        QVBoxLayout,
+        QWidget,
+    )
 
+_LAZY_MODULES = {"QPrintDialog": "QtPrintSupport", "QPrinter": "QtPrintSupport",
+                 "QPdfDocument": "QtPdf", "QPdfView": "QtPdfWidgets"}
+"""Names imported on first use: the PDF and printing modules load libraries (pdfium among
+them) that the window's start does not need; only the Report page and printing use them.
+QtPrintSupport is in the main wheel but some distro builds leave it out; QtPdf ships in the
+separate PySide6-Pdf wheel: a missing one reads as None (the Report page then has no preview)."""
+
+
+_EAGER_MODULES = (QtCore, QtGui, QtWidgets)
+
+
+def _resolve(name: str) -> Any:
+    """A name of ``__all__`` from the PySide6 module that has it (None for an optional
+    module that is not installed)."""
+    module = _LAZY_MODULES.get(name)
+    if module is not None:
+        try:
+            return getattr(importlib.import_module(f"PySide6.{module}"), name)
+        except ImportError:  # pragma: no cover - depends on the installed wheels
+            return None
+    for qt_module in _EAGER_MODULES:
+        value = getattr(qt_module, name, None)
+        if value is not None:
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if not TYPE_CHECKING:  # mypy reads the imports above; this only runs
+
+    def __getattr__(name: str) -> Any:
+        """Each Qt name is looked up on first import: PySide6 6.12 builds a class when it is
+        first touched, and touching all of ``__all__`` here cost the window's start about
+        7 MB and a third of a second (measured; benchmarks/bench_window_start.py)."""
+        if name not in __all__ or name in {"QtCore", "QtGui", "QtWidgets"}:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = _resolve(name)
+        globals()[name] = value  # later lookups find it without this hook
+        return value
 
 
 def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name lupdate looks for
@@ -164,6 +196,8 @@ __all__ = [
     "QObject",
     "QPainter",
     "QPalette",
+    "QPdfDocument",
+    "QPdfView",
     "QPen",
     "QPlainTextEdit",
     "QPoint",

@@ -19,19 +19,21 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from torchrig.builds.build import Build, ExchangeRate, validate_build
-from torchrig.builds.pricing import DefaultRate
-from torchrig.builds.wall_checks import REGION_CODES
-from torchrig.catalog.exchange_rates import ReferenceRate
-from torchrig.catalog.fields import check_date
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.jsonio import atomic_write_json, load_versioned, unused_name
 from torchrig.paths import fallback_dir, home_dir
+
+if TYPE_CHECKING:
+    from torchrig.builds.pricing import DefaultRate
+    from torchrig.catalog.exchange_rates import ReferenceRate
+
+# The builder's and the catalog's modules are imported where a value is checked, not here:
+# the window reads its settings before its first paint, and these imports (the whole catalog
+# package among them) were a fifth of that start's time and memory.
 
 T = TypeVar("T")
 
@@ -74,6 +76,12 @@ def _one_of(*choices: str) -> Callable[[Any], bool]:
     return lambda value: value in choices
 
 
+def _region_code(value: Any) -> bool:
+    from torchrig.builds.wall_checks import REGION_CODES
+
+    return value in REGION_CODES
+
+
 def _short_text(value: Any) -> bool:
     return len(value) <= MAX_TEXT
 
@@ -82,6 +90,8 @@ def _date_or_empty(value: Any) -> bool:
     """A date as build files hold it (catalog.fields.check_date), or "" for none."""
     if value == "":
         return True
+    from torchrig.catalog.fields import check_date
+
     try:
         check_date(value, "date")
     except InputError:
@@ -94,6 +104,10 @@ def exchange_rate_error(rate: float, date: str, where: str) -> str:
     loader's words ("" when it can): new builds take it as is, so each must open again."""
     if rate == 0:
         return ""
+    from decimal import Decimal
+
+    from torchrig.builds.build import Build, ExchangeRate, validate_build
+
     try:
         validate_build(Build(name="-", exchange_rate=ExchangeRate(
             Decimal(str(round(rate, 4))), date)), where=where)
@@ -172,7 +186,7 @@ class Settings:
     currency = Option("CNY", _one_of(*CURRENCIES))  # for new builds
     exchange_rate = Option(0.0, _rate)  # CNY per USD; 0 = not set: the shipped reference
     exchange_rate_date = Option("", _date_or_empty)
-    region = Option("cn", _one_of(*REGION_CODES))  # mains and outlets (builds/wall_checks.py)
+    region = Option("cn", _region_code)  # mains and outlets (builds/wall_checks.py)
     shop_name = Option("")
     shop_contact = Option("")
     logo_path = Option("")
@@ -225,6 +239,10 @@ class Settings:
     def default_rate(self, reference: ReferenceRate | None) -> DefaultRate | None:
         """The rate for a build without one: the shop's own default when set (with its date),
         else the ``reference`` the catalog ships; None when neither exists."""
+        from decimal import Decimal
+
+        from torchrig.builds.pricing import DefaultRate
+
         if self.exchange_rate > 0 and self.exchange_rate_date:
             return DefaultRate(Decimal(str(round(self.exchange_rate, 4))),
                                self.exchange_rate_date, SETTINGS_RATE_ORIGIN)

@@ -189,6 +189,9 @@ class VerifyPanel(QWidget):
         from torchrig.verify.compare import summary_lines, table
 
         header, body = table(result, self.lang)
+        # A result on show is a finished run, however it got here (a run, or one shown again).
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
         self.table.setRowCount(len(body))
         self.table.setHorizontalHeaderLabels(header)
         for r, (row, cells) in enumerate(zip(result.rows, body, strict=True)):

@@ -20,7 +20,12 @@ from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
 from torchrig.i18n import Msg, plural
 from torchrig.labels import STORAGE_KINDS
-from torchrig.planning.device import DeviceSpec, link_for, subject_device
+from torchrig.planning.device import (
+    DeviceSpec,
+    link_for,
+    missing_tensor_format,
+    subject_device,
+)
 from torchrig.planning.gpu_choice import (
     OVERKILL_TIME_FACTOR,
     GpuOption,
@@ -228,6 +233,20 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
                  f"{part.name}（{fmt_gib(part.gpu.vram_bytes or 0, 0)}）即可满足且更便宜"
                  f"{slower.zh}；或增大批次 / 并行更多实验。"),
                 "seed 4.1", vram_needed=need, vram=vram))
+    device = subject_device(caps)
+    why = None if device is None else missing_tensor_format(device, w.precision)
+    if why is not None:
+        out.append(_f(
+            "analysis.tensor_format", Severity.BLOCKER,
+            (f"No {w.precision} tensor cores", f"没有 {w.precision} Tensor Core"),
+            (f"{why.en[0].upper()}{why.en[1:]}; the plan has no {w.precision} speed for it.",
+             f"{why.zh}；该 GPU 无法给出 {w.precision} 速度。"),
+            ("Serve in bf16 or with int8 / int4 weights on this GPU, or choose a GPU whose "
+             f"tensor cores compute in {w.precision}.",
+             f"在此 GPU 上改用 bf16 或 int8 / int4 权重，或选择支持 {w.precision} 的 GPU。"),
+            Msg("NVIDIA Ada and Hopper architecture whitepapers (FP8); NVIDIA Blackwell "
+                "datasheet (FP4)", "NVIDIA Ada、Hopper 架构白皮书（FP8）；NVIDIA Blackwell "
+                "数据表（FP4）")))
     if w.precision in ("amp_fp16", "amp_bf16", "bf16") and caps.tensor_cores is False:
         out.append(_f(
             "analysis.no_tensor_cores", Severity.BOTTLENECK,

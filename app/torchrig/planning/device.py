@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from torchrig.i18n import Msg
 from torchrig.planning.links import LINKS, Link
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ class DeviceSpec:
     """The GPU the plan is for; the lead adapts catalog parts and detected GPUs to it.
 
     ``peak_flops`` holds dense FLOP/s per precision key: fp32, tf32, fp16, bf16, int8 (tensor
-    figures with FP32 accumulate where the GPU has tensor cores). None = unknown.
+    figures with FP32 accumulate where the GPU has tensor cores), fp8 and fp4 (dense, on the
+    GPUs whose tensor cores have them). None = unknown.
     """
 
     name: str
@@ -34,19 +36,46 @@ class DeviceSpec:
     inter_link: Link | None = None
     """How this GPU reaches its peers inside a node and between nodes (the scaling model's
     links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
+    architecture: str | None = None
+    """The catalog's architecture name ("Hopper"); None = unknown (a detected GPU)."""
 
     def peak_for(self, precision: str) -> tuple[float | None, str]:
         """The peak that applies to a workload precision, and which key it came from.
 
         Weight-only int8/int4 models compute in 16 bit (the weights are dequantized), so they
-        use the fp16 peak; tf32 falls back to fp32 on GPUs without TF32 tensor cores.
+        use the fp16 peak; tf32 falls back to fp32 on GPUs without TF32 tensor cores; fp8 and
+        fp4 use their own peak and have none where the tensor cores lack them
+        (:func:`missing_tensor_format` says why).
         """
         key = {"fp32": "fp32", "tf32": "tf32", "amp_fp16": "fp16", "amp_bf16": "bf16",
-               "bf16": "bf16", "int8": "fp16", "int4": "fp16"}[precision]
+               "bf16": "bf16", "fp8": "fp8", "fp4": "fp4", "int8": "fp16",
+               "int4": "fp16"}[precision]
         value = self.peak_flops.get(key)
         if value is None and key == "tf32":
             key, value = "fp32", self.peak_flops.get("fp32")
         return value, key
+
+
+TENSOR_FORMAT_ARCHITECTURES: dict[str, tuple[str, ...]] = {
+    "fp8": ("Ada Lovelace", "Hopper", "Blackwell"),
+    "fp4": ("Blackwell",),
+}
+"""Architectures whose tensor cores compute in fp8 (4th-generation tensor cores: Ada, Hopper;
+Blackwell's 5th generation) and in fp4 (NVFP4: Blackwell only). Sources: NVIDIA Ada and
+Hopper architecture whitepapers (FP8 Transformer Engine), NVIDIA Blackwell datasheet (FP4)."""
+
+
+def missing_tensor_format(gpu: DeviceSpec, precision: str) -> Msg | None:
+    """Why ``gpu`` cannot run ``precision`` on its tensor cores (fp8 before Ada / Hopper, fp4
+    before Blackwell), or None: the format is there, the precision needs none, or the
+    architecture is unknown (a detected GPU; its peak is then unknown, not refused)."""
+    allowed = TENSOR_FORMAT_ARCHITECTURES.get(precision)
+    if allowed is None or gpu.architecture is None or gpu.architecture in allowed:
+        return None
+    return Msg(f"the {gpu.name} ({gpu.architecture}) has no {precision} tensor cores: "
+               f"{precision} needs {', '.join(allowed)}",
+               f"{gpu.name}（{gpu.architecture}）没有 {precision} Tensor Core：{precision} 需要 "
+               f"{'、'.join(allowed)} 架构")
 
 
 def part_link(part: Part) -> Link | None:
@@ -92,9 +121,10 @@ def device_spec(part: Part) -> DeviceSpec:
     return DeviceSpec(
         name=part.name, vram_bytes=g.vram_bytes,
         peak_flops={"fp32": g.fp32_flops, "tf32": g.tf32_tensor_flops,
-                    "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops, "int8": None},
+                    "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops,
+                    "fp8": g.fp8_tensor_flops, "fp4": g.fp4_tensor_flops, "int8": None},
         memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
-        intra_link=part_link(part))
+        intra_link=part_link(part), architecture=g.architecture)
 
 
 def subject_device(caps: Capabilities) -> DeviceSpec | None:

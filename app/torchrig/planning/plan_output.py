@@ -8,6 +8,7 @@ Memory (VRAM, RAM) is shown in binary GiB, storage and rates in decimal GB and G
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg, plural
 from torchrig.labels import (
@@ -21,14 +22,18 @@ from torchrig.labels import (
     cores,
     label,
 )
-from torchrig.planning.advice import Advice
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_lines
 from torchrig.planning.item_labels import LABELS
 from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.requirements import Item, Requirements
-from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
+
+if TYPE_CHECKING:
+    # Types only: the advice and the solver import the whole catalog and GPU choice, which a
+    # plan without --gpu or --recommend never uses.
+    from torchrig.planning.advice import Advice
+    from torchrig.planning.solver import SolverAnswer
 
 Formatter = Callable[[float | None, str], str]
 """(value, language) -> text: durations are worded ("3.2 days" / "3.2 天"), other units are
@@ -93,6 +98,9 @@ FORMATS: dict[str, Formatter] = {
     "prefill_tokens_per_s": _symbols(_per_s),
     "time_to_first_token_s": fmt_seconds,
     "decode_tokens_per_s": _symbols(_per_s),
+    "time_per_output_token_s": fmt_seconds,
+    "output_tokens_per_s": _symbols(_per_s),
+    "max_output_tokens_per_s": _symbols(_per_s),
     "kv_cache_budget_bytes": _symbols(fmt_gib),
     "scaling_efficiency": _symbols(_fraction),
     "environment_steps_per_s": _symbols(_per_s),
@@ -157,7 +165,8 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     return "\n".join(lines).rstrip() + "\n"
 
 
-_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing"}
+_CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing",
+              "kv_cache_dtype": "kv_dtype"}
 """Workload fields whose ``torchrig plan`` option has another name."""
 
 

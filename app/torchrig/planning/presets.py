@@ -378,9 +378,11 @@ class Calibration:
 
 
 def presets_path() -> Path:
-    from torchrig.catalog.loader import default_resources_dir
+    # torchrig.resources, not the catalog loader: importing the catalog package for a folder
+    # name cost a plan with no GPU a third of its run.
+    from torchrig.resources import resources_dir
 
-    return default_resources_dir() / "model_presets.json"
+    return resources_dir() / "model_presets.json"
 
 
 def load_presets() -> dict[str, ModelPreset]:

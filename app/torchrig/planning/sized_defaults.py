@@ -32,7 +32,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.planning.device import DeviceSpec
+from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import Workload, default_workload, resolve_model
 from torchrig.units import fmt_gib
@@ -71,11 +71,21 @@ def _applies(w: Workload, given: Collection[str]) -> bool:
             and w.nodes == 1 and any(flag not in given for flag in SIZED_FLAGS.values()))
 
 
-def size_to_model(w: Workload, given: Collection[str], device: DeviceSpec) -> Sizing:
+def reference_device() -> DeviceSpec:
+    """:data:`REFERENCE_GPU` as the planner's device (reads the catalog)."""
+    from torchrig.catalog import load_catalog  # only when the rule needs it: a plan of a
+    # workload alone does not read the catalog
+
+    return device_spec(load_catalog().get(REFERENCE_GPU))
+
+
+def size_to_model(w: Workload, given: Collection[str], device: DeviceSpec | None) -> Sizing:
     """Apply the rule to ``w`` (a workload built from options: ``given`` is the options the
-    user typed, e.g. "--gpus"), sizing for ``device``."""
+    user typed, e.g. "--gpus"), sizing for ``device`` (None: :func:`reference_device`)."""
     if not _applies(w, given):
         return Sizing(w)
+    if device is None or device.vram_bytes is None:
+        device = reference_device()
     free = [f for f in SIZED_FLAGS if SIZED_FLAGS[f] not in given]
     params = resolve_model(w).params
     for setup in SETUPS:
@@ -103,4 +113,5 @@ def _reason(params: float, device: DeviceSpec, vram: float | None, fits: bool) -
                f"{size} 参数不分片时一块 {gpu} 放不下：保留任务的多 GPU 默认值")
 
 
-__all__ = ["REFERENCE_GPU", "SETUPS", "SIZED_FLAGS", "Sizing", "size_to_model"]
+__all__ = ["REFERENCE_GPU", "SETUPS", "SIZED_FLAGS", "Sizing", "reference_device",
+           "size_to_model"]

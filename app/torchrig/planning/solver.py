@@ -3,10 +3,11 @@
 Order (cheapest for the researcher first): the largest micro-batch that fits with gradient
 accumulation keeping the global batch; gradient checkpointing; 8-bit optimizer states; ZeRO
 stages across the GPUs already there; ZeRO-Offload to CPU RAM; mixed precision; LoRA / QLoRA;
-for inference, fewer concurrent sequences, tensor parallelism over the GPUs already there and
-weight quantization. Every candidate is re-planned (never assumed) and carries its time cost
-from the same models; when no single setting is enough they are combined. Only then are other
-GPUs listed (:mod:`torchrig.planning.gpu_choice`).
+for inference (in serving words), fewer requests at once, tensor parallelism over the GPUs
+already there, an fp8 KV cache, fp8 / fp4 or int8 / int4 weights and a shorter context.
+Every candidate is re-planned (never assumed) and carries its time cost from the same models;
+when no single setting is enough they are combined. Only then are other GPUs listed
+(:mod:`torchrig.planning.gpu_choice`).
 
 The answer is a list of :class:`Change` - workload fields and their new values - that a face
 (the Wizard's "Apply" buttons, ``torchrig plan``) applies with :meth:`Change.apply`.
@@ -24,7 +25,8 @@ from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec
 from torchrig.planning.gpu_choice import best_value, gpu_options, run_time
 from torchrig.planning.requirements import Requirements, plan
-from torchrig.planning.workload import Workload, resolve_model
+from torchrig.planning.requirements.serving_time import serving_peak
+from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
 from torchrig.units import fmt_gib, fmt_seconds
 
 if TYPE_CHECKING:
@@ -120,15 +122,19 @@ def _offload_seconds(w: Workload) -> float:
 
 def time_label(w: Workload) -> Msg:
     """What :func:`torchrig.planning.gpu_choice.run_time` times for ``w``, in words: serving
-    is judged by its time to first token (the prompt's prefill), not by a "run"."""
+    is judged by its time per output token (a decode step at its requests at once), not by a
+    "run"."""
     if w.is_training:
         return Msg("time", "时间")
     if w.task == "llm_inference":
-        return Msg("time to first token", "首 token 时间")
+        return Msg("time per output token", "每输出 token 时间")
     return Msg("time per batch", "每批时间")
 
 
 def _time(w: Workload, req: Requirements) -> float | None:
+    if w.task == "llm_inference":
+        tpot = req.throughput.get("time_per_output_token_s")
+        return None if tpot is None else tpot.value
     time = run_time(req)
     if time is None or not w.is_training or w.offload == "none":
         return time
@@ -189,8 +195,8 @@ def _largest_batch(w: Workload, device: DeviceSpec | None, vram: float
 
 def _batch_label(w: Workload, base: Workload) -> Msg:
     if not w.is_training:
-        return Msg(f"{w.batch_size} concurrent sequences instead of {base.batch_size}",
-                   f"并发序列由 {base.batch_size} 个减为 {w.batch_size} 个")
+        return Msg(f"{w.batch_size} requests at once instead of {base.batch_size}",
+                   f"同时处理的请求由 {base.batch_size} 个减为 {w.batch_size} 个")
     same = w.global_batch == base.global_batch
     keep = Msg("keeps the global batch", "保持全局批大小") if same else Msg(
         f"global batch {w.global_batch} instead of {base.global_batch}",
@@ -200,7 +206,8 @@ def _batch_label(w: Workload, base: Workload) -> Msg:
                f"微批次 {w.batch_size} × 梯度累积 {w.grad_accumulation} 步（{keep.zh}）")
 
 
-def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
+def _setting_candidates(w: Workload, device: DeviceSpec | None = None
+                        ) -> list[tuple[Msg, dict[str, Any]]]:
     """Single changes in the search order (each re-planned by the caller)."""
     out: list[tuple[Msg, dict[str, Any]]] = []
     arch = resolve_model(w).arch
@@ -253,14 +260,43 @@ def _setting_candidates(w: Workload) -> list[tuple[Msg, dict[str, Any]]]:
             out.append((Msg("QLoRA: 4-bit frozen base", "QLoRA：4 位冻结基座"),
                         {"precision": "int4"}))
     else:
-        if w.gpus_per_node > 1 and w.strategy == "ddp":
-            out.append((Msg(f"tensor parallel over the {w.gpus_per_node} GPUs",
-                            f"在 {w.gpus_per_node} 块 GPU 上做张量并行"),
-                        {"strategy": "tensor_parallel", "tp_size": w.gpus_per_node}))
-        for bits in ("int8", "int4"):
-            if w.precision not in ("int8", "int4") or (bits == "int4" and w.precision == "int8"):
-                out.append((Msg(f"{bits} weights (weight-only quantization)",
-                                f"{bits} 权重（仅权重量化）"), {"precision": bits}))
+        out.extend(_serving_candidates(w, device))
+    return out
+
+
+def _serving_candidates(w: Workload, device: DeviceSpec | None
+                        ) -> list[tuple[Msg, dict[str, Any]]]:
+    """Inference moves, in serving words: tensor parallelism over the GPUs there, an 8-bit KV
+    cache, fp8 / fp4 weights where the tensor cores have them, weight-only int8 / int4, and a
+    shorter context. (Fewer requests at once is the micro-batch search.)"""
+    out: list[tuple[Msg, dict[str, Any]]] = []
+    if w.gpus_per_node > 1 and w.strategy == "ddp":
+        out.append((Msg(f"tensor parallel over the {w.gpus_per_node} GPUs",
+                        f"在 {w.gpus_per_node} 块 GPU 上做张量并行"),
+                    {"strategy": "tensor_parallel", "tp_size": w.gpus_per_node}))
+    llm = w.task == "llm_inference"
+    if llm and w.kv_cache_dtype != "fp8":
+        out.append((Msg("fp8 KV cache (half the bytes of a 16-bit one)",
+                        "fp8 KV 缓存（字节数为 16 位的一半）"), {"kv_cache_dtype": "fp8"}))
+    # Bytes of a quantized linear-layer weight (docs/estimation.md sec. 8.1): a move is offered
+    # only when it stores the weights in fewer bytes than now.
+    size = {"fp8": 1.0, "int8": 1.0, "fp4": 0.5625, "int4": 0.515625}
+    for bits in size:
+        if size[bits] >= size.get(w.precision, 2.0):
+            continue
+        if bits in LOW_PRECISION and (not llm or device is None
+                                      or serving_peak(replace(w, precision=bits), device)[0]
+                                      is None):
+            continue  # fp8 / fp4 only where the tensor cores compute in them
+        out.append((Msg(f"{bits} weights and activations (TensorRT-LLM, vLLM)",
+                        f"{bits} 权重与激活（TensorRT-LLM、vLLM）") if bits in LOW_PRECISION else
+                    Msg(f"{bits} weights (weight-only quantization)",
+                        f"{bits} 权重（仅权重量化）"), {"precision": bits}))
+    if llm and w.seq_len and w.seq_len >= 2048:
+        shorter = w.seq_len // 2
+        out.append((Msg(f"a {shorter:,}-token context instead of {w.seq_len:,}",
+                        f"上下文由 {w.seq_len:,} 个 token 缩短为 {shorter:,} 个"),
+                    {"seq_len": shorter}))
     return out
 
 
@@ -288,7 +324,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
             if found is not None and all(found[0].batch_size != c.fields.get("batch_size")
                                          for c in changes):
                 changes.append(change(_batch_label(found[0], w), *found))
-    for label, fields in _setting_candidates(w):
+    for label, fields in _setting_candidates(w, device):
         tried = _try(w, fields, device)
         if tried is not None and _fits(tried[1], vram):
             changes.append(change(label, *tried))
@@ -315,13 +351,13 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
             if best is None or fastest.part.id != best.part.id:
                 picks.append((fastest, Msg("fastest", "最快")))
         for option, why in picks:
-            ratio = None if option.time_s is None or not base_time \
-                else option.time_s / base_time
+            time = _time(w, option.requirements) if w.task == "llm_inference" else option.time_s
+            ratio = None if time is None or not base_time else time / base_time
             changes.append(Change(
                 "gpu", Msg(f"{option.part.name} ({fmt_gib(option.part.gpu.vram_bytes or 0, 0)}"
                            f", {why.en})", f"{option.part.name}（"
                            f"{fmt_gib(option.part.gpu.vram_bytes or 0, 0)}，{why.zh}）"),
-                {}, option.need, option.verdict, option.time_s, ratio,
+                {}, option.need, option.verdict, time, ratio,
                 Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id,
                 time_label(w)))
     return replace(answer, changes=changes)
@@ -329,7 +365,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
 
 _CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulation",
                "gradient_checkpointing", "strategy", "tp_size", "ep_size", "offload",
-               "lora_rank")
+               "lora_rank", "kv_cache_dtype", "seq_len")
 
 
 def _combine(w: Workload, device: DeviceSpec | None, vram: float
@@ -338,7 +374,7 @@ def _combine(w: Workload, device: DeviceSpec | None, vram: float
     stopping as soon as it fits, then shrink the micro-batch with accumulation."""
     labels: list[Msg] = []
     current = w
-    for label, fields in _setting_candidates(w):
+    for label, fields in _setting_candidates(w, device):
         tried = _try(current, fields, device)
         if tried is None:
             continue

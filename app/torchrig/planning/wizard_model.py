@@ -43,6 +43,7 @@ from torchrig.planning.sized_defaults import REFERENCE_GPU, Sizing, size_to_mode
 from torchrig.planning.workload import (
     ARCH_FIELDS,
     CONFIG_FIELDS,
+    KV_CACHE_DTYPES,
     MODES,
     OFFLOADS,
     OPTIMIZERS,
@@ -58,7 +59,8 @@ FIELD_KINDS: dict[str, str] = {
     "model": "choice", "params": "int", "layers": "int", "hidden": "int", "heads": "int",
     "kv_heads": "int", "vocab": "int",
     "precision": "choice", "optimizer": "choice", "batch_size": "int", "image_size": "int",
-    "seq_len": "int", "gradient_checkpointing": "bool", "lora_rank": "int", "epochs": "float",
+    "seq_len": "int", "output_tokens": "int", "kv_cache_dtype": "choice",
+    "gradient_checkpointing": "bool", "lora_rank": "int", "epochs": "float",
     "ema": "bool", "denoising_steps": "int", "guidance": "choice",
     "dataset.samples": "int", "dataset.sample_bytes": "float", "dataset.decoded_bytes": "float",
     "dataset.cache_in_ram": "bool", "precomputed_latents": "bool",
@@ -72,7 +74,8 @@ GUIDANCE: dict[str, bool | None] = {"default": None, "on": True, "off": False}
 """The guidance choice's codes and the workload's values (None: the model's usual setting)."""
 CHOICES: dict[str, tuple[str, ...]] = {
     "task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
-    "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE)}
+    "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE),
+    "kv_cache_dtype": KV_CACHE_DTYPES}
 """The codes each choice offers (the model's depend on the task: :meth:`WizardModel.models_for`)."""
 CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
 """Fields that describe a custom model; a preset model ignores them."""
@@ -286,7 +289,7 @@ class WizardModel:
         caps = self.subject()
         device = subject_device(caps) if caps is not None else None
         if device is None or device.vram_bytes is None:
-            device = device_spec(self.catalog.get(REFERENCE_GPU))
+            device = device_spec(self.catalog.get(REFERENCE_GPU))  # the Wizard's catalog
         sizing = size_to_model(workload, (), device)
         self.sizing = sizing if sizing.reason is not None else None
         return sizing.workload

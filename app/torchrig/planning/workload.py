@@ -41,6 +41,7 @@ from torchrig.planning.workload_fields import (
     check_saved,
     read_field,
 )
+from torchrig.planning.workload_fields import KV_CACHE_DTYPES as KV_CACHE_DTYPES
 from torchrig.planning.workload_fields import MODES as MODES
 from torchrig.planning.workload_fields import OFFLOADS as OFFLOADS
 from torchrig.planning.workload_fields import OPTIMIZERS as OPTIMIZERS
@@ -53,6 +54,8 @@ WORKLOAD_VERSION = 1
 VISION_TASKS = ("image_classification", "detection_segmentation", "reinforcement_learning")
 TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_inference")
 QUANTIZED = ("int8", "int4")
+LOW_PRECISION = ("fp8", "fp4")
+"""Weights and activations in 8 or 4 bits, computed on fp8 / fp4 tensor cores (serving)."""
 CUSTOM = "custom"
 
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
@@ -100,6 +103,12 @@ class Workload:
     dataset: Dataset
     grad_accumulation: int = 1
     seq_len: int | None = None
+    output_tokens: int | None = None
+    """LLM inference: tokens generated per request (``seq_len`` is then the prompt); None =
+    ``seq_len`` is the whole context and the generated length is not given."""
+    kv_cache_dtype: str = "auto"
+    """LLM inference: the KV cache's element type; "auto" = the model's 16-bit type (vLLM's
+    ``--kv-cache-dtype auto``), 4 bytes under fp32/tf32."""
     image_size: int | None = None
     gradient_checkpointing: bool = False
     lora_rank: int | None = None
@@ -293,7 +302,7 @@ def default_workload(task: str) -> Workload:
 _OPTION_KEYS = {
     "batch_size": "batch", "gradient_checkpointing": "checkpointing",
     "gpus_per_node": "gpus", "dataset.samples": "dataset_samples",
-    "dataset.sample_bytes": "sample_bytes",
+    "dataset.sample_bytes": "sample_bytes", "kv_cache_dtype": "kv_dtype",
 }
 
 
@@ -554,6 +563,11 @@ def _past_preset_positions(c: _Facts) -> object:
         and c.w.seq_len > arch.max_positions
 
 
+def _serving_only(name: str) -> Callable[[_Facts], bool]:
+    """A serving setting given (not None, not "auto") outside LLM inference."""
+    return lambda c: c.w.task != "llm_inference" and getattr(c.w, name) not in (None, "auto")
+
+
 def _rank_not_below_hidden(c: _Facts) -> bool:
     rank = c.w.lora_rank
     assert rank is not None  # the rule before refused a missing rank
@@ -679,6 +693,12 @@ _RULES: tuple[_Rule, ...] = (
           lambda c: f"{c.w.precision} is for inference only (or as the frozen base of LoRA "
                     "fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, amp_bf16 "
                     "or bf16"),
+    _Rule("precision", lambda c: c.w.precision in LOW_PRECISION and c.w.task != "llm_inference",
+          lambda c: f"{c.w.precision} is modelled for task llm_inference only (TensorRT-LLM, "
+                    "vLLM, SGLang); fp8 training with Transformer Engine is not modelled: use "
+                    "amp_bf16"),
+    *(_Rule(n, _serving_only(n), "applies to task llm_inference only")
+      for n in ("output_tokens", "kv_cache_dtype")),
     _Rule("lora_rank", lambda c: c.w.is_lora and c.w.task == "image_generation"
                                  and not c.w.is_training,
           "applies to training (LoRA fine-tuning) only"),

@@ -25,7 +25,8 @@ TASKS = (
     "llm_finetune_lora", "llm_inference", "reinforcement_learning", "image_generation",
 )
 MODES = ("train", "finetune", "infer")
-PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "int8", "int4")
+PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16", "fp8", "fp4", "int8", "int4")
+KV_CACHE_DTYPES = ("auto", "fp16", "bf16", "fp8")
 OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
               "expert_parallel")
@@ -94,6 +95,8 @@ FIELDS: tuple[Field, ...] = (
     _whole("batch_size", 1, 1_000_000),
     _whole("grad_accumulation", 1, 1_000_000),
     _whole("seq_len", 1, 4_194_304),
+    _whole("output_tokens", 1, 4_194_304),
+    _text("kv_cache_dtype", KV_CACHE_DTYPES),
     _whole("image_size", 8, 16_384),
     _flag("gradient_checkpointing"),
     _whole("lora_rank", 1, 65_536),
@@ -148,13 +151,14 @@ FIELDS: tuple[Field, ...] = (
 )
 FIELD: dict[str, Field] = {f.name: f for f in FIELDS}
 
-# What Workload.validate() checks field by field, in its order: the seven enumerations, then
+# What Workload.validate() checks field by field, in its order: the eight enumerations, then
 # every number. A workload built in code is checked for no more than that (its flags, style,
 # activation and name are taken as given), and in this order rather than the reading order,
 # because that is what validate() has always reported; the rows' rules are the same ones.
 SAVE_CHECKED: tuple[Field, ...] = tuple(FIELD[name] for name in (
     "task", "mode", "precision", "optimizer", "strategy", "offload", "attention",
-    "batch_size", "seq_len", "image_size", "params", "layers", "hidden", "heads", "kv_heads",
+    "kv_cache_dtype", "batch_size", "seq_len", "output_tokens", "image_size", "params",
+    "layers", "hidden", "heads", "kv_heads",
     "vocab", "ffn", "head_dim", "max_positions", "experts", "active_experts", "expert_ffn",
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
     "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "denoising_steps",

@@ -31,7 +31,6 @@ from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
 from torchrig.i18n import Lang, one_language, plural
 from torchrig.labels import MODELS, PRECISIONS, PRICE_RELIABILITY, TASKS, label
-from torchrig.planning.scaling_series import scaling_series
 from torchrig.report.sheet import (
     BenchRow,
     BomRow,
@@ -114,6 +113,9 @@ def assemble_sheet(
         comparison = comparison_rows(build, catalog, tier.id, lang,
                                      profile if base_options.internal else None)
     if scaling is None and workload is not None and requirements is not None:
+        # Imported here: the planner behind it is for sheets with a workload only.
+        from torchrig.planning.scaling_series import scaling_series
+
         scaling = tuple(
             ScalingSeries(
                 series.label.get(lang) if series.kind == "measured"

@@ -23,41 +23,22 @@ from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from torchrig.report.chart_style import (  # noqa: F401 - ACCENT, INK, RULE: charts.X callers
+    ACCENT,
+    GRID,
+    INK,
+    LABEL_SIZE,
+    MUTED,
+    PALETTE,
+    RULE,
+    TITLE_SIZE,
+    fit_text,
+)
 from torchrig.report.fonts import FontSet
 from torchrig.report.sheet import BenchRow, BreakdownGroup, ScalingSeries, ThroughputRow
 from torchrig.report.strings import text
 from torchrig.report.values import fmt_amount, fmt_measure, fmt_percent
 from torchrig.units import GB, GiB
-
-INK = colors.HexColor("#222222")
-MUTED = colors.HexColor("#666666")
-RULE = colors.HexColor("#BBBBBB")
-GRID = colors.HexColor("#E3E3E3")
-ACCENT = colors.HexColor("#1F4E79")
-
-PALETTE = [colors.HexColor(c) for c in (
-    "#1F4E79", "#4E9FD1", "#F28E2B", "#59A14F", "#B07AA1", "#E15759", "#76B7B2", "#EDC948",
-    "#9C755F", "#BAB0AC",
-)]
-"""Colour-blind-friendly order (Tableau 10 based), starting with the accent colour."""
-
-TITLE_SIZE = 9.0
-LABEL_SIZE = 7.0
-
-
-def fit_text(label: str, font: str, size: float, width: float) -> str:
-    """``label`` shortened with "..." so it fits ``width`` points (chart text cannot wrap)."""
-    if stringWidth(label, font, size) <= width:
-        return label
-    ellipsis = "..."
-    lo, hi = 0, len(label)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if stringWidth(label[:mid] + ellipsis, font, size) <= width:
-            lo = mid
-        else:
-            hi = mid - 1
-    return label[:lo] + ellipsis
 
 
 def _string(x: float, y: float, label: str, fonts: FontSet, size: float = LABEL_SIZE,

@@ -70,8 +70,6 @@ def run_export_cli(args: argparse.Namespace) -> int:
 def output_format(output: str, given: str | None) -> str:
     """``given`` (``--format``), else what the output's suffix says: ``.pdf`` the sheet,
     ``.md`` / ``.bbcode`` / ``.txt`` / ``.csv`` the shared text (report/share_text.py)."""
-    from torchrig.report.share_text import SUFFIXES
-
     if given:
         if output == "-" and given in ("pdf", "xlsx"):
             raise InputError(f"a {given.upper()} file cannot go to standard output; give a "
@@ -80,6 +78,8 @@ def output_format(output: str, given: str | None) -> str:
     suffix = Path(output).suffix.lower()
     if suffix in (".pdf", ".xlsx"):
         return suffix[1:]
+    from torchrig.report.share_text import SUFFIXES  # the text formats only: not for a PDF
+
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     raise InputError(f"{output}: cannot tell the format from the name; end it in .pdf, "

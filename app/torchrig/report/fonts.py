@@ -19,19 +19,18 @@ back to STSong-Light, and :data:`MISSING_CJK_FONT` says what to install.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import importlib.util
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.cidfonts import UnicodeCIDFont
-from reportlab.pdfbase.ttfonts import TTFError, TTFont
+from reportlab.pdfbase.ttfonts import TTFError
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.report.cid_font import EmbeddedTTFont
 
 PACKAGED_CJK_FONT = ("paperang_p2_fonts_cjk", "fonts/wqy-microhei.ttc")
 """(package, file inside it) of the CJK font that TorchRig's dependencies install."""
@@ -82,6 +81,9 @@ class FontSet:
 
 def _register_cid() -> str:
     if CID_FONT not in pdfmetrics.getRegisteredFontNames():
+        # Only without an embeddable font: not imported on every export.
+        from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+
         pdfmetrics.registerFont(UnicodeCIDFont(CID_FONT))
         # Paragraph maps <b>/<i> through the family table; without an entry a bold run in a
         # CID font fails. Song has no bold face, so bold stays the same face.
@@ -115,7 +117,7 @@ def register_ttf(path: str | Path) -> str:
             _REGISTERED[key] = name
         return name
     try:
-        font = TTFont(name, str(font_path))
+        font = EmbeddedTTFont(name, str(font_path), data=data)
     except TTFError as exc:
         raise InputError(
             f"{font_path}: not a usable TrueType font ({exc}); reportlab embeds only "
@@ -149,8 +151,12 @@ def find_cjk_font() -> Path | None:
     """The TrueType CJK font to embed: the packaged one, else a system one, else None."""
     package, name = PACKAGED_CJK_FONT
     candidates: list[Path] = []
-    with contextlib.suppress(ModuleNotFoundError):  # the wheel is missing: try the system's
-        candidates.append(Path(str(resources.files(package).joinpath(name))))
+    # find_spec, not importlib.resources: the same folder of an installed wheel without
+    # importing the resources machinery (zipfile and more) on every export. A package
+    # inside a zip has no file reportlab could read anyway.
+    spec = importlib.util.find_spec(package)  # None: the wheel is missing, try the system's
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        candidates.append(Path(folder) / name)
     candidates += [Path(p) for p in SYSTEM_CJK_FONTS]
     return next((p for p in candidates if p.is_file()), None)
 

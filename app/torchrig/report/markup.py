@@ -10,7 +10,6 @@ through :func:`user_markup`, and fixed strings that we write ourselves go throug
 from __future__ import annotations
 
 import re
-from xml.sax.saxutils import escape
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """C0/C1 control characters: no font has glyphs for them and some confuse the parser."""
@@ -25,6 +24,13 @@ def clean_text(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     text = _SURROGATE.sub("\ufffd", text)
     return _CONTROL.sub("", text)
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as entities: ``xml.sax.saxutils.escape``'s rule, without its
+    import, which brings urllib, http and email along (about 30 ms of CPU of every export
+    process, issue 27)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
 
 
 def escape_text(text: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from reportlab import rl_config
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import A4
@@ -41,7 +42,7 @@ from torchrig.builds.targets import Status
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.labels import CATEGORIES, PRICE_KINDS, citation, label
-from torchrig.report import charts
+from torchrig.report import chart_style
 from torchrig.report.fonts import FontSet, font_set
 from torchrig.report.markup import clean_text, escape_text, user_markup
 from torchrig.report.pdf_files import LOGO_BOX, MAX_LOGO_BYTES, embed_file, small_logo
@@ -74,6 +75,12 @@ from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text
 from torchrig.report.values import fmt_measure, fmt_money, fmt_percent
 from torchrig.units import fmt_percent_number
+
+rl_config.useA85 = 0
+"""Page content streams are stored zlib-compressed only: reportlab's default also encodes
+them as ASCII85 text, a quarter larger, for 7-bit mail transports no PDF passes through today
+(the font files and the attachment were binary already). reportlab's setting is per process;
+TorchRig writes PDFs only here."""
 
 CELL_TEXT_LIMIT = 200
 """Characters of a line's price source or note shown in the parts table."""
@@ -203,7 +210,7 @@ class _Renderer:
                              self.sheet.build_name) if x]
         line = clean_text(" - ".join(parts)).replace("\n", " ")
         font = self.fonts.for_text(line)
-        line = charts.fit_text(line, font, 7.5, CONTENT_W)
+        line = chart_style.fit_text(line, font, 7.5, CONTENT_W)
         canvas.saveState()
         canvas.setFont(font, 7.5)
         canvas.setFillColor(MUTED)
@@ -290,8 +297,9 @@ class _Renderer:
                 ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, ZEBRA]),
             ]
         style += extra or []
+        table_style = TableStyle(style)
         return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
-                         style=TableStyle(style), splitInRow=row_split(rows, widths),
+                         style=table_style, splitInRow=row_split(rows, widths, table_style),
                          hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
@@ -566,6 +574,8 @@ class _Renderer:
         sheet = self.sheet
         if not sheet.requirements and not sheet.requirement_notes:
             return []
+        from torchrig.report import charts  # only a sheet with charts imports reportlab.graphics
+
         out: list[Flowable] = []
         for group in sheet.requirements:
             block: list[Flowable] = [charts.breakdown_chart(group, self.fonts, self.lang,
@@ -617,6 +627,8 @@ class _Renderer:
         widths = [76 * mm, 28 * mm, 0.0, 18 * mm]
         widths[2] = CONTENT_W - sum(widths)
         out.append(self._table(rows, widths))
+        from torchrig.report import charts  # only a sheet with charts imports reportlab.graphics
+
         if any(row.reference and row.measured is not None for row in sheet.bench):
             out += [Spacer(1, 8), charts.bench_chart(sheet.bench, self.fonts, self.lang,
                                                      CONTENT_W)]
@@ -626,10 +638,10 @@ class _Renderer:
         return self._section("section.bench", out)
 
     def _verify(self) -> list[Flowable]:
-        from torchrig.report.verify_section import verify_flowables
-
         if self.sheet.verify is None:
             return []
+        from torchrig.report.verify_section import verify_flowables
+
         return self._section("section.verify", verify_flowables(self, self.sheet.verify))
 
     def _claims(self) -> list[Flowable]:
@@ -664,6 +676,8 @@ class _Renderer:
         sheet = self.sheet
         if not any(s.points for s in sheet.scaling):
             return []
+        from torchrig.report import charts  # only a sheet with charts imports reportlab.graphics
+
         return self._section("section.scaling", [
             charts.scaling_chart(sheet.scaling, self.fonts, self.lang, CONTENT_W)])
 
@@ -686,16 +700,17 @@ class _Renderer:
                                   self.cell_small))
         rows: list[list[Any]] = [["", content]]
         widths = [3, CONTENT_W - 3]
-        return Table(rows, colWidths=widths, splitInRow=row_split(rows, widths),
-                     hAlign="LEFT", style=TableStyle([
-                         ("BACKGROUND", (0, 0), (0, -1), color),
-                         ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                         ("LEFTPADDING", (0, 0), (0, -1), 0),
-                         ("RIGHTPADDING", (0, 0), (0, -1), 0),
-                         ("LEFTPADDING", (1, 0), (1, -1), 6),
-                         ("TOPPADDING", (0, 0), (-1, -1), 3),
-                         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-                     ]))
+        style = TableStyle([
+            ("BACKGROUND", (0, 0), (0, -1), color),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (0, -1), 0),
+            ("RIGHTPADDING", (0, 0), (0, -1), 0),
+            ("LEFTPADDING", (1, 0), (1, -1), 6),
+            ("TOPPADDING", (0, 0), (-1, -1), 3),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ])
+        return Table(rows, colWidths=widths, splitInRow=row_split(rows, widths, style),
+                     hAlign="LEFT", style=style)
 
     def _findings(self) -> list[Flowable]:
         sheet = self.sheet

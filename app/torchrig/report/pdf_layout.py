@@ -19,7 +19,7 @@ from reportlab.platypus.flowables import HRFlowable
 
 from torchrig.builds.targets import Status
 from torchrig.findings import Severity
-from torchrig.report import charts
+from torchrig.report import chart_style
 
 PAGE_W, PAGE_H = A4
 MARGIN_X = 16 * mm
@@ -34,10 +34,10 @@ FRAME_H = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 2 * FRAME_PAD
 SHORT_SECTION_H = FRAME_H / 3
 """A section shorter than this moves to the next page whole rather than split."""
 
-ACCENT = charts.ACCENT
-INK = charts.INK
-MUTED = charts.MUTED
-RULE = charts.RULE
+ACCENT = chart_style.ACCENT
+INK = chart_style.INK
+MUTED = chart_style.MUTED
+RULE = chart_style.RULE
 ZEBRA = colors.HexColor("#F4F6F9")
 
 SEVERITY_COLORS: dict[Severity, colors.Color] = {
@@ -117,11 +117,15 @@ def lead_height(body: list[Flowable]) -> float:
     return total
 
 
-def row_split(rows: list[list[Any]], widths: list[float]) -> int:
+def row_split(rows: list[list[Any]], widths: list[float], style: Any = None) -> int:
     """``splitInRow`` for a table: 0 (a row moves to the next page whole, so a benchmark or a
     part is never cut in two) unless a row is too tall to move - a pasted essay in a note -
-    which may then break across pages rather than fail the export."""
-    probe = Table(rows, colWidths=widths)
+    which may then break across pages rather than fail the export.
+
+    ``style`` is the table's own: with its paddings the probe lays each cell out at the
+    width the table will, so the table reuses those lines (``CachedParagraph``); with
+    reportlab's default paddings every cell was laid out twice (issue 27)."""
+    probe = Table(rows, colWidths=widths, style=style)
     probe.wrap(CONTENT_W, FRAME_H)
     return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
 
@@ -161,5 +165,6 @@ def draw_draft_stamp(canvas: Canvas, stamp: str, stamp_font: str, line: str,
     canvas.saveState()
     canvas.setFillColor(DRAFT_RED)
     canvas.setFont(line_font, 8)
-    canvas.drawString(MARGIN_X, PAGE_H - 7 * mm, charts.fit_text(line, line_font, 8, CONTENT_W))
+    canvas.drawString(MARGIN_X, PAGE_H - 7 * mm,
+                      chart_style.fit_text(line, line_font, 8, CONTENT_W))
     canvas.restoreState()

@@ -68,11 +68,54 @@ class LibraryModel:
     keeps the (tokens x tokens) probabilities - memory no longer linear in the tokens."""
 
 
+# torchvision registers fake and autograd kernels for its compiled operators (nms, roi_align,
+# deform_conv2d, ...) in these two modules. When its compiled library does not load - a wheel
+# built for another torch, e.g. PyPI's CUDA torchvision beside a CPU torch - the first
+# registration fails ("operator torchvision::nms does not exist") and the whole import with it,
+# although its models are plain Python over torch operators. The second try leaves these two out.
+TORCHVISION_OP_REGISTRATIONS = ("torchvision._meta_registrations",
+                                "torchvision._autograd_registrations")
+
+
+def torchvision_without_ops() -> Msg | None:
+    """Import torchvision; when its compiled operators cannot load, import it without them and
+    say so (its classification models run; models that call nms or roi_align fail when they
+    reach them). None when torchvision imports whole or is not installed."""
+    if "torchvision" in sys.modules:
+        return getattr(sys.modules["torchvision"], "_torchrig_without_ops", None)
+    try:
+        importlib.import_module("torchvision")
+        return None
+    except ImportError:
+        return None
+    except RuntimeError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        if not (first.startswith("operator torchvision::") and "does not exist" in first):
+            raise
+    for loaded in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
+        del sys.modules[loaded]  # the half-imported package of the first try
+    import types
+    for name in TORCHVISION_OP_REGISTRATIONS:
+        sys.modules[name] = types.ModuleType(name)
+    module = importlib.import_module("torchvision")
+    note = Msg(f"torchvision {module.__version__} without its compiled operators ({first}: the "
+               f"wheel was built for another torch than {torch.__version__}); its models run, "
+               "nms / roi_align / deform_conv2d do not",
+               f"torchvision {module.__version__} 未加载其编译算子（{first}：该 wheel 为另一版本 "
+               f"torch 构建，而非 {torch.__version__}）；模型可运行，nms / roi_align / "
+               "deform_conv2d 不可用")
+    setattr(module, "_torchrig_without_ops", note)  # noqa: B010 - a third-party module
+    return note
+
+
 def import_library(name: str) -> Any:
     """The module, or :class:`LibraryMissing` saying why it cannot be used."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach the network at run time
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
+        # timm imports torchvision's layers, and transformers (so peft) imports torchvision
+        # whenever it is installed: a torchvision without its operators would break them too.
+        torchvision_without_ops()
         module = importlib.import_module(name)
     except ImportError:
         how = ("the models extra: pip install -e .[models]" if name in ("transformers", "peft")
@@ -208,9 +251,12 @@ def vision_model(source: ModelSource, w: Workload) -> LibraryModel:
         gen = torch.Generator().manual_seed(0)
         return torch.randn(size, channels, image, image, generator=gen), None
 
+    degraded = torchvision_without_ops()
     return LibraryModel(build, batch, None, False, Msg(
-        f"{source.kind} {source.name} at {image}px, random weights",
-        f"{source.kind} {source.name}，{image}px，随机权重"))
+        f"{source.kind} {source.name} at {image}px, random weights"
+        + (f" ({degraded.en})" if degraded else ""),
+        f"{source.kind} {source.name}，{image}px，随机权重"
+        + (f"（{degraded.zh}）" if degraded else "")))
 
 
 # --- the user's factory -----------------------------------------------------------------------

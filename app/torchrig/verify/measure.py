@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.requirements import plan
-from torchrig.planning.workload import CUSTOM, VISION_TASKS, Workload, resolve_model
+from torchrig.planning.workload import (
+    CUSTOM,
+    LOW_PRECISION,
+    VISION_TASKS,
+    Workload,
+    resolve_model,
+)
 from torchrig.verify.compare import Measured, VerifyResult, compare
 from torchrig.verify.sources import REFERENCE, ModelSource
 from torchrig.verify.timefit import extrapolate_time, fit_time
@@ -137,6 +143,12 @@ def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
 
 def check_supported(w: Workload, source: ModelSource = REFERENCE, kind: str = "cpu") -> None:
     """Refuse what verify cannot build or run, with the reason."""
+    if w.precision in LOW_PRECISION:
+        raise VerifyError(Msg(
+            f"precision {w.precision} runs in a serving engine (TensorRT-LLM, vLLM, SGLang) on "
+            "fp8/fp4 tensor cores; verify runs fp32, tf32, amp_fp16, amp_bf16 and bf16",
+            f"精度 {w.precision} 在推理服务引擎（TensorRT-LLM、vLLM、SGLang）的 fp8/fp4 Tensor "
+            "Core 上运行；验证支持 fp32、tf32、amp_fp16、amp_bf16 和 bf16"))
     if w.precision in UNSUPPORTED_PRECISIONS and kind != "cuda":
         raise VerifyError(Msg(
             f"precision {w.precision} (QLoRA, 4/8-bit weights) needs bitsandbytes, which runs "

@@ -48,7 +48,9 @@ from torchrig.bench.process.watchdog import (
     heartbeat_interval,
     interval_from_env,
     start_heartbeat,
+    stopped_in_tree,
     wake_and_terminate,
+    with_stopped,
 )
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
@@ -226,7 +228,7 @@ def run_child(module: str, request: Mapping[str, Any], *, cancel: threading.Even
             if stop_check is not None and stopped is None and finished_at is None and \
                     not killed_for_cancel and lines.empty() and \
                     (why := stop_check()) is not None:
-                stopped = why
+                stopped = with_stopped(why, what, proc.pid, stopped_in_tree(proc.pid))
                 kill_child(proc)
             try:
                 line = lines.get(timeout=0.05)

@@ -278,7 +278,8 @@ def run_isolated(
         if follower.report is not None:
             return follower.merged(follower.report) if len(stops) else follower.report
         if end.stopped is not None and follower.header is not None:
-            stop = stops[-1]
+            # end.stopped is the deadline's sentence, naming the child if it had been stopped.
+            stop = replace(stops[-1], message=end.stopped)
             follower.stopped(stop)
             rest = follower.remaining()
             # A fresh child needs what the first took to start measuring (torch's import,

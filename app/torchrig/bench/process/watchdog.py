@@ -201,6 +201,22 @@ def describe_silence(what: Msg, pid: int, silence_s: float, verdict: str) -> Msg
                f"{what.zh}（pid {pid}）{seconds}内没有任何消息：{zh}；已将其结束")
 
 
+def with_stopped(why: Msg, what: Msg, pid: int, stopped: list[int]) -> Msg:
+    """``why`` (the sentence of a deadline that ended the child) naming the processes of the
+    child that were stopped then (:func:`stopped_in_tree`): a stopped child cannot stop on its
+    own, and "it did not stop on its own" alone would hide that someone stopped it."""
+    if not stopped:
+        return why
+    if pid in stopped:
+        return Msg(f"{why.en}; {what.en} (pid {pid}) had been stopped (SIGSTOP or a debugger)",
+                   f"{why.zh}；{what.zh}（pid {pid}）此前已被暂停（SIGSTOP 或调试器）")
+    listed = ", ".join(str(p) for p in stopped)
+    return Msg(f"{why.en}; processes of {what.en} (pid {pid}) had been stopped (SIGSTOP or a "
+               f"debugger): pid {listed}",
+               f"{why.zh}；{what.zh}（pid {pid}）的子进程此前已被暂停（SIGSTOP 或调试器）：pid "
+               f"{listed}")
+
+
 def wake_and_terminate(proc: subprocess.Popen[bytes], grace_s: float = TERM_GRACE_S) -> bool:
     """SIGTERM ``proc``'s process group and SIGCONT it, so a stopped child gets the SIGTERM
     (a stopped process keeps every signal but SIGKILL and SIGCONT pending); True when it

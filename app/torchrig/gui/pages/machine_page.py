@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig.gui.qt import (
     QApplication,
@@ -14,6 +14,7 @@ from torchrig.gui.qt import (
     QPushButton,
     QScrollArea,
     Qt,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -21,9 +22,13 @@ from torchrig.gui.qt import (
 from torchrig.gui.style import colour
 from torchrig.gui.widgets import ElidedLabel
 from torchrig.gui.workers import TaskRunner
-from torchrig.hardware.model import SystemProfile
-from torchrig.hardware.sections import PROBES, Section, profile_sections, sections_text
 from torchrig.i18n import Msg
+
+if TYPE_CHECKING:
+    # The hardware model and its sections are imported when a profile is shown: detection
+    # imports them on its thread first, so the window's start does not.
+    from torchrig.hardware.model import SystemProfile
+    from torchrig.hardware.sections import Section
 
 
 class _Card(QFrame):
@@ -92,6 +97,10 @@ class MachinePage(QWidget):
     def __init__(self, lang: str = "en", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.profile: SystemProfile | None = None
+        self._generation = 0
+        self.prepare_pages = True
+        """Import what the catalog pages need on the detection thread (the main window
+        turns it off while those pages are not built: nothing would use the imports)."""
         self._lang = lang
         self.runner = TaskRunner(self)
         self.runner.succeeded.connect(self._on_detected)
@@ -138,11 +147,15 @@ class MachinePage(QWidget):
         self.refresh_button.setEnabled(False)
         self.torch_button.setEnabled(False)
 
+        prepare = self.prepare_pages
+
         def work(cancel: Any, progress: Any) -> SystemProfile:
             from torchrig.hardware import detect
+            from torchrig.hardware import sections as _sections  # noqa: F401 - set_profile's
 
             profile = detect(use_torch=use_torch)
-            _import_what_the_pages_need()
+            if prepare:
+                _import_what_the_pages_need()
             return profile
 
         self.runner.start(work)
@@ -151,14 +164,19 @@ class MachinePage(QWidget):
         return self.runner.shutdown()
 
     def set_profile(self, profile: SystemProfile) -> None:
+        """Show ``profile``: the cards are built one per event-loop turn (all of them at once
+        held the GUI thread for over 50 ms), and ``profile_changed`` is emitted once the
+        last is in place."""
+        from torchrig.hardware.sections import PROBES, profile_sections
+
         self.profile = profile
+        self._generation += 1
         while self._cards.count():
             item = self._cards.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        for i, section in enumerate(profile_sections(profile, self._lang)):
-            self._cards.addWidget(_Card(section), i // 2, i % 2)
+        sections = list(enumerate(profile_sections(profile, self._lang)))
         seconds = profile.detection_seconds
         errors = len(profile.probe_errors)
         text = self.tr("Detected in {0:.0f} ms").format((seconds or 0) * 1000)
@@ -170,7 +188,18 @@ class MachinePage(QWidget):
         self.status.setText(text)
         self.copy_text_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
-        self.profile_changed.emit(profile)
+        self._add_cards(self._generation, profile, sections)
+
+    def _add_cards(self, generation: int, profile: SystemProfile,
+                   sections: list[tuple[int, Section]]) -> None:
+        if generation != self._generation:
+            return  # a newer profile is being shown
+        if not sections:
+            self.profile_changed.emit(profile)
+            return
+        i, section = sections[0]
+        self._cards.addWidget(_Card(section), i // 2, i % 2)
+        QTimer.singleShot(0, self, lambda: self._add_cards(generation, profile, sections[1:]))
 
     def snapshot(self) -> dict[str, Any]:
         """What a rebuilt page needs to show the same thing (see MainWindow.rebuild)."""
@@ -181,6 +210,8 @@ class MachinePage(QWidget):
             self.set_profile(state["profile"])
 
     def copy_text(self) -> None:
+        from torchrig.hardware.sections import profile_sections, sections_text
+
         if self.profile is not None:
             QApplication.clipboard().setText(
                 sections_text(profile_sections(self.profile, self._lang)))
@@ -191,6 +222,8 @@ class MachinePage(QWidget):
                 json.dumps(self.profile.to_dict(), ensure_ascii=False, indent=2))
 
     def _on_detected(self, profile: object) -> None:
+        from torchrig.hardware.model import SystemProfile
+
         if isinstance(profile, SystemProfile):
             self.set_profile(profile)
 

@@ -60,6 +60,11 @@ from torchrig.planning.wizard_model import (
 )
 from torchrig.planning.workload import Workload, load_workload, save_workload
 
+TYPING_PAUSE_MS = 150
+"""How long typing must pause before the Wizard re-plans: a word typed at an ordinary pace is
+one plan, not one per keystroke (each costs the GUI thread its validation and the result's
+display; issue 27 measured 96 ms a keystroke)."""
+
 CHOICE_LABELS = {
     # tasks
     "image_classification": QT_TRANSLATE_NOOP("WizardPage", "Image classification"),
@@ -80,8 +85,17 @@ CHOICE_LABELS = {
     "amp_fp16": QT_TRANSLATE_NOOP("WizardPage", "AMP FP16 (mixed precision)"),
     "amp_bf16": QT_TRANSLATE_NOOP("WizardPage", "AMP BF16 (mixed precision)"),
     "bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (pure)"),
+    "fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 weights and activations (LLM inference; Ada, "
+                             "Hopper, Blackwell)"),
+    "fp4": QT_TRANSLATE_NOOP("WizardPage", "FP4 (NVFP4) weights and activations (LLM "
+                             "inference; Blackwell)"),
     "int8": QT_TRANSLATE_NOOP("WizardPage", "INT8 weights (inference)"),
     "int4": QT_TRANSLATE_NOOP("WizardPage", "INT4 weights, GPTQ/AWQ style (inference)"),
+    # KV cache types, keyed "field.code": the codes bf16 and fp8 name precisions above too
+    "kv_cache_dtype.auto": QT_TRANSLATE_NOOP("WizardPage", "Auto: the model's 16-bit type"),
+    "kv_cache_dtype.fp16": QT_TRANSLATE_NOOP("WizardPage", "FP16 (2 bytes an element)"),
+    "kv_cache_dtype.bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (2 bytes an element)"),
+    "kv_cache_dtype.fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 (half the bytes)"),
     # optimizers
     "sgd": QT_TRANSLATE_NOOP("WizardPage", "SGD"),
     "sgd_momentum": QT_TRANSLATE_NOOP("WizardPage", "SGD with momentum"),
@@ -132,6 +146,9 @@ FIELDS: dict[str, tuple[str, str]] = {
     "batch_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Batch size per GPU")),
     "image_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Image size (pixels)")),
     "seq_len": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Sequence length (tokens)")),
+    "output_tokens": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage",
+                                                       "Output tokens per request (serving)")),
+    "kv_cache_dtype": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "KV cache type (serving)")),
     "gradient_checkpointing": (TRAINING_STEP,
                                QT_TRANSLATE_NOOP("WizardPage", "Gradient checkpointing")),
     "lora_rank": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "LoRA rank")),
@@ -191,6 +208,12 @@ FIELD_HELP = {
     "seq_len": QT_TRANSLATE_NOOP(
         "WizardPage", "Tokens per sample; attention activations and the KV cache grow "
         "with it"),
+    "output_tokens": QT_TRANSLATE_NOOP(
+        "WizardPage", "LLM inference: tokens generated per request; the sequence length is "
+        "then the prompt, and the KV cache holds both"),
+    "kv_cache_dtype": QT_TRANSLATE_NOOP(
+        "WizardPage", "LLM inference: the KV cache's number format; FP8 halves it, so twice "
+        "the requests fit"),
     "gradient_checkpointing": QT_TRANSLATE_NOOP(
         "WizardPage", "Recompute activations in the backward pass: much less activation "
         "memory for extra compute time (seed 3.3)"),
@@ -372,7 +395,8 @@ class WizardPage(QWidget):
                 combo = QComboBox()
                 if key != "model":
                     for value in CHOICES[key]:
-                        combo.addItem(self.tr(CHOICE_LABELS[value]), value)
+                        text = CHOICE_LABELS.get(f"{key}.{value}") or CHOICE_LABELS[value]
+                        combo.addItem(self.tr(text), value)
                 combo.currentIndexChanged.connect(lambda _i, k=key: self._edited(k))
                 widget = combo
             elif kind == "bool":
@@ -381,7 +405,7 @@ class WizardPage(QWidget):
                 widget = check
             else:
                 edit = QLineEdit()
-                edit.textEdited.connect(lambda _t, k=key: self._edited(k))
+                edit.textEdited.connect(lambda _t, k=key: self._edited(k, TYPING_PAUSE_MS))
                 widget = edit
             widget.setToolTip(self.tr(FIELD_HELP[key]))
             error = QLabel()
@@ -502,9 +526,9 @@ class WizardPage(QWidget):
         self.money_error.hide()
         form.addRow(self.money_error)
         for edit in (self.time_target_edit, self.rate_edit, self.hourly_price_edit):
-            edit.textEdited.connect(lambda _t: self._timer.start())
+            edit.textEdited.connect(lambda _t: self._timer.start(TYPING_PAUSE_MS))
         for combo in (self.currency_box, self.hourly_gpu_box):
-            combo.currentIndexChanged.connect(lambda _i: self._timer.start())
+            combo.currentIndexChanged.connect(lambda _i: self._timer.start(0))
         return box
 
     def set_default_exchange_rate(self, rate: Decimal | None) -> None:
@@ -578,14 +602,16 @@ class WizardPage(QWidget):
         if replan:
             self.replan()
 
-    def _edited(self, key: str) -> None:
+    def _edited(self, key: str, wait_ms: int = 0) -> None:
+        """A field changed: re-plan once the event loop is free (a choice), or once typing
+        pauses for ``wait_ms`` (text: each keystroke only restarts the wait)."""
         if self._loading:
             return
         if key == "task":
             task = self.widgets["task"].currentData()  # type: ignore[attr-defined]
             self.load_workload(self.model.for_task(task))
             return
-        self._timer.start()
+        self._timer.start(wait_ms)
 
     def snapshot(self) -> dict[str, Any]:
         """Every field as typed (including text that does not parse yet), the subject, the

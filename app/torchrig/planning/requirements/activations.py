@@ -19,7 +19,7 @@ from torchrig.planning import diffusion
 from torchrig.planning.presets import Calibration, TransformerArch, TransformerCal, VisionCal
 from torchrig.planning.requirements import dropout_masks
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
-from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
+from torchrig.planning.workload import LOW_PRECISION, QUANTIZED, ResolvedModel, Workload
 from torchrig.planning.workload import model_head as workload_head
 from torchrig.units import fmt_gib
 
@@ -54,7 +54,8 @@ def cal_precision(w: Workload) -> str:
     QLoRA-style quantized bases) or bf16 (whole model in 16 bit)."""
     if w.precision in ("fp32", "tf32"):
         return "fp32"
-    if w.precision == "bf16" or (not w.is_training and w.precision in QUANTIZED):
+    if w.precision == "bf16" or (not w.is_training and w.precision in (*QUANTIZED,
+                                                                          *LOW_PRECISION)):
         return "bf16"
     return "amp"
 

@@ -48,6 +48,18 @@ CNN training is bound by memory traffic, not by tensor FLOPs (the same ResNet-50
 6-31% of the tensor peak across GPUs); the planner's memory-side estimate scales the traffic
 per image implied by this measurement with each model's measured activation bytes."""
 
+CNN_COMPUTE_REFERENCE: dict[str, tuple[float, float, str]] = {
+    "tf32": (938.0, 156e12, "resnet50"),
+    "fp32": (367.0, 15.7e12, "resnet50"),
+}
+"""The share of the peak a CNN's convolutions reach without 16-bit tensor cores, from NVIDIA
+DeepLearningExamples ResNet-50 v1.5 (PyTorch 21.03, batch 256 TF32 / 112 FP32, one GPU):
+938 img/s in TF32 on an A100 80GB (dense TF32 peak 156 TFLOP/s), 367 img/s in FP32 on a V100
+16GB of a DGX-1 (15.7 TFLOP/s, V100 SXM2 datasheet). Utilisation = rate x ResNet-50's training
+FLOPs per image / peak (about 15% and 57%): TF32 is compute-bound where the memory-traffic model
+alone made it 1.34x too fast, FP32 on CUDA cores runs well above the transformers' 40%. AMP
+stays on the memory-traffic model (:data:`CNN_REFERENCE`)."""
+
 PREFILL_CHUNK_TOKENS = 2048
 """Tokens per prefill chunk: an assumption. Serving engines prefill long prompts in chunks
 (vLLM's chunked prefill; the chunk is its max_num_batched_tokens setting), so activation memory
@@ -59,6 +71,30 @@ weights, activations and the CUDA context first, the KV cache gets what is left 
 
 INT4_GROUP = 128
 """Weight-only int4 (GPTQ/AWQ style): one fp16 scale per group of 128 weights (assumption)."""
+
+NVFP4_BLOCK = 16
+"""NVFP4 (Blackwell): one fp8 (E4M3) scale per block of 16 fp4 values, plus one fp32 scale per
+tensor (negligible); NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision
+Inference" (NVIDIA technical blog, 2025)."""
+
+PREFILL_UTILISATION = 0.60
+"""Share of the dense tensor peak a serving engine's prefill reaches: fitted on TensorRT-LLM's
+perf-overview, Llama 3.1 8B FP8 on one H100 SXM, 2,048 prompt / 128 output tokens, 3,450 output
+tokens/s (docs/estimation.md sec. 8.6)."""
+
+DECODE_BANDWIDTH_UTILISATION = 0.65
+"""Share of the memory bandwidth a decode step reaches reading the weights and the KV cache:
+fitted on the same table's 128 / 2,048-token row, 22,714 output tokens/s (sec. 8.6)."""
+
+DECODE_COMPUTE_UTILISATION = 0.33
+"""Share of the dense tensor peak a decode step's compute reaches when it, not the memory
+reading, bounds the step (hundreds to thousands of short sequences at once: skinny GEMMs,
+attention and sampling per step): fitted on the table's 128 / 128-token row, 28,312 output
+tokens/s at the engine's 2,048 requests at once (sec. 8.6)."""
+
+ENGINE_MAX_BATCH = 2048
+"""The most requests a serving engine runs at once however much KV cache is free: TensorRT-LLM's
+``max_batch_size`` default (tensorrt_llm/llmapi/llm_args.py)."""
 
 HOST_STORAGE_BYTES_PER_TOKEN = 4
 """Pre-tokenized text on disk: int32 token ids (assumption for text datasets)."""

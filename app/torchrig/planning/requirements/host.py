@@ -27,7 +27,13 @@ from torchrig.planning.requirements.model_states import (
     optimizer_state_bytes_per_param,
 )
 from torchrig.planning.requirements.types import Assumption, Item
-from torchrig.planning.workload import QUANTIZED, TEXT_TASKS, ResolvedModel, Workload
+from torchrig.planning.workload import (
+    LOW_PRECISION,
+    QUANTIZED,
+    TEXT_TASKS,
+    ResolvedModel,
+    Workload,
+)
 from torchrig.units import fmt_gb
 
 
@@ -112,8 +118,8 @@ def _stored_bytes_per_param(w: Workload, model: ResolvedModel) -> float:
     1 or 0.5 for a quantized model."""
     stored = 2.0 if (model.arch is not None and w.task in TEXT_TASKS
                      and model.arch.style != "bert") else 4.0
-    if w.precision in QUANTIZED:
-        stored = {"int8": 1.0, "int4": 0.5}[w.precision]
+    if w.precision in (*QUANTIZED, *LOW_PRECISION):
+        stored = {"int8": 1.0, "int4": 0.5, "fp8": 1.0, "fp4": 0.5}[w.precision]
     return stored
 
 

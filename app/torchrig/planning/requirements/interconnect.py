@@ -33,6 +33,26 @@ def gradient_sync_bytes(w: Workload, model: ResolvedModel | None = None) -> floa
     return model.params * expert_parallel_share(w, model) * elem / (w.tp_size * w.pp_size)
 
 
+def tensor_parallel_calls(w: Workload, model: ResolvedModel) -> int:
+    """Megatron TP all-reduces one GPU takes part in per micro-batch: 2 per layer forward and 2
+    backward (training), 2 (inference), over the layers of its pipeline stage."""
+    if w.tp_size <= 1 or model.arch is None:
+        return 0
+    return (4 if w.is_training else 2) * max(1, model.arch.layers // max(1, w.pp_size))
+
+
+def tensor_parallel_bytes(w: Workload, model: ResolvedModel) -> float:
+    """Bytes one GPU sends per micro-batch for Megatron TP: each all-reduce of the b·s·h
+    activations moves 2(t-1)/t of them (ring); a pipeline stage runs only its L/p layers."""
+    calls = tensor_parallel_calls(w, model)
+    if not calls or model.arch is None:
+        return 0.0
+    t = w.tp_size
+    act = 4.0 if w.precision in ("fp32", "tf32") else 2.0
+    return calls * w.batch_size * (model.seq_len or 1) * model.arch.hidden * act \
+        * 2 * (t - 1) / t
+
+
 def interconnect_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
     """Bytes each GPU sends per step: data-parallel, expert-parallel, tensor-parallel."""
     items: dict[str, Item] = {}
@@ -57,13 +77,7 @@ def interconnect_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
                    "reduce-scatter + all-gather, the same 2Ψ)",
                    "环形 all-reduce：每 GPU 发送 2(n-1)/n × 梯度字节（ZeRO-1/2 同为 2Ψ）")
     items["bytes_per_step_per_gpu"] = Item(volume, note)
-    tp_bytes = 0.0
-    if w.tp_size > 1 and model.arch is not None:
-        t = w.tp_size
-        act = 4.0 if w.precision in ("fp32", "tf32") else 2.0
-        calls = 4 if w.is_training else 2
-        tp_bytes = calls * model.arch.layers * w.batch_size * (model.seq_len or 1) \
-            * model.arch.hidden * act * 2 * (t - 1) / t
+    tp_bytes = tensor_parallel_bytes(w, model)
     items["expert_parallel_bytes_per_step_per_gpu"] = _all_to_all_item(w, model)
     items["tensor_parallel_bytes_per_step_per_gpu"] = Item(tp_bytes, Msg(
         "Megatron TP: 2 all-reduces of b·s·h activations per layer forward, 2 backward"

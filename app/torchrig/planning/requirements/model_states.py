@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, label
 from torchrig.planning import diffusion
-from torchrig.planning.requirements.assumptions import INT4_GROUP
+from torchrig.planning.requirements.assumptions import INT4_GROUP, NVFP4_BLOCK
 from torchrig.planning.workload import ResolvedModel, Workload
 
 
@@ -43,6 +43,14 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
     paper, arXiv 1910.02054). Pure bf16 keeps everything in bf16. ZeRO stage 1 shards the
     states over ``data_parallel`` ranks, stage 2 also the gradients, stage 3 also the weights;
     tensor / pipeline parallelism split everything over ``model_parallel``.
+
+    DeepSpeed's mixed precision also turns each rank's 16-bit gradient shard into an fp32 one
+    for the optimizer step (``single_partition_of_fp32_groups[i].grad`` in stage_1_and_2.py):
+    4 B per parameter of the shard, the "4_grads_32bit" of
+    estimate_zero2_model_states_mem_needs, so ZeRO-2 is its 2P + 18P/N. Stage 1 keeps the
+    16-bit gradients whole (only the states are partitioned). ZeRO-3's gradients are 4 B per
+    parameter of the shard, as estimate_zero3_model_states_mem_needs counts them (18P/N in
+    all); docs/estimation.md sec. 1.2 says where stage3.py's own buffers differ.
     """
     zero = strategy in ("zero1", "zero2", "zero3")
     mixed = precision in ("amp_fp16", "amp_bf16")
@@ -67,6 +75,12 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
     shard_g = n if strategy in ("zero2", "zero3") else 1
     shard_s = n if zero else 1
     mp = max(1, model_parallel)
+    per = params / mp
+    grads = per * g / shard_g
+    if mixed and zero:
+        # ZeRO-1/2: + the fp32 gradient shard the optimizer steps on; ZeRO-3: the estimator's
+        # 4 B per parameter of the shard in all
+        grads = 4.0 * per / n if strategy == "zero3" else grads + 4.0 * per / n
     shard_note = {
         "zero1": Msg(f"optimizer states sharded over {n} ranks (ZeRO-1)",
                      f"优化器状态分片到 {n} 个进程（ZeRO-1）"),
@@ -79,19 +93,32 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
         shard_note = Msg(f"split over {mp} model-parallel GPUs, replicated over {n} "
                          "data-parallel ranks",
                          f"按 {mp} 个模型并行 GPU 切分，在 {n} 个数据并行进程间复制")
-    per = params / mp
     state_note = Msg(
         f"{states:g} B/param ({label(OPTIMIZERS, optimizer, 'en')}); {shard_note.en}",
         f"每参数 {states:g} 字节（{label(OPTIMIZERS, optimizer, 'zh')}）；{shard_note.zh}")
     return ModelStates(
-        weights=per * w / shard_w, gradients=per * g / shard_g,
+        weights=per * w / shard_w, gradients=grads,
         optimizer_states=per * states / shard_s,
         note_weights=Msg(f"{w:g} B/param; {layout.en}; {shard_note.en}",
                          f"每参数 {w:g} 字节；{layout.zh}；{shard_note.zh}"),
-        note_gradients=Msg(f"{g:g} B/param; {shard_note.en}",
-                           f"每参数 {g:g} 字节；{shard_note.zh}"),
+        note_gradients=_gradient_note(g, shard_note, mixed and zero, strategy),
         note_states=state_note,
     )
+
+
+def _gradient_note(g: float, shard_note: Msg, fp32_shard: bool, strategy: str) -> Msg:
+    if not fp32_shard:
+        return Msg(f"{g:g} B/param; {shard_note.en}", f"每参数 {g:g} 字节；{shard_note.zh}")
+    if strategy == "zero3":
+        return Msg("4 B/param / ranks, as DeepSpeed's estimator counts ZeRO-3's gradients (18 "
+                   f"B/param in all: 2 weights + 4 gradients + 12 master copy and moments); "
+                   f"{shard_note.en}",
+                   "每参数 4 字节 / 进程数，按 DeepSpeed 估算器对 ZeRO-3 梯度的计法（共每参数 "
+                   f"18 字节：2 权重 + 4 梯度 + 12 主副本与动量）；{shard_note.zh}")
+    return Msg(f"{g:g} B/param 16-bit + the rank's fp32 gradient shard for the optimizer step "
+               f"(4 B/param / ranks, DeepSpeed's 4_grads_32bit); {shard_note.en}",
+               f"每参数 {g:g} 字节 16 位 + 本进程供优化器步使用的 fp32 梯度分片（每参数 4 字节 / "
+               f"进程数，同 DeepSpeed 估算器）；{shard_note.zh}")
 
 
 def expert_parallel_share(w: Workload, model: ResolvedModel) -> float:
@@ -125,18 +152,28 @@ def inference_weight_bytes(w: Workload, model: ResolvedModel) -> tuple[float, Ms
     if w.precision == "bf16":
         return 2.0 * p, Msg("2 B/param (bf16/fp16)", "每参数 2 字节（bf16/fp16）")
     total, per = quantized_weight_bytes(model, w.precision)
+    scale = {"int4": Msg(f", fp16 scale per {INT4_GROUP} weights",
+                         f"，每 {INT4_GROUP} 个权重一个 fp16 缩放"),
+             "fp4": Msg(f", NVFP4: one fp8 scale per {NVFP4_BLOCK} values",
+                        f"，NVFP4：每 {NVFP4_BLOCK} 个值一个 fp8 缩放")}.get(w.precision,
+                                                                        Msg("", ""))
+    # 0.5625 B (fp4) needs four decimals; int8 and int4 keep the three they always showed.
+    digits = 3 if w.precision in ("int8", "int4") else 4
     return total, Msg(
-        f"{per:.3f} B/param for the transformer's linear layers ({w.precision}"
-        f"{', fp16 scale per 128 weights' if w.precision == 'int4' else ''}); embeddings, "
-        "norms and LM head stay 16-bit",
-        f"线性层每参数 {per:.3f} 字节（{w.precision}）；嵌入、归一化和输出头保持 16 位")
+        f"{per:.{digits}f} B/param for the transformer's linear layers ({w.precision}"
+        f"{scale.en}); embeddings, norms and LM head stay 16-bit",
+        f"线性层每参数 {per:.{digits}f} 字节（{w.precision}{scale.zh}）；嵌入、归一化和输出头"
+        "保持 16 位")
 
 
 def quantized_weight_bytes(model: ResolvedModel, precision: str) -> tuple[float, float]:
-    """(bytes, bytes per quantized weight) of a weight-only int8/int4 model: the blocks' linear
-    layers are quantized, embeddings, norms and the LM head stay 16-bit (as bitsandbytes, GPTQ
-    and AWQ leave them)."""
-    per = 1.0 if precision == "int8" else 0.5 + 2.0 / INT4_GROUP
+    """(bytes, bytes per quantized weight) of an int8/int4 (weight-only) or fp8/fp4 model: the
+    blocks' linear layers are quantized, embeddings, norms and the LM head stay 16-bit (as
+    bitsandbytes, GPTQ and AWQ leave them, and NVIDIA's ModelOpt FP8/NVFP4 checkpoints, whose
+    quantization excludes the lm_head). fp8: 1 B (a per-tensor fp32 scale, negligible); fp4:
+    0.5 B + one fp8 (1 B) scale per :data:`NVFP4_BLOCK` values (NVIDIA's NVFP4 format)."""
+    per = {"int8": 1.0, "fp8": 1.0, "int4": 0.5 + 2.0 / INT4_GROUP,
+           "fp4": 0.5 + 1.0 / NVFP4_BLOCK}[precision]
     quantized = float(model.params)
     if model.arch is not None:
         quantized = float(model.arch.layers * model.arch.layer_matmul_params())

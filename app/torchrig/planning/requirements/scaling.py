@@ -4,14 +4,19 @@ link between them.
 Model (docs/estimation.md sec. 6; Li et al., "PyTorch Distributed", VLDB 2020, arXiv 2006.15704):
 
     t_step = t_compute + exposed communication
-    t_comm = volume x gradient bytes / busbw + latency x buckets
-    volume = 2(n-1)/n (ring all-reduce, DDP and ZeRO-1/2) or 3(n-1)/n (ZeRO-3: all-gather
-             weights in forward and backward + reduce-scatter gradients)
 
-DDP reduces gradients in 25 MB buckets while backward runs, so communication hides behind the
-backward pass (2/3 of compute; 3/4 with checkpointing); what is exposed is the excess over that
-window, and at least the last bucket, which can only start when backward ends. ZeRO-3 prefetches
-parameters during the whole step.
+- DDP, bucket by bucket (:func:`_ddp_step`): PyTorch's reducer fills a 1 MiB first bucket,
+  then 25 MiB ones, in the order backward produces the gradients (reducer.hpp/.cpp), and
+  all-reduces each when its last gradient is ready, one after the other; backward is 2/3 of
+  the compute (3/4 with checkpointing). What is exposed is what the link still has to do when
+  backward ends - at least the last bucket.
+- ZeRO-1/2: DeepSpeed's reduce-scatter + all-gather (2(n-1)/n, as an all-reduce), not
+  overlapped (``overlap_comm`` is off by default below stage 3).
+- ZeRO-3 / FSDP (:func:`_sharded_step`): one unit per layer, all-gathered in forward and again
+  in backward with the next unit prefetched, gradients reduce-scattered per unit.
+- Tensor / pipeline parallelism (:func:`model_parallel_step`): Megatron's all-reduces add to
+  the compute; each rank's 1/(t*p) of the gradients is synchronised over the data-parallel
+  ranks.
 
 Bandwidths follow nccl-tests' *bus bandwidth* convention (busbw = algbw x 2(n-1)/n for
 all-reduce): a link's busbw is its per-direction bandwidth x an achievable fraction. Across
@@ -19,24 +24,33 @@ nodes a ring is limited by the network: busbw = min(intra-node busbw, NICs per n
 bandwidth x fraction). A measured busbw from ``torchrig bench --collective`` replaces the
 catalog figure (:func:`measured_link`).
 
-Tolerance (tests/planning/test_scaling.py): the model counts communication only, so it is an
-upper bound. For the published single-node and InfiniBand figures it lands 0-10 percentage
-points above the measurement (ResNet-50 V100 NVLink 93% at 8 and at 16 over 4x100 Gb; DGX A100
-ResNet-50 TF32 96.6%; BERT 90% at 8). It misses DGX A100 ResNet-50 AMP (84.1% measured, ~99%
-modelled): that loss is not communication (at 16,600 img/s the data pipeline needs ~110 CPU
-cores by the planner's own decode estimate). BERT's 66% at 2 nodes x 8 is reproduced only with
-a ~25 Gb/s-class network and an assumed batch of 32; the source states neither.
+Tolerance (tests/planning/test_scaling_model.py, test_train24_scaling.py): the model counts
+communication only, so it is an upper bound. For the published single-node and InfiniBand
+figures it lands 0-10 percentage points above the measurement (ResNet-50 V100 NVLink 93% at 8
+and at 16 over 4x100 Gb; DGX A100 ResNet-50 TF32 96.6%; DGX-1 FP32 97.2%; BERT 90% at 8). It
+misses ResNet-50 AMP at 8 GPUs (DGX A100 84.1%, DGX-1 86.7% measured, 98-99.8% modelled): that
+loss is not communication - all of ResNet-50's gradients cross NVLink 3 in 0.8% of the step,
+which also bounds NCCL's kernels slowing the compute - and most likely the CPU data pipeline
+(DeepLearningExamples decodes real JPEGs on the CPUs), which the planner has no sourced
+per-core rate to bound. BERT's 66% at 2 nodes x 8 is reproduced only with a ~25 Gb/s-class
+network and an assumed batch of 32; the source states neither.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig.collective_math import bus_factor
 from torchrig.errors import InputError
 from torchrig.planning.links import LINKS, Link
-from torchrig.planning.requirements.interconnect import gradient_sync_bytes
+from torchrig.planning.requirements.estimators import REDUCE_BUCKET_ELEMENTS
+from torchrig.planning.requirements.interconnect import (
+    gradient_sync_bytes,
+    tensor_parallel_bytes,
+    tensor_parallel_calls,
+)
 from torchrig.planning.workload import Workload, resolve_model
 
 if TYPE_CHECKING:
@@ -44,6 +58,13 @@ if TYPE_CHECKING:
 
 DDP_BUCKET_BYTES = 25 * 1024**2
 """DistributedDataParallel's default bucket_cap_mb = 25."""
+
+DDP_FIRST_BUCKET_BYTES = 1024**2
+"""DDP's first bucket (reducer.hpp kDefaultFirstBucketBytes = 1 MiB): the first gradients of
+backward go out early."""
+
+ZERO_BUCKET_BYTES = 2 * REDUCE_BUCKET_ELEMENTS
+"""DeepSpeed ZeRO-1/2 reduces 16-bit gradients ``reduce_bucket_size`` elements at a time."""
 
 BACKWARD_SHARE = 2 / 3
 """Backward is ~2x the forward pass, so 2/3 of a step's compute overlaps gradient reduction."""
@@ -112,24 +133,95 @@ class ScalingPoint:
                 "comm_time_s": self.comm_time_s}
 
 
+def ddp_buckets(grad_bytes: float) -> list[float]:
+    """DDP's buckets in the order backward fills them: a 1 MiB first bucket, then 25 MiB ones,
+    the rest in the last (reducer.hpp: kDefaultFirstBucketBytes, kDefaultBucketBytesCap;
+    buckets are rebuilt after the first step in the order the gradients became ready)."""
+    if grad_bytes <= 0:
+        return []
+    sizes = [min(grad_bytes, float(DDP_FIRST_BUCKET_BYTES))]
+    rest = grad_bytes - sizes[0]
+    full = int(rest // DDP_BUCKET_BYTES)
+    sizes += [float(DDP_BUCKET_BYTES)] * full
+    if rest - full * DDP_BUCKET_BYTES > 0:
+        sizes.append(rest - full * DDP_BUCKET_BYTES)
+    return sizes
+
+
+def _ddp_step(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
+              latency_s: float, backward_share: float) -> tuple[float, float]:
+    """Bucket by bucket: each bucket's all-reduce starts when backward has produced its last
+    gradient and the previous bucket's all-reduce is done (one NCCL stream). Gradients are
+    taken to appear at an even rate over backward (an assumption: the first buckets, the last
+    layers, often hold more parameters per FLOP, so they come earlier)."""
+    backward = compute_s * backward_share
+    forward = compute_s - backward
+    link_free = produced = comm = 0.0
+    for size in ddp_buckets(grad_bytes):
+        produced += size
+        ready = forward + backward * produced / grad_bytes
+        one = allreduce_time(size, gpus, busbw_bps, latency_s)
+        link_free = max(ready, link_free) + one
+        comm += one
+    return max(compute_s, link_free), comm
+
+
+def _sharded_step(compute_s: float, weight_bytes: float, gpus: int, busbw_bps: float,
+                  latency_s: float, layers: int | None, backward_share: float
+                  ) -> tuple[float, float]:
+    """ZeRO-3 / FSDP full shard, one unit per layer: forward all-gathers each unit's weights,
+    the next unit's overlapping this one's compute (FSDP's implicit forward prefetch; "the 1st
+    all-gather will not be able to overlap with anything", PyTorch docs notes/fsdp.rst);
+    backward gathers them again (FULL_SHARD reshards after forward, fsdp/api.py), prefetching
+    the next unit before this one's gradients are computed (BACKWARD_PRE, FSDP1's default;
+    FSDP2 prefetches in reverse forward order), and reduce-scatters each unit's gradients when
+    its backward ends. Collectives run one at a time on the link. Without the layers the model
+    is one unit and nothing overlaps."""
+    units = max(1, layers or 1)
+    unit = weight_bytes / units
+    gather = bus_factor("all_gather", gpus) * unit / busbw_bps + latency_s
+    scatter = bus_factor("reduce_scatter", gpus) * unit / busbw_bps + latency_s
+    f = compute_s * (1 - backward_share) / units
+    b = compute_s * backward_share / units
+    link = ready = gather
+    t = 0.0
+    for i in range(units):
+        begin = max(t, ready)
+        if i + 1 < units:
+            link = max(link, begin) + gather
+            ready = link
+        t = begin + f
+    link = ready = max(link, t) + gather
+    for i in range(units):
+        begin = max(t, ready)
+        if i + 1 < units:
+            link = max(link, begin) + gather
+            ready = link
+        t = begin + b
+        link = max(link, t) + scatter
+    return max(t, link), units * (2 * gather + scatter)
+
+
 def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
               latency_s: float, strategy: str = "ddp", checkpointing: bool = False,
               layers: int | None = None) -> tuple[float, float]:
-    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs."""
+    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs.
+
+    DDP: bucket by bucket behind backward (:func:`_ddp_step`). ZeRO-1/2: DeepSpeed's
+    reduce-scatter and all-gather in ``reduce_bucket_size`` pieces, not overlapped
+    (``overlap_comm`` defaults to off for stages 1 and 2, deepspeed/runtime/zero/config.py).
+    ZeRO-3: ``grad_bytes`` is the 16-bit weight size, per layer with prefetch
+    (:func:`_sharded_step`)."""
     if gpus <= 1:
         return compute_s, 0.0
+    share = BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE
     if strategy == "zero3":
-        # grad_bytes is the 16-bit weight size here: 3 collectives of (n-1)/n each.
-        comm = 3 * bus_factor("all_gather", gpus) * grad_bytes / busbw_bps
-        pieces = max(1, layers or 1)
-        comm += latency_s * 3 * pieces
-        first = comm / pieces
-        return compute_s + max(comm - compute_s, first), comm
-    buckets = max(1, int(-(-grad_bytes // DDP_BUCKET_BYTES)))
-    comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s, buckets)
-    window = compute_s * (BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE)
-    last = allreduce_time(min(grad_bytes, DDP_BUCKET_BYTES), gpus, busbw_bps, latency_s)
-    return compute_s + max(comm - window, last), comm
+        return _sharded_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, layers, share)
+    if strategy in ("zero1", "zero2"):
+        pieces = max(1, math.ceil(grad_bytes / ZERO_BUCKET_BYTES))
+        comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s * 2, pieces)
+        return compute_s + comm, comm
+    return _ddp_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, share)
 
 
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
@@ -179,6 +271,59 @@ def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | 
             step_time_s=t, comm_time_s=comm,
         ))
     return points
+
+
+@dataclass(frozen=True)
+class ModelParallelStep:
+    """One optimizer step of a tensor / pipeline-parallel run: its time, the data-parallel
+    gradient traffic and the tensor-parallel activation all-reduces (seconds)."""
+
+    step_time_s: float
+    dp_comm_s: float
+    tp_comm_s: float
+
+
+def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link | None,
+                        nics_per_node: int = 1) -> ModelParallelStep:
+    """Step time of a tensor / pipeline-parallel run over ``w.data_parallel`` ranks.
+
+    Megatron's tensor-parallel all-reduces (:func:`tensor_parallel_bytes`) run inside the
+    forward and backward passes, which wait for them (Shoeybi et al. 2019, sec. 3: the f and g
+    operators), so their time adds to the compute; they need the TP group inside one node. Each
+    rank then synchronises its 1/(t*p) of the gradients with the ranks holding the same part,
+    bucket by bucket behind backward (:func:`step_time`). Those rings leave a node through its
+    network ports together: one ring per model-parallel position in the node, so each gets
+    ``nics_per_node`` x the NIC busbw / min(t*p, GPUs per node). Pipeline send/receive of
+    activations is not counted (one b·s·h tensor per stage boundary).
+    """
+    model = resolve_model(w)
+    mp = w.tp_size * w.pp_size
+    g = w.gpus_per_node
+    if w.tp_size > g:
+        raise InputError(f"tensor parallelism over {w.tp_size} GPUs spans nodes of {g}")
+    tp = 0.0
+    calls = tensor_parallel_calls(w, model)
+    if calls:
+        tp = (tensor_parallel_bytes(w, model) / intra.busbw_bps
+              + calls * intra.latency_s) * w.grad_accumulation
+    dp = w.data_parallel
+    if dp <= 1:
+        return ModelParallelStep(compute_s + tp, 0.0, tp)
+    in_node = max(1, g // mp)
+    if dp <= in_node:
+        busbw, latency = intra.busbw_bps, intra.latency_s
+    elif inter is None:
+        raise InputError(f"{dp} data-parallel ranks span several nodes: give the inter-node "
+                         "link")
+    else:
+        busbw = min(intra.busbw_bps, nics_per_node * inter.busbw_bps / min(mp, g))
+        latency = max(intra.latency_s, inter.latency_s)
+    # Tensor and pipeline parallelism are strategies of their own (a workload's rules), so the
+    # data-parallel sync is DDP's, bucket by bucket.
+    share = BACKWARD_SHARE_CHECKPOINTED if w.gradient_checkpointing else BACKWARD_SHARE
+    t, comm = _ddp_step(compute_s + tp, gradient_sync_bytes(w, model), dp, busbw, latency,
+                        share)
+    return ModelParallelStep(t, comm, tp)
 
 
 def interconnect_for_target(workload: Workload,

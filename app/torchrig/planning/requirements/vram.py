@@ -17,6 +17,11 @@ from torchrig.planning.requirements.activations import (
     training_activations,
 )
 from torchrig.planning.requirements.assumptions import CUDA_OVERHEAD_BYTES, FRAGMENTATION_FRACTION
+from torchrig.planning.requirements.estimators import (
+    MAX_LIVE_PARAMETERS,
+    PREFETCH_BUCKET_ELEMENTS,
+    REDUCE_BUCKET_ELEMENTS,
+)
 from torchrig.planning.requirements.model_states import (
     ModelStates,
     expert_parallel_share,
@@ -59,8 +64,8 @@ def vram_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
         if w.strategy == "ddp" and w.data_parallel > 1:
             comm = _ddp_buckets(items["gradients"].value)
         acts = training_activations(w, model, cal)
-    if w.strategy == "zero3" and model.largest_layer_params:
-        comm = _zero3_gather_buffer(model.largest_layer_params)
+    if w.is_training and w.strategy == "zero3":
+        comm = _zero3_gather_buffer(model.largest_layer_params, model.params * ep / mp)
     items.update(_frozen_and_ema(w, model, mp, ep))
     items.update(_activation_items(acts, incomplete))
     step = _optimizer_step_transient(w, model, mp, ep)
@@ -68,6 +73,8 @@ def vram_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
         items["optimizer_step_transient"] = step
     items["kv_cache"] = kv_cache_item(w, model)
     items["comm_buffers"] = comm
+    if w.is_training and w.strategy in ("zero1", "zero2", "zero3"):
+        items["zero_reduce_bucket"] = _zero_reduce_bucket()
     items["overhead"] = _cuda_overhead(assumptions)
     items["fragmentation"] = _fragmentation(items, assumptions)
     items["total"] = _total(items, incomplete)
@@ -165,10 +172,40 @@ def _ddp_buckets(gradients: float | None) -> Item:
         "DDP 梯度桶：梯度的第二份拷贝（gradient_as_bucket_view=True 可省去）"))
 
 
-def _zero3_gather_buffer(largest_layer_params: int) -> Item:
-    return Item(4.0 * largest_layer_params, Msg(
-        "ZeRO-3 gather buffer: 4 B x largest layer (DeepSpeed estimator)",
-        "ZeRO-3 收集缓冲：4 字节 × 最大层参数（DeepSpeed 估算器）"))
+def _zero3_gather_buffer(largest_layer_params: int | None, params: float) -> Item:
+    """What stage 3 gathers on the GPU at once: the module in use (at most the largest layer)
+    and the prefetched parameters behind it (:data:`PREFETCH_BUCKET_ELEMENTS`), never more than
+    :data:`MAX_LIVE_PARAMETERS`, in 16 bit; plus the largest layer's 16-bit gradient before
+    its reduce-scatter. With the layer known this is DeepSpeed's estimator's 4 x largest layer
+    plus the prefetch bucket; without the layer shapes it is the most stage 3 lets live."""
+    if largest_layer_params:
+        live = min(largest_layer_params + PREFETCH_BUCKET_ELEMENTS, MAX_LIVE_PARAMETERS,
+                   params)
+        return Item(2.0 * live + 2.0 * largest_layer_params, Msg(
+            f"ZeRO-3 gathered parameters: the largest layer ({largest_layer_params / 1e6:.1f}M) "
+            "+ the 5e7-parameter prefetch bucket in 16 bit, and the largest layer's 16-bit "
+            "gradient (DeepSpeed's estimator counts 4 B x largest layer; stage3 defaults)",
+            f"ZeRO-3 收集的参数：最大层（{largest_layer_params / 1e6:.1f}M）+ 5e7 参数的预取桶"
+            "（16 位），以及最大层的 16 位梯度（DeepSpeed 估算器计 4 字节 × 最大层；"
+            "stage3 默认值）"))
+    live = min(params, MAX_LIVE_PARAMETERS)
+    return Item(2.0 * live, Msg(
+        "ZeRO-3 gathered parameters, upper bound: layer shapes unknown, so the most stage 3 "
+        f"keeps live (stage3_max_live_parameters = 1e9, or the whole model: {live / 1e6:,.0f}M) "
+        "in 16 bit",
+        "ZeRO-3 收集的参数（上界）：层形状未知，按 ZeRO-3 最多保留的参数计（"
+        f"'stage3_max_live_parameters' = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位"))
+
+
+def _zero_reduce_bucket() -> Item:
+    """DeepSpeed's gradient reduction bucket, allocated at its full size by every stage (not a
+    model state: DeepSpeed's estimators leave it out)."""
+    return Item(2.0 * REDUCE_BUCKET_ELEMENTS, Msg(
+        "DeepSpeed gradient reduction bucket: reduce_bucket_size = 5e8 elements in 16 bit, "
+        "allocated whole whatever the model's size (its default; stages 1-2 take two with "
+        "overlap_comm)",
+        "DeepSpeed 梯度归约桶：'reduce_bucket_size' = 5e8 个 16 位元素，无论模型大小整块分配"
+        "（其默认值；阶段 1-2 开启 'overlap_comm' 时为两个）"))
 
 
 def _frozen_and_ema(w: Workload, model: ResolvedModel, mp: int, ep: float) -> dict[str, Item]:

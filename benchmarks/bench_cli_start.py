@@ -1,0 +1,65 @@
+"""A ``torchrig plan`` process, and an unknown-part error, against ``import torchrig`` (issue 27).
+
+Goal: a plan process at most 5x a process that only imports the package (Python's own start-up
+is in both, so the ratio is what the CLI adds). Each case runs in fresh interpreters, paired
+with the reference run by run (A B A B ...), so a machine whose speed drifts moves both; the
+ratio is the median of the per-pair ratios, for wall time and for CPU time (user + system of
+the finished child, from ``os.wait4``). Bytecode caches are as Python leaves them: run once
+first, or set ``PYTHONPYCACHEPREFIX`` where the source tree is read-only.
+
+    python benchmarks/bench_cli_start.py [--runs 9]
+
+The same pairs can be timed with any whole-process timer (``/usr/bin/time -v``, hyperfine):
+A = ``python -m torchrig plan --task llm_inference --model llama-2-7b``,
+B = ``python -c "import torchrig"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ["-c", "import torchrig"]
+CASES = {
+    "plan": ["-m", "torchrig", "plan", "--task", "llm_inference", "--model", "llama-2-7b"],
+    "unknown part": ["-m", "torchrig", "plan", "--task", "llm_inference", "--model",
+                     "llama-2-7b", "--gpu", "no-such-gpu"],
+}
+
+
+def run_once(args: list[str]) -> tuple[float, float]:
+    """(wall s, cpu s) of one fresh interpreter running ``args``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "app")}
+    began = time.perf_counter()
+    child = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - began
+    child.returncode = 0  # reaped above; keeps Popen from waiting on it again
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    for name, case in CASES.items():
+        run_once(case)  # warm the file cache and the bytecode cache
+        run_once(REFERENCE)
+        pairs = [(run_once(case), run_once(REFERENCE)) for _ in range(args.runs)]
+        wall = statistics.median(a[0] / b[0] for a, b in pairs)
+        cpu = statistics.median(a[1] / b[1] for a, b in pairs)
+        print(f"{name:13s} median wall {statistics.median(a[0] for a, _ in pairs) * 1e3:6.0f} ms"
+              f" (reference {statistics.median(b[0] for _, b in pairs) * 1e3:4.0f} ms)"
+              f"   A/B wall {wall:5.2f}x   A/B cpu {cpu:5.2f}x   (goal <= 5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
