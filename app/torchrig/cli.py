@@ -89,6 +89,8 @@ def _workload_from_args(args: argparse.Namespace) -> Workload:
         if base_task is None and args.workload:
             base_task = load_workload(_path(args.workload)).task
         imported = hf_workload_fields(model, base_task)
+        if flags.get("head") not in (None, "sequence_classification", "token_classification"):
+            imported.pop("num_labels", None)  # the config's classes belong to its own head
         flags = {**imported, **{k: v for k, v in flags.items() if v is not None}}
         if args.workload:
             flags.pop("name", None)
@@ -144,8 +146,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # Imported once the input is known to be good: a bad --gpu fails without them.
     from torchrig.planning.assumed_settings import assumed_settings
     from torchrig.planning.plan_output import format_advice_text, format_plan_text
+    from torchrig.planning.plan_parameters import plan_parameters
     from torchrig.planning.requirements import plan
+    from torchrig.planning.sized_defaults import size_to_model
 
+    given = _options_given(args)
+    sizing = None
+    if not args.workload:
+        # An imported or chosen model's layout follows its size (docs/estimation.md sec. 2.6);
+        # without --gpu it is sized for the rule's reference GPU (the catalog is read then).
+        sizing = size_to_model(workload, given, device)
+        workload = sizing.workload
     req = plan(workload, device)
     answer = None
     if device is not None and catalog is not None:
@@ -155,11 +166,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     advice = (_recommendation(args, workload, catalog)
               if args.recommend and catalog is not None else None)
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
-    assumed = [] if args.workload else assumed_settings(workload, _options_given(args))
+    assumed = [] if sizing is None else assumed_settings(workload, given, sizing.fields,
+                                                         sizing.reason)
     if args.json:
         data = req.to_dict()
-        data["parameters"] = _parameters(workload)
+        data["parameters"] = plan_parameters(workload).to_dict()
         data["assumed_settings"] = [a.to_dict() for a in assumed]
+        data["sized_to_model"] = None if sizing is None else sizing.to_dict()
         data["solver"] = None if answer is None else answer.to_dict()
         if advice is not None:
             data["recommendation"] = advice.to_dict()
@@ -178,17 +191,6 @@ def _options_given(args: argparse.Namespace) -> set[str]:
     names = [*PLAN_FLAGS, "checkpointing"]
     return {"--" + name.replace("_", "-") for name in names
             if getattr(args, name, None) is not None}
-
-
-def _parameters(workload: Workload) -> dict[str, float]:
-    """The model's parameter count and how many of them train (a LoRA run: the adapters)."""
-    from torchrig.planning.requirements.model_states import lora_trainable_params
-    from torchrig.planning.workload import resolve_model
-
-    model = resolve_model(workload)
-    trainable = (lora_trainable_params(workload, model) if workload.is_lora
-                 else model.params if workload.is_training else 0.0)
-    return {"total": model.params, "trainable": trainable}
 
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:
@@ -315,7 +317,8 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
               "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
-              "denoising_steps", "output_tokens", "kv_dtype")
+              "denoising_steps", "output_tokens", "kv_dtype", "hidden_dropout",
+              "attention_dropout", "embedding_dropout", "head", "num_labels")
 ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
 """Boolean workload fields spelled --FLAG on|off (unset: the workload's own value)."""
 PLAN_DOC_KEYS = {"batch": "batch_size", "gpus": "gpus_per_node", "checkpointing":
@@ -335,6 +338,7 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
         STRATEGIES,
         TASKS,
     )
+    from torchrig.planning.workload_fields import HEADS
 
     p.add_argument("--workload", metavar="FILE", help="start from a workload file")
     p.add_argument("--hf-config", dest="hf_config", metavar="PATH",
@@ -390,6 +394,15 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ema", choices=["on", "off"],
                    help="training keeps an fp32 moving average of the weights (DiT, diffusers "
                         "--use_ema)")
+    config = p.add_argument_group("what a transformer's config.json also says (any transformer)")
+    for flag in ("hidden-dropout", "attention-dropout", "embedding-dropout"):
+        config.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=float, metavar="P",
+                            help="dropout probability (0 saves no mask; default: the block "
+                                 "style's, GPT-2 and BERT 0.1, Llama-style 0)")
+    config.add_argument("--head", choices=HEADS,
+                        help="the output head (a config's architectures: ...ForCausalLM = lm)")
+    config.add_argument("--num-labels", dest="num_labels", type=int,
+                        help="classes of a classification head (default 2)")
     moe = p.add_argument_group("mixture of experts (--model custom)")
     moe.add_argument("--experts", type=int, help="routed experts per MoE layer")
     moe.add_argument("--active-experts", dest="active_experts", type=int,

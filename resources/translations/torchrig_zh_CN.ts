@@ -2675,6 +2675,10 @@ It was kept as {1}.</source>
         <translation>（种子文档 {0} 节）</translation>
     </message>
     <message>
+        <source>with {0}, not as shown above with {1}</source>
+        <translation>需使用 {0}，而非上方所示的 {1}</translation>
+    </message>
+    <message>
         <source>none of the seed&apos;s tiers</source>
         <translation>种子文档中没有合适的档位</translation>
     </message>

@@ -27,13 +27,19 @@ def test_a_config_and_a_task_alone_name_every_default_they_took(capsys):
     data = _plan_json(capsys, "--hf-config", GPT2, "--task", "llm_finetune_full")
     assumed = {a["option"]: a["value"] for a in data["assumed_settings"]}
     assert list(assumed) == EVERY_OPTION
-    # The full fine-tune task's defaults (docs/estimation.md): 8 GPUs, ZeRO-3, checkpointing.
+    # The full fine-tune task's defaults (8 GPUs, ZeRO-3, checkpointing) are for its 7B model;
+    # GPT-2's layout is sized to its 124M parameters (docs/estimation.md sec. 2.6): one GPU,
+    # DDP, no checkpointing, and said to be so.
     assert (assumed["--gpus"], assumed["--strategy"], assumed["--checkpointing"]) == (
-        8, "zero3", True)
+        1, "ddp", False)
+    basis = {a["option"]: a["basis"] for a in data["assumed_settings"]}
+    assert [o for o, b in basis.items() if b == "sized"] == ["--gpus", "--strategy",
+                                                             "--checkpointing"]
     assert main(["plan", "--hf-config", GPT2, "--task", "llm_finetune_full"]) == 0
     text = capsys.readouterr().out
     line = next(x for x in text.splitlines() if x.startswith("Assumed"))
-    assert "8 GPU per node" in line and "ZeRO-3" in line and "--gpus" in line
+    assert "1 GPU per node" in line and "DDP" in line and "--gpus" in line
+    assert "sized to the model" in line
     assert main(["plan", "--hf-config", GPT2, "--task", "llm_finetune_full", "--lang",
                  "zh"]) == 0
     assert "假设（任务默认值，未指定）" in capsys.readouterr().out
@@ -61,12 +67,16 @@ def test_a_workload_file_assumes_nothing(capsys):
 
 def test_the_plan_json_counts_the_parameters_and_those_that_train(capsys):
     full = _plan_json(capsys, "--hf-config", GPT2, "--task", "llm_finetune_full")
-    assert full["parameters"] == {"total": 124_439_808, "trainable": 124_439_808}
+    assert (full["parameters"]["total"], full["parameters"]["trainable"]) == (
+        124_439_808, 124_439_808)
     lora = _plan_json(capsys, "--hf-config", GPT2, "--task", "llm_finetune_lora",
                       "--lora-rank", "16")
     # LoRA on every linear layer of a block, rank 16, A (r x in) + B (out x r) per layer:
-    # attention q, k, v, o: 4 x 16 x (768 + 768) = 98,304; MLP up and down:
-    # 2 x 16 x (768 + 3,072) = 122,880; 12 layers: 12 x 221,184 = 2,654,208.
-    assert lora["parameters"] == {"total": 124_439_808, "trainable": 2_654_208}
+    # GPT-2's packed attention c_attn 16 x (768 + 2,304) = 49,152 and c_proj
+    # 16 x (768 + 768) = 24,576; MLP up and down: 2 x 16 x (768 + 3,072) = 122,880;
+    # 12 layers: 12 x 196,608 = 2,359,296 (peft's count: tests/planning/test_cfg24_params.py).
+    # The total counts the adapters with the model, as peft's "all params" does.
+    assert (lora["parameters"]["total"], lora["parameters"]["trainable"]) == (
+        124_439_808 + 2_359_296, 2_359_296)
     serve = _plan_json(capsys, "--hf-config", GPT2, "--task", "llm_inference")
     assert serve["parameters"]["trainable"] == 0

@@ -51,7 +51,10 @@ def _workload(name, task=None, **extra):
 def test_each_family_reads_to_its_published_parameter_count(name, family, params, rel):
     model = load_hf_config(CONFIGS / name / "config.json")
     assert model.family == family
-    counted = resolve_model(_workload(name)).params
+    # The encoders' published counts are the bare model's (with pooler); their configs name
+    # the masked-LM class, whose head tests/planning/test_cfg24_params.py checks.
+    extra = {"head": "base"} if family in ("bert", "roberta") else {}
+    counted = resolve_model(_workload(name, **extra)).params
     assert counted == pytest.approx(params, rel=rel, abs=0)
 
 
@@ -140,7 +143,9 @@ def test_bert_mlm_loss_under_amp_keeps_6_bytes_per_vocabulary_entry():
     layers = arch.layers * layer_bytes_per_token(w, arch, tc, 128)[0] * 128
     copies = 2.0 * (arch.total_matmul_params() + arch.vocab * arch.hidden)
     outside = acts.bytes - layers - copies
-    assert outside - tc.outside_bytes_per_sequence(arch, 128) == 2 * 30522 * 128
+    # + the masked-LM head transform: 2 + 4 + 2 B per hidden unit + 8 B per token (AMP)
+    assert outside - tc.outside_bytes_per_sequence(arch, 128) == 2 * 30522 * 128 + (
+        8 * 768 + 8) * 128
     assert tc.outside_per_token["vocab"] + 2 == 6
 
 

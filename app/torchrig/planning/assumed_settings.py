@@ -58,25 +58,48 @@ SETTINGS: tuple[_Setting, ...] = (
 
 @dataclass(frozen=True)
 class AssumedSetting:
-    """One setting taken from the task's defaults: the field, its value, the option that
-    changes it and the words for it."""
+    """One setting the user did not choose: the field, its value, the option that changes it,
+    the words for it, and its basis - "task" (the task's defaults) or "sized" (chosen for the
+    model's size by :mod:`torchrig.planning.sized_defaults`, with ``reason``)."""
 
     field: str
     flag: str
     value: Any
     text: Msg
+    basis: str = "task"
+    reason: Msg | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"field": self.field, "option": self.flag, "value": self.value,
-                "text": self.text.to_dict()}
+                "text": self.text.to_dict(), "basis": self.basis,
+                "reason": None if self.reason is None else self.reason.to_dict()}
 
 
-def assumed_settings(workload: Workload, given: Collection[str]) -> list[AssumedSetting]:
+def assumed_settings(workload: Workload, given: Collection[str], sized: Collection[str] = (),
+                     reason: Msg | None = None) -> list[AssumedSetting]:
     """The settings of ``workload`` that apply to its task and whose option is not among
-    ``given`` (the options the user gave, spelled as on the command line, e.g. "--gpus")."""
+    ``given`` (the options the user gave, spelled as on the command line, e.g. "--gpus");
+    those in ``sized`` (fields) were chosen for the model's size, for ``reason``."""
     return [AssumedSetting(s.field, s.flag, getattr(workload, s.field),
-                           Msg(s.shown(workload, "en"), s.shown(workload, "zh")))
+                           Msg(s.shown(workload, "en"), s.shown(workload, "zh")),
+                           *(("sized", reason) if s.field in sized else ()))
             for s in SETTINGS if s.applies(workload) and s.flag not in given]
+
+
+def assumed_lines(assumed: list[AssumedSetting], lang: str) -> list[str]:
+    """The plan text's lines: the settings sized to the model (with the rule's reason), then
+    those taken from the task's defaults, each with the options that change them."""
+    sep = "，" if lang == "zh" else ", "
+    lines = []
+    sized = [a for a in assumed if a.basis == "sized"]
+    if sized:
+        what = sep.join(a.text.get(lang) for a in sized)
+        flags = " ".join(dict.fromkeys(a.flag for a in sized))
+        why = sized[0].reason.get(lang) if sized[0].reason else ""
+        lines.append(Msg(f"Assumed (not given) - {why}: {what}; change with {flags}",
+                         f"假设（未指定）——{why}：{what}；可用 {flags} 修改").get(lang))
+    line = assumed_line([a for a in assumed if a.basis != "sized"], lang)
+    return [*lines, *([line] if line else [])]
 
 
 def assumed_line(assumed: list[AssumedSetting], lang: str) -> str:
@@ -90,4 +113,4 @@ def assumed_line(assumed: list[AssumedSetting], lang: str) -> str:
                f"假设（任务默认值，未指定）：{what}；可用 {flags} 修改").get(lang)
 
 
-__all__ = ["SETTINGS", "AssumedSetting", "assumed_line", "assumed_settings"]
+__all__ = ["SETTINGS", "AssumedSetting", "assumed_line", "assumed_lines", "assumed_settings"]

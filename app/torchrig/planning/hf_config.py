@@ -89,13 +89,9 @@ def parse_hf_config(data: Any, where: str = "config.json") -> HfModel:
         fields = _encoder(r)
     else:
         fields = _decoder(r, family)
-    notes = []
-    for key in ("attention_dropout", "attn_pdrop", "resid_pdrop", "hidden_dropout_prob",
-                "attention_probs_dropout_prob"):
-        value = data.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            notes.append(f"{key} = {value:g} (the calibration of this block style fixes its own "
-                         "dropout: GPT-2 and BERT 0.1, Llama-style none)")
+    notes: list[str] = []
+    fields.update(_dropout(r, family, notes))
+    fields.update(_head(r, notes))
     hidden_act = next((data[k] for k in ("hidden_act", "hidden_activation", "activation_function")
                        if isinstance(data.get(k), str)), None)
     if isinstance(hidden_act, str) and hidden_act in ACTIVATIONS:
@@ -103,6 +99,64 @@ def parse_hf_config(data: Any, where: str = "config.json") -> HfModel:
     task = "nlp_transformer" if family in ENCODERS else "llm_inference"
     name = data.get("_name_or_path") if isinstance(data.get("_name_or_path"), str) else ""
     return HfModel(fields, family, task, name or family, tuple(notes))
+
+
+_DROPOUT_KEYS: dict[str, tuple[tuple[str, str, float], ...]] = {
+    "gpt2": (("hidden_dropout", "resid_pdrop", 0.1), ("attention_dropout", "attn_pdrop", 0.1),
+             ("embedding_dropout", "embd_pdrop", 0.1)),
+    "bert": (("hidden_dropout", "hidden_dropout_prob", 0.1),
+             ("attention_dropout", "attention_probs_dropout_prob", 0.1)),
+}
+"""(workload field, config field, the config class's default) for each family's dropouts:
+GPT2Config's resid/attn/embd_pdrop and BertConfig's (RobertaConfig's) hidden_dropout_prob
+(residual branches and embeddings) and attention_probs_dropout_prob, all 0.1 by default; every
+Llama-style config class has attention_dropout, 0.0 by default."""
+_DROPOUT_KEYS["roberta"] = _DROPOUT_KEYS["bert"]
+_LLAMA_DROPOUT = (("attention_dropout", "attention_dropout", 0.0),)
+_UNMODELLED_DROPOUT = ("resid_pdrop", "embd_pdrop")  # Phi-3's, on Llama-style blocks
+
+HEAD_SUFFIXES = (("ForCausalLM", "lm"), ("LMHeadModel", "lm"), ("ForMaskedLM", "lm"),
+                 ("ForPreTraining", "lm"), ("ForConditionalGeneration", "lm"),
+                 ("ForSequenceClassification", "sequence_classification"),
+                 ("ForTokenClassification", "token_classification"),
+                 ("ForQuestionAnswering", "question_answering"), ("Model", "base"))
+"""The head a class name in ``architectures`` ends with (Hugging Face's naming: GPT2LMHeadModel,
+LlamaForCausalLM, BertForMaskedLM, BertForPreTraining - the masked-LM head counted, its 2-way
+next-sentence head left out - Gemma3ForConditionalGeneration's language model; a bare
+``...Model`` has no head)."""
+
+
+def _dropout(r: _Fields, family: str, notes: list[str]) -> dict[str, float]:
+    keys = _DROPOUT_KEYS.get(family, _LLAMA_DROPOUT)
+    out = {name: r.probability(key, default) for name, key, default in keys}
+    if family not in _DROPOUT_KEYS:
+        for key in _UNMODELLED_DROPOUT:
+            if r.probability(key, 0.0) > 0:
+                notes.append(f"{key} = {r.data[key]:g}: dropout outside attention is not "
+                             f"modelled for {family} (its masks are not counted)")
+    return out
+
+
+def _head(r: _Fields, notes: list[str]) -> dict[str, Any]:
+    """The head from ``architectures`` (its first entry) and, for a classifier, num_labels
+    (the field, else the size of id2label, else PretrainedConfig's default 2)."""
+    names = r.data.get("architectures")
+    if not isinstance(names, list) or not names or not isinstance(names[0], str):
+        return {}
+    name = names[0]
+    head = next((h for suffix, h in HEAD_SUFFIXES if name.endswith(suffix)), None)
+    if head is None:
+        notes.append(f"architectures {name}: a head TorchRig does not model; planned with the "
+                     "task's usual head")
+        return {}
+    out: dict[str, Any] = {"head": head}
+    if head in ("sequence_classification", "token_classification"):
+        labels = r.optional("num_labels")
+        id2label = r.data.get("id2label")
+        if labels is None and isinstance(id2label, dict) and id2label:
+            labels = len(id2label)
+        out["num_labels"] = labels or 2
+    return out
 
 
 class _Fields:
@@ -130,6 +184,16 @@ class _Fields:
                                  f"{value!r}")
             return value
         return None
+
+    def probability(self, key: str, default: float) -> float:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 <= value <= 1:
+            raise InputError(f"{self.where}: field '{key}' must be a probability from 0 to 1, "
+                             f"got {value!r}")
+        return float(value)
 
     def flag(self, key: str, default: bool) -> bool:
         value = self.data.get(key)
@@ -228,6 +292,8 @@ def _encoder(r: _Fields) -> dict[str, Any]:
     f = _shape(r)
     f["style"] = "bert"
     f["ffn"] = r.whole("intermediate_size", what="the MLP width")
+    # The masked-LM decoder shares the word embeddings (BertConfig's default).
+    f["tied_embeddings"] = r.flag("tie_word_embeddings", True)
     return f
 
 

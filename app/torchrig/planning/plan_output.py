@@ -22,8 +22,9 @@ from torchrig.labels import (
     cores,
     label,
 )
-from torchrig.planning.assumed_settings import AssumedSetting, assumed_line
+from torchrig.planning.assumed_settings import AssumedSetting, assumed_lines
 from torchrig.planning.item_labels import LABELS
+from torchrig.planning.plan_parameters import parameters_line, plan_parameters
 from torchrig.planning.requirements import Item, Requirements
 from torchrig.planning.workload import Workload, resolve_model
 from torchrig.units import fmt_flops, fmt_gb, fmt_gib, fmt_rate, fmt_seconds
@@ -117,9 +118,9 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
     def t(message: Msg) -> str:
         return message.get(lang)
 
-    lines = [_header(workload, req, lang)]
+    lines = [_header(workload, req, lang), parameters_line(plan_parameters(workload), lang)]
     if assumed:
-        lines.append(assumed_line(assumed, lang))
+        lines.extend(assumed_lines(assumed, lang))
     lines.append("")
     if answer is not None and answer.changes:
         lines.extend(_solver_lines(answer, lang))

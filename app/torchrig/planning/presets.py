@@ -195,6 +195,10 @@ class TransformerArch:
             attn += (h + self.kv_lora_rank + self.rope_head_dim) \
                 + (self.kv_lora_rank + self.heads * (self.head_dim + self.v_head_dim)) \
                 + (self.heads * self.v_head_dim + h)
+        elif self.style == "gpt":
+            # GPT-2 packs Q, K and V into one layer (c_attn, hidden -> 3 x hidden): one adapter,
+            # as peft's "all-linear" adapts it.
+            attn = (h + q + 2 * kv) + (q + h)
         else:
             attn = (h + q) + 2 * (h + kv) + (q + h)
         dense = (3 if self.gated_mlp else 2) * (h + f)
@@ -309,7 +313,8 @@ class ModelPreset:
             out.update(style=self.arch.style, layers=self.arch.layers, hidden=self.arch.hidden,
                        heads=self.arch.heads, kv_heads=self.arch.kv_heads, ffn=self.arch.ffn,
                        vocab=self.arch.vocab, max_positions=self.arch.max_positions,
-                       tied_embeddings=self.arch.tied_embeddings)
+                       tied_embeddings=self.arch.tied_embeddings,
+                       activation=self.arch.activation or None)
         return out
 
 
@@ -347,9 +352,13 @@ class TransformerCal:
                 + c["heads"] * arch.heads + c["kv_dim"] * arch.kv_dim
                 + c["heads_x_seq"] * arch.heads * seq)
 
-    def outside_bytes_per_sequence(self, arch: TransformerArch, seq: int) -> float:
+    def outside_bytes_per_sequence(self, arch: TransformerArch, seq: int,
+                                   logits: int | None = None) -> float:
+        """``logits``: logits per token the head computes (None: the vocabulary, as measured);
+        the measured bytes per vocabulary entry are per logit (the fp32 loss's input)."""
         t, s = self.outside_per_token, self.outside_per_sequence
-        per_token = t["constant"] + t["hidden"] * arch.hidden + t["vocab"] * arch.vocab
+        width = arch.vocab if logits is None else logits
+        per_token = t["constant"] + t["hidden"] * arch.hidden + t["vocab"] * width
         return seq * per_token + s["constant"] + s["hidden"] * arch.hidden
 
 
@@ -440,6 +449,7 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
             kv_heads=whole("kv_heads"), ffn=whole("ffn"), vocab=whole("vocab"),
             max_positions=whole("max_positions"),
             tied_embeddings=bool(entry.get("tied_embeddings", True)),
+            activation=_activation(entry, where),
         )
     diffusion = _parse_diffusion(entry, where) if family == "diffusion" else None
     largest = whole("largest_layer_params", optional=True)
@@ -457,6 +467,15 @@ def _parse_preset(entry: Any, where: str) -> ModelPreset:
         activation_bytes_per_sample=whole("activation_bytes_per_sample", optional=True),
         diffusion=diffusion,
     )
+
+
+def _activation(entry: dict[str, Any], where: str) -> str:
+    """The config's activation (GPT-2's gelu_new, BERT's gelu, Llama's silu); "" = the
+    calibration's for the style (a model without a published config: GPT-3)."""
+    value = entry.get("activation", "")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field 'activation' must be text")
+    return value
 
 
 VAE_PRECISIONS = ("fp32", "bf16")

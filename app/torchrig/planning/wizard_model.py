@@ -33,13 +33,16 @@ from torchrig.errors import InputError
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
 from torchrig.planning.analysis import Analysis, analyze
-from torchrig.planning.device import device_spec
+from torchrig.planning.assumed_settings import assumed_lines, assumed_settings
+from torchrig.planning.device import device_spec, subject_device
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import ModelPreset, load_presets
 from torchrig.planning.requirements import plan
 from torchrig.planning.scaling_series import Series, scaling_series
+from torchrig.planning.sized_defaults import REFERENCE_GPU, Sizing, size_to_model
 from torchrig.planning.workload import (
     ARCH_FIELDS,
+    CONFIG_FIELDS,
     KV_CACHE_DTYPES,
     MODES,
     OFFLOADS,
@@ -268,13 +271,39 @@ class WizardModel:
         self.last_plan_ms = 0.0
         self.priced: tuple[str, ...] = ()
         self.stale = False
+        self.sizing: Sizing | None = None
 
     # --- the workload being edited ------------------------------------------------------------
 
     def load(self, workload: Workload) -> None:
         """Edit ``workload`` from now on: every field shows its value."""
+        if self.sizing is not None and workload is not self.sizing.workload:
+            self.sizing = None  # another workload (a file, a task's defaults) assumes nothing
         self.workload = workload
         self.fields = fields_of(workload)
+
+    def _sized(self, workload: Workload) -> Workload:
+        """``workload`` with its layout sized to the model (planning.sized_defaults), for the
+        subject's GPU when it has one, else the rule's reference GPU; remembered so the
+        Wizard can say what it assumed."""
+        caps = self.subject()
+        device = subject_device(caps) if caps is not None else None
+        if device is None or device.vram_bytes is None:
+            device = device_spec(self.catalog.get(REFERENCE_GPU))  # the Wizard's catalog
+        sizing = size_to_model(workload, (), device)
+        self.sizing = sizing if sizing.reason is not None else None
+        return sizing.workload
+
+    def assumed_note(self, lang: str) -> str:
+        """The settings the size rule chose, with its reason, while the fields still hold
+        them ("" when it did not apply or the user has changed one of them)."""
+        s = self.sizing
+        if s is None or any(getattr(self.workload, f) != getattr(s.workload, f)
+                            for f in s.fields):
+            return ""
+        chosen = [a for a in assumed_settings(self.workload, (), s.fields, s.reason)
+                  if a.basis == "sized"]
+        return "\n".join(assumed_lines(chosen, lang))
 
     def for_task(self, task: str) -> Workload:
         """The workload a newly chosen task starts from: that task's typical defaults, keeping
@@ -286,11 +315,11 @@ class WizardModel:
             return base
         doc = base.to_dict()
         doc.update({n: getattr(old, n) for n in ("model", "name", "params", "style",
-                                                 *ARCH_FIELDS)})
+                                                 *ARCH_FIELDS, *CONFIG_FIELDS)})
         if doc["seq_len"] is not None and old.max_positions is not None:
             doc["seq_len"] = min(doc["seq_len"], old.max_positions)
         try:
-            return Workload.from_dict(doc, where="workload")
+            return self._sized(Workload.from_dict(doc, where="workload"))
         except InputError:
             return base  # the model does not suit the task's defaults: start afresh
 
@@ -367,7 +396,7 @@ class WizardModel:
         fields = hf_workload_fields(model, task)
         doc = default_workload(fields["task"]).to_dict()
         doc.update(fields)
-        return Workload.from_dict(doc, where=str(path))
+        return self._sized(Workload.from_dict(doc, where=str(path)))
 
     # --- what the plan is for ------------------------------------------------------------------
 

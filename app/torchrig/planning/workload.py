@@ -26,6 +26,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
 
 # The enumerations imported "X as X" are re-exported: they are defined with the per-field table,
@@ -64,6 +65,10 @@ ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_di
                "max_positions")
 """A custom transformer's shape (``--model custom``; what ``--hf-config`` fills in)."""
 MOE_FIELDS = ("experts", "active_experts", "expert_ffn")
+CONFIG_FIELDS = ("hidden_dropout", "attention_dropout", "embedding_dropout", "head",
+                 "num_labels")
+"""What else a transformer's config says that changes its memory (dropout masks, the head);
+allowed on a preset too (fine-tuning BERT-base without dropout is a choice, not a new model)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,20 @@ class Workload:
     """Image generation: classifier-free guidance, which runs the denoiser twice per step
     (with and without the prompt or class); None = the model's usual setting."""
     name: str = ""
+    hidden_dropout: float | None = None
+    """Dropout probability on the residual branches (and embeddings, unless
+    ``embedding_dropout`` is given); None = the block style's own (GPT-2 and BERT 0.1,
+    Llama-style none), which the activation calibration measured."""
+    attention_dropout: float | None = None
+    """Dropout probability on the attention probabilities; None = the block style's own."""
+    embedding_dropout: float | None = None
+    """Dropout probability on the embeddings' output (GPT-2's ``embd_pdrop``); None = as
+    ``hidden_dropout``."""
+    head: str | None = None
+    """The output head (:data:`~torchrig.planning.workload_fields.HEADS`); None = the task's
+    usual one (BERT fine-tuned: a sequence classifier; otherwise the LM head)."""
+    num_labels: int | None = None
+    """Classes of a classification head (None: 2, the config classes' default)."""
 
     @property
     def total_gpus(self) -> int:
@@ -387,12 +406,32 @@ class ResolvedModel:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+def model_head(w: Workload, style: str) -> str:
+    """The output head (workload_fields.HEADS): the workload's (a config's ``architectures``),
+    else BERT fine-tuned has a sequence classifier and everything else an LM head."""
+    if w.head is not None:
+        return w.head
+    return "sequence_classification" if style == "bert" and w.mode == "finetune" else "lm"
+
+
+def counted_head(w: Workload, style: str) -> str:
+    """The head a transformer's parameter count includes: the workload's, else the one a
+    preset's published count has (param_parts.PRESET_HEAD: BERT's pooler, the decoders' LM
+    head)."""
+    return w.head or PRESET_HEAD[style]
+
+
 def resolve_model(w: Workload) -> ResolvedModel:
-    """Preset facts, or the custom architecture given in the workload."""
+    """Preset facts, or the custom architecture given in the workload. A transformer's count
+    includes the head a workload names (a preset's published count is corrected by the
+    difference of the heads, :mod:`torchrig.planning.param_parts`)."""
     if w.model != CUSTOM:
         p = get_preset(w.model)
+        params = p.params
+        if p.arch is not None and w.head is not None:
+            params += head_difference(p.arch, w.head, w.num_labels or 2)
         return ResolvedModel(
-            family=p.family, params=p.params,
+            family=p.family, params=params,
             largest_layer_params=p.largest_layer_params, buffer_bytes=p.buffer_bytes,
             arch=p.arch, preset=p, seq_len=w.seq_len if p.arch else None,
             image_size=w.image_size if p.family != "transformer" else None,
@@ -400,7 +439,8 @@ def resolve_model(w: Workload) -> ResolvedModel:
         )
     arch = _custom_arch(w)
     if arch is not None:
-        params = w.params or arch.param_count()
+        params = w.params or param_parts(arch, counted_head(w, arch.style),
+                                         w.num_labels or 2).model
         return ResolvedModel(
             family="transformer", params=params, largest_layer_params=arch.largest_layer_params(),
             buffer_bytes=0, arch=arch, preset=None, seq_len=w.seq_len, image_size=None,
@@ -504,6 +544,10 @@ def _given(name: str) -> Callable[[_Facts], bool]:
     return lambda c: getattr(c.w, name) is not None
 
 
+def _given_without_arch(name: str) -> Callable[[_Facts], bool]:
+    return lambda c: getattr(c.w, name) is not None and c.model.arch is None
+
+
 def _missing_expert_field(name: str) -> Callable[[_Facts], bool]:
     return lambda c: getattr(c.w, name) is None and any(
         getattr(c.w, n) is not None for n in MOE_FIELDS)
@@ -599,6 +643,11 @@ _RULES: tuple[_Rule, ...] = (
                                     and c.w.heads % c.w.kv_heads,
               lambda c: f"must divide heads ({c.w.heads} is not a multiple of {c.w.kv_heads})"),
     ),
+    *(_Rule(n, _given_without_arch(n), "applies to transformer models only")
+      for n in CONFIG_FIELDS),
+    _Rule("num_labels", lambda c: c.w.num_labels is not None and c.w.head not in (
+              "sequence_classification", "token_classification"),
+          "needs head sequence_classification or token_classification"),
     _Rule("seq_len", lambda c: c.model.family in ("cnn", "vit") and c.w.seq_len is not None,
           "is only for transformer models (give image_size)"),
     _Rule("image_size", lambda c: c.model.family == "transformer"

@@ -33,6 +33,11 @@ STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_par
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 ATTENTIONS = ("sdpa", "eager")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swiglu", "geglu")
+HEADS = ("lm", "sequence_classification", "token_classification", "question_answering", "base")
+"""The output head a Hugging Face ``architectures`` entry names: ``...ForCausalLM`` /
+``...ForMaskedLM`` / ``LMHeadModel`` (logits over the vocabulary), ``...ForSequenceClassification``
+(pooled, ``num_labels`` logits per sequence), ``...ForTokenClassification`` (``num_labels`` per
+token), ``...ForQuestionAnswering`` (a start and an end logit per token), or the bare model."""
 
 Error = Callable[[str, str], InputError]
 """Builds the refusal for (field, problem); the caller knows the document and its spelling."""
@@ -138,6 +143,11 @@ FIELDS: tuple[Field, ...] = (
     _flag("guidance"),
     _flag("precomputed_latents"),
     _flag("ema"),
+    _real("hidden_dropout", 0, 1),
+    _real("attention_dropout", 0, 1),
+    _real("embedding_dropout", 0, 1),
+    _text("head", HEADS),
+    _whole("num_labels", 1, 1_000_000),
 )
 FIELD: dict[str, Field] = {f.name: f for f in FIELDS}
 
@@ -155,7 +165,8 @@ SAVE_CHECKED: tuple[Field, ...] = tuple(FIELD[name] for name in (
     "env_steps_per_s_per_core", "lora_rank", "activation_bytes_per_sample",
     "forward_flops_per_sample", "gpus_per_node", "nodes", "tp_size", "pp_size", "ep_size",
     "epochs", "num_workers", "checkpoints_kept", "target_samples_per_s", "dataset.samples",
-    "dataset.sample_bytes", "dataset.decoded_bytes",
+    "dataset.sample_bytes", "dataset.decoded_bytes", "hidden_dropout", "attention_dropout",
+    "embedding_dropout", "num_labels",
 ))
 
 

@@ -328,6 +328,13 @@ class WizardPage(QWidget):
         self.import_button.clicked.connect(lambda: self.import_config_dialog())
         bar.addWidget(self.import_button)
         outer.addLayout(bar)
+        # What the Wizard chose that the user did not (an imported model's layout, sized to
+        # it): the core's words, in both languages (planning.assumed_settings).
+        self.assumed_label = QLabel()
+        self.assumed_label.setObjectName("assumed_settings")
+        self.assumed_label.setWordWrap(True)
+        self.assumed_label.setVisible(False)
+        outer.addWidget(self.assumed_label)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._steps())
@@ -656,6 +663,9 @@ class WizardPage(QWidget):
             return
         self._show_errors({})
         self.results.mark_stale(False)
+        note = self.model.assumed_note(self.lang)
+        self.assumed_label.setText(note)
+        self.assumed_label.setVisible(bool(note))
         workload = check.workload
         self.verify_panel.set_workload(workload)
         caps = self.model.subject()

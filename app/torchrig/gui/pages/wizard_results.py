@@ -29,6 +29,7 @@ from torchrig.gui.style import colour
 from torchrig.planning.advice import Advice
 from torchrig.planning.analysis import Analysis
 from torchrig.planning.breakdown import requirement_bars
+from torchrig.planning.fit_verdict import fit_verdict, tier_is_subject_but_not_as_shown
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.wizard_model import PlanResult, scaling_for
 from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
@@ -94,15 +95,15 @@ class WizardResults(QObject):
         caps = analysis.subject
         self.chart.set_bars(requirement_bars(req, caps))
         t = req.throughput
-        fits = req.fits
+        fit = fit_verdict(analysis).code  # the one verdict the tier line reads too
         subject = caps.label.get(self.lang)
-        if caps.gpu_count == 0:
+        if fit == "no_gpu":
             verdict = escape(self.tr("no GPU on {0}").format(subject))
-        elif fits is None:
+        elif fit == "unknown":
             verdict = escape(self.tr("GPU memory of {0} unknown").format(subject))
-        elif fits:
+        elif fit == "fits":
             verdict = _coloured(self.tr("fits on {0}").format(subject), colour("ok"))
-        elif req.vram_verdict == "tight":
+        elif fit == "tight":
             verdict = _coloured(self.tr("tight on {0}: only the safety margin is short").format(
                 subject), colour("warn"))
         else:
@@ -147,6 +148,10 @@ class WizardResults(QObject):
         if rec.tier:
             tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
                 self.tr("(seed {0})").format(rec.tier.section))
+            if tier_is_subject_but_not_as_shown(result.analysis, rec) and rec.tier_gpu:
+                # The headline says it does not run as shown: say the tier needs another GPU.
+                tier += " " + escape(self.tr("with {0}, not as shown above with {1}").format(
+                    rec.tier_gpu.name, result.analysis.subject.gpu_name or "?"))
         else:
             tier = escape(self.tr("none of the seed's tiers"))
         gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"

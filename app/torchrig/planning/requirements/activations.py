@@ -17,28 +17,36 @@ from dataclasses import dataclass
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
 from torchrig.planning.presets import Calibration, TransformerArch, TransformerCal, VisionCal
+from torchrig.planning.requirements import dropout_masks
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
 from torchrig.planning.workload import LOW_PRECISION, QUANTIZED, ResolvedModel, Workload
+from torchrig.planning.workload import model_head as workload_head
 from torchrig.units import fmt_gib
 
 
 def korthikanti_layer_bytes(seq: int, batch: int, hidden: int, heads: int, tp: int = 1,
                             sequence_parallel: bool = False, recompute: str = "none",
-                            attention_scores: bool = True) -> float:
+                            attention_scores: bool = True,
+                            dropout: tuple[float, float] = (2.0, 3.0)) -> float:
     """Korthikanti et al. (arXiv 2205.05198) Table 2: activation bytes per transformer layer
     with 16-bit activations and 1-byte dropout masks. ``attention_scores=False`` drops the
-    5as/h term, which fused (flash) attention does not store."""
+    5as/h term, which fused (flash) attention does not store. ``dropout``: the table's dropout
+    terms kept, (x sbh, x as^2 b) - (2, 3) as the paper counts them, (0, 0) without dropout
+    (:func:`torchrig.planning.requirements.dropout_masks.korthikanti_dropout_terms`)."""
     sbh = seq * batch * hidden
-    scores = 5 * heads * seq / hidden if attention_scores else 0.0
+    masks, score_masks = 2.0 - dropout[0], 3.0 - dropout[1]
+    scores = (5 - score_masks) * heads * seq / hidden if attention_scores else 0.0
+    base = 34.0 - masks
     if recompute == "full":
         return 2.0 * sbh
     if recompute == "selective":
-        return 34.0 * sbh / tp
+        return base * sbh / tp
     if sequence_parallel:
-        return sbh * (34 / tp + scores / tp)
+        return sbh * (base / tp + scores / tp)
     if tp > 1:
-        return sbh * (10 + 24 / tp + scores / tp)
-    return sbh * (34 + scores)
+        # The residual masks are the part not split (10 = 4 LayerNorm + 2 masks + 4 inputs).
+        return sbh * (10 - masks + 24 / tp + scores / tp)
+    return sbh * (base + scores)
 
 
 def cal_precision(w: Workload) -> str:
@@ -52,10 +60,34 @@ def cal_precision(w: Workload) -> str:
     return "amp"
 
 
+def model_head(w: Workload, arch: TransformerArch) -> str:
+    """The output head the workload is planned with (:func:`workload.model_head`)."""
+    return workload_head(w, arch.style)
+
+
 def head_kind(w: Workload, arch: TransformerArch) -> str:
-    """BERT fine-tuned for a sentence task has a pooled classifier; everything else computes
-    logits over the vocabulary (masked or causal LM)."""
-    return "cls" if (arch.style == "bert" and w.mode == "finetune") else "lm"
+    """The calibration's head key: "cls" for BERT's pooled sequence classifier (measured),
+    "lm" for every other head - measured with logits over the vocabulary, whose width
+    :func:`logit_width` replaces for a head with other outputs."""
+    return "cls" if (arch.style == "bert"
+                     and model_head(w, arch) == "sequence_classification") else "lm"
+
+
+def logit_width(w: Workload, arch: TransformerArch) -> int:
+    """Logits per token the head computes and the fp32 loss saves: the vocabulary (LM), the
+    labels (token classification; a sequence classifier other than BERT's scores every token
+    and pools the last), 2 (question answering: start and end), 0 (no head, or BERT's pooled
+    classifier, measured per sequence)."""
+    head = model_head(w, arch)
+    labels = w.num_labels or 2
+    if head == "lm":
+        return arch.vocab
+    if head == "question_answering":
+        return 2
+    if head == "token_classification" or (head == "sequence_classification"
+                                          and arch.style != "bert"):
+        return labels
+    return 0
 
 
 def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal,
@@ -79,6 +111,17 @@ def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal
         per_token += 3 * elem * arch.activation_ffn
         notes.append(Msg("gelu_new keeps 3 more FFN-wide tensors",
                          "gelu_new 额外保存 3 个 FFN 宽度的张量"))
+    elif arch.activation == "relu" and not arch.gated_mlp:
+        # ReLU's backward reads its output, the tensor the next matmul saves anyway; GELU's
+        # reads its input, one more FFN-wide tensor (the calibration's).
+        per_token -= elem * arch.activation_ffn
+        notes.append(Msg("relu saves its output, which the next matmul keeps anyway",
+                         "relu 保存其输出，与下一矩阵乘法保存的相同"))
+    if w.is_training:
+        masks, why = dropout_masks.correction(w, arch, seq, fp32=elem == 4.0)
+        per_token += masks
+        if why.en:
+            notes.append(why)
     return per_token, Msg("; ".join(n.en for n in notes), "；".join(n.zh for n in notes))
 
 
@@ -86,7 +129,23 @@ def _mlm_loss_extra_per_token(w: Workload, arch: TransformerArch, head: str) -> 
     """BERT's masked-LM loss under AMP: the 16-bit logits are cast to fp32 for the loss and
     both stay saved, 6 bytes per vocabulary entry per token where the calibration has 4."""
     if arch.style == "bert" and head == "lm" and cal_precision(w) == "amp":
-        return 2.0 * arch.vocab
+        return 2.0 * logit_width(w, arch)
+    return 0.0
+
+
+_MLM_TRANSFORM_BYTES = {"fp32": 12.0, "amp": 8.0, "bf16": 6.0}
+"""Bytes per hidden unit per token BERT's masked-LM head transform saves beyond the
+calibration's plain LM head: the dense layer's output (GELU's input), the GELU output
+(LayerNorm's input, fp32 under autocast) and the LayerNorm output the decoder saves in place
+of the final hidden state (fp32: 4 + 4 + 4; autocast: 2 + 4 + 2; bf16: 2 + 2 + 2)."""
+
+
+def _mlm_transform_per_token(w: Workload, arch: TransformerArch, prec: str) -> float:
+    """BertForMaskedLM's head runs dense -> GELU -> LayerNorm before the decoder (measured on
+    the transformers model, tests/planning/test_cfg24_activations.py); the calibration's BERT
+    LM head is the decoder alone. + 8: the LayerNorm's fp32 mean and inverse deviation."""
+    if arch.style == "bert" and model_head(w, arch) == "lm":
+        return _MLM_TRANSFORM_BYTES[prec] * arch.hidden + 8.0
     return 0.0
 
 
@@ -118,13 +177,18 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
         # measured figure by Korthikanti's TP ratio.
         scores = (5 * arch.heads * seq / arch.hidden) if w.attention == "eager" else 0.0
         layer *= (10 + 24 / tp + scores / tp) / (34 + scores)
-    outside = (tc.outside_bytes_per_sequence(arch, seq)
-               + _mlm_loss_extra_per_token(w, arch, head) * seq) * b
+    width = logit_width(w, arch)
+    act_bytes = 4.0 if prec == "fp32" else 2.0
+    outside = (tc.outside_bytes_per_sequence(arch, seq, width if head == "lm" else None)
+               + _mlm_loss_extra_per_token(w, arch, head) * seq
+               + _mlm_transform_per_token(w, arch, prec) * seq
+               + dropout_masks.outside_correction(w, arch, seq, model_head(w, arch),
+                                                  act_bytes)) * b
     copies = 0.0
     if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
         # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
         # measures this as the batch-independent part).
-        matmul = arch.total_matmul_params() + (arch.vocab * arch.hidden if head == "lm" else 0)
+        matmul = arch.total_matmul_params() + width * arch.hidden
         copies = 2.0 * matmul / (tp * w.pp_size)
         outside += copies
     layers = arch.layers
@@ -138,7 +202,7 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     if head == "lm":
         # Backward of the fp32 loss makes the gradient of the fp32 logits, then its cast.
         act = 4 if prec == "fp32" else 2
-        transient = b * seq * arch.vocab * (4 + (0 if prec == "fp32" else act))
+        transient = b * seq * width * (4 + (0 if prec == "fp32" else act))
     note = _transformer_note(w, arch, seq, prec, checkpointing, per_token, fixes, outside,
                              copies)
     return Activations(saved, note, full, transient)
@@ -167,7 +231,8 @@ def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
         ck = Msg(f"{ck.en}; {fixes.en}", f"{ck.zh}；{fixes.zh}")
     minimum = layers * korthikanti_layer_bytes(
         seq, b, arch.hidden, arch.heads, tp, attention_scores=w.attention == "eager",
-        recompute="full" if checkpointing else "none")
+        recompute="full" if checkpointing else "none",
+        dropout=dropout_masks.korthikanti_dropout_terms(dropout_masks.dropout_of(w, arch)))
     # The calibration's keys (architecture style, attention kernel, precision class) are codes.
     calibrated = ", ".join(key.upper() for key in (arch.style, w.attention, prec))
     cp = Msg("", "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
 from torchrig.planning.presets import Calibration, TransformerArch
-from torchrig.planning.requirements.activations import head_kind
+from torchrig.planning.requirements.activations import logit_width
 from torchrig.planning.workload import ResolvedModel, Workload
 
 
@@ -31,7 +31,8 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
 
 def _transformer_flops(w: Workload, arch: TransformerArch, seq: int, ck: float, ck_note: Msg
                        ) -> tuple[float, Msg]:
-    n = arch.forward_matmul_params(lm_head=head_kind(w, arch) == "lm")
+    # The head's matmul: the vocabulary for an LM head, the labels for a classifier.
+    n = arch.forward_matmul_params(lm_head=False) + logit_width(w, arch) * arch.hidden
     attn = 12 * arch.layers * arch.hidden * seq
     if w.is_lora:
         # Frozen base: backward computes input gradients only (no weight gradients).

@@ -1,0 +1,54 @@
+"""One verdict on whether a plan runs on its subject, read by every line that says so.
+
+The Wizard's headline ("does not fit on Professional") and its tier recommendation ("lowest
+tier Professional") used to decide apart - the headline from the subject's VRAM, the tier from
+any GPU the tier lists - and could contradict each other on screen. Both now read
+:func:`fit_verdict` of the same analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torchrig.findings import Severity
+from torchrig.planning.analysis import Analysis, Recommendation
+
+
+@dataclass(frozen=True)
+class FitVerdict:
+    """``code``: "no_gpu", "unknown" (the subject's GPU memory), "fits", "tight" (only the
+    safety margin is short) or "does_not_fit"; ``blockers``: Blocker findings (a plan that
+    fits in VRAM may still be blocked elsewhere). ``runs``: fits and nothing blocks."""
+
+    code: str
+    blockers: int
+
+    @property
+    def runs(self) -> bool:
+        return self.code == "fits" and self.blockers == 0
+
+
+def fit_verdict(analysis: Analysis) -> FitVerdict:
+    req, caps = analysis.requirements, analysis.subject
+    blockers = sum(1 for f in analysis.findings if f.severity == Severity.BLOCKER)
+    if caps.gpu_count == 0:
+        return FitVerdict("no_gpu", blockers)
+    if req.fits is None:
+        return FitVerdict("unknown", blockers)
+    if req.fits:
+        return FitVerdict("fits", blockers)
+    return FitVerdict("tight" if req.vram_verdict == "tight" else "does_not_fit", blockers)
+
+
+def tier_is_subject_but_not_as_shown(analysis: Analysis, rec: Recommendation) -> bool:
+    """The recommended tier is the subject itself while the subject, as planned with the GPU
+    it shows, does not run the workload: the tier runs it only with another GPU it lists,
+    which the recommendation line must then say."""
+    subject = analysis.subject
+    other_gpu = rec.tier_gpu is not None and (
+        subject.gpu_part is None or rec.tier_gpu.id != subject.gpu_part.id)
+    return (rec.tier is not None and subject.kind == "tier" and subject.label == rec.tier.name
+            and other_gpu and not fit_verdict(analysis).runs)
+
+
+__all__ = ["FitVerdict", "fit_verdict", "tier_is_subject_but_not_as_shown"]
