@@ -80,6 +80,15 @@ OPTIMIZERS: dict[str, Msg] = {
     "adam_8bit": Msg("8-bit Adam", "8 位 Adam"),
 }
 
+# The head a transformer's parameter count includes (workload_fields.HEADS).
+HEADS: dict[str, Msg] = {
+    "lm": Msg("LM head", "语言模型输出头"),
+    "sequence_classification": Msg("sequence-classification head", "序列分类输出头"),
+    "token_classification": Msg("token-classification head", "词元分类输出头"),
+    "question_answering": Msg("question-answering head", "问答输出头"),
+    "base": Msg("pooler (base model)", "池化层（基础模型）"),
+}
+
 STRATEGIES: dict[str, Msg] = {
     "ddp": Msg("data parallel (DDP)", "数据并行（DDP）"),
     "zero1": Msg("ZeRO-1", "ZeRO-1"),

@@ -121,7 +121,7 @@ def test_gelu_new_keeps_three_more_ffn_wide_tensors():
     per_token, fixes = layer_bytes_per_token(_gpt(), arch, tc, 1024)
     assert per_token == tc.layer_bytes_per_token(arch, 1024) + 3 * 2 * 3072
     assert (fixes.en, fixes.zh) == ("gelu_new keeps 3 more FFN-wide tensors",
-                                    "gelu_new 额外保存 3 个 FFN 宽度的张量")
+                                    "激活函数 'gelu_new' 额外保存 3 个 FFN 宽度的张量")
     tc32 = CAL.transformer_cal("gpt", "sdpa", "lm", "fp32")
     assert layer_bytes_per_token(_gpt(precision="fp32"), arch, tc32, 1024)[0] == \
         tc32.layer_bytes_per_token(arch, 1024) + 3 * 4 * 3072
@@ -132,7 +132,7 @@ def test_gelu_new_keeps_three_more_ffn_wide_tensors():
     assert per_token == tcl.layer_bytes_per_token(both, 512) - 2 * 2 * 3072 + 3 * 2 * 14336
     assert fixes.en == "sdpa keeps grouped K/V at the KV width; gelu_new keeps 3 more " \
         "FFN-wide tensors"
-    assert fixes.zh == "sdpa 以 KV 宽度保存分组 K/V；gelu_new 额外保存 3 个 FFN 宽度的张量"
+    assert fixes.zh == "sdpa 以 KV 宽度保存分组 K/V；激活函数 'gelu_new' 额外保存 3 个 FFN 宽度的张量"
 
 
 # --------------------------------------------------------------------------- training, transformers

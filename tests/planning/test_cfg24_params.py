@@ -131,4 +131,4 @@ def test_plan_json_and_text_carry_the_parts(capsys, tmp_path):
     assert main(["plan", "--hf-config", str(path)]) == 0
     text = capsys.readouterr().out
     assert f"Parameters: {count(hf) / 1e6:,.1f}M total" in text
-    assert "token_classification head 0.0M" in text
+    assert "token-classification head 0.0M" in text

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchrig.i18n import Msg
+from torchrig.labels import HEADS, label
 from torchrig.planning.param_parts import ParamParts, param_parts
 from torchrig.planning.requirements.model_states import lora_trainable_params
 from torchrig.planning.workload import Workload, counted_head, resolve_model
@@ -65,10 +66,12 @@ def parameters_line(p: PlanParameters, lang: str) -> str:
     lora_en = f", LoRA adapters {_m(q.lora)}" if q.lora else ""
     lora_zh = f"，LoRA 适配器 {_m(q.lora)}" if q.lora else ""
     return Msg(f"Parameters: {_m(p.total)} total (embeddings {_m(q.embeddings)}, blocks "
-               f"{_m(q.blocks)}, {p.head} head {_m(q.head)}{lora_en}), {_m(p.trainable)} "
+               f"{_m(q.blocks)}, {label(HEADS, p.head or '', 'en')} {_m(q.head)}{lora_en}), "
+               f"{_m(p.trainable)} "
                "trainable",
-               f"参数：共 {_m(p.total)}（嵌入 {_m(q.embeddings)}，层 {_m(q.blocks)}，{p.head} "
-               f"输出头 {_m(q.head)}{lora_zh}），可训练 {_m(p.trainable)}").get(lang)
+               f"参数：共 {_m(p.total)}（嵌入 {_m(q.embeddings)}，层 {_m(q.blocks)}，"
+               f"{label(HEADS, p.head or '', 'zh')} {_m(q.head)}{lora_zh}），"
+               f"可训练 {_m(p.trainable)}").get(lang)
 
 
 __all__ = ["PlanParameters", "parameters_line", "plan_parameters"]

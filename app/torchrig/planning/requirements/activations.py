@@ -110,7 +110,7 @@ def layer_bytes_per_token(w: Workload, arch: TransformerArch, tc: TransformerCal
     if arch.activation == "gelu_new":
         per_token += 3 * elem * arch.activation_ffn
         notes.append(Msg("gelu_new keeps 3 more FFN-wide tensors",
-                         "gelu_new 额外保存 3 个 FFN 宽度的张量"))
+                         "激活函数 'gelu_new' 额外保存 3 个 FFN 宽度的张量"))
     elif arch.activation == "relu" and not arch.gated_mlp:
         # ReLU's backward reads its output, the tensor the next matmul saves anyway; GELU's
         # reads its input, one more FFN-wide tensor (the calibration's).
