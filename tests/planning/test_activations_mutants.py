@@ -132,7 +132,8 @@ def test_gelu_new_keeps_three_more_ffn_wide_tensors():
     assert per_token == tcl.layer_bytes_per_token(both, 512) - 2 * 2 * 3072 + 3 * 2 * 14336
     assert fixes.en == "sdpa keeps grouped K/V at the KV width; gelu_new keeps 3 more " \
         "FFN-wide tensors"
-    assert fixes.zh == "sdpa 以 KV 宽度保存分组 K/V；激活函数 'gelu_new' 额外保存 3 个 FFN 宽度的张量"
+    assert fixes.zh == ("sdpa 以 KV 宽度保存分组 K/V；激活函数 'gelu_new' 额外保存 3 个 "
+                        "FFN 宽度的张量")
 
 
 # --------------------------------------------------------------------------- training, transformers
