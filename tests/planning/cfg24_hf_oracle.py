@@ -5,7 +5,6 @@ measured. Shared by the tests/planning/test_cfg24_*.py modules."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +19,11 @@ def config_dict(name: str) -> dict[str, Any]:
 
 def transformers() -> Any:
     """transformers, importable even when the environment's torchvision does not match its
-    torch (transformers then imports torchvision's image transforms and fails; no test here
-    needs them)."""
-    try:
-        import torchvision  # noqa: F401
-    except Exception:  # a torchvision built for another torch raises RuntimeError on import
-        for key in [k for k in sys.modules if k.startswith("torchvision")]:
-            del sys.modules[key]
-        utils = pytest.importorskip("transformers.utils")
-        import transformers.utils.import_utils as import_utils
+    torch: torchvision imported first the way verify imports it (docs/verify.md sec. 3)."""
+    pytest.importorskip("torch")
+    from torchrig.verify.library_models import torchvision_without_ops
 
-        import_utils.is_torchvision_available = utils.is_torchvision_available = (  # type: ignore[attr-defined]
-            lambda: False)
+    torchvision_without_ops()
     return pytest.importorskip("transformers")
 
 
