@@ -249,3 +249,56 @@ def test_unknown_and_no_gpu_words_in_chinese(cat) -> None:
     assert _cells(ram) == [("未知", S.UNKNOWN, None)]
     tensor = _row(cat, cat.tier("professional"), "tensor_flops", [_caps()], "zh")
     assert _cells(tensor) == [("无 GPU", S.SHORT, 0)]
+
+
+def test_fast_interconnect_cells_carry_their_text_as_value(cat) -> None:
+    # The JSON form ("value") of an interconnect cell is its text, whether the target names a
+    # fast link (the last return), only PCIe, or nothing: every branch, both statuses.
+    fast = _row(cat, cat.tier("enterprise"), "interconnect", [
+        _caps(gpu_count=4, gpu_interconnect="nvlink"), _caps(gpu_count=4)])
+    assert _cells(fast) == [("NVLink", S.MEETS, "NVLink"), ("unknown", S.SHORT, "unknown")]
+    pcie = _row(cat, _tier(cat, "entry", interconnect=("pcie",)), "interconnect",
+                [_caps(gpu_count=2, gpu_interconnect="pcie")])
+    assert _cells(pcie) == [("PCIe", S.MEETS, "PCIe")]
+    assert fast.to_dict()["subjects"][1] == {"value": "unknown", "status": "short",
+                                            "text": "unknown"}
+
+
+def test_ranked_storage_cells_keep_text_and_kind(cat) -> None:
+    # A tier that asks for an HDD: an HDD meets, a SATA SSD (a faster class) exceeds; both
+    # cells say the drive as text and its kind as value, in English and Chinese.
+    tier = _tier(cat, "professional", storage_kinds=("hdd",), storage_bytes=None)
+    row = _row(cat, tier, "storage", [
+        _caps(storage_kind="hdd", storage_bytes=4 * 10**12),
+        _caps(storage_kind="sata-ssd", storage_bytes=2 * 10**12)])
+    assert _cells(row) == [("HDD, 4.0 TB", S.MEETS, "hdd"),
+                           ("SATA SSD, 2.0 TB", S.EXCEEDS, "sata-ssd")]
+    zh = _row(cat, tier, "storage", [_caps(storage_kind="sata-ssd")], "zh")
+    assert _cells(zh) == [("SATA 固态硬盘", S.EXCEEDS, "sata-ssd")]
+
+
+def test_a_tier_without_a_gpu_choice_has_no_tensor_target(cat) -> None:
+    # With no GPU named, the tier's tensor cores are unknown (not "none"): the target is "-",
+    # and a subject's figure is compared with 0 (any throughput is at least twice 0).
+    base = cat.tier("professional")
+    tier = replace(base, parts=tuple(c for c in base.parts if c.role != "gpu"))
+    assert tier.part_choice("gpu") is None
+    row = _row(cat, tier, "tensor_flops", [_caps(gpu_count=1, tensor_flops=1e12)])
+    assert row.target == "-"
+    assert row.target_value is None
+    assert _cells(row) == [("1.0 TFLOP/s", S.EXCEEDS, 1e12)]
+
+
+def test_every_row_in_chinese_where_the_words_differ(cat) -> None:
+    # Each row's own words in a Chinese table (labels.py's names): unknown cores and VRAM, the
+    # storage and interconnect targets, and a subject on an NVLink bridge and Ethernet.
+    tier = _tier(cat, "professional", storage_kinds=("nvme", "hdd"),
+                 interconnect=("nvlink", "ethernet"))
+    rows = {r.key: r for r in compare(tier, cat, [
+        _caps(gpu_count=2, gpu_interconnect="nvlink-bridge", nodes=2,
+              node_network="ethernet")], "zh")}
+    assert rows["cpu_cores"].cells[0].text == "未知"
+    assert rows["vram_per_gpu"].cells[0].text == "未知"
+    assert rows["storage"].target.startswith("NVMe / 机械硬盘")
+    assert rows["interconnect"].target == "NVLink / 以太网"
+    assert rows["interconnect"].cells[0].text == "NVLink 桥 + 以太网"
