@@ -48,12 +48,17 @@ def test_fp8_printed_dense_by_the_source(cat, pid):
     assert not part.is_derived("fp8_tensor_flops")
 
 
-def test_l4_from_the_sparse_datasheet_figures(cat):
-    """yobitel.com/knowledge-base/nvidia-l4: "121 TFLOPS BF16 (242 sparse), 242 TFLOPS FP8 (485
-    sparse)"; store.sourcecode.com's L4 listing: "TF32 Tensor Core 120 TFLOPS | Sparsity" ->
-    120 / 2 = 60 dense. FP16 = BF16 on Ada; FP8 = 2 x FP16, so FP32 accumulate is full rate
-    (as on the L40S datasheet)."""
-    g = cat.get("nvidia-l4").gpu
+def test_l4_dense_figures(cat):
+    """EPOCH (Epoch AI's dataset, citing NVIDIA's L4 datasheet): Tensor-FP16/BF16 121, TF32 60,
+    INT8 242 dense. yobitel.com/knowledge-base/nvidia-l4: "121 TFLOPS BF16 (242 sparse), 242
+    TFLOPS FP8 (485 sparse)"; store.sourcecode.com's listing: "TF32 Tensor Core 120 TFLOPS |
+    Sparsity" -> 120 / 2 = 60, the same. FP8 = 2 x FP16, so FP32 accumulate is full rate (as on
+    the L40S datasheet)."""
+    part = cat.get("nvidia-l4")
+    g = part.gpu
+    assert part.field_sources["fp16_tensor_flops"] == part.field_sources["tf32_tensor_flops"] \
+        == "EPOCH"
+    assert not any(part.is_derived(a) for a in ("fp8_tensor_flops", "fp16_tensor_flops"))
     assert (g.fp8_tensor_flops, g.fp16_tensor_flops, g.bf16_tensor_flops) == (
         pytest.approx(242 * T), pytest.approx(121 * T), pytest.approx(121 * T))
     assert g.tf32_tensor_flops == pytest.approx(120 / 2 * T)
@@ -75,6 +80,10 @@ def test_ada_cards_scaled_from_the_4090_by_tensor_cores_and_clock(cat):
         assert part.gpu.fp8_tensor_flops == pytest.approx(fp8 * T), pid
         assert part.is_derived("fp8_tensor_flops"), pid
         assert part.gpu.fp4_tensor_flops is None, pid  # Ada has no fp4 tensor format
+    # A second route for the 4070: Epoch's dense INT8 for it, 233 TOPS (from TechPowerUp), is the
+    # Ada FP8/INT8 rate with FP16 accumulate, twice the FP32-accumulate rate: 233 / 2 = 116.5.
+    assert cat.get("nvidia-rtx-4070").gpu.fp8_tensor_flops == pytest.approx(233 / 2 * T,
+                                                                            abs=0.15 * T)
 
 
 def test_blackwell_geforce_from_ai_tops(cat):
