@@ -27,14 +27,15 @@ def cat():
 # - Tom's Hardware's H20/L20/L2 table (the Vipera listings): "INT8 I FP8 Tensor 296 I 296 TFLOPS
 #   | 239 I 239 TFLOPS | 193 I 193 TFLOPS", in the same table as the dense BF16/FP16 148 /
 #   119.5 / 96.5 the catalog already holds (FP8 = 2 x FP16, so dense too).
-# - AMD MI300X: "FP8 dense | 2614.9 TFLOP/s" (alpharomercoma/MI300X-vs-H200 METHODOLOGY.md).
+# - AMD MI300X: the ROCm MI300 page's peak table (ROCM-MI300), "Matrix FP8 | 4096 | 2614.9" (FLOPS
+#   per clock per CU, peak TFLOPS), beside its dense "Matrix FP16 | 2048 | 1307.4".
 # - AMD MI325X: "FP8 Performance 2,614.9 TFLOPS", "FP8 with Sparsity 5,229.8 TFLOPS"
 #   (awesomeagents.ai/hardware/amd-mi325x): 5,229.8 / 2 = 2,614.9, the same dense figure.
 QUOTED_DENSE_FP8 = {
     "nvidia-h20": (296, TOMS),
     "nvidia-l20": (239, TOMS),
     "nvidia-l2": (193, TOMS),
-    "amd-instinct-mi300x": (2614.9, "alpharomercoma/MI300X-vs-H200"),
+    "amd-instinct-mi300x": (2614.9, "ROCM-MI300"),
     "amd-instinct-mi325x": (5229.8 / 2, "awesomeagents.ai/hardware/amd-mi325x"),
 }
 
