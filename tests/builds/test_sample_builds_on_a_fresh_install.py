@@ -84,12 +84,12 @@ def test_the_flagged_gap_is_caught(capsys: pytest.CaptureFixture[str], tmp_path:
 
 
 def test_entry_total_at_the_reference_rate(capsys: pytest.CaptureFixture[str]) -> None:
-    """builds/entry.json on a fresh install, by hand: the i5-12400F at its JD.com CNY 1,189.00,
-    every other line USD x 6.9929 rounded half-up to the cent: 229 -> 1,601.37,
-    179.99 -> 1,258.65, 45.99 -> 321.60, 99.99 -> 699.22, 198.98 -> 1,391.45,
-    124.99 -> 874.04, 40 -> 279.72; 1,189.00 + 6,426.05 = 7,615.05 (docs/hardware-sources.md
-    sec. 4)."""
+    """builds/entry.json on a fresh install, by hand: the i5-12400F at its JD.com CNY 1,189.00
+    and the 990 PRO 1TB at 快科技's CNY 1,099 (2023-01-24), every other line USD x 6.9929
+    rounded half-up to the cent: 229 -> 1,601.37, 179.99 -> 1,258.65, 45.99 -> 321.60,
+    198.98 -> 1,391.45, 124.99 -> 874.04, 40 -> 279.72; 1,189.00 + 1,099.00 + 5,726.83 =
+    8,014.83 (docs/hardware-sources.md sec. 4)."""
     build = _check(capsys, ROOT / "builds" / "entry.json")["build"]
     assert [line["unit_price"] for line in build["lines"]] == [
-        "1189.00", "1601.37", "1258.65", "321.60", "699.22", "1391.45", "874.04", "279.72"]
-    assert build["total"] == "7615.05"
+        "1189.00", "1601.37", "1258.65", "321.60", "1099.00", "1391.45", "874.04", "279.72"]
+    assert build["total"] == "8014.83"

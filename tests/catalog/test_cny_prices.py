@@ -116,5 +116,7 @@ def test_parts_of_the_cny_sample_builds_without_a_cny_price_are_known() -> None:
     priced = {pid for pid in ids
               if any(p.currency == "CNY" for p in catalog.get(pid).prices)}
     # professional.json quotes the China-market RTX 4090 D (NVIDIA China's 12,999) since the
-    # RTX 4090 left it (out of production, export-controlled).
-    assert priced == {"intel-core-i5-12400f", "nvidia-rtx-3060-12gb", "nvidia-rtx-4090d"}
+    # RTX 4090 left it (out of production, export-controlled). The Samsung 990 PRO 1TB/2TB
+    # carry the 2023-01 domestic prices of 快科技's report (test_cny_prices_cny25.py).
+    assert priced == {"intel-core-i5-12400f", "nvidia-rtx-3060-12gb", "nvidia-rtx-4090d",
+                      "samsung-990-pro-1tb", "samsung-990-pro-2tb"}

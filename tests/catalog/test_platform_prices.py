@@ -56,8 +56,9 @@ UNPRICED = {
     "nvidia-l4", "nvidia-a100-40gb-pcie", "nvidia-h100-pcie", "nvidia-jetson-agx-orin-64gb",
     "nvidia-rtx-pro-5000-blackwell", "nvidia-h100-nvl", "nvidia-h200-nvl",
     "amd-instinct-mi325x",
-    # China-market GPUs without a usable price source (docs/hardware-sources.md sec. 4)
-    "nvidia-rtx-5090d", "nvidia-rtx-5090d-v2", "nvidia-h20", "nvidia-l20", "nvidia-l2",
+    # China-market GPUs without a usable price source (docs/hardware-sources.md sec. 4); the
+    # RTX 5090 D has NVIDIA China's CNY 16,499 since cny25 (test_cny_prices_cny25.py)
+    "nvidia-rtx-5090d-v2", "nvidia-h20", "nvidia-l20", "nvidia-l2",
     # Memory
     "corsair-vengeance-lpx-32gb-ddr4-3200-cmk32gx4m2z3200c16w",
     "samsung-32gb-ddr5-5600-rdimm-m321r4ga0pb0-cwm",
