@@ -1,4 +1,4 @@
-"""fp8 training the Transformer Engine way (issue 24, docs/estimation.md sec. 12), against hand
+"""fp8 training the Transformer Engine way (issue 24, docs/estimation.md sec. 14), against hand
 computations: the bytes per parameter, the fp8 weight copies and scaling state, the saved
 inputs, the FLOPs split between the fp8 and bf16 peaks, a second branch (tensor parallelism and
 8 GPUs) and the refusals (no fp8 tensor cores, fp4 training, non-transformers, LoRA, MoE).

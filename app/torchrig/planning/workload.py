@@ -56,7 +56,7 @@ TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_
 QUANTIZED = ("int8", "int4")
 LOW_PRECISION = ("fp8", "fp4")
 """Weights and activations in 8 or 4 bits, computed on fp8 / fp4 tensor cores (serving; fp8
-also trains transformers the Transformer Engine way, docs/estimation.md sec. 12)."""
+also trains transformers the Transformer Engine way, docs/estimation.md sec. 14)."""
 CUSTOM = "custom"
 
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
@@ -695,7 +695,7 @@ _RULES: tuple[_Rule, ...] = (
                     "fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, amp_bf16 "
                     "or bf16"),
     # fp8 training is modelled as Transformer Engine runs it (fp8 GEMMs in the transformer's
-    # linear layers, docs/estimation.md sec. 12); fp4 only for serving.
+    # linear layers, docs/estimation.md sec. 14); fp4 only for serving.
     _Rule("precision", lambda c: c.w.precision == "fp4" and c.w.task != "llm_inference",
           "fp4 (NVFP4) is modelled for task llm_inference only (TensorRT-LLM, vLLM, SGLang); "
           "fp4 training is not modelled: train in fp8 (Transformer Engine) or amp_bf16"),

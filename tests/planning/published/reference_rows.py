@@ -308,7 +308,7 @@ FP8_TRAINING: tuple[Row, ...] = (
              role="calibration", tolerance=CAL_TOL,
              calibrates="FP8_TRAINING_UTILISATION (planning/requirements/fp8_training.py): "
                         "the share of the fp8 and bf16 peaks that gives this row back "
-                        "(docs/estimation.md sec. 12.3)"),
+                        "(docs/estimation.md sec. 14.3)"),
     _fp8_row("mb-fp8-llama3-8b-b200-8gpu",
              "'25.11 NeMo Container' > 'Pre-Training Performance' > 'System: DGX-B200', row "
              "LLAMA3_8B (8 GPUs, FP8-CS, GBS 128, MBS 2, sequence 8192, FSDP 0, TP 1, PP 1, "

@@ -1,4 +1,4 @@
-"""fp8 training as NVIDIA Transformer Engine runs it (docs/estimation.md sec. 12).
+"""fp8 training as NVIDIA Transformer Engine runs it (docs/estimation.md sec. 14).
 
 TE (and Megatron-Core on top of it) computes the GEMMs of a transformer block's linear layers
 (QKV, attention output projection, MLP up/gate and down) in fp8 and everything else in bf16:
@@ -35,7 +35,7 @@ FP8_TRAINING_UTILISATION = 0.540
 Transformer Engine fp8 training step reaches. Fitted on NVIDIA Megatron-Bridge's performance
 summary, 25.11 container, DGX-H100, LLAMA3_8B FP8-CS: 14,451 tokens/s/GPU on 8 GPUs (GBS 128,
 MBS 1, sequence 8192, FSDP, GA 16), planned through this planner's FLOP count and scaling
-model (docs/estimation.md sec. 12.3 works the fit). One share for both peaks: the tables give
+model (docs/estimation.md sec. 14.3 works the fit). One share for both peaks: the tables give
 no bf16 run of the same setup to separate them."""
 
 FP8_UTILISATION_SOURCE = Msg(

@@ -73,7 +73,7 @@ def _fp8_rate(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
               ) -> float | None:
     """fp8 training (Transformer Engine): the linear GEMMs at the fp8 peak, the rest at the
     bf16 peak, both at :data:`fp8_training.FP8_TRAINING_UTILISATION` (docs/estimation.md sec.
-    12.2); a pipeline stage does 1/p of it. Fills the peak, utilisation and per-GPU items and
+    14.2); a pipeline stage does 1/p of it. Fills the peak, utilisation and per-GPU items and
     returns the per-GPU rate (None when a peak or the GPU is unknown)."""
     assert model.arch is not None
     u = fp8_training.FP8_TRAINING_UTILISATION

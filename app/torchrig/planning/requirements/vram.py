@@ -148,7 +148,7 @@ def _trained_states(w: Workload, model: ResolvedModel, states: ModelStates, ep: 
 
 def _fp8_items(w: Workload, model: ResolvedModel, mp: int) -> dict[str, Item]:
     """fp8 training (Transformer Engine): the linear weights' fp8 copies and the delayed-scaling
-    state (docs/estimation.md sec. 12.1); nothing for any other precision."""
+    state (docs/estimation.md sec. 14.1); nothing for any other precision."""
     if not fp8_training.is_fp8_training(w) or model.arch is None:
         return {}
     arch = model.arch
