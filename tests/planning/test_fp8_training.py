@@ -180,3 +180,63 @@ def test_fp8_training_of_bert_is_planned():
                               batch=32, seq_len=128)
     v = plan(dataclasses.replace(w), H100).vram_per_gpu
     assert v["fp8_weight_copies"].value == pytest.approx(12 * (4 * 768 * 768 + 2 * 768 * 3072))
+
+
+def _machine(gpu: str, vram: int, cc: str):
+    from torchrig.builds.capabilities import from_profile
+    from torchrig.catalog import load_catalog
+    from torchrig.hardware.model import CpuInfo, DiskInfo, GpuInfo, MemoryInfo, SystemProfile
+    from torchrig.units import TB
+    profile = SystemProfile(
+        cpu=CpuInfo(model_name="Test CPU", physical_cores=32, logical_cpus=64),
+        memory=MemoryInfo(total_bytes=512 * GiB, swap_total_bytes=0),
+        gpus=[GpuInfo(index=0, name=gpu, vendor="NVIDIA", vram_total_bytes=vram,
+                      compute_capability=cc, pcie_gen_max=4, pcie_width_max=16)],
+        disks=[DiskInfo(mountpoint="/data", kind="nvme", total_bytes=4 * TB)],
+    )
+    catalog = load_catalog()
+    return from_profile(profile, catalog), catalog
+
+
+def test_fp8_training_on_an_a100_is_a_blocker_with_training_advice():
+    from torchrig.findings import Severity
+    from torchrig.planning.analysis import analyze
+    caps, catalog = _machine("NVIDIA A100-SXM4-80GB", 80 * GiB, "8.0")
+    assert caps.gpu_part is not None and caps.gpu_part.gpu.architecture == "Ampere"
+    found = {f.code: f for f in analyze(_llama(), caps, catalog).findings}
+    blocker = found["analysis.tensor_format"]
+    assert blocker.severity is Severity.BLOCKER
+    assert "Train in amp_bf16" in blocker.fix.en and "Serve" not in blocker.fix.en
+    # an H100 has fp8 tensor cores: no such finding
+    h100, _ = _machine("NVIDIA H100 80GB HBM3", 80 * GiB, "9.0")
+    assert h100.gpu_part is not None and h100.gpu_part.gpu.architecture == "Hopper"
+    assert "analysis.tensor_format" not in {
+        f.code for f in analyze(_llama(), h100, catalog).findings}
+
+
+def test_fp8_training_reads_the_16_bit_checkpoint_from_disk():
+    # The model file is Llama-2-7B's bf16 checkpoint (2 B/param), not an fp8 one: TE makes
+    # its fp8 copies on the GPU. fp8 serving reads a 1 B/param (ModelOpt FP8) file.
+    train = plan(_llama(), H100).storage["model_bytes"].value
+    serve = plan(workload_from_options(task="llm_inference", model="llama-2-7b",
+                                       precision="fp8", batch=1, seq_len=4096),
+                 H100).storage["model_bytes"].value
+    assert train == pytest.approx(2 * P)
+    assert serve == pytest.approx(1 * P)
+
+
+@pytest.mark.parametrize(("options", "offered", "not_offered"), [
+    (dict(), {"fp8", "amp_bf16", "bf16", "fp32"}, {"fp4", "int8", "int4"}),
+    (dict(task="image_classification", model="resnet50", image_size=224, seq_len=None,
+          precision="amp_fp16"), {"amp_fp16", "tf32"}, {"fp8", "fp4"}),
+    (dict(task="llm_finetune_lora", lora_rank=16, precision="amp_bf16"),
+     {"int8", "int4", "amp_bf16"}, {"fp8", "fp4"}),
+    (dict(task="llm_inference", precision="bf16", checkpointing=None, strategy=None),
+     {"fp8", "fp4", "int8", "bf16"}, set()),
+])
+def test_the_wizard_precision_list_offers_fp8_for_training_only_where_modelled(
+        options, offered, not_offered):
+    from torchrig.planning.wizard_model import precisions_for
+    allowed = set(precisions_for(_llama(**options)))
+    assert offered <= allowed
+    assert not (not_offered & allowed)
