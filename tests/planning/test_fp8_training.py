@@ -240,3 +240,13 @@ def test_the_wizard_precision_list_offers_fp8_for_training_only_where_modelled(
     allowed = set(precisions_for(_llama(**options)))
     assert offered <= allowed
     assert not (not_offered & allowed)
+
+
+def test_accelerates_figure_for_fp8_training_is_its_bf16_one():
+    # accelerate estimate-memory has no fp8 dtype; TE keeps 16-bit weights, so the reference
+    # shown is accelerate's bf16 figure: (4 B x P + buffers) / 2, the same as amp_bf16's.
+    fp8 = plan(_llama(), H100).references["accelerate_model_bytes"]
+    bf16 = plan(_llama(precision="amp_bf16"), H100).references["accelerate_model_bytes"]
+    assert fp8.value == bf16.value
+    assert fp8.value == pytest.approx(2 * P, rel=1e-3)
+    assert "fp8 training" in fp8.note.en
