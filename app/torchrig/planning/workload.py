@@ -26,6 +26,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+from torchrig.planning.low_precision_rules import REFUSALS
 from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
 
@@ -55,8 +56,8 @@ VISION_TASKS = ("image_classification", "detection_segmentation", "reinforcement
 TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_inference")
 QUANTIZED = ("int8", "int4")
 LOW_PRECISION = ("fp8", "fp4")
-"""Weights and activations in 8 or 4 bits, computed on fp8 / fp4 tensor cores (serving; fp8
-also trains transformers the Transformer Engine way, docs/estimation.md sec. 14)."""
+"""Weights and activations in 8 or 4 bits on fp8 / fp4 tensor cores (serving; fp8 also
+trains transformers, docs/estimation.md sec. 14)."""
 CUSTOM = "custom"
 
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
@@ -694,27 +695,15 @@ _RULES: tuple[_Rule, ...] = (
           lambda c: f"{c.w.precision} is for inference only (or as the frozen base of LoRA "
                     "fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, amp_bf16 "
                     "or bf16"),
-    # fp8 training is modelled as Transformer Engine runs it (fp8 GEMMs in the transformer's
-    # linear layers, docs/estimation.md sec. 14); fp4 only for serving.
+    # fp8 trains transformers as Transformer Engine runs it; fp4 only serves.
     _Rule("precision", lambda c: c.w.precision == "fp4" and c.w.task != "llm_inference",
-          "fp4 (NVFP4) is modelled for task llm_inference only (TensorRT-LLM, vLLM, SGLang); "
-          "fp4 training is not modelled: train in fp8 (Transformer Engine) or amp_bf16"),
-    *_group(
-        lambda c: c.w.precision == "fp8" and c.w.task != "llm_inference",
-        _Rule("precision", lambda c: not c.w.is_training,
-              "fp8 inference is modelled for task llm_inference only (TensorRT-LLM, vLLM, "
-              "SGLang)"),
-        _Rule("precision", lambda c: c.model.arch is None or c.model.family != "transformer",
-              "fp8 training is modelled for transformer models only (Transformer Engine's fp8 "
-              "linear layers); train this model in amp_bf16 or amp_fp16"),
-        _Rule("precision", lambda c: c.w.is_lora,
-              "fp8 LoRA fine-tuning is not modelled (the frozen base's fp8 copy and the "
-              "adapters' precision are not counted); use amp_bf16, or int8 / int4 for a "
-              "QLoRA-style base"),
-        _Rule("precision", lambda c: c.arch.is_moe,
-              "fp8 training of a mixture of experts is not modelled (the experts' grouped "
-              "GEMMs and their fp8 copies are not counted); use amp_bf16"),
-    ),
+          REFUSALS["fp4_outside_serving"]),
+    *_group(lambda c: c.w.precision == "fp8" and c.w.task != "llm_inference", *(
+        _Rule("precision", broken, REFUSALS[key]) for key, broken in (
+            ("fp8_inference", lambda c: not c.w.is_training),
+            ("fp8_not_transformer", lambda c: c.model.arch is None
+                                              or c.model.family != "transformer"),
+            ("fp8_lora", lambda c: c.w.is_lora), ("fp8_moe", lambda c: c.arch.is_moe)))),
     *(_Rule(n, _serving_only(n), "applies to task llm_inference only")
       for n in ("output_tokens", "kv_cache_dtype")),
     _Rule("lora_rank", lambda c: c.w.is_lora and c.w.task == "image_generation"
