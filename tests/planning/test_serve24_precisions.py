@@ -136,9 +136,9 @@ def test_the_kv_budget_and_the_fit_follow_the_kv_dtype(catalog):
 
 @pytest.mark.parametrize(("changes", "message"), [
     (dict(task="llm_finetune_lora", precision="fp8"),
-     "field 'precision' fp8 is modelled for task llm_inference only"),
+     "field 'precision' fp8 LoRA fine-tuning is not modelled"),
     (dict(task="image_classification", mode="infer", precision="fp4"),
-     "field 'precision' fp4 is modelled for task llm_inference only"),
+     r"field 'precision' fp4 \(NVFP4\) is modelled for task llm_inference only"),
     (dict(task="llm_finetune_lora", output_tokens=128),
      "field 'output_tokens' applies to task llm_inference only"),
     (dict(task="nlp_transformer", kv_cache_dtype="fp8"),

@@ -241,9 +241,13 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
             (f"No {w.precision} tensor cores", f"没有 {w.precision} Tensor Core"),
             (f"{why.en[0].upper()}{why.en[1:]}; the plan has no {w.precision} speed for it.",
              f"{why.zh}；该 GPU 无法给出 {w.precision} 速度。"),
-            ("Serve in bf16 or with int8 / int4 weights on this GPU, or choose a GPU whose "
-             f"tensor cores compute in {w.precision}.",
-             f"在此 GPU 上改用 bf16 或 int8 / int4 权重，或选择支持 {w.precision} 的 GPU。"),
+            (("Train in amp_bf16 on this GPU, or choose a GPU whose tensor cores compute "
+              f"in {w.precision} (Ada, Hopper, Blackwell) for Transformer Engine's fp8.",
+              f"在此 GPU 上改用 amp_bf16 训练，或选择支持 {w.precision} 的 GPU（Ada、Hopper、"
+              "Blackwell）以使用 Transformer Engine 的 fp8。") if w.is_training else
+             ("Serve in bf16 or with int8 / int4 weights on this GPU, or choose a GPU whose "
+              f"tensor cores compute in {w.precision}.",
+              f"在此 GPU 上改用 bf16 或 int8 / int4 权重，或选择支持 {w.precision} 的 GPU。")),
             Msg("NVIDIA Ada and Hopper architecture whitepapers (FP8); NVIDIA Blackwell "
                 "datasheet (FP4)", "NVIDIA Ada、Hopper 架构白皮书（FP8）；NVIDIA Blackwell "
                 "数据表（FP4）")))

@@ -85,6 +85,7 @@ FORMATS: dict[str, Formatter] = {
     "prefill_flops": _symbols(_flop),
     "peak_flops": _symbols(fmt_flops),
     "utilisation": _symbols(_fraction),
+    "fp8_flops_share": _symbols(_fraction),
     "samples_per_s_per_gpu": _symbols(_per_s),
     "samples_per_s": _symbols(_per_s),
     "tokens_per_s": _symbols(_per_s),

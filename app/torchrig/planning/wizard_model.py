@@ -20,7 +20,7 @@ parse.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -504,6 +504,25 @@ def _shipped_reference(catalog: Catalog) -> ReferenceRate | None:
         return catalog_reference(catalog)
     except InputError:
         return None
+
+
+def precisions_for(workload: Workload) -> tuple[str, ...]:
+    """The precisions the planner models for ``workload`` with everything else kept: the
+    workload's rules decide (fp8 trains transformers only, fp4 only serves, int8 / int4 train
+    only as a LoRA base), so a precision list built from this offers exactly what plans. A
+    workload that is itself invalid gets every precision (its own error is shown instead)."""
+    try:
+        workload.validate()
+    except InputError:
+        return PRECISIONS
+    allowed = []
+    for p in PRECISIONS:
+        try:
+            replace(workload, precision=p).validate()
+        except InputError:
+            continue
+        allowed.append(p)
+    return tuple(allowed)
 
 
 def _family(task: str) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+from torchrig.planning.low_precision_rules import REFUSALS
 from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
 
@@ -55,7 +56,8 @@ VISION_TASKS = ("image_classification", "detection_segmentation", "reinforcement
 TEXT_TASKS = ("nlp_transformer", "llm_finetune_full", "llm_finetune_lora", "llm_inference")
 QUANTIZED = ("int8", "int4")
 LOW_PRECISION = ("fp8", "fp4")
-"""Weights and activations in 8 or 4 bits, computed on fp8 / fp4 tensor cores (serving)."""
+"""Weights and activations in 8 or 4 bits on fp8 / fp4 tensor cores (serving; fp8 also
+trains transformers, docs/estimation.md sec. 14)."""
 CUSTOM = "custom"
 
 ARCH_FIELDS = ("layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
@@ -693,10 +695,15 @@ _RULES: tuple[_Rule, ...] = (
           lambda c: f"{c.w.precision} is for inference only (or as the frozen base of LoRA "
                     "fine-tuning, QLoRA-style); training needs fp32, tf32, amp_fp16, amp_bf16 "
                     "or bf16"),
-    _Rule("precision", lambda c: c.w.precision in LOW_PRECISION and c.w.task != "llm_inference",
-          lambda c: f"{c.w.precision} is modelled for task llm_inference only (TensorRT-LLM, "
-                    "vLLM, SGLang); fp8 training with Transformer Engine is not modelled: use "
-                    "amp_bf16"),
+    # fp8 trains transformers as Transformer Engine runs it; fp4 only serves.
+    _Rule("precision", lambda c: c.w.precision == "fp4" and c.w.task != "llm_inference",
+          REFUSALS["fp4_outside_serving"]),
+    *_group(lambda c: c.w.precision == "fp8" and c.w.task != "llm_inference", *(
+        _Rule("precision", broken, REFUSALS[key]) for key, broken in (
+            ("fp8_inference", lambda c: not c.w.is_training),
+            ("fp8_not_transformer", lambda c: c.model.arch is None
+                                              or c.model.family != "transformer"),
+            ("fp8_lora", lambda c: c.w.is_lora), ("fp8_moe", lambda c: c.arch.is_moe)))),
     *(_Rule(n, _serving_only(n), "applies to task llm_inference only")
       for n in ("output_tokens", "kv_cache_dtype")),
     _Rule("lora_rank", lambda c: c.w.is_lora and c.w.task == "image_generation"

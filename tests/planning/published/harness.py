@@ -69,8 +69,16 @@ def _states_only(d: Plan, w: Workload) -> float | None:
     return None if any(p is None for p in parts) else float(sum(parts))
 
 
+def _tokens_per_gpu(d: Plan, w: Workload) -> float | None:
+    """Tokens per second per GPU as NVIDIA's NeMo / Megatron tables print them: the plan's
+    tokens/s of all GPUs over the GPU count (a unit change, not a model)."""
+    tokens = d["throughput"].get("tokens_per_s")
+    return None if tokens is None else tokens / w.total_gpus
+
+
 FIGURES: dict[str, Callable[[Plan, Workload], float | None]] = {
     "samples_per_s": lambda d, w: d["throughput"].get("samples_per_s"),
+    "tokens_per_s_per_gpu": _tokens_per_gpu,
     "model_states": _model_states,
     "model_states_only": _states_only,
     "weights": _vram("weights"),

@@ -258,6 +258,83 @@ TRAINING: tuple[Row, ...] = (
     _squad("dle-bertl-a100-amp-squad-1gpu", "amp_fp16", 110.5),
 )
 
+# --- fp8 training (Transformer Engine / Megatron-Core) ------------------------------------------
+
+MB_PERF = ("https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/"
+           "5776a6d90b4dd8692902ab2eb581369484e19283/docs/performance-summary.md")
+NEMO_PERF = ("https://docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/performance/"
+             "performance_summary.html")
+FP8_TOL = Tolerance(0.25, (
+    "one NVIDIA table moves 2.6 % between containers for the same row (Megatron-Bridge "
+    "LLAMA3_8B FP8 on DGX-H100: 14,079 tokens/s/GPU in 25.09, 14,451 in 25.11) and by 14 % "
+    "between rows of one model on one GPU family (DGX-B200 LLAMA3_8B: 26,006 in NeMo 25.02, "
+    "30,624 in 25.11); a planner that sizes a purchase should land within a quarter"))
+_MB_ASSUMED = (
+    "Megatron-Core with Transformer Engine fp8 (current scaling, 'FP8-CS') planned as the "
+    "planner's fp8 training; pre-training planned as task llm_finetune_full in mode train "
+    "(same FLOPs and states); activation recompute off (the table states none); AdamW (the "
+    "recipes' optimizer); the llama-3-8b preset is Llama 3 8B's published shape")
+_NEMO_ASSUMED = (
+    "the 24.12 page names no system for its tables: DGX H100 (8x H100 SXM, NVLink 4, NDR "
+    "InfiniBand between nodes) assumed - its 780 model TFLOP/s/GPU is 2.5x any A100's dense "
+    "bf16 peak, and the same tables sit under 'System: DGX-H100' in the 25.02 page; fp8 with "
+    "delayed scaling (NeMo 2.0's default then) planned as the planner's fp8 training; "
+    "activation recompute off; AdamW; GA = GBS / (MBS x data-parallel ranks)")
+
+
+def _fp8_row(rid: str, where: str, version: str, url: str, gpu: str, model: str, seq: int,
+             batch: int, accum: int, gpus: int, value: float, assumed: str,
+             mode: str = "train", **extra: Any) -> Row:
+    setup: dict[str, Any] = {
+        "task": "llm_finetune_full", "mode": mode, "model": model, "precision": "fp8",
+        "optimizer": "adamw", "batch_size": batch, "seq_len": seq,
+        "grad_accumulation": accum, "gradient_checkpointing": False,
+        "gpus_per_node": min(gpus, 8), "nodes": max(1, gpus // 8), "strategy": "ddp"}
+    setup |= extra.pop("setup", {})
+    return Row(
+        id=rid, kind="training_throughput", source=Source(url, where, version), gpu=gpu,
+        setup=setup, published=value, unit="tokens/s/GPU", compared="tokens_per_s_per_gpu",
+        assumed=assumed, **({"tolerance": FP8_TOL, "role": "check"} | extra))
+
+
+FP8_TRAINING: tuple[Row, ...] = (
+    _fp8_row("mb-fp8-llama3-8b-h100-8gpu",
+             "'25.11 NeMo Container' > 'Pre-Training Performance' > 'System: DGX-H100', row "
+             "LLAMA3_8B (8 GPUs, FP8-CS, GBS 128, MBS 1, sequence 8192, FSDP 1, TP 1, PP 1, "
+             "CP 1, GA 16): 14451 Tokens / sec / GPU",
+             "NeMo 25.11 container (Megatron-Bridge docs at commit 5776a6d)", MB_PERF,
+             "nvidia-h100-sxm", "llama-3-8b", 8192, 1, 16, 8, 14451,
+             _MB_ASSUMED + "; FSDP planned as strategy zero3", setup={"strategy": "zero3"},
+             role="calibration", tolerance=CAL_TOL,
+             calibrates="FP8_TRAINING_UTILISATION (planning/requirements/fp8_training.py): "
+                        "the share of the fp8 and bf16 peaks that gives this row back "
+                        "(docs/estimation.md sec. 14.3)"),
+    _fp8_row("mb-fp8-llama3-8b-b200-8gpu",
+             "'25.11 NeMo Container' > 'Pre-Training Performance' > 'System: DGX-B200', row "
+             "LLAMA3_8B (8 GPUs, FP8-CS, GBS 128, MBS 2, sequence 8192, FSDP 0, TP 1, PP 1, "
+             "CP 1, GA 8): 30624 Tokens / sec / GPU (the FP8-MX figure in parentheses not used)",
+             "NeMo 25.11 container (Megatron-Bridge docs at commit 5776a6d)", MB_PERF,
+             "nvidia-b200-sxm", "llama-3-8b", 8192, 2, 8, 8, 30624, _MB_ASSUMED),
+    _fp8_row("nemo-fp8-llama2-7b-8gpu",
+             "'Pretraining' table (FP8), row LLAMA2-7B (8 GPUs, GBS 128, MBS 1, sequence 4096, "
+             "TP 1, PP 1, CP 1, VP 1): 16934 Tokens / sec / GPU",
+             "NeMo Framework 24.12 user guide", NEMO_PERF, "nvidia-h100-sxm", "llama-2-7b",
+             4096, 1, 16, 8, 16934, _NEMO_ASSUMED),
+    _fp8_row("nemo-fp8-llama2-13b-16gpu-pp4",
+             "'Pretraining' table (FP8), row LLAMA2-13B (16 GPUs, GBS 128, MBS 1, sequence "
+             "4096, TP 1, PP 4, CP 1, VP 10): 8715 Tokens / sec / GPU",
+             "NeMo Framework 24.12 user guide", NEMO_PERF, "nvidia-h100-sxm", "llama-2-13b",
+             4096, 1, 32, 16, 8715,
+             _NEMO_ASSUMED + "; the virtual (interleaved) pipeline of 10 chunks per stage is "
+                             "not modelled: planned as 1F1B over 4 stages",
+             setup={"strategy": "pipeline_parallel", "pp_size": 4}, inter_link="ib_ndr"),
+    _fp8_row("nemo-fp8-llama2-7b-sft-8gpu",
+             "'Finetuning' table (FP8, SQuAD-v1.1 packed to 4096 tokens), row LLAMA2-7B SFT (8 "
+             "GPUs, GBS 32, MBS 1, packed sequence 4096, TP 1, PP 1): 16891 Tokens / sec / GPU",
+             "NeMo Framework 24.12 user guide", NEMO_PERF, "nvidia-h100-sxm", "llama-2-7b",
+             4096, 1, 4, 8, 16891, _NEMO_ASSUMED, mode="finetune"),
+)
+
 # --- memory -------------------------------------------------------------------------------------
 
 _LLAMA2_7B_P = 6_738_415_616
@@ -587,7 +664,8 @@ SERVING_VLLM_CI: tuple[Row, ...] = (
     _vllm_ci("vllm-ci-70b-h200tp4-batch8", "llama-3-70b", 4, 2.07753, "latency_llama70B_tp4"),
 )
 
-ROWS: tuple[Row, ...] = TRAINING + MEMORY + SERVING + SERVING_VLLM + SERVING_VLLM_CI
+ROWS: tuple[Row, ...] = (TRAINING + FP8_TRAINING + MEMORY + SERVING + SERVING_VLLM
+                         + SERVING_VLLM_CI)
 
 # --- known misses of today's planner (the "before", docs/published-reference.md) ---------------
 # Written from what the planner gives on main at the commit the note names; the reviewer flips
@@ -648,6 +726,12 @@ KNOWN_MISSES: dict[str, str] = {
         "(6.4 GB), an AdamW step temporary (3.2 GB) and a 10 % fragmentation margin (5.2 GB): "
         "58.5 GB against the card's 48 GiB; QLoRA's paged optimizers (sec. 3) move optimizer "
         "states to CPU RAM when the GPU runs short, which the planner does not model"),
+    "nemo-fp8-llama2-13b-16gpu-pp4": (
+        "the planner's pipeline model keeps one micro-batch in flight: a stage trains at 1/p of "
+        "the per-GPU rate (test_train24_branches' pipeline test), which is x0.31 here, where "
+        "Megatron's interleaved 1F1B fills the 4 stages with the 32 micro-batches of each "
+        "step and idles only for its (p - 1) / (v x m) = 3 / 320 bubble; the fp8 terms are not "
+        "the cause (the same row without the 1/p would be x1.24)"),
     "trt-8b-h200-128-2048": _SERVE_H200_DECODE,
     "trt-8b-h200-500-2000": _SERVE_H200_DECODE,
 }

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
 from torchrig.planning.presets import Calibration, TransformerArch, TransformerCal, VisionCal
-from torchrig.planning.requirements import dropout_masks
+from torchrig.planning.requirements import dropout_masks, fp8_training
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
 from torchrig.planning.workload import LOW_PRECISION, QUANTIZED, ResolvedModel, Workload
 from torchrig.planning.workload import model_head as workload_head
@@ -170,6 +170,7 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
             "该结构未校准：请运行 scripts/calibrate_activations.py"))
     b = w.batch_size
     per_token, fixes = layer_bytes_per_token(w, arch, tc, seq)
+    per_token, fixes = _fp8_saved_inputs(w, arch, per_token, fixes)
     layer = per_token * seq * b
     tp = w.tp_size
     if tp > 1:
@@ -187,8 +188,11 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     copies = 0.0
     if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
         # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
-        # measures this as the batch-independent part).
-        matmul = arch.total_matmul_params() + width * arch.hidden
+        # measures this as the batch-independent part). Under fp8 training the blocks' linear
+        # layers hold an fp8 copy instead (its own item, fp8_training.weight_copy_bytes); the
+        # LM head stays a bf16 autocast matmul.
+        matmul = width * arch.hidden + (0 if fp8_training.is_fp8_training(w)
+                                        else arch.total_matmul_params())
         copies = 2.0 * matmul / (tp * w.pp_size)
         outside += copies
     layers = arch.layers
@@ -206,6 +210,23 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
     note = _transformer_note(w, arch, seq, prec, checkpointing, per_token, fixes, outside,
                              copies)
     return Activations(saved, note, full, transient)
+
+
+def _fp8_saved_inputs(w: Workload, arch: TransformerArch, per_token: float, fixes: Msg
+                      ) -> tuple[float, Msg]:
+    """fp8 training: the linear layers save their inputs in fp8, 1 byte where the autocast
+    calibration saved 2 (:func:`fp8_training.saved_input_saving_per_token`). Unchanged for
+    every other precision."""
+    saving = fp8_training.saved_input_saving_per_token(w, arch)
+    if not saving:
+        return per_token, fixes
+    note = Msg(f"fp8 training saves the linear layers' inputs in fp8 (-{saving:,.0f} B/token/"
+               "layer, Transformer Engine)",
+               f"fp8 训练以 fp8 保存线性层输入（每层每 token -{saving:,.0f} 字节，"
+               "Transformer Engine）")
+    if fixes.en:
+        note = Msg(f"{fixes.en}; {note.en}", f"{fixes.zh}；{note.zh}")
+    return per_token - saving, note
 
 
 def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,

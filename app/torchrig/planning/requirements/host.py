@@ -115,10 +115,12 @@ def _loader(w: Workload, model: ResolvedModel, assumptions: list[Assumption]
 
 def _stored_bytes_per_param(w: Workload, model: ResolvedModel) -> float:
     """Bytes per parameter of the model file: 16-bit for text decoders, fp32 otherwise,
-    1 or 0.5 for a quantized model."""
+    1 or 0.5 for a quantized model. fp8 training reads the 16-bit / fp32 checkpoint (its fp8
+    copies are made on the GPU, docs/estimation.md sec. 14)."""
     stored = 2.0 if (model.arch is not None and w.task in TEXT_TASKS
                      and model.arch.style != "bert") else 4.0
-    if w.precision in (*QUANTIZED, *LOW_PRECISION):
+    fp8_training = w.precision in LOW_PRECISION and w.is_training
+    if w.precision in (*QUANTIZED, *LOW_PRECISION) and not fp8_training:
         stored = {"int8": 1.0, "int4": 0.5, "fp8": 1.0, "fp4": 0.5}[w.precision]
     return stored
 

@@ -53,7 +53,10 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
     all); docs/estimation.md sec. 1.2 says where stage3.py's own buffers differ.
     """
     zero = strategy in ("zero1", "zero2", "zero3")
-    mixed = precision in ("amp_fp16", "amp_bf16")
+    # fp8 training (Transformer Engine) keeps the weights, gradients, master copy and states
+    # of amp_bf16; its fp8 weight copies are their own item (fp8_training.weight_copy_bytes).
+    fp8 = precision == "fp8"
+    mixed = precision in ("amp_fp16", "amp_bf16") or fp8
     if precision == "bf16":
         w, g, state_elem, master = 2.0, 2.0, 2, 0.0
         layout = Msg("pure bf16: weights, gradients and optimizer states all 2 bytes",
@@ -69,6 +72,11 @@ def model_state_bytes(params: float, precision: str, optimizer: str, strategy: s
                       "copies (counted with activations)",
                       "PyTorch AMP 保留 fp32 权重和梯度；autocast 生成 16 位副本（计入激活）")
                   if mixed else Msg("fp32 weights and gradients", "fp32 权重和梯度"))
+    if fp8:
+        layout = Msg(f"fp8 training (Transformer Engine) keeps amp_bf16's layout: {layout.en}; "
+                     "the linear layers' fp8 weight copies are a separate item",
+                     f"fp8 训练（Transformer Engine）沿用 amp_bf16 的布局：{layout.zh}；线性层的 "
+                     "fp8 权重副本单独计算")
     states = master + optimizer_state_bytes_per_param(optimizer, state_elem)
     n = max(1, data_parallel)
     shard_w = n if strategy == "zero3" else 1

@@ -53,10 +53,17 @@ def reference_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
     """What two well-known estimators would print, to show why our figure differs."""
     items: dict[str, Item] = {}
     fp32_total = model.params * 4.0 + model.buffer_bytes
-    acc_model, acc_train = accelerate_estimate(fp32_total, w.precision)
+    # fp8 training keeps 16-bit weights (Transformer Engine quantizes per GEMM), and accelerate
+    # has no fp8 dtype: its bf16 column is the comparable one.
+    fp8_train = w.precision == "fp8" and w.is_training
+    acc_model, acc_train = accelerate_estimate(fp32_total,
+                                               "amp_bf16" if fp8_train else w.precision)
+    why = Msg("; fp8 training: its bf16 figure (the weights Transformer Engine keeps)"
+              if fp8_train else "", "；fp8 训练：取其 bf16 数值（Transformer Engine 保留的权重）"
+              if fp8_train else "")
     items["accelerate_model_bytes"] = Item(acc_model, Msg(
-        "HF accelerate estimate-memory: parameters + buffers at the dtype",
-        "HF accelerate estimate-memory：参数 + 缓冲区（按数据类型）"))
+        f"HF accelerate estimate-memory: parameters + buffers at the dtype{why.en}",
+        f"HF accelerate estimate-memory：参数 + 缓冲区（按数据类型）{why.zh}"))
     items["accelerate_training_bytes"] = Item(acc_train if w.is_training else None, Msg(
         "its 'training using Adam' column: the largest of four components, no activations or "
         "overhead (ours sums them)", "其“Adam 训练”列：四个组件的最大值，不含激活和开销"

@@ -11,7 +11,8 @@ from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import Calibration
-from torchrig.planning.requirements.activations import cal_precision
+from torchrig.planning.requirements import fp8_training
+from torchrig.planning.requirements.activations import cal_precision, logit_width
 from torchrig.planning.requirements.assumptions import (
     ATARI_ENV_SOURCE,
     ATARI_FRAMES_PER_S_PER_CORE,
@@ -40,15 +41,18 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
     items: dict[str, Item] = {}
     flops, flops_note = training_flops_per_sample(w, model, cal)
     items["flops_per_sample"] = Item(flops, flops_note)
-    peak, key = (gpu.peak_for(w.precision) if gpu else (None, ""))
-    items["peak_flops"] = Item(peak, _peak_note(w, gpu, key, no_gpu))
-    items["utilisation"] = _utilisation(assumptions)
     per_gpu: float | None = None
-    if gpu is None or flops is None or peak is None:
-        items["samples_per_s_per_gpu"] = Item(None, _unknown_rate(gpu, peak, key, no_gpu))
+    if fp8_training.is_fp8_training(w) and model.arch is not None:
+        per_gpu = _fp8_rate(w, model, gpu, items, assumptions, no_gpu)
     else:
-        per_gpu, note = _per_gpu_rate(w, model, cal, gpu, (peak, key), flops, assumptions)
-        items["samples_per_s_per_gpu"] = Item(per_gpu, note)
+        peak, key = (gpu.peak_for(w.precision) if gpu else (None, ""))
+        items["peak_flops"] = Item(peak, _peak_note(w, gpu, key, no_gpu))
+        items["utilisation"] = _utilisation(assumptions)
+        if gpu is None or flops is None or peak is None:
+            items["samples_per_s_per_gpu"] = Item(None, _unknown_rate(gpu, peak, key, no_gpu))
+        else:
+            per_gpu, note = _per_gpu_rate(w, model, cal, gpu, (peak, key), flops, assumptions)
+            items["samples_per_s_per_gpu"] = Item(per_gpu, note)
     scaling = _scaling_efficiency(w, gpu, per_gpu)
     items["scaling_efficiency"] = scaling
     total, total_note = _all_gpus(w, per_gpu, scaling)
@@ -62,6 +66,60 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
     items["samples_per_s"] = Item(total, total_note)
     items.update(_run_time(w, model, per_gpu, total))
     return items, total
+
+
+def _fp8_rate(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
+              items: dict[str, Item], assumptions: list[Assumption], no_gpu: Msg
+              ) -> float | None:
+    """fp8 training (Transformer Engine): the linear GEMMs at the fp8 peak, the rest at the
+    bf16 peak, both at :data:`fp8_training.FP8_TRAINING_UTILISATION` (docs/estimation.md sec.
+    14.2); a pipeline stage does 1/p of it. Fills the peak, utilisation and per-GPU items and
+    returns the per-GPU rate (None when a peak or the GPU is unknown)."""
+    assert model.arch is not None
+    u = fp8_training.FP8_TRAINING_UTILISATION
+    fp8_flops, bf16_flops = fp8_training.flop_split(w, model.arch, model.seq_len or 1,
+                                                    logit_width(w, model.arch))
+    share = fp8_flops / (fp8_flops + bf16_flops)
+    items["fp8_flops_share"] = Item(share, Msg(
+        "6 x the blocks' linear weights per token in fp8; attention (12·L·s·h) and the head in "
+        "bf16", "每 token 6 × 各层线性权重为 fp8；注意力（12·L·s·h）和输出头为 bf16"))
+    fp8_peak = gpu.peak_flops.get("fp8") if gpu else None
+    bf16_peak = gpu.peak_flops.get("bf16") if gpu else None
+    items["peak_flops"] = Item(fp8_peak, Msg(
+        f"{gpu.name}: dense fp8 peak (linear GEMMs); bf16 {_tflops(bf16_peak, 'unknown')} "
+        "for the rest" if gpu else no_gpu.en,
+        f"{gpu.name}：稠密 fp8 峰值（线性层 GEMM）；其余 bf16 {_tflops(bf16_peak, '未知')}"
+        if gpu else no_gpu.zh))
+    items["utilisation"] = Item(u, Msg(
+        f"fitted {u:.1%} of each peak ({fp8_training.FP8_UTILISATION_SOURCE.en})",
+        f"拟合为各峰值的 {u:.1%}（{fp8_training.FP8_UTILISATION_SOURCE.zh}）"))
+    assumptions.append(Assumption("fp8_training", Msg(
+        f"fp8 training as Transformer Engine runs it: {share:.0%} of the FLOPs (the linear "
+        f"layers' GEMMs) at the fp8 peak, the rest at the bf16 peak, both at {u:.1%} "
+        f"(fitted: {fp8_training.FP8_UTILISATION_SOURCE.en}); fp32 master weights and "
+        "optimizer states as amp_bf16, plus an fp8 copy of each linear weight",
+        f"按 Transformer Engine 方式的 fp8 训练：{share:.0%} 的 FLOPs（线性层 GEMM）按 fp8 峰值，"
+        f"其余按 bf16 峰值，均取 {u:.1%}（拟合自：{fp8_training.FP8_UTILISATION_SOURCE.zh}）；fp32 "
+        "主权重和优化器状态同 amp_bf16，另加每个线性权重的 fp8 副本"), u))
+    if gpu is None or fp8_peak is None or bf16_peak is None:
+        why = no_gpu if gpu is None else Msg(
+            f"unknown: {gpu.name} has no dense fp8 and bf16 figures (fp8 needs Ada, Hopper or "
+            "Blackwell tensor cores)", f"未知：{gpu.name} 没有稠密 fp8 与 bf16 数据（fp8 需要 "
+            "Ada、Hopper 或 Blackwell Tensor Core）")
+        items["samples_per_s_per_gpu"] = Item(None, why)
+        return None
+    per_gpu = fp8_training.step_rate(fp8_flops, bf16_flops, fp8_peak, bf16_peak)
+    if w.pp_size > 1:
+        per_gpu /= w.pp_size
+    items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
+        f"compute-bound: 1 / (fp8 FLOPs / (fp8 peak x {u:.1%}) + bf16 FLOPs / (bf16 peak x "
+        f"{u:.1%}))", f"计算受限：1 / (fp8 FLOPs / (fp8 峰值 × {u:.1%}) + bf16 FLOPs / (bf16 "
+        f"峰值 × {u:.1%}))"))
+    return per_gpu
+
+
+def _tflops(value: float | None, unknown: str) -> str:
+    return unknown if value is None else f"{value / 1e12:,.0f} TFLOP/s"
 
 
 def _peak_note(w: Workload, gpu: DeviceSpec | None, key: str, no_gpu: Msg) -> Msg:

@@ -11,6 +11,7 @@ from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, PRECISIONS, label
 from torchrig.planning import diffusion
 from torchrig.planning.presets import Calibration
+from torchrig.planning.requirements import fp8_training
 from torchrig.planning.requirements.activations import (
     Activations,
     inference_activations,
@@ -61,6 +62,7 @@ def vram_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
         states = model_state_bytes(model.params * ep, w.precision, w.optimizer, w.strategy,
                                    w.data_parallel, mp)
         items = _trained_states(w, model, states, ep)
+        items.update(_fp8_items(w, model, mp))
         if w.strategy == "ddp" and w.data_parallel > 1:
             comm = _ddp_buckets(items["gradients"].value)
         acts = training_activations(w, model, cal)
@@ -142,6 +144,33 @@ def _trained_states(w: Workload, model: ResolvedModel, states: ModelStates, ep: 
         wn, gn, sn = (Msg(m.en + ep_note.en, m.zh + ep_note.zh) for m in (wn, gn, sn))
     return {"weights": Item(states.weights, wn), "gradients": Item(states.gradients, gn),
             "optimizer_states": Item(states.optimizer_states, sn)}
+
+
+def _fp8_items(w: Workload, model: ResolvedModel, mp: int) -> dict[str, Item]:
+    """fp8 training (Transformer Engine): the linear weights' fp8 copies and the delayed-scaling
+    state (docs/estimation.md sec. 14.1); nothing for any other precision."""
+    if not fp8_training.is_fp8_training(w) or model.arch is None:
+        return {}
+    arch = model.arch
+    linear = arch.total_matmul_params() / mp
+    split = Msg(f"; split over {mp} model-parallel GPUs" if mp > 1 else "",
+                f"；切分到 {mp} 个模型并行 GPU" if mp > 1 else "")
+    gemms = fp8_training.linear_gemms(arch)
+    return {
+        "fp8_weight_copies": Item(fp8_training.weight_copy_bytes(arch, mp), Msg(
+            f"{fp8_training.FP8_WEIGHT_COPY_BYTES:g} B x {linear / 1e9:.2f}B linear-layer "
+            "weights: the fp8 copy Transformer Engine makes for each GEMM and keeps for "
+            f"backward{split.en}",
+            f"{fp8_training.FP8_WEIGHT_COPY_BYTES:g} 字节 × {linear / 1e9:.2f}B 线性层权重："
+            f"Transformer Engine 为每个 GEMM 生成并保留到反向的 fp8 副本{split.zh}")),
+        "fp8_scaling_state": Item(fp8_training.scaling_state_bytes(arch, mp), Msg(
+            f"{gemms} fp8 GEMMs x {fp8_training.SCALED_TENSORS_PER_GEMM} tensors x "
+            f"({fp8_training.AMAX_HISTORY_LEN} amax history + scale + inverse scale) x 4 B "
+            "(delayed scaling)",
+            f"{gemms} 个 fp8 GEMM × {fp8_training.SCALED_TENSORS_PER_GEMM} 个张量 × "
+            f"（{fp8_training.AMAX_HISTORY_LEN} 项 amax 历史 + 缩放 + 逆缩放）× 4 字节"
+            "（延迟缩放）")),
+    }
 
 
 def _offloaded_states(w: Workload, model: ResolvedModel) -> dict[str, Item]:
