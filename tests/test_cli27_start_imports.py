@@ -76,6 +76,9 @@ def test_a_plan_of_a_workload_alone_imports_no_catalog_no_device_and_no_scaling_
     # tempfile (and random under it) is for saving files; a plan only reads its presets.
     assert "tempfile" not in modules
     assert "decimal" not in modules  # money is the catalog's and --recommend's
+    # argparse's help layout asks the terminal's width (importing shutil, bz2, lzma) only when
+    # it lays out help or an error; a plan that prints neither never does.
+    assert [m for m in ("shutil", "bz2", "lzma") if m in modules] == []
 
 
 def test_a_multi_gpu_plan_without_a_gpu_still_skips_the_scaling_model() -> None:

@@ -30,8 +30,58 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, asking for the terminal's width when it first lays text out
+    instead of when it is made: a parser makes one for every option it adds (only to check the
+    option's metavar), and each asked the terminal, the first importing shutil with bz2 and
+    lzma - about a tenth of a ``torchrig plan`` process that prints no help at all.
+
+    The width and help column are computed as HelpFormatter.__init__ computes them, and served
+    through the two attributes its layout code reads; tests/test_cli27_help_layout.py compares
+    every command's help with argparse's own formatter at several terminal widths."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None, **kwargs: Any) -> None:
+        self._asked = (indent_increment, max_help_position, width)
+        self._laid_out: tuple[int, int] | None = None
+        super().__init__(prog, indent_increment, max_help_position, width=0, **kwargs)
+
+    def _layout(self) -> tuple[int, int]:
+        """(help column, width), as HelpFormatter.__init__ computes them."""
+        if self._laid_out is None:
+            indent_increment, max_help_position, width = self._asked
+            if width is None:
+                import shutil
+
+                width = shutil.get_terminal_size().columns - 2
+            self._laid_out = (min(max_help_position, max(width - 20, indent_increment * 2)),
+                              width)
+        return self._laid_out
+
+    @property
+    def _max_help_position(self) -> int:
+        return self._layout()[0]
+
+    @_max_help_position.setter
+    def _max_help_position(self, _value: int) -> None:
+        """HelpFormatter.__init__ sets it from the placeholder width; :meth:`_layout` holds it."""
+
+    @property
+    def _width(self) -> int:
+        return self._layout()[1]
+
+    @_width.setter
+    def _width(self, _value: int) -> None:
+        """As :attr:`_max_help_position`."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on bad arguments already; make its message one line like ours."""
+    """argparse exits 2 on bad arguments already; make its message one line like ours. Its
+    help is laid out by :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         _err(f"{self.prog}: {message}")
