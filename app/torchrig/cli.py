@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +30,58 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, asking for the terminal's width when it first lays text out
+    instead of when it is made: a parser makes one for every option it adds (only to check the
+    option's metavar), and each asked the terminal, the first importing shutil with bz2 and
+    lzma - about a tenth of a ``torchrig plan`` process that prints no help at all.
+
+    The width and help column are computed as HelpFormatter.__init__ computes them, and served
+    through the two attributes its layout code reads; tests/test_cli27_help_layout.py compares
+    every command's help with argparse's own formatter at several terminal widths."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None, **kwargs: Any) -> None:
+        self._asked = (indent_increment, max_help_position, width)
+        self._laid_out: tuple[int, int] | None = None
+        super().__init__(prog, indent_increment, max_help_position, width=0, **kwargs)
+
+    def _layout(self) -> tuple[int, int]:
+        """(help column, width), as HelpFormatter.__init__ computes them."""
+        if self._laid_out is None:
+            indent_increment, max_help_position, width = self._asked
+            if width is None:
+                import shutil
+
+                width = shutil.get_terminal_size().columns - 2
+            self._laid_out = (min(max_help_position, max(width - 20, indent_increment * 2)),
+                              width)
+        return self._laid_out
+
+    @property
+    def _max_help_position(self) -> int:
+        return self._layout()[0]
+
+    @_max_help_position.setter
+    def _max_help_position(self, _value: int) -> None:
+        """HelpFormatter.__init__ sets it from the placeholder width; :meth:`_layout` holds it."""
+
+    @property
+    def _width(self) -> int:
+        return self._layout()[1]
+
+    @_width.setter
+    def _width(self, _value: int) -> None:
+        """As :attr:`_max_help_position`."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on bad arguments already; make its message one line like ours."""
+    """argparse exits 2 on bad arguments already; make its message one line like ours. Its
+    help is laid out by :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         _err(f"{self.prog}: {message}")
@@ -410,25 +460,16 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     moe.add_argument("--expert-ffn", dest="expert_ffn", type=int, help="one expert's MLP width")
 
 
-def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="torchrig",
-        description="TorchRig (PyTorch 硬件配置助手): plan, build, check and benchmark "
-        "machines for PyTorch. Without a command, starts the GUI.",
-    )
-    parser.add_argument("--version", action="version", version=f"torchrig {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    p = sub.add_parser("detect", help="show this machine's CPU, GPUs, memory, disks, software")
+def _add_detect_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="full profile as JSON (SI units)")
     p.add_argument(
         "--torch", action="store_true",
         help="also ask torch (slower: imports torch) for CUDA/ROCm/MPS facts",
     )
     p.add_argument("--lang", choices=["en", "zh"], default="en")
-    p.set_defaults(handler=cmd_detect)
 
-    p = sub.add_parser("plan", help="what a workload needs: VRAM, RAM, storage, CPU, network")
+
+def _add_plan_command_options(p: argparse.ArgumentParser) -> None:
     _add_plan_options(p)
     p.add_argument("--gpu", metavar="PART_ID|this",
                    help="plan for a catalog GPU (e.g. nvidia-rtx-4090) or this machine's GPU: "
@@ -448,10 +489,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                             "adds cost per epoch / per million tokens; repeatable")
     money.add_argument("--time-target-hours", dest="time_target_hours", type=float,
                        metavar="H", help="the run must finish within H hours")
-    p.set_defaults(handler=cmd_plan)
 
-    p = sub.add_parser("check", help="price a build and check its parts fit together; with "
-                       "--workload, also find its bottlenecks")
+
+def _add_check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("build", metavar="BUILD|this", help="a build file (.json), or 'this' machine")
     p.add_argument("--workload", metavar="FILE", help="a workload file: add bottleneck findings")
     p.add_argument("--json", action="store_true", help="priced bill of materials and findings")
@@ -460,10 +500,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                    help="where the build is plugged in: checks the wall outlet (cn 220 V 10/16 A, "
                         "us 120 V 15 A, eu 230 V 16 A); cn also checks US export controls")
     _default_rate_arguments(p)
-    p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("export", help="write the PDF build sheet / quote for a build, or the "
-                       "priced build as Markdown, BBCode, text or CSV")
+
+def _add_export_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("build", metavar="BUILD", nargs="?",
                    help="a build file (.json) or an exported sheet; left out with --workload: "
                         "the workload's plan sheet")
@@ -486,21 +525,62 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--invariant", action="store_true",
                    help="byte-stable output (fixed ids and dates; for tests and archives)")
     _default_rate_arguments(p)
-    p.set_defaults(handler=cmd_export)
 
-    p = sub.add_parser("verify", help="run the model (your factory, a Hugging Face config, "
-                       "torchvision/timm, or TorchRig's reference copy) here for a few steps and "
-                       "put the measurement beside the plan")
-    if "verify" in argv:
-        from torchrig.verify.cli import add_verify_arguments
 
-        add_verify_arguments(p, _add_plan_options)
-    p.set_defaults(handler=cmd_verify)
+def _add_verify_options(p: argparse.ArgumentParser) -> None:
+    from torchrig.verify.cli import add_verify_arguments
 
-    p = sub.add_parser("bench", help="measure this machine with torch (GPU or CPU)")
-    if "bench" in argv:
-        _add_bench_options(p)
-    p.set_defaults(handler=cmd_bench)
+    add_verify_arguments(p, _add_plan_options)
+
+
+Handler = Callable[[argparse.Namespace], int]
+Options = Callable[[argparse.ArgumentParser], None]
+
+COMMANDS: dict[str, tuple[str, Options, Handler]] = {
+    "detect": ("show this machine's CPU, GPUs, memory, disks, software", _add_detect_options,
+               cmd_detect),
+    "plan": ("what a workload needs: VRAM, RAM, storage, CPU, network",
+             _add_plan_command_options, cmd_plan),
+    "check": ("price a build and check its parts fit together; with --workload, also find its "
+              "bottlenecks", _add_check_options, cmd_check),
+    "export": ("write the PDF build sheet / quote for a build, or the priced build as Markdown, "
+               "BBCode, text or CSV", _add_export_options, cmd_export),
+    "verify": ("run the model (your factory, a Hugging Face config, torchvision/timm, or "
+               "TorchRig's reference copy) here for a few steps and put the measurement beside "
+               "the plan", _add_verify_options, cmd_verify),
+    "bench": ("measure this machine with torch (GPU or CPU)", _add_bench_options, cmd_bench),
+}
+"""Each command: its one-line help (``torchrig --help``), what adds its options, its handler."""
+
+
+def invoked_command(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option (the top-level
+    options, ``-h`` and ``--version``, take no value), or None."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser. Given the command line, only the command it names gets its
+    options: adding a command's options imports what their choices come from (plan's: the
+    presets and the workload model; verify's and bench's: their packages), which a process
+    running another command, or ``torchrig --help``, never reads. Without it: every command's.
+
+    ``torchrig --help`` lists each command by the name and help given to ``add_parser``, so it
+    reads the same either way, and a command's own parser is complete whenever it parses.
+    """
+    wanted = None if argv is None else invoked_command(argv)
+    parser = _Parser(
+        prog="torchrig",
+        description="TorchRig (PyTorch 硬件配置助手): plan, build, check and benchmark "
+        "machines for PyTorch. Without a command, starts the GUI.",
+    )
+    parser.add_argument("--version", action="version", version=f"torchrig {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (help_text, add_options, handler) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        if argv is None or name == wanted:
+            add_options(p)
+        p.set_defaults(handler=handler)
     return parser
 
 

@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -189,7 +190,8 @@ def test_save_into_missing_or_read_only_folder_keeps_the_old_file(
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(jsonio.tempfile, "mkstemp", refuse)
+    # jsonio imports tempfile when it saves (not every process that reads a file pays for it)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
     with pytest.raises(InputError, match="Permission denied"):
         jsonio.atomic_write_json(path, {"new": True})
     assert path.read_bytes() == b"old"

@@ -28,14 +28,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.requirements import plan
 from torchrig.planning.workload import Workload, default_workload, resolve_model
 from torchrig.units import fmt_gib
+
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
 
 REFERENCE_GPU = "nvidia-h100-sxm"
 """The catalog GPU a plan without one is sized for (see the module docstring)."""
@@ -74,7 +77,9 @@ def _applies(w: Workload, given: Collection[str]) -> bool:
 def reference_device() -> DeviceSpec:
     """:data:`REFERENCE_GPU` as the planner's device (reads the catalog)."""
     from torchrig.catalog import load_catalog  # only when the rule needs it: a plan of a
+
     # workload alone does not read the catalog
+    from torchrig.planning.device import device_spec
 
     return device_spec(load_catalog().get(REFERENCE_GPU))
 

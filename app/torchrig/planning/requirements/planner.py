@@ -4,7 +4,8 @@ storage, CPU, reference estimators, seed claims, rules of thumb - into :class:`R
 
 from __future__ import annotations
 
-from torchrig.planning.device import DeviceSpec
+from typing import TYPE_CHECKING
+
 from torchrig.planning.presets import load_calibration
 from torchrig.planning.requirements.host import cpu_items, storage_items, system_ram_items
 from torchrig.planning.requirements.interconnect import interconnect_items
@@ -13,6 +14,10 @@ from torchrig.planning.requirements.throughput import throughput_items
 from torchrig.planning.requirements.types import Assumption, Requirements
 from torchrig.planning.requirements.vram import vram_items
 from torchrig.planning.workload import Workload, resolve_model
+
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
 
 
 def plan(workload: Workload, gpu: DeviceSpec | None = None) -> Requirements:

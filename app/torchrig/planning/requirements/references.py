@@ -6,10 +6,9 @@ print for this workload, and the seed document's claims recomputed for it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchrig.i18n import Msg
-from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import Calibration
 from torchrig.planning.requirements.activations import training_activations
 from torchrig.planning.requirements.assumptions import IMAGE_TASKS
@@ -24,6 +23,10 @@ from torchrig.planning.requirements.types import Item, SeedClaim
 from torchrig.planning.requirements.vram import VramExtras
 from torchrig.planning.workload import ResolvedModel, Workload
 from torchrig.units import GB, fmt_gb, fmt_gib
+
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
 
 
 def rules_of_thumb(w: Workload, gpu: DeviceSpec | None) -> list[dict[str, Any]]:

@@ -5,9 +5,10 @@ dense peak, and image generation.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
-from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import ModelPreset, load_calibration
 from torchrig.planning.requirements.assumptions import (
     DECODE_BANDWIDTH_UTILISATION,
@@ -26,6 +27,10 @@ from torchrig.planning.requirements.kv_cache import kv_share_per_gpu as kv_share
 from torchrig.planning.requirements.serving_time import llm_serving_items
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import ResolvedModel, Workload
+
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
 
 
 def inference_throughput(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
-from torchrig.planning.device import DeviceSpec, missing_tensor_format
-from torchrig.planning.links import Link
 from torchrig.planning.presets import TransformerArch
 from torchrig.planning.requirements.assumptions import (
     DECODE_BANDWIDTH_UTILISATION,
@@ -30,12 +29,19 @@ from torchrig.planning.requirements.types import Item
 from torchrig.planning.workload import Workload
 from torchrig.units import fmt_gib
 
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
+    from torchrig.planning.links import Link
+
 
 def serving_peak(w: Workload, gpu: DeviceSpec | None) -> tuple[float | None, Msg | None]:
     """The dense peak serving computes at, or None with the reason when the GPU's tensor cores
     lack the precision's format (fp8 on an A100) - never a silent 16-bit peak."""
     if gpu is None:
         return None, None
+    from torchrig.planning.device import missing_tensor_format
+
     why = missing_tensor_format(gpu, w.precision)
     if why is not None:
         return None, why

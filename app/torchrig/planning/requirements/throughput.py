@@ -7,9 +7,10 @@ Inference goes to :mod:`torchrig.planning.requirements.serving`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
-from torchrig.planning.device import DeviceSpec
 from torchrig.planning.presets import Calibration
 from torchrig.planning.requirements import fp8_training
 from torchrig.planning.requirements.activations import cal_precision, logit_width
@@ -24,10 +25,13 @@ from torchrig.planning.requirements.assumptions import (
     MFU_RANGE,
 )
 from torchrig.planning.requirements.flops import training_flops_per_sample
-from torchrig.planning.requirements.scaling import model_parallel_step, scaling_curve
 from torchrig.planning.requirements.serving import inference_throughput
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import ResolvedModel, Workload
+
+if TYPE_CHECKING:
+    # Annotations only: a plan without a GPU never imports the device model or its links.
+    from torchrig.planning.device import DeviceSpec
 
 
 def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
@@ -262,6 +266,9 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
             "upper bound", "此链路未建模（GPU 链路未知）：时间按理想扩展计算，为上界"))
     if w.tp_size * w.pp_size > 1:
         return _model_parallel_efficiency(w, gpu, per_gpu)
+    # The scaling model (and its collective maths) only once a GPU's links are known.
+    from torchrig.planning.requirements.scaling import scaling_curve
+
     compute = w.batch_size * w.grad_accumulation / per_gpu
     try:
         point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
@@ -289,6 +296,8 @@ def _model_parallel_efficiency(w: Workload, gpu: DeviceSpec, per_gpu: float) -> 
             f"{w.gpus_per_node}; time assumes perfect scaling",
             f"未建模：{w.tp_size} 个 GPU 的张量并行跨越了每节点 {w.gpus_per_node} 个 GPU 的节点；"
             "时间按理想扩展计算"))
+    from torchrig.planning.requirements.scaling import model_parallel_step
+
     compute = w.batch_size * w.grad_accumulation / (per_gpu * mp)
     step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link)
     return Item(compute / step.step_time_s, Msg(
