@@ -60,7 +60,7 @@ def test_fp8_on_an_a100_is_refused_not_computed_at_the_16_bit_peak(catalog):
     why = missing_tensor_format(a100, "fp8")
     assert why is not None
     assert why.en == ("the A100 80GB SXM4 (Ampere) has no fp8 tensor cores: fp8 needs Ada "
-                      "Lovelace, Hopper, Blackwell")
+                      "Lovelace, Hopper, Blackwell, CDNA 3")
     assert why.zh.startswith("A100 80GB SXM4（Ampere）没有 fp8 Tensor Core")
     t = plan(_w(precision="fp8", output_tokens=128), a100).throughput
     for key in ("prefill_time_s", "time_to_first_token_s", "time_per_output_token_s",
@@ -204,3 +204,15 @@ def test_gpus_without_fp8_tensor_cores_have_no_fp8_figure(catalog):
             assert g.fp8_tensor_flops is None and g.fp4_tensor_flops is None, part.id
         if g.architecture != "Blackwell":
             assert g.fp4_tensor_flops is None, part.id
+
+
+def test_fp8_on_an_mi300x_runs_at_its_matrix_core_peak(catalog):
+    # CDNA 3 Matrix Cores compute FP8: AMD ROCm's MI300 peak table, "Matrix FP8 | 4096 |
+    # 2614.9" TFLOPS dense for the MI300X (docs/hardware-sources.md, "fp8 and fp4"). No fp4.
+    mi300x = device_spec(catalog.get("amd-instinct-mi300x"))
+    assert missing_tensor_format(mi300x, "fp8") is None
+    assert mi300x.peak_for("fp8") == (2614.9e12, "fp8")
+    assert missing_tensor_format(mi300x, "fp4").en.startswith(
+        "the Instinct MI300X (OAM) (CDNA 3) has no fp4 tensor cores")
+    t = plan(_w(precision="fp8", output_tokens=128), mi300x).throughput
+    assert t["decode_tokens_per_s"].value is not None

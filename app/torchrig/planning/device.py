@@ -57,12 +57,14 @@ class DeviceSpec:
 
 
 TENSOR_FORMAT_ARCHITECTURES: dict[str, tuple[str, ...]] = {
-    "fp8": ("Ada Lovelace", "Hopper", "Blackwell"),
+    "fp8": ("Ada Lovelace", "Hopper", "Blackwell", "CDNA 3"),
     "fp4": ("Blackwell",),
 }
 """Architectures whose tensor cores compute in fp8 (4th-generation tensor cores: Ada, Hopper;
-Blackwell's 5th generation) and in fp4 (NVFP4: Blackwell only). Sources: NVIDIA Ada and
-Hopper architecture whitepapers (FP8 Transformer Engine), NVIDIA Blackwell datasheet (FP4)."""
+Blackwell's 5th generation; AMD CDNA 3, the MI300 series, whose Matrix Cores have FP8 - the
+ROCm MI300 peak table in docs/hardware-sources.md) and in fp4 (NVFP4: Blackwell only). Sources:
+NVIDIA Ada and Hopper architecture whitepapers (FP8 Transformer Engine), NVIDIA Blackwell
+datasheet (FP4)."""
 
 
 def missing_tensor_format(gpu: DeviceSpec, precision: str) -> Msg | None:
