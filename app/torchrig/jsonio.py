@@ -92,18 +92,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _has_lone_surrogate(value: Any) -> bool:
     """A ``\\ud800`` escape without its pair decodes to text that cannot be written back as
-    UTF-8 (saving, printing or exporting it would fail far from the file that caused it)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    UTF-8 (saving, printing or exporting it would fail far from the file that caused it).
+    Recursive: ``parse_json_text`` checks the nesting depth (at most MAX_DEPTH) first."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
     return False
 
 

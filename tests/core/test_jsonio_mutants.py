@@ -415,3 +415,154 @@ def test_default_names_in_messages(tmp_path: Path) -> None:
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(InputError, match=f"^{re.escape(str(bad))}: not valid JSON"):
         jsonio.load_versioned(bad, "x", 1)
+
+
+# --- the error paths of reading and saving (docs/testing.md sec. 13.8) --------------------------
+
+
+def test_a_path_through_a_file_is_refused_with_the_systems_reason(tmp_path: Path) -> None:
+    # "f.txt/x.json": stat() fails with ENOTDIR, not "no such file".
+    (tmp_path / "f.txt").write_text("x")
+    bad = tmp_path / "f.txt" / "x.json"
+    with pytest.raises(InputError) as read:
+        jsonio.read_file_bytes(bad, 100)
+    assert str(read.value) == f"{bad}: cannot read (Not a directory)"
+    with pytest.raises(InputError) as write:
+        jsonio.atomic_write_bytes(bad, b"{}")
+    assert str(write.value) == f"{bad}: cannot write (Not a directory)"
+
+
+def test_a_file_that_cannot_be_opened_names_why(tmp_path: Path, monkeypatch) -> None:
+    f = tmp_path / "a.json"
+    f.write_text("{}")
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(jsonio, "open", refuse, raising=False)  # root may open anything
+    with pytest.raises(InputError) as err:
+        jsonio.read_file_bytes(f, 100)
+    assert str(err.value) == f"{f}: cannot read (Permission denied)"
+
+
+def test_a_file_that_grew_after_stat_is_read_only_to_the_limit(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    # stat() says 10 bytes, the file holds 3 MB: the read stops at the limit + 1 byte, so the
+    # message says "over 1.0 MB" (1,000,001 bytes read), not the 3.0 MB a full read would give.
+    f = tmp_path / "grows.json"
+    f.write_bytes(b" " * 3_000_000)
+    real = Path.stat
+
+    def small(self: Path, *a: object, **k: object) -> os.stat_result:
+        st = real(self, *a, **k)
+        if self == f:
+            return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid,
+                                   st.st_gid, 10, int(st.st_atime), int(st.st_mtime),
+                                   int(st.st_ctime)))
+        return st
+    monkeypatch.setattr(Path, "stat", small)
+    with pytest.raises(InputError) as err:
+        jsonio.read_file_bytes(f, 1_000_000)
+    assert str(err.value) == (f"{f}: file is over 1.0 MB, larger than the 1 MB limit for this "
+                              "kind of file")
+
+
+def test_a_missing_folder_is_named_as_given(tmp_path: Path, monkeypatch) -> None:
+    # A relative path is not made absolute in the message (nor resolved: only links are).
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        jsonio.atomic_write_bytes(Path("nope/x.json"), b"{}")
+    assert str(err.value) == "nope/x.json: folder nope does not exist"
+
+
+def test_the_temp_file_is_made_next_to_the_file(tmp_path: Path, monkeypatch) -> None:
+    # The documented ".<name>.<pid>.<random>.tmp next to path": the rename must stay within
+    # one file system. A failing rename shows where the temp file was made, and it is removed.
+    target = tmp_path / "b.json"
+    seen: list[Path] = []
+
+    def fail(src: str, dst: object) -> None:
+        seen.append(Path(src))
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(jsonio.os, "replace", fail)
+    with pytest.raises(InputError) as err:
+        jsonio.atomic_write_bytes(target, b"{}")
+    assert str(err.value) == f"{target}: could not be written (No space left on device)"
+    assert seen[0].parent == tmp_path
+    assert re.fullmatch(rf"\.b\.json\.{os.getpid()}\.[a-z0-9_]+\.tmp", seen[0].name)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_temp_file_that_cannot_be_made_names_why(tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise OSError(30, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(InputError) as err:
+        jsonio.atomic_write_bytes(tmp_path / "c.json", b"{}")
+    assert str(err.value) == (f"{tmp_path / 'c.json'}: cannot write in {tmp_path} "
+                              "(Read-only file system)")
+
+
+def test_an_interrupted_save_removes_its_temp_file(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "d.json"
+    target.write_text("old")
+
+    def interrupt(_fd: int) -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(jsonio.os, "fsync", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        jsonio.atomic_write_bytes(target, b"new")
+    assert os.listdir(tmp_path) == ["d.json"] and target.read_text() == "old"
+
+
+def test_a_temp_file_gone_before_cleanup_does_not_hide_the_error(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    # The rename fails and the temp file cannot be removed either: the save's own error is
+    # what the user sees, not the cleanup's.
+    def fail(_src: str, _dst: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    def gone(_name: str) -> None:
+        raise FileNotFoundError(2, "No such file or directory")
+    monkeypatch.setattr(jsonio.os, "replace", fail)
+    monkeypatch.setattr(jsonio.os, "unlink", gone)
+    with pytest.raises(InputError, match=r"could not be written \(Input/output error\)"):
+        jsonio.atomic_write_bytes(tmp_path / "e.json", b"{}")
+
+
+def test_a_temp_file_exactly_a_day_old_is_kept(tmp_path: Path, monkeypatch) -> None:
+    # Stale means older than STALE_TEMP_AGE_S (24 h); this process's own temp file at exactly
+    # 24 h is kept, one second more is removed.
+    now = 2_000_000_000
+    monkeypatch.setattr(jsonio.time, "time", lambda: float(now))
+    temp = tmp_path / f".f.json.{os.getpid()}.abc.tmp"
+    temp.write_text("")
+    os.utime(temp, (now - 24 * 3600, now - 24 * 3600))
+    assert jsonio.remove_stale_temp_files(tmp_path / "f.json") == []
+    os.utime(temp, (now - 24 * 3600 - 1, now - 24 * 3600 - 1))
+    assert jsonio.remove_stale_temp_files(tmp_path / "f.json") == [temp]
+
+
+def test_unrelated_names_do_not_stop_the_cleanup(tmp_path: Path, monkeypatch) -> None:
+    # A dead process's temp file listed after another file is still removed.
+    dead = tmp_path / ".g.json.999999999.abc.tmp"
+    dead.write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    monkeypatch.setattr(jsonio.os, "listdir", lambda _f: ["notes.txt", dead.name])
+    assert jsonio.remove_stale_temp_files(tmp_path / "g.json") == [dead]
+
+
+def test_each_migration_runs_once_in_order() -> None:
+    calls: list[int] = []
+
+    def step(v: int):
+        def run(doc: dict) -> dict:
+            assert v not in calls, f"migration {v} ran twice"
+            calls.append(v)
+            return {**doc, f"from_{v}": True}
+        return run
+    out = jsonio.upgrade_document({"format": "x", "version": 1}, "x", 4,
+                                  {1: step(1), 2: step(2), 3: step(3)})
+    assert calls == [1, 2, 3]
+    assert out == {"format": "x", "version": 4, "from_1": True, "from_2": True, "from_3": True}
