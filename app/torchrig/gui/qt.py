@@ -271,7 +271,7 @@ def install_source_scan_without_linecache() -> bool:
     if feature is None or upstream is None:
         return False
     if not getattr(upstream, "reads_bytes", False):
-        feature._mod_uses_pyside = _uses_pyside_from_bytes(upstream)
+        setattr(feature, "_mod_uses_pyside", _uses_pyside_from_bytes(upstream))  # noqa: B010
     return True
 
 
