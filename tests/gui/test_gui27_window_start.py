@@ -3,7 +3,7 @@
 - PySide6's import hook still learns which modules use PySide6 (its ``__feature__`` switching
   applies only there), now from the file's bytes, and no module's source is left in linecache;
 - "system" at start, with no theme of ours to undo, leaves the platform's style alone;
-- a placeholder page makes its labels when first shown, and shows what it says.
+- a "Loading…" placeholder page makes its labels when first shown, and shows what it says.
 """
 
 from __future__ import annotations
@@ -58,15 +58,19 @@ def test_system_theme_at_start_leaves_the_style_alone(qapp, monkeypatch):
 
 
 def test_a_placeholder_makes_its_labels_when_first_shown(qtbot):
-    page = PlaceholderPage("Targets", "The parts catalog could not be loaded: broken.json")
+    page = PlaceholderPage("Targets", "Loading…", lazy=True)
     qtbot.addWidget(page)
     assert not page.findChildren(QLabel)
     page.show()
     qtbot.waitExposed(page)
     texts = [label.text() for label in page.findChildren(QLabel)]
     assert "<h2>Targets</h2>" in texts
-    assert "The parts catalog could not be loaded: broken.json" in texts
+    assert "Loading…" in texts
     assert "This page is not built yet." in texts
     page.hide()
     page.show()
     assert len(page.findChildren(QLabel)) == 3  # made once
+    eager = PlaceholderPage("Build", "The parts catalog could not be loaded: broken.json")
+    qtbot.addWidget(eager)  # says why at once, shown or not
+    assert "The parts catalog could not be loaded: broken.json" in [
+        label.text() for label in eager.findChildren(QLabel)]

@@ -9,14 +9,18 @@ from torchrig.gui.style import colour
 
 
 class PlaceholderPage(QWidget):
-    """Its labels are made when it is first shown: the window starts with five of these
-    behind This machine, and their rich-text headings and style sheets were laid out (the
-    stack's size hint asks every page) before the first paint for nothing the user sees."""
+    """``lazy``: its labels are made when it is first shown. The window starts with five
+    "Loading…" ones behind This machine, and their rich-text headings and style sheets were
+    laid out (the stack's size hint asks every page) before the first paint for nothing the
+    user sees; a page that says why it cannot be built is filled at once."""
 
-    def __init__(self, title: str, plan: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, plan: str, parent: QWidget | None = None,
+                 lazy: bool = False) -> None:
         super().__init__(parent)
         self.title, self.plan = title, plan
         self._layout: QVBoxLayout | None = None
+        if not lazy:
+            self._fill()
 
     def showEvent(self, event: Any) -> None:
         if self._layout is None:
