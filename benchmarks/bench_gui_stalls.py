@@ -12,8 +12,15 @@ each action runs, from the user's gesture until its result is shown. Goal: no st
 - ``PDF preview``: the Report page's preview of a sample build, until the preview is shown.
 
 Each action is run ``--repeat`` times (default 3); the worst and the median worst are printed.
+Before the first action the window is shown and left to settle (its first paint, the pages'
+start-up work, the first plan): that is the window's start, which
+``bench_window_start.py`` measures, not any action's stall.
+
+``--code DIR`` runs the actions against the ``torchrig`` package in ``DIR`` (another
+checkout's ``app`` folder) instead of this one's, for a paired before/after in one session.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_gui_stalls.py [--repeat 3] [--only NAME]
+        [--code OTHER_CHECKOUT/app]
 """
 
 from __future__ import annotations
@@ -72,12 +79,14 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", action="append",
                         choices=["detection", "wizard keys", "verify start", "PDF preview"])
+    parser.add_argument("--code", type=Path, default=ROOT / "app",
+                        help="the folder holding the torchrig package to measure")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     home = tempfile.mkdtemp(prefix="torchrig-stalls-")
     os.environ.setdefault("TORCHRIG_CONFIG_DIR", str(Path(home) / "config"))
     os.environ.setdefault("TORCHRIG_DATA_DIR", str(Path(home) / "data"))
-    sys.path.insert(0, str(ROOT / "app"))
+    sys.path.insert(0, str(args.code.resolve()))
 
     from PySide6.QtTest import QTest
 
@@ -97,6 +106,10 @@ def main() -> int:
     panel = wizard.verify_panel
     window.build_page.open_path(ROOT / "builds" / "professional.json")
     workload = load_workload(ROOT / "workloads" / "imagenet-resnet50-amp-8gpu.json")
+    # Settle: the first paint and the work queued after it, then a quiet half second.
+    began = time.monotonic()
+    beat.measure(lambda: None, lambda: time.monotonic() > began + 0.5
+                 and not machine.runner.running and not wizard.planning)
 
     def detection() -> float:
         seen: list[object] = []
@@ -140,6 +153,9 @@ def main() -> int:
     def preview() -> float:
         report.model.pdf_bytes = b""
         window.show_page("report")
+        # Settle: the page's first layout and paint are the page switch's, not the preview's.
+        shown = time.monotonic()
+        beat.measure(lambda: None, lambda: time.monotonic() > shown + 0.2)
         return beat.measure(lambda: QTest.mouseClick(report.preview_button, left),
                             lambda: not report.runner.running and bool(report.model.pdf_bytes))
 

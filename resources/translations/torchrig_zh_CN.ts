@@ -1622,6 +1622,10 @@ It was kept as {1}.</source>
         <translation>预览：{0} kB</translation>
     </message>
     <message>
+        <source>The preview cannot be drawn ({0}); Export still writes the PDF.</source>
+        <translation>无法绘制预览（{0}）；导出仍会写出 PDF。</translation>
+    </message>
+    <message>
         <source>PDF document (*.pdf)</source>
         <translation>PDF 文档 (*.pdf)</translation>
     </message>

@@ -3,8 +3,10 @@ its buttons and fields, with the build and workload opened as a user opens them.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import pypdf
 import pytest
 from gui_gestures import click, detect, go_to, menu_action, open_build, tick, type_text
 
@@ -49,9 +51,9 @@ def test_preview_shows_the_pdf_that_export_writes(window, qtbot, tmp_path, warni
     _preview(qtbot, page)
     assert page.pdf_bytes.startswith(b"%PDF")
     if QPdfDocument is not None:
-        qtbot.waitUntil(lambda: page.document.status() == QPdfDocument.Status.Ready,
-                        timeout=5_000)
-        assert page.document.pageCount() >= 2
+        # Every page of the PDF is drawn in the preview (pypdf counts them independently).
+        pages = len(pypdf.PdfReader(io.BytesIO(page.pdf_bytes)).pages)
+        assert page.pages_view.page_count() == pages >= 2
     target = tmp_path / "quote.pdf"
     target.write_bytes(b"old")
     assert not page.open_button.isEnabled()  # nothing exported yet
@@ -104,10 +106,12 @@ def test_preview_and_export_render_on_a_worker_thread(window, qtbot, tmp_path, w
     open_build(qtbot, window, answers, ROOT / "builds" / "professional.json")
     page = window.report_page
     click(qtbot, page.preview_button)
-    # The click returned with the render still going: it runs on the page's worker thread.
-    assert page.runner.running and not page.preview_button.isEnabled()
+    # The click returned with the render still going: it runs on the page's worker thread,
+    # and the page says it is busy.
+    assert page.runner.running and not page.busy.isHidden()
     qtbot.waitUntil(lambda: not page.runner.running, timeout=20_000)
     assert page.pdf_bytes.startswith(b"%PDF") and page.preview_button.isEnabled()
+    assert page.busy.isHidden()
     target = tmp_path / "async.pdf"
     answers.append(str(target))
     click(qtbot, page.export_button)

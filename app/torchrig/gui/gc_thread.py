@@ -31,23 +31,31 @@ def collect_on_gui_thread(app: Any) -> Any:
     return timer
 
 
-_state = {"frozen": False}
+_state = {"frozen": False, "thawed": False}
 
 
 def _collect() -> None:
-    """A full collection looks at every object the program holds - about 55,000 once the
-    window is built, 30-60 ms on the GUI thread. The first collection therefore freezes what
-    survives it (modules, the catalog, the window: they live as long as the program), so the
-    later ones only look at what was made since."""
-    gc.collect()
+    """A full collection looks at every object the program holds - about 70,000 once the
+    window is built: 75-105 ms on the GUI thread (measured with benchmarks/bench_gui_stalls.py,
+    a stall in whatever the user was doing 5 s after the start). So the first tick does not
+    collect: it freezes what the program holds by then (modules, the catalog, the window:
+    they live as long as the program; a full collection at that point found about 240
+    unreachable objects of 70,000, which stay), and the later ticks only look at what was
+    made since. After :func:`thaw` (old pages to free) the tick collects in full first."""
     if not _state["frozen"]:
+        if _state["thawed"]:
+            gc.collect()
+            _state["thawed"] = False
         gc.freeze()
         _state["frozen"] = True
+        return
+    gc.collect()
 
 
 def thaw() -> None:
-    """Make the frozen objects collectable again, and freeze afresh at the next collection:
-    called when the window rebuilds its pages (a language switch), whose old widgets would
-    otherwise stay frozen for ever."""
+    """Make the frozen objects collectable again, and collect and freeze afresh at the next
+    tick: called when the window rebuilds its pages (a language switch), whose old widgets
+    would otherwise stay frozen for ever."""
     gc.unfreeze()
     _state["frozen"] = False
+    _state["thawed"] = True

@@ -159,7 +159,7 @@ class MainWindow(QMainWindow):
         self._add("machine", self.tr("This machine"), self.machine_page)
         if self._pages_later:
             for key, title in self._catalog_titles():
-                self._add(key, title, PlaceholderPage(title, self.tr("Loading…")))
+                self._add(key, title, PlaceholderPage(title, self.tr("Loading…"), lazy=True))
         elif catalog is not None:
             for key, title in self._catalog_titles():
                 self._add(key, title, QWidget())

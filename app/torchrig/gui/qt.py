@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         QPoint,
         QPointF,
         QRect,
+        QRectF,
         QSize,
         Qt,
         QThread,
@@ -203,6 +204,7 @@ __all__ = [
     "QPoint",
     "QPointF",
     "QRect",
+    "QRectF",
     "QPrintDialog",
     "QPrinter",
     "QProgressBar",
@@ -235,6 +237,46 @@ __all__ = [
     "Signal",
     "Slot",
 ]
+
+# --- PySide6's import hook reads every module's source through linecache -------------------
+#
+# PySide6 asks of each module imported after it whether its source mentions "PySide6" (its
+# ``__feature__`` switching applies only there): shibokensupport.feature._mod_uses_pyside calls
+# inspect.getsource, which tokenizes the file and keeps its lines in linecache for the life of
+# the process. The window's start imported 115 modules after PySide6 (2.7 MB of source text,
+# kept as line strings: RSS the window idled with) and spent about 10 ms tokenizing them
+# (benchmarks/bench_window_start.py). The same question is answered from the file's bytes,
+# which are read and dropped; a module without a .py file gets PySide's own answer.
+
+
+def _uses_pyside_from_bytes(upstream: Any) -> Any:
+    def mod_uses_pyside(module: Any) -> bool:
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            return bool(upstream(module))
+        try:
+            with open(path, "rb") as source:
+                return b"PySide6" in source.read()
+        except OSError:
+            return bool(upstream(module))
+
+    mod_uses_pyside.reads_bytes = True  # type: ignore[attr-defined]
+    return mod_uses_pyside
+
+
+def install_source_scan_without_linecache() -> bool:
+    """Replace PySide's source scan (once; where this PySide6 has it). True when in place."""
+    feature = sys.modules.get("shibokensupport.feature")
+    upstream = getattr(feature, "_mod_uses_pyside", None)
+    if feature is None or upstream is None:
+        return False
+    if not getattr(upstream, "reads_bytes", False):
+        setattr(feature, "_mod_uses_pyside", _uses_pyside_from_bytes(upstream))  # noqa: B010
+    return True
+
+
+install_source_scan_without_linecache()
+
 
 # --- PySide6 6.12 on Python 3.11: None, True and False returned without a reference ---------
 #

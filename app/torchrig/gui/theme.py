@@ -32,6 +32,8 @@ _DISABLED_TEXT = {"dark": "#7f7f85", "light": "#8f8f8f"}
 
 _system_style: str | None = None
 """The style before we first changed anything ("system" restores it)."""
+_changed = False
+"""Whether a "light" or "dark" choice is in place (a scheme, a style or a palette of ours)."""
 
 
 def palette_for(theme: str) -> QPalette:
@@ -50,21 +52,28 @@ def palette_for(theme: str) -> QPalette:
 def apply_theme(theme: str) -> str:
     """Apply "system", "light" or "dark" to the running application; returns how it was done:
     "platform" (the platform's own scheme), "palette" (our Fusion palette) or "system"."""
-    global _system_style
+    global _system_style, _changed
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         return "system"
-    if _system_style is None:
-        _system_style = app.style().name()
-    hints = app.styleHints()
-    can_ask = hasattr(hints, "setColorScheme")  # Qt >= 6.8
     if theme not in ("light", "dark"):
-        if can_ask:
+        if not _changed:
+            # Nothing of ours to undo (the window's start, mostly): the first app.style()
+            # from Python builds QStyle's enums, 14 ms of the start for nothing.
+            return "system"
+        hints = app.styleHints()
+        if hasattr(hints, "unsetColorScheme"):  # Qt >= 6.8
             hints.unsetColorScheme()
-        if app.style().name() != _system_style:
+        if _system_style is not None and app.style().name() != _system_style:
             app.setStyle(_system_style)
         app.setPalette(QPalette())  # an empty palette: the platform's own colours again
+        _changed = False
         return "system"
+    if _system_style is None:
+        _system_style = app.style().name()
+    _changed = True
+    hints = app.styleHints()
+    can_ask = hasattr(hints, "setColorScheme")  # Qt >= 6.8
     want = Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light
     if can_ask:
         hints.setColorScheme(want)

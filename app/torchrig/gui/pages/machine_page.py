@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from torchrig.gui.qt import (
@@ -82,6 +83,14 @@ def _import_what_the_pages_need() -> None:
         importlib.import_module(name)
 
 
+@dataclass(frozen=True)
+class _Detected:
+    """What the detection thread hands to the GUI thread: the profile and its cards' rows."""
+
+    profile: SystemProfile
+    sections: list[Section]
+
+
 class MachinePage(QWidget):
     """Detected CPU, memory, GPUs, storage and software.
 
@@ -98,6 +107,7 @@ class MachinePage(QWidget):
         super().__init__(parent)
         self.profile: SystemProfile | None = None
         self._generation = 0
+        self._closed = False
         self.prepare_pages = True
         """Import what the catalog pages need on the detection thread (the main window
         turns it off while those pages are not built: nothing would use the imports)."""
@@ -148,25 +158,34 @@ class MachinePage(QWidget):
         self.torch_button.setEnabled(False)
 
         prepare = self.prepare_pages
+        lang = self._lang
 
-        def work(cancel: Any, progress: Any) -> SystemProfile:
+        def work(cancel: Any, progress: Any) -> _Detected:
+            # Everything but the widgets is made here: the probes, and the cards' rows
+            # (labels, units, hints), so the GUI thread only fills widgets.
             from torchrig.hardware import detect
-            from torchrig.hardware import sections as _sections  # noqa: F401 - set_profile's
+            from torchrig.hardware.sections import profile_sections
 
             profile = detect(use_torch=use_torch)
+            sections = profile_sections(profile, lang)
             if prepare:
                 _import_what_the_pages_need()
-            return profile
+            return _Detected(profile, sections)
 
+        self._closed = False
         self.runner.start(work)
 
     def shutdown(self) -> bool:
+        # A result still queued for the GUI thread when the page closes is dropped.
+        self._closed = True
+        self._generation += 1
         return self.runner.shutdown()
 
-    def set_profile(self, profile: SystemProfile) -> None:
-        """Show ``profile``: the cards are built one per event-loop turn (all of them at once
-        held the GUI thread for over 50 ms), and ``profile_changed`` is emitted once the
-        last is in place."""
+    def set_profile(self, profile: SystemProfile,
+                    sections: list[Section] | None = None) -> None:
+        """Show ``profile`` (``sections``: its rows, when detection made them already): the
+        cards are built one per event-loop turn (all of them at once held the GUI thread for
+        over 50 ms), and ``profile_changed`` is emitted once the last is in place."""
         from torchrig.hardware.sections import PROBES, profile_sections
 
         self.profile = profile
@@ -176,7 +195,8 @@ class MachinePage(QWidget):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        sections = list(enumerate(profile_sections(profile, self._lang)))
+        if sections is None:
+            sections = profile_sections(profile, self._lang)
         seconds = profile.detection_seconds
         errors = len(profile.probe_errors)
         text = self.tr("Detected in {0:.0f} ms").format((seconds or 0) * 1000)
@@ -188,12 +208,12 @@ class MachinePage(QWidget):
         self.status.setText(text)
         self.copy_text_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
-        self._add_cards(self._generation, profile, sections)
+        self._add_cards(self._generation, profile, list(enumerate(sections)))
 
     def _add_cards(self, generation: int, profile: SystemProfile,
                    sections: list[tuple[int, Section]]) -> None:
         if generation != self._generation:
-            return  # a newer profile is being shown
+            return  # a newer profile is being shown, or the page closed
         if not sections:
             self.profile_changed.emit(profile)
             return
@@ -221,14 +241,14 @@ class MachinePage(QWidget):
             QApplication.clipboard().setText(
                 json.dumps(self.profile.to_dict(), ensure_ascii=False, indent=2))
 
-    def _on_detected(self, profile: object) -> None:
-        from torchrig.hardware.model import SystemProfile
-
-        if isinstance(profile, SystemProfile):
-            self.set_profile(profile)
+    def _on_detected(self, detected: object) -> None:
+        if isinstance(detected, _Detected) and not self._closed:
+            self.set_profile(detected.profile, detected.sections)
 
     def _on_failed(self, message: str, details: str) -> None:
         # detect() never raises by contract; this guards against a bug, not a normal path.
+        if self._closed:
+            return
         self.status.setText(self.tr("Detection failed: {0}").format(message))
 
     def _on_finished(self) -> None:

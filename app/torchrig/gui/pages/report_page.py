@@ -5,12 +5,18 @@ The page is widgets bound to a :class:`~torchrig.report.report_model.ReportModel
 the inputs the other pages attach, the fields as typed and the last PDF, and reads them into
 the render job. The preview is the exact bytes that Export writes: one render, shown and then
 saved atomically (temp file + rename), so what the user checked is what the customer gets.
+
+A render runs on the page's worker thread, which makes the PDF and then its page images
+(:mod:`torchrig.gui.pdf_pages`); the GUI thread reads the fields before and draws the images
+after. A preview asked for while one renders replaces it (the older result is dropped, never
+shown); an export or a print is never dropped: it waits its turn. Nothing is shown after the
+page has closed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +24,9 @@ from torchrig.catalog.exchange_rates import catalog_reference
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
 from torchrig.file_names import suggested_file_name
+from torchrig.gui.pdf_pages import PdfPagesView, PreviewUnreadable, render_page_images
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
-    QBuffer,
-    QByteArray,
     QCheckBox,
     QComboBox,
     QDesktopServices,
@@ -31,12 +36,11 @@ from torchrig.gui.qt import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QIODevice,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPdfDocument,
-    QPdfView,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -86,6 +90,30 @@ SECTION_HELP = {
 }
 
 
+@dataclass
+class _Request:
+    """One render asked for: ``job`` makes the PDF (None: the page images of the PDF the page
+    holds, for a new width), ``then`` gets the bytes (export, print)."""
+
+    generation: int
+    job: SheetJob | None
+    then: Callable[[bytes], object] | None
+    width_px: int
+    dpr: float
+
+
+@dataclass
+class _Rendered:
+    """What the worker hands back: the PDF and its pages (empty without QtPdf, or with
+    ``unreadable`` saying why QtPdf could not read it back)."""
+
+    generation: int
+    pdf: bytes
+    width_px: int
+    images: list[Any] = field(default_factory=list)
+    unreadable: str = ""
+
+
 def _from_model(name: str) -> Any:
     """A read-only page attribute that is the model's ``name``."""
     return property(lambda page: getattr(page.model, name), doc=f"The model's {name}.")
@@ -112,7 +140,10 @@ class ReportPage(QWidget):
             no_logo=self.tr("logo {0}: no such file"),
             no_parts_list=self.tr("A plan sheet has no parts list to put in a workbook; "
                                   "export it as PDF.")))
-        self._buffer: QBuffer | None = None
+        self._generation = 0  # of the newest render asked for: only its result is shown
+        self._queue: list[_Request] = []
+        self._current: _Request | None = None
+        self._closed = False
 
         outer = QVBoxLayout(self)
         bar = QHBoxLayout()
@@ -220,17 +251,24 @@ class ReportPage(QWidget):
         form_layout.addWidget(self.status)
         form_layout.addStretch(1)
 
-        self.document: QPdfDocument | None = None
-        if QPdfView is not None:
-            self.document = QPdfDocument(self)
-            self.view = QPdfView(self)
-            self.view.setDocument(self.document)
-            self.view.setPageMode(QPdfView.PageMode.MultiPage)
-            self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-            preview: QWidget = self.view
+        # Shown while a render runs (the busy state): the page stays usable meanwhile.
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setTextVisible(False)
+        self.busy.setMaximumHeight(6)
+        self.busy.setVisible(False)
+        self.pages_view: PdfPagesView | None = None
+        preview = QWidget()
+        preview_layout = QVBoxLayout(preview)
+        preview_layout.setContentsMargins(0, 0, 0, 0)
+        preview_layout.addWidget(self.busy)
+        if QPdfDocument is not None:
+            self.pages_view = PdfPagesView(self)
+            self.pages_view.width_wanted.connect(lambda _width: self._rerender_pages())
+            preview_layout.addWidget(self.pages_view, 1)
         else:
-            preview = QLabel(self.tr("PDF preview needs the PySide6-Pdf package; Export still "
-                                     "works."))
+            preview_layout.addWidget(QLabel(self.tr(
+                "PDF preview needs the PySide6-Pdf package; Export still works.")), 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(form_host)
         splitter.addWidget(preview)
@@ -240,8 +278,7 @@ class ReportPage(QWidget):
         self.runner = TaskRunner(self)
         self.runner.succeeded.connect(self._on_rendered)
         self.runner.failed.connect(self._on_render_failed)
-        self.runner.finished.connect(self._update_context)
-        self._after_render: Callable[[bytes], object] | None = None
+        self.runner.finished.connect(self._on_render_finished)
         self.preview_button.clicked.connect(lambda: self.start_render())
         self.export_button.clicked.connect(self.export_dialog)
         self.open_button.clicked.connect(self.open_exported)
@@ -372,7 +409,8 @@ class ReportPage(QWidget):
         self.open_button.setEnabled(self.last_export is not None)
         self.status.setText(state["status"])
         if self.pdf_bytes:
-            self._show_pdf(self.pdf_bytes)
+            self.model.pdf_bytes = self.pdf_bytes
+            self._rerender_pages()  # the held PDF's pages, drawn on the worker thread
         self._update_context()
 
     def render_preview(self) -> bool:
@@ -386,32 +424,102 @@ class ReportPage(QWidget):
         return True
 
     def start_render(self, then: Callable[[bytes], object] | None = None) -> None:
-        """Render on a worker thread so the window stays responsive (a full sheet takes a few
-        hundred ms); ``then`` runs on the GUI thread with the PDF bytes."""
-        if self.runner.running:
+        """Render on the worker thread so the window stays responsive (a full sheet takes a
+        few hundred ms, its page images more); ``then`` runs on the GUI thread with the PDF
+        bytes. A preview asked for while another renders replaces it."""
+        if self._closed:
             return
         try:
             job = self.sheet_job()
         except InputError as exc:
             self.status.setText(str(exc))
             return
-        self._after_render = then
+        self._generation += 1
+        width, dpr = self._page_size()
+        self._request(_Request(self._generation, job, then, width, dpr))
         self.status.setText(self.tr("Rendering…"))
-        self.preview_button.setEnabled(False)
         self.export_button.setEnabled(False)
-        self.runner.start(lambda cancel, progress: job())
 
-    def _on_rendered(self, pdf: object) -> None:
-        if isinstance(pdf, bytes):
-            self._rendered(pdf)
-            then, self._after_render = self._after_render, None
-            if then is not None:
-                then(pdf)
+    def _page_size(self) -> tuple[int, float]:
+        if self.pages_view is None:
+            return 0, 1.0
+        return self.pages_view.render_width(), self.pages_view.devicePixelRatioF()
+
+    def _rerender_pages(self) -> None:
+        """The held PDF's pages for the view's width now (after a resize, or a restore)."""
+        if self._closed or self.pages_view is None or not self.model.pdf_bytes:
+            return
+        if self.runner.running or self._queue:
+            return  # what runs is drawn at the width asked for; a new one is checked after
+        width, dpr = self._page_size()
+        self._request(_Request(self._generation, None, None, width, dpr))
+
+    def _request(self, request: _Request) -> None:
+        # A preview not started yet is superseded; an export or a print keeps its place.
+        self._queue = [r for r in self._queue if r.then is not None] + [request]
+        self.busy.setVisible(True)
+        if self.runner.running:
+            current = self._current
+            if current is not None and current.then is None:
+                self.runner.cancel()  # its result would be dropped: stop at the next step
+            return
+        self._start_next()
+
+    def _start_next(self) -> None:
+        if self._closed or not self._queue:
+            return
+        request = self._current = self._queue.pop(0)
+        held = self.model.pdf_bytes
+
+        def work(cancel: Any, progress: Any) -> _Rendered | None:
+            pdf = request.job() if request.job is not None else held
+            if cancel.is_set() and request.then is None:
+                return None
+            result = _Rendered(request.generation, pdf, request.width_px)
+            if request.width_px:
+                try:
+                    result.images = render_page_images(pdf, request.width_px, request.dpr,
+                                                       cancel if request.then is None else None)
+                except PreviewUnreadable as exc:
+                    result.unreadable = str(exc)
+            return result
+
+        self.runner.start(work)
+
+    def _on_rendered(self, result: object) -> None:
+        request = self._current
+        if self._closed or request is None or not isinstance(result, _Rendered):
+            return
+        if result.generation == self._generation:  # nothing newer was asked for meanwhile
+            if request.job is not None:
+                self._rendered(result.pdf, result)
+            elif self.pages_view is not None:
+                self.pages_view.set_pages(result.images, result.width_px)
+        if request.then is not None:
+            request.then(result.pdf)
 
     def _on_render_failed(self, message: str, details: str) -> None:
+        request = self._current
+        if self._closed or request is None or (request.then is None
+                                               and request.generation != self._generation):
+            return  # a preview nobody waits for any more (an export's failure is shown)
         self.status.setText(message)
 
-    def _rendered(self, pdf: bytes) -> None:
+    def _on_render_finished(self) -> None:
+        self._current = None
+        if self._closed:
+            return
+        if self._queue:
+            self._start_next()
+            return
+        self.busy.setVisible(False)
+        self._update_context()
+        view = self.pages_view
+        if view is not None and view.page_count() and \
+                view.render_width() != view.rendered_width:
+            self._rerender_pages()  # the view was resized while this one rendered
+
+    def _rendered(self, pdf: bytes, drawn: _Rendered | None = None) -> None:
         # reportlab is loaded by now (the render imported it), so this costs nothing.
         from torchrig.report.fonts import MISSING_CJK_FONT, find_cjk_font
 
@@ -419,23 +527,27 @@ class ReportPage(QWidget):
         status = self.tr("Preview: {0} kB").format(len(pdf) // 1024)
         if find_cjk_font() is None:
             status += "\n" + MISSING_CJK_FONT.get(self.lang)
+        if drawn is None and self.pages_view is not None:
+            # The synchronous path (scripts and tests): the pages are drawn here too.
+            width, dpr = self._page_size()
+            drawn = _Rendered(self._generation, pdf, width)
+            try:
+                drawn.images = render_page_images(pdf, width, dpr)
+            except PreviewUnreadable as exc:
+                drawn.unreadable = str(exc)
+        if drawn is not None and drawn.unreadable:
+            status += "\n" + self.tr("The preview cannot be drawn ({0}); Export still writes "
+                                     "the PDF.").format(drawn.unreadable)
         self.status.setText(status)
-        self._show_pdf(pdf)
+        self.model.pdf_bytes = pdf
+        if self.pages_view is not None and drawn is not None:
+            self.pages_view.set_pages(drawn.images, drawn.width_px)
 
     def shutdown(self) -> bool:
+        # Whatever is still rendering or queued is dropped: nothing is shown after a close.
+        self._closed = True
+        self._queue.clear()
         return self.runner.shutdown()
-
-    def _show_pdf(self, pdf: bytes) -> None:
-        self.model.pdf_bytes = pdf
-        if self.document is not None:
-            # QPdfDocument reads from a QIODevice that must outlive the document's use of it.
-            buffer = QBuffer(self)
-            buffer.setData(QByteArray(pdf))
-            buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-            self.document.load(buffer)
-            if self._buffer is not None:
-                self._buffer.deleteLater()
-            self._buffer = buffer
 
     def export_dialog(self) -> None:
         name = self.build.name if self.model.has_build() else (
