@@ -2040,8 +2040,8 @@ It was kept as {1}.</source>
         <translation>纯 BF16</translation>
     </message>
     <message>
-        <source>FP8 weights and activations (LLM inference; Ada, Hopper, Blackwell)</source>
-        <translation>FP8 权重与激活（大模型推理；Ada、Hopper、Blackwell）</translation>
+        <source>FP8 (LLM inference; transformer training with Transformer Engine; Ada, Hopper, Blackwell, CDNA 3)</source>
+        <translation>FP8（大模型推理；用 Transformer Engine 训练 Transformer；Ada、Hopper、Blackwell、CDNA 3）</translation>
     </message>
     <message>
         <source>FP4 (NVFP4) weights and activations (LLM inference; Blackwell)</source>

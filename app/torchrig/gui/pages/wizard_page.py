@@ -85,8 +85,8 @@ CHOICE_LABELS = {
     "amp_fp16": QT_TRANSLATE_NOOP("WizardPage", "AMP FP16 (mixed precision)"),
     "amp_bf16": QT_TRANSLATE_NOOP("WizardPage", "AMP BF16 (mixed precision)"),
     "bf16": QT_TRANSLATE_NOOP("WizardPage", "BF16 (pure)"),
-    "fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 weights and activations (LLM inference; Ada, "
-                             "Hopper, Blackwell)"),
+    "fp8": QT_TRANSLATE_NOOP("WizardPage", "FP8 (LLM inference; transformer training with "
+                             "Transformer Engine; Ada, Hopper, Blackwell, CDNA 3)"),
     "fp4": QT_TRANSLATE_NOOP("WizardPage", "FP4 (NVFP4) weights and activations (LLM "
                              "inference; Blackwell)"),
     "int8": QT_TRANSLATE_NOOP("WizardPage", "INT8 weights (inference)"),
