@@ -33,7 +33,8 @@ def test_picking_fp8_in_the_wizard_replans_serving_on_an_ada_card(window, qtbot)
     combo = page.widgets["precision"]
     codes = [combo.itemData(i) for i in range(combo.count())]
     assert codes == list(PRECISIONS) and "fp8" in codes and "fp4" in codes
-    assert combo.itemText(combo.findData("fp8")).startswith("FP8 weights and activations")
+    assert combo.itemText(combo.findData("fp8")).startswith("FP8 (LLM inference; "
+                                                             "transformer training")
     _subject(qtbot, page, "tier:professional")  # the RTX 4090: Ada, 330.3 TFLOP/s fp8
     assert page.analysis.subject.gpu_part.id == "nvidia-rtx-4090"
     before = page.analysis.requirements
@@ -78,7 +79,7 @@ def test_the_chinese_wizard_names_fp8_and_fp4(qtbot, zh):
     qtbot.waitExposed(window)
     go_to(qtbot, window, "wizard")
     combo = window.wizard_page.widgets["precision"]
-    assert combo.itemText(combo.findData("fp8")).startswith("FP8 权重与激活")
+    assert combo.itemText(combo.findData("fp8")).startswith("FP8（大模型推理；用 Transformer Engine 训练")
     assert combo.itemText(combo.findData("fp4")).startswith("FP4（NVFP4）权重与激活")
     window.close()
 
@@ -107,3 +108,25 @@ def test_the_kv_cache_type_and_the_output_length_are_wizard_fields(window, qtbot
     # the cache now holds 4,096 prompt + 1,024 generated tokens at 1 B an element
     assert page.analysis.requirements.vram_per_gpu["kv_cache"].value == (
         2 * 32 * 8 * 128 * 1 * 5120)
+
+
+def test_the_precision_list_greys_out_what_the_planner_refuses(window, qtbot):
+    # The workload's rules (docs/estimation.md): fp4 only serves; fp8 trains transformers but
+    # not a CNN; int8 / int4 weights are for inference (or a LoRA base).
+    page = _wizard(window, qtbot)
+    combo = page.widgets["precision"]
+
+    def offered() -> set[str]:
+        items = combo.model()
+        return {combo.itemData(i) for i in range(combo.count()) if items.item(i).isEnabled()}
+    assert {"fp8", "fp4", "int8", "int4", "bf16"} <= offered()
+    show_tab_of(qtbot, page.tabs, page.widgets["task"])
+    choose(page.widgets["task"], "image_classification")
+    qtbot.waitUntil(lambda: page.workload.task == "image_classification", timeout=10_000)
+    qtbot.waitUntil(lambda: "fp8" not in offered(), timeout=10_000)
+    assert "fp4" not in offered() and "int4" not in offered()
+    assert {"fp32", "amp_bf16"} <= offered()
+    choose(page.widgets["task"], "llm_finetune_full")
+    qtbot.waitUntil(lambda: page.workload.task == "llm_finetune_full", timeout=10_000)
+    qtbot.waitUntil(lambda: "fp8" in offered(), timeout=10_000)
+    assert "fp4" not in offered()

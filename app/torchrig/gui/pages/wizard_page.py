@@ -57,6 +57,7 @@ from torchrig.planning.wizard_model import (
     PlanResult,
     WizardModel,
     compute_plan,
+    precisions_for,
 )
 from torchrig.planning.workload import Workload, load_workload, save_workload
 
@@ -667,6 +668,7 @@ class WizardPage(QWidget):
         self.assumed_label.setText(note)
         self.assumed_label.setVisible(bool(note))
         workload = check.workload
+        self._offer_precisions(workload)
         self.verify_panel.set_workload(workload)
         caps = self.model.subject()
         if caps is None:
@@ -681,6 +683,18 @@ class WizardPage(QWidget):
         self.model.request_plan(caps, terms)
         self._plan_next()
         self.workload_changed.emit(workload)
+
+    def _offer_precisions(self, workload: Workload) -> None:
+        """Grey out the precisions the planner refuses for this workload (fp8 trains only
+        transformers, fp4 only serves...): the list and the checker agree, as both come from
+        the workload's own rules (planning.wizard_model.precisions_for)."""
+        combo = self.widgets["precision"]
+        assert isinstance(combo, QComboBox)
+        allowed = precisions_for(workload)
+        items = combo.model()
+        for i in range(combo.count()):
+            item = items.item(i)  # type: ignore[attr-defined]  # a QStandardItemModel
+            item.setEnabled(combo.itemData(i) in allowed)
 
     @property
     def planning(self) -> bool:
