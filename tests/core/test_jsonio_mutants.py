@@ -566,3 +566,30 @@ def test_each_migration_runs_once_in_order() -> None:
                                   {1: step(1), 2: step(2), 3: step(3)})
     assert calls == [1, 2, 3]
     assert out == {"format": "x", "version": 4, "from_1": True, "from_2": True, "from_3": True}
+
+
+def test_a_temp_file_that_cannot_be_removed_does_not_stop_the_others(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    first = tmp_path / ".h.json.999999998.aaa.tmp"
+    second = tmp_path / ".h.json.999999999.bbb.tmp"
+    for f in (first, second):
+        f.write_text("")
+    monkeypatch.setattr(jsonio.os, "listdir", lambda _f: [first.name, second.name])
+    real = Path.unlink
+
+    def stuck(self: Path, *a: object, **k: object) -> None:
+        if self == first:
+            raise PermissionError(1, "Operation not permitted")
+        real(self, *a, **k)
+    monkeypatch.setattr(Path, "unlink", stuck)
+    assert jsonio.remove_stale_temp_files(tmp_path / "h.json") == [second]
+    assert first.exists() and not second.exists()
+
+
+def test_a_scalar_at_the_depth_limit_does_not_end_the_depth_check() -> None:
+    # 62 wrapping lists, then [1, [2]]: the 1 sits at depth 64 (the limit, allowed) and is
+    # met before the [2], whose 2 is at depth 65: refused.
+    text = "[" * 62 + "[1, [2]]" + "]" * 62
+    with pytest.raises(InputError, match="nested deeper than 64 levels"):
+        _parse(text)
+    assert _parse("[" * 62 + "[1, 2]" + "]" * 62) is not None  # 64 deep: fine

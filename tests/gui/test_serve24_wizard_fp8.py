@@ -79,7 +79,8 @@ def test_the_chinese_wizard_names_fp8_and_fp4(qtbot, zh):
     qtbot.waitExposed(window)
     go_to(qtbot, window, "wizard")
     combo = window.wizard_page.widgets["precision"]
-    assert combo.itemText(combo.findData("fp8")).startswith("FP8（大模型推理；用 Transformer Engine 训练")
+    assert combo.itemText(combo.findData("fp8")).startswith(
+        "FP8（大模型推理；用 Transformer Engine 训练")
     assert combo.itemText(combo.findData("fp4")).startswith("FP4（NVFP4）权重与激活")
     window.close()
 
