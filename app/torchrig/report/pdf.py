@@ -70,6 +70,7 @@ from torchrig.report.pdf_layout import (
     numbered_canvas,
     row_split,
     rule,
+    table_layout,
 )
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text
@@ -298,9 +299,10 @@ class _Renderer:
             ]
         style += extra or []
         table_style = TableStyle(style)
-        return LongTable(rows, colWidths=widths, repeatRows=1 if header else 0,
-                         style=table_style, splitInRow=row_split(rows, widths, table_style),
-                         hAlign="LEFT")
+        split_in_row, heights = table_layout(rows, widths, table_style)
+        return LongTable(rows, colWidths=widths, rowHeights=heights,
+                         repeatRows=1 if header else 0, style=table_style,
+                         splitInRow=split_in_row, hAlign="LEFT")
 
     # --- header ---------------------------------------------------------------------------
 

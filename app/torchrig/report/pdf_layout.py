@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
@@ -16,6 +17,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Table
 from reportlab.platypus.flowables import HRFlowable
+from reportlab.platypus.paragraph import cleanBlockQuotedText, textTransformFrags
+from reportlab.platypus.paraparser import ParaFrag, ParaParser
 
 from torchrig.builds.targets import Status
 from torchrig.findings import Severity
@@ -70,6 +73,21 @@ class CachedParagraph(Paragraph):
 
     _memo: tuple[float, Any, float] | None = None
 
+    def __init__(self, text: str | None, style: Any = None, bulletText: Any = None,  # noqa: N803
+                 frags: list[Any] | None = None, *args: Any, **kwargs: Any) -> None:
+        # A cell of plain text (no tag, no entity) skips reportlab's markup parser, which was
+        # a third of a 500-line quote's rendering (issue 27); the fragment is the one the
+        # parser gives for such text (tests/report/test_plain_frags.py checks it against it).
+        # A split (reportlab passes the lines' fragments) or a bullet goes reportlab's way.
+        plain = None
+        if (frags is None and bulletText is None and isinstance(text, str)
+                and style is not None and getattr(style, "bulletText", None) is None):
+            plain = plain_frags(text, style)
+        if plain is None:
+            super().__init__(text, style, bulletText, frags, *args, **kwargs)
+        else:
+            super().__init__(plain[0].text, style, None, plain, *args, **kwargs)
+
     def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
         memo = self._memo
         if memo is not None and memo[0] == availWidth:
@@ -79,6 +97,36 @@ class CachedParagraph(Paragraph):
         if availWidth >= 1:  # reportlab answers "cannot fit" without laying anything out
             self._memo = (availWidth, self.blPara, self.height)
         return size
+
+
+_FRAG_TEMPLATES: WeakKeyDictionary[Any, ParaFrag] = WeakKeyDictionary()
+"""Per paragraph style, the fragment reportlab's parser makes of plain text in it."""
+
+
+def plain_frags(text: str, style: Any) -> list[ParaFrag] | None:
+    """The fragments reportlab's parser would give ``text`` in ``style``, without parsing,
+    when ``text`` is plain: no tag or entity (``<``, ``&``) and not blank; else None (the
+    caller parses). The text is cleaned as Paragraph cleans it (whitespace runs and line
+    ends to one space)."""
+    if "<" in text or "&" in text:
+        return None
+    cleaned = cleanBlockQuotedText(text)
+    if not cleaned:
+        return None
+    template = _FRAG_TEMPLATES.get(style)
+    if template is None:
+        _style, parsed, _bullets = ParaParser().parse("x", style)
+        if not parsed or len(parsed) != 1 or _style is not style:
+            return None
+        template = _FRAG_TEMPLATES[style] = parsed[0]
+    frag = template.clone()
+    frag.text = cleaned
+    # clone() shares the template's lists: give each fragment its own, as the parser does.
+    frag.link = []
+    frag.us_lines = []
+    frags = [frag]
+    textTransformFrags(frags, style)
+    return frags
 
 
 def numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
@@ -125,9 +173,21 @@ def row_split(rows: list[list[Any]], widths: list[float], style: Any = None) -> 
     ``style`` is the table's own: with its paddings the probe lays each cell out at the
     width the table will, so the table reuses those lines (``CachedParagraph``); with
     reportlab's default paddings every cell was laid out twice (issue 27)."""
+    return table_layout(rows, widths, style)[0]
+
+
+def table_layout(rows: list[list[Any]], widths: list[float],
+                 style: Any = None) -> tuple[int, list[float] | None]:
+    """``splitInRow`` as :func:`row_split` gives it, and the rows' heights the probe measured
+    when no row may split (else None): given to the table, they spare it measuring every
+    cell again on its first wrap (issue 27). A row that may split is measured by the table
+    itself, as reportlab needs for the split."""
     probe = Table(rows, colWidths=widths, style=style)
     probe.wrap(CONTENT_W, FRAME_H)
-    return 1 if max(probe._rowHeights, default=0) > FRAME_H / 2 else 0
+    heights = list(probe._rowHeights)
+    if max(heights, default=0) > FRAME_H / 2:
+        return 1, None
+    return 0, heights
 
 
 def height_of(flowable: Flowable) -> float:
