@@ -251,8 +251,8 @@ def distinct_chunk(source: bytes | bytearray, chunk: int, index: int) -> memoryv
     """The ``index``-th chunk to write: a ``chunk``-byte window of ``source`` (``chunk`` +
     :data:`PAGE` random bytes) starting ``8 * index`` bytes further in, modulo a page. Two
     chunks then share no page for 512 chunks (4 GiB of 8 MiB chunks), so a host that
-    deduplicates or compresses cannot shrink the write, as fio's per-512-byte buffer
-    scrambling ensures for its own (an 8-byte stamp per 8 MiB left 2047 of 2048 pages equal:
+    deduplicates by block cannot shrink the write, as fio's ``scramble_buffers`` (default
+    true) ensures for its own (an 8-byte stamp per 8 MiB left 2047 of 2048 pages equal:
     the suite wrote 1.2-2.5x fio's rate on a virtual disk, issue 27). A window, not a copy:
     nothing is generated inside the timed loop."""
     off = (8 * index) % PAGE
