@@ -14,26 +14,84 @@ and reports the median - and prints both side by side:
   median of adjacent pairs' ratios), and the checkpointing time ratio vs Timer; all with the
   thread count the suite used (it leaves busy cores to other work, free_cores.py), the same
   network and batch (torchrig.bench.benchmarks.nets);
-* storage: the sequential write vs ``dd bs=8M conv=fsync`` of the same size in the same folder,
-  and the sequential read vs fio where fio is installed (same folder and size:
-  ``fio --rw=read --bs=8M --direct=1 --ioengine=psync --iodepth=1``, the suite's O_DIRECT read);
+* storage: the suite's storage benchmark and fio in the same folder, ``--storage-rounds``
+  rounds (default 3) of fio, suite, fio back to back in each of ``--storage-folders`` (default
+  the system temp folder, the suite's default): the sequential write vs
+  ``fio --rw=write --end_fsync=1`` and the sequential read vs ``fio --rw=read --direct=1``,
+  both ``--bs=8M --ioengine=psync --iodepth=1`` at the suite's file size; a round's ratio is
+  the suite over the geometric mean of the fio runs around it, the row's the median of the
+  rounds', and fio's after/before ratio shows what the machine allows (needs fio);
 * collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
   --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
   between two barriers, per rank).
 
     python benchmarks/bench_suite_verify.py [--min-run-time 5] [--skip-collective]
+        [--only membw,train,checkpointing,storage,cpu_matmul]
+        [--storage-folders /tmp,/work] [--storage-rounds 3]
 
-Agreement within ~15 % on a quiet machine means the suite's timing is sound; a shared or busy
-machine shows up as disagreement, so run it when nothing else is running.
+Each row's verdict: "ok" within 15 % (TOLERANCE), "OFF" beyond, "scale" for a row shown for
+scale only (numpy's single-threaded copy). Agreement on a quiet machine means the suite's
+timing is sound; a shared or busy machine shows up as disagreement, so run it when nothing
+else is running.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
+import statistics
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TOLERANCE = 0.15
+"""A figure agrees with its independent method when their ratio is within 15 % of 1."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One figure beside its independent measurement. ``ratio`` is given where it is not the
+    ratio of the two columns (the median of paired rounds' own ratios); ``tolerance`` None
+    marks a row shown for scale only (a different method on purpose)."""
+
+    name: str
+    suite: float | None
+    indep: float
+    method: str
+    ratio: float | None = None
+    tolerance: float | None = TOLERANCE
+
+    @property
+    def suite_over_indep(self) -> float:
+        if self.ratio is not None:
+            return self.ratio
+        return self.suite / self.indep if self.suite and self.indep else float("nan")
+
+    @property
+    def verdict(self) -> str:
+        r = self.suite_over_indep
+        if self.tolerance is None:
+            return "scale"
+        if not math.isfinite(r):
+            return "n/a"
+        return "ok" if abs(r - 1) <= self.tolerance else "OFF"
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    lines = [f"{'figure':66} {'suite':>11} {'independent':>11} {'suite/indep':>11} "
+             f"{'verdict':>7}  method"]
+    for row in rows:
+        suite = f"{row.suite:11.4g}" if row.suite is not None else f"{'-':>11}"
+        lines.append(f"{row.name:66} {suite} {row.indep:11.4g} {row.suite_over_indep:11.2f} "
+                     f"{row.verdict:>7}  {row.method}")
+    return "\n".join(lines)
 
 
 def _usable_cpus() -> int:
@@ -50,11 +108,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-collective", action="store_true")
     parser.add_argument("--only", default="membw,train,checkpointing,storage,cpu_matmul",
                         help="the suite's benchmarks to check (comma-separated)")
+    parser.add_argument("--storage-folders", default=tempfile.gettempdir(),
+                        help="folders for the storage check, comma-separated (default: the "
+                             "system temp folder)")
+    parser.add_argument("--storage-rounds", type=int, default=3,
+                        help="paired suite/fio rounds per folder (default 3)")
     args = parser.parse_args(argv)
+    folders = [Path(f) for f in args.storage_folders.split(",") if f]
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing or args.storage_rounds < 1:
+        parser.error(f"no such folder: {', '.join(missing)}" if missing else
+                     "--storage-rounds must be at least 1")
 
-    import numpy as np
     import torch
-    from torch.utils.benchmark import Timer
 
     from torchrig.bench.runner import run_suite
     from torchrig.bench.settings import BenchSettings
@@ -62,16 +128,36 @@ def main(argv: list[str] | None = None) -> int:
     threads = _usable_cpus()
     print(f"torch {torch.__version__}, {threads} usable CPUs, "
           f"load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
-    t0 = time.perf_counter()
     only = tuple(args.only.split(","))
-    report = run_suite(BenchSettings(preset="full", device="cpu", only=only),
-                       cancel=threading.Event())
-    print(f"suite ({', '.join(only)}; full) took "
-          f"{time.perf_counter() - t0:.1f} s; machine busy: "
-          f"{(report.machine_state or {}).get('busy')}")
-    for warning in report.busy_warnings:
-        print(f"  WARNING {warning.en}")
-    rows: list[tuple[str, float | None, float, str]] = []
+    # storage has its own paired rounds against fio (below), not one run of the suite
+    cpu_only = tuple(b for b in only if b != "storage")
+    rows: list[Row] = []
+    if cpu_only:
+        t0 = time.perf_counter()
+        report = run_suite(BenchSettings(preset="full", device="cpu", only=cpu_only),
+                           cancel=threading.Event())
+        print(f"suite ({', '.join(cpu_only)}; full) took "
+              f"{time.perf_counter() - t0:.1f} s; machine busy: "
+              f"{(report.machine_state or {}).get('busy')}")
+        for warning in report.busy_warnings:
+            print(f"  WARNING {warning.en}")
+        rows += _cpu_rows(report, threads, args.min_run_time)
+    if "storage" in only:
+        rows += storage_rows(storage_rounds(folders, args.storage_rounds, "full"))
+    if not args.skip_collective:
+        rows += _collective_rows()
+
+    print()
+    print(format_table(rows))
+    return 0
+
+
+def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
+    import numpy as np
+    import torch
+    from torch.utils.benchmark import Timer
+
+    rows: list[Row] = []
 
     cpu = report.result("cpu_matmul")
     for dtype_name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
@@ -84,8 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         c = torch.empty(n, n, dtype=dtype)
         timer = Timer("torch.matmul(a, b, out=c)", globals={"torch": torch, "a": a, "b": b,
                                                           "c": c}, num_threads=threads)
-        t = timer.blocked_autorange(min_run_time=args.min_run_time).median
-        rows.append((f"CPU {dtype_name} matmul {n}^3, {threads} threads (FLOP/s)", m.value,
+        t = timer.blocked_autorange(min_run_time=min_run_time).median
+        rows.append(Row(f"CPU {dtype_name} matmul {n}^3, {threads} threads (FLOP/s)", m.value,
                      2 * n**3 / t, "Timer.blocked_autorange"))
 
     membw = report.result("membw")
@@ -95,33 +181,25 @@ def main(argv: list[str] | None = None) -> int:
         src = torch.ones(size, dtype=torch.uint8)
         dst = torch.zeros(size, dtype=torch.uint8)
         timer = Timer("dst.copy_(src)", globals={"src": src, "dst": dst}, num_threads=threads)
-        t = timer.blocked_autorange(min_run_time=args.min_run_time).median
-        rows.append((f"copy {size >> 20} MiB, read + write, {threads} threads (B/s)", m.value,
+        t = timer.blocked_autorange(min_run_time=min_run_time).median
+        rows.append(Row(f"copy {size >> 20} MiB, read + write, {threads} threads (B/s)", m.value,
                      2 * size / t, "Timer around torch copy_"))
         a_np = np.ones(size, dtype=np.uint8)
         b_np = np.zeros(size, dtype=np.uint8)
         np.copyto(b_np, a_np)
         times = []
-        deadline = time.perf_counter() + args.min_run_time
+        deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(times) < 3:
             s = time.perf_counter()
             np.copyto(b_np, a_np)
             times.append(time.perf_counter() - s)
         times.sort()
-        rows.append((f"copy {size >> 20} MiB, read + write, numpy 1 thread (B/s)", m.value,
-                     2 * size / times[len(times) // 2], "np.copyto median (single thread)"))
+        rows.append(Row(f"copy {size >> 20} MiB, read + write, numpy 1 thread (B/s)", m.value,
+                     2 * size / times[len(times) // 2], "np.copyto median (single thread)",
+                     tolerance=None))
 
-    rows += _training_rows(report, threads, args.min_run_time)
-    rows += _storage_rows(report)
-    if not args.skip_collective:
-        rows += _collective_rows()
-
-    print()
-    print(f"{'figure':58} {'suite':>12} {'independent':>12} {'suite/indep':>11}  method")
-    for name, suite, indep, method in rows:
-        ratio = suite / indep if suite else float("nan")
-        print(f"{name:58} {suite:12.4g} {indep:12.4g} {ratio:11.2f}  {method}")
-    return 0
+    rows += _training_rows(report, threads, min_run_time)
+    return rows
 
 
 def _step_timer(model, x, y, amp: bool, threads: int, min_run_time: float) -> float:
@@ -208,7 +286,7 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
         torch.set_num_threads(previous)
 
 
-def _training_rows(report, threads: int, min_run_time: float) -> list:
+def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
     import torch
 
     from torchrig.bench.benchmarks import nets
@@ -226,9 +304,9 @@ def _training_rows(report, threads: int, min_run_time: float) -> list:
         x, y = nets.image_batch_maker(shape, "cpu")(d["batch"])
         used = int(d.get("torch_threads", threads))
         t_fp32, amp_over_fp32 = _plain_steps(model, x, y, used, min_run_time)
-        rows.append((f"CNN training FP32, {used} threads (samples/s)", fp32.value,
+        rows.append(Row(f"CNN training FP32, {used} threads (samples/s)", fp32.value,
                      d["batch"] / t_fp32, "plain loop of whole steps, median"))
-        rows.append(("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value, 1 / amp_over_fp32,
+        rows.append(Row("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value, 1 / amp_over_fp32,
                      "plain loop, FP32/AMP steps interleaved, median pair ratio"))
     ckpt = report.result("checkpointing")
     added = ckpt.measurement("time_added") if ckpt else None
@@ -248,51 +326,192 @@ def _training_rows(report, threads: int, min_run_time: float) -> list:
             return _step_timer(model, x, y, False, used, run)
 
         _plain, _ckpt, ratio = _ratio_rounds(lambda: timed(False), lambda: timed(True))
-        rows.append(("checkpointing: step time with / without (x)", added.value + 1, ratio,
+        rows.append(Row("checkpointing: step time with / without (x)", added.value + 1, ratio,
                      f"Timer, {ROUNDS} rounds without then with, median ratio"))
     return rows
 
 
-def _storage_rows(report) -> list:
-    import json
-    import shutil
-    import subprocess
-    import tempfile
-    from pathlib import Path
+FIO_COMMON = ("--name=seq", "--bs=8M", "--ioengine=psync", "--iodepth=1",
+              "--output-format=json")
+"""fio's side of the storage check: one thread, queue depth 1, 8 MiB blocks, as the suite."""
+FIO_WRITE = ("--rw=write", "--end_fsync=1")  # timed through the final fsync, as the suite
+FIO_READ = ("--rw=read", "--direct=1")  # O_DIRECT, as the suite where the filesystem allows
 
-    storage = report.result("storage")
-    write = storage.measurement("seq_write") if storage else None
-    if write is None:
-        return []
-    folder = Path(write.details["folder"])
-    count = max(1, int(write.details["bytes"]) // (8 << 20))
-    with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
-        target = Path(tmp) / "dd.bin"
-        began = time.perf_counter()
-        # /dev/zero: fine on ext4/xfs (no compression); the suite writes random bytes.
-        subprocess.run(["dd", "if=/dev/zero", f"of={target}", "bs=8M", f"count={count}",
-                        "conv=fsync", "status=none"], check=True)
-        took = time.perf_counter() - began
-        assert target.stat().st_size == count * (8 << 20)
-    rows = [(f"sequential write {count * 8} MiB through fsync (B/s)", write.value,
-             count * (8 << 20) / took, "dd bs=8M conv=fsync")]
-    read = storage.measurement("seq_read")
-    fio = shutil.which("fio")
-    if read is not None and fio is not None:
-        size = int(read.details["bytes"])
-        with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
-            target = Path(tmp) / "fio.bin"
-            common = [fio, "--name=seq", f"--filename={target}", f"--size={size}",
-                      "--bs=8M", "--ioengine=psync", "--iodepth=1", "--output-format=json"]
-            subprocess.run([*common, "--rw=write", "--end_fsync=1"], check=True,
-                           capture_output=True)
-            out = subprocess.run([*common, "--rw=read", "--direct=1"], check=True,
-                                 capture_output=True, text=True).stdout
-            bw = json.loads(out[out.index("{"):])["jobs"][0]["read"]["bw_bytes"]
-        how = "O_DIRECT" if read.details.get("direct_io") else "evicted, mincore-checked"
-        rows.append((f"sequential read {size >> 20} MiB ({how}) (B/s)", read.value, float(bw),
-                     "fio rw=read bs=8M direct=1 iodepth=1"))
+
+def fio_command(fio: str, target: Path, size: int, rw: str) -> list[str]:
+    """The fio command line for one side of a round (the command the docs give)."""
+    return [fio, *FIO_COMMON, f"--filename={target}", f"--size={size}",
+            *(FIO_WRITE if rw == "write" else FIO_READ)]
+
+
+def fio_rate(out: str, rw: str) -> float:
+    """Bytes/s of the job's ``rw`` side from fio's JSON (fio may print notes before it)."""
+    job = json.loads(out[out.index("{"):])["jobs"][0]
+    if job.get("error"):
+        raise RuntimeError(f"fio job failed with error {job['error']}")
+    return float(job[rw]["bw_bytes"])
+
+
+@dataclass(frozen=True)
+class StorageRound:
+    """One round in one folder: fio, the suite's storage benchmark, fio again, back to back,
+    each writing then reading its own file of the suite's size. The suite is compared with
+    the geometric mean of the fio runs either side of it, which cancels a drift that is
+    steady over the round; the two fio runs' own ratio is what the machine allows that round
+    (a virtual machine's host cache and writeback make the same fio command vary)."""
+
+    folder: str
+    suite_write: float
+    suite_read: float
+    fio_write: tuple[float, float]  # (before, after) the suite
+    fio_read: tuple[float, float]
+    suite_bytes: int
+    fio_bytes: int
+    direct_io: bool
+    cached: bool
+
+    @staticmethod
+    def _around(pair: tuple[float, float]) -> float:
+        return math.sqrt(pair[0] * pair[1])
+
+    @property
+    def fio_write_around(self) -> float:
+        return self._around(self.fio_write)
+
+    @property
+    def fio_read_around(self) -> float:
+        return self._around(self.fio_read)
+
+    @property
+    def write_ratio(self) -> float:
+        return self.suite_write / self.fio_write_around
+
+    @property
+    def read_ratio(self) -> float:
+        return self.suite_read / self.fio_read_around
+
+    @property
+    def fio_write_noise(self) -> float:
+        """fio after / fio before: the same command's own agreement in this round."""
+        return self.fio_write[1] / self.fio_write[0]
+
+    @property
+    def fio_read_noise(self) -> float:
+        return self.fio_read[1] / self.fio_read[0]
+
+
+def storage_rows(rounds: Sequence[StorageRound]) -> list[Row]:
+    """Per folder: the suite's and fio's medians and the median of the rounds' own ratios
+    (within a round the three runs are back to back, so they share the machine's state; across
+    rounds they do not). The method column gives the range of those ratios and of fio's
+    agreement with itself in the same rounds."""
+    rows: list[Row] = []
+    folders = list(dict.fromkeys(r.folder for r in rounds))
+    for folder in folders:
+        mine = [r for r in rounds if r.folder == folder]
+        size = mine[0].suite_bytes >> 20
+        how = "O_DIRECT" if all(r.direct_io for r in mine) else "evicted, mincore-checked"
+        if any(r.cached for r in mine):
+            how += "; CACHED in some round"
+        for rw in ("write", "read"):
+            suite = [getattr(r, f"suite_{rw}") for r in mine]
+            fio = [getattr(r, f"fio_{rw}_around") for r in mine]
+            ratio = [getattr(r, f"{rw}_ratio") for r in mine]
+            noise = [getattr(r, f"fio_{rw}_noise") for r in mine]
+            what = "through fsync" if rw == "write" else f"({how})"
+            flags = " ".join(FIO_WRITE if rw == "write" else FIO_READ)
+            rows.append(Row(
+                f"sequential {rw} {size} MiB {what}, {folder} (B/s)",
+                statistics.median(suite), statistics.median(fio),
+                f"fio {flags}; {len(mine)} rounds fio-suite-fio, median round ratio "
+                f"(range {min(ratio):.2f}-{max(ratio):.2f}; fio after/before "
+                f"{min(noise):.2f}-{max(noise):.2f})",
+                ratio=statistics.median(ratio)))
     return rows
+
+
+def _run_fio(fio: str, folder: Path, size: int) -> tuple[float, float]:
+    import subprocess
+
+    with tempfile.TemporaryDirectory(dir=folder, prefix="torchrig-verify-") as tmp:
+        target = Path(tmp) / "fio.bin"
+        rates = []
+        for rw in ("write", "read"):
+            out = subprocess.run(fio_command(fio, target, size, rw), check=True,
+                                 capture_output=True, text=True).stdout
+            rates.append(fio_rate(out, rw))
+        return rates[0], rates[1]
+
+
+STORAGE_BUDGET_S = 600.0
+
+
+def _run_suite_storage(folder: Path, preset: str) -> dict[str, Any]:
+    import threading
+
+    from torchrig.bench.runner import run_suite
+    from torchrig.bench.settings import BenchSettings
+
+    # A budget no load exhausts: under load the suite cuts its file short (honestly, and says
+    # so), and a round then compares two sizes; the measuring itself is the same.
+    report = run_suite(BenchSettings(preset=preset, device="cpu", only=("storage",),
+                                     dataset_dir=folder, budget_s=STORAGE_BUDGET_S),
+                       cancel=threading.Event(), detect=False, watch_machine=False)
+    result = report.result("storage")
+    write = result.measurement("seq_write") if result else None
+    read = result.measurement("seq_read") if result else None
+    if write is None or read is None or write.value is None or read.value is None:
+        raise RuntimeError(f"the suite's storage benchmark measured nothing in {folder}: "
+                           f"{result.status if result else 'no result'}")
+    return {"write": write.value, "read": read.value, "bytes": int(read.details["bytes"]),
+            "direct_io": bool(read.details["direct_io"]),
+            "cached": bool(read.details["cached"]), "state": result.state}
+
+
+def _settle_disk() -> None:
+    """Let the previous side's deletion reach the disk before the next side starts: with
+    ext4's ``discard`` mount option the freed blocks are trimmed when the journal commits,
+    which the next writer's fsync would otherwise pay for."""
+    if hasattr(os, "sync"):
+        os.sync()
+    time.sleep(1.0)
+
+
+def storage_rounds(folders: Sequence[Path], rounds: int, preset: str) -> list[StorageRound]:
+    """``rounds`` rounds of fio, suite, fio per folder, folders interleaved round by round."""
+    import shutil
+
+    from torchrig.bench.benchmarks.storage import plan_for
+    from torchrig.bench.settings import BenchSettings
+
+    fio = shutil.which("fio")
+    if fio is None:
+        print("fio is not installed: no storage check (apt install fio)")
+        return []
+    out: list[StorageRound] = []
+    for i in range(rounds):
+        for folder in folders:
+            size = plan_for(BenchSettings(preset=preset, dataset_dir=folder)).sequential_bytes
+            _settle_disk()
+            before = _run_fio(fio, folder, size)
+            _settle_disk()
+            suite = _run_suite_storage(folder, preset)
+            _settle_disk()
+            after = _run_fio(fio, folder, size)
+            r = StorageRound(str(folder), suite["write"], suite["read"],
+                             (before[0], after[0]), (before[1], after[1]), suite["bytes"],
+                             size, suite["direct_io"], suite["cached"])
+            out.append(r)
+            print(f"  storage round {i + 1} {folder}: write suite {r.suite_write / 1e6:.0f}, "
+                  f"fio {before[0] / 1e6:.0f} / {after[0] / 1e6:.0f} MB/s = "
+                  f"{r.write_ratio:.2f}; read suite {r.suite_read / 1e6:.0f}, fio "
+                  f"{before[1] / 1e6:.0f} / {after[1] / 1e6:.0f} MB/s = {r.read_ratio:.2f}"
+                  + ("" if r.suite_bytes == r.fio_bytes else
+                     f" (the suite's budget cut its file to {r.suite_bytes >> 20} MiB, fio "
+                     f"wrote {r.fio_bytes >> 20} MiB)")
+                  + ("" if suite["state"] == "ok" else f" [suite {suite['state']}]"),
+                  flush=True)
+    return out
 
 
 def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
@@ -314,10 +533,7 @@ def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
     dist.destroy_process_group()
 
 
-def _collective_rows() -> list:
-    import tempfile
-    from pathlib import Path
-
+def _collective_rows() -> list[Row]:
     import torch.multiprocessing as mp
 
     from torchrig.bench.collective.launch import launch_local
@@ -332,7 +548,7 @@ def _collective_rows() -> list:
         mp.spawn(_hand_allreduce, args=(2, str(Path(tmp) / "store"), out), nprocs=2)
         per_op = max(out.values())
     # 2 ranks: busbw = algbw x 2(n-1)/n = algbw.
-    return [("gloo all_reduce 1 MiB, 2 processes, busbw (B/s)", row.busbw,
+    return [Row("gloo all_reduce 1 MiB, 2 processes, busbw (B/s)", row.busbw,
              (1 << 20) / per_op, "hand loop: 200 back-to-back ops between barriers")]
 
 

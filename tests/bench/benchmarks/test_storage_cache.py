@@ -7,9 +7,11 @@ The residency figures are the kernel's own answers about a file this test wrote 
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -115,3 +117,171 @@ def test_a_virtual_machine_says_its_host_may_cache(tmp_path, monkeypatch):
     seq = _storage(tmp_path).measurement("seq_read")
     assert seq.details["host_may_cache"] is False
     assert not any("host may cache" in n.en for n in seq.notes)
+
+
+# --- fakes for what a filesystem or kernel may refuse or report (issue 27) -----------------
+
+
+@linux_only
+def test_o_direct_that_opens_but_refuses_to_read_falls_back_to_checked_eviction(tmp_path,
+                                                                                monkeypatch):
+    # Some filesystems accept O_DIRECT at open and fail the read with EINVAL (an alignment
+    # they do not support): the reader must not give up, nor count what it read so far, but
+    # read buffered after the mincore check.
+    calls = []
+
+    def einval(fd, buf, check):
+        calls.append(fd)
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    monkeypatch.setattr(storage, "read_all", einval)
+    seq = _storage(tmp_path).measurement("seq_read")
+    assert calls, "the O_DIRECT path was tried"
+    assert len(calls) == 1  # refused once: the other files are not tried O_DIRECT again
+    assert seq.details["direct_io"] is False
+    assert seq.details["bytes"] == seq.details["chunk_bytes"]  # the whole file, read once
+    assert seq.details["resident_before_read"] == 0.0 and seq.details["cached"] is False
+    assert any("O_DIRECT refused here" in n.en for n in seq.notes)
+    assert any("此处不支持 O_DIRECT" in n.zh for n in seq.notes)
+
+
+@linux_only
+def test_mincore_showing_small_files_still_cached_flags_the_figures(tmp_path, monkeypatch):
+    # The large file evicted, the small ones not (mincore's answer faked per file): the
+    # worst file read decides, so the figure is flagged with that share.
+    monkeypatch.setattr(storage, "open_direct", lambda path: None)
+    monkeypatch.setattr(storage, "resident_share",
+                        lambda path: 0.0 if path.name == "sequential.bin" else 0.3)
+    result = _storage(tmp_path)
+    seq, small = result.measurement("seq_read"), result.measurement("small_read")
+    assert seq.details["resident_before_read"] == 0.0
+    assert seq.details["cached"] is True and small.details["cached"] is True
+    assert any("30% of a test file was still in the page cache" in n.en for n in seq.notes)
+    assert any(n.en.startswith("cached:") for n in small.notes)
+
+
+@linux_only
+def test_mincore_below_the_threshold_counts_as_evicted(tmp_path, monkeypatch):
+    # 4 % resident is under EVICTED_BELOW (5 %): a few pages the kernel keeps (a page the
+    # filesystem's metadata shares) do not make the whole figure memory speed.
+    monkeypatch.setattr(storage, "open_direct", lambda path: None)
+    monkeypatch.setattr(storage, "resident_share", lambda path: 0.04)
+    assert storage_cache.EVICTED_BELOW == 0.05
+    seq = _storage(tmp_path).measurement("seq_read")
+    assert seq.details["cached"] is False
+    assert seq.details["resident_before_read"] == 0.04
+
+
+@linux_only
+def test_mincore_unavailable_is_not_taken_for_evicted(tmp_path, monkeypatch):
+    # No mincore answer (None) and no O_DIRECT: the eviction cannot be checked, so the
+    # figure must not claim "checked empty with mincore".
+    monkeypatch.setattr(storage, "open_direct", lambda path: None)
+    monkeypatch.setattr(storage, "resident_share", lambda path: None)
+    seq = _storage(tmp_path).measurement("seq_read")
+    assert seq.details["resident_before_read"] is None
+    assert seq.details["cached"] is True
+    assert any("could not be checked" in n.en for n in seq.notes)
+
+
+CH = 64 * 1024
+
+
+def _source() -> bytes:
+    return os.urandom(CH + storage.PAGE)
+
+
+@linux_only
+def test_the_sequential_file_is_reserved_before_its_timed_write_as_fio_lays_it_out(tmp_path):
+    # fio's default fallocate=native reserves a write job's blocks before its clock starts;
+    # the suite does the same, so the timed writes land in allocated, unwritten extents.
+    path = tmp_path / "seq.bin"
+    seen = []
+
+    def check():
+        # during the writes the whole size is already allocated (st_blocks counts 512 B)
+        seen.append(os.stat(path).st_blocks * 512)
+
+    result = storage.write_sequential(path, 8 * CH, _source(), CH, check=check,
+                                      stop=lambda done: False)
+    assert result.bytes == 8 * CH == path.stat().st_size
+    if not result.preallocated:
+        pytest.skip("this filesystem refuses fallocate")
+    assert min(seen) >= 8 * CH
+    assert result.evicted is True and storage_cache.resident_share(path) == 0.0
+
+
+@linux_only
+def test_a_cut_sequential_file_ends_where_the_writing_stopped(tmp_path):
+    # Stopped by the budget after 3 of 8 blocks: the reserved rest must not stay in the
+    # file, or the read would count unwritten extents (zeros, no disk access) as read speed.
+    path = tmp_path / "seq.bin"
+    source = _source()
+    result = storage.write_sequential(path, 8 * CH, source, CH, check=lambda: None,
+                                      stop=lambda done: done >= 3 * CH)
+    assert result.bytes == 3 * CH == path.stat().st_size
+    data = path.read_bytes()
+    # chunk i is the window of the source starting 8 * i bytes in
+    assert data == source[0:CH] + source[8:8 + CH] + source[16:16 + CH]
+
+
+def test_no_two_pages_written_are_alike(tmp_path):
+    # A deduplicating or compressing store (a virtual disk's host, ZFS, btrfs) compares
+    # blocks: the file must not repeat a 4 KiB page, as fio's scrambled buffers do not. The
+    # old 8-byte stamp per chunk left every page but the first repeated in every chunk.
+    path = tmp_path / "seq.bin"
+    storage.write_sequential(path, 16 * CH, _source(), CH, check=lambda: None,
+                             stop=lambda done: False)
+    data = path.read_bytes()
+    pages = [data[i:i + storage.PAGE] for i in range(0, len(data), storage.PAGE)]
+    assert len(pages) == 16 * CH // 4096 and len(set(pages)) == len(pages)
+    # and the whole suite's files: the small files share no page either
+    payload = os.urandom(128 * 1024 + storage.PAGE)
+    small = [bytes(storage.distinct_chunk(payload, 128 * 1024, i)) for i in range(64)]
+    small_pages = [f[i:i + 4096] for f in small for i in range(0, len(f), 4096)]
+    assert len(set(small_pages)) == len(small_pages)
+
+
+def test_fallocate_refused_writes_without_reserving(tmp_path, monkeypatch):
+    # A filesystem without fallocate (EOPNOTSUPP): fio goes on without ("fall back to none"),
+    # so does the suite, and the figure says so.
+    monkeypatch.setattr(storage, "preallocate", lambda fd, size: False)
+    path = tmp_path / "seq.bin"
+    result = storage.write_sequential(path, 4 * CH, _source(), CH, check=lambda: None,
+                                      stop=lambda done: done >= 2 * CH)
+    assert result.preallocated is False
+    assert result.bytes == 2 * CH == path.stat().st_size
+    write = _storage(tmp_path).measurement("seq_write")
+    assert write.details["preallocated"] is False
+    assert any("fallocate refused" in n.en for n in write.notes)
+
+
+def test_preallocate_reports_a_refusing_libc(monkeypatch, tmp_path):
+    calls = []
+
+    def fallocate(*args):
+        calls.append(args)
+        return -1  # EOPNOTSUPP: errno set, -1 returned
+
+    monkeypatch.setattr(storage_cache, "_libc", lambda: SimpleNamespace(fallocate=fallocate))
+    monkeypatch.setattr(storage_cache.sys, "platform", "linux")
+    fd = os.open(tmp_path / "f", os.O_CREAT | os.O_WRONLY)
+    try:
+        assert storage_cache.preallocate(fd, MiB) is False
+        assert calls == [(fd, 0, 0, MiB)]  # fallocate(fd, mode 0, offset 0, length)
+        assert os.fstat(fd).st_size == 0
+    finally:
+        os.close(fd)
+    monkeypatch.setattr(storage_cache.sys, "platform", "darwin")
+    assert storage_cache.preallocate(0, MiB) is False  # not Linux: never tried
+    assert len(calls) == 1
+
+
+@linux_only
+def test_the_write_figure_names_the_reservation(tmp_path):
+    write = _storage(tmp_path).measurement("seq_write")
+    if write.details["preallocated"]:
+        assert any("blocks reserved with fallocate before the clock" in n.en
+                   for n in write.notes)
+        assert any("fallocate 预留空间" in n.zh for n in write.notes)
+    assert any("end_fsync=1" in n.en for n in write.notes)

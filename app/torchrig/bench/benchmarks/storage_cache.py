@@ -88,6 +88,23 @@ def evict(fd: int) -> bool:
     return True
 
 
+def preallocate(fd: int, size: int) -> bool:
+    """Reserve ``size`` bytes of blocks for ``fd`` before its timed write, as fio does when it
+    lays out a write job's file (its default ``fallocate=native``: Linux fallocate(2), mode 0,
+    blocks allocated but unwritten); False where the OS or filesystem refuses, and the write
+    then goes ahead without, as fio's does ("fall back to none"). Not posix_fallocate: glibc
+    emulates that by writing every block, which would turn the timed write into an
+    overwrite."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = _libc()
+    if libc is None or not hasattr(libc, "fallocate"):
+        return False
+    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    libc.fallocate.restype = ctypes.c_int
+    return bool(libc.fallocate(fd, 0, 0, size) == 0)
+
+
 def open_direct(path: Path) -> int | None:
     """A descriptor reading ``path`` with O_DIRECT, or None where the OS or filesystem
     refuses it."""
