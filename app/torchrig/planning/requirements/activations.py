@@ -407,7 +407,8 @@ def training_activations(w: Workload, model: ResolvedModel,
         return vision_activations(w, model, cal, w.gradient_checkpointing)
     if w.activation_bytes_per_sample is not None:
         b = w.activation_bytes_per_sample * w.batch_size
-        return Activations(b, _given_figure_note(w), b)
+        return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小")
+                           if w.measured_device is None else _given_figure_note(w), b)
     return Activations(None, Msg(
         "unknown: give activation_bytes_per_sample for a custom model",
         "未知：自定义模型请提供 activation_bytes_per_sample"))
