@@ -1945,8 +1945,8 @@ It was kept as {1}.</source>
         <translation>使用实测数值</translation>
     </message>
     <message>
-        <source>Store the measured activation memory and FLOPs per sample in the workload, for a model the planner cannot size</source>
-        <translation>将实测的每样本激活内存和 FLOPs 写入工作负载（用于规划无法估算的模型）</translation>
+        <source>Store the measured activation memory and FLOPs per sample, and where they were measured, in the workload, and plan again with them</source>
+        <translation>将实测的每样本激活内存和 FLOPs 及其测量条件写入工作负载，并据此重新规划</translation>
     </message>
     <message>
         <source>Give the name of the function that returns your model (for example make_model).</source>

@@ -48,7 +48,8 @@ def test_a_click_measures_the_wizards_workload_and_fills_the_table(window, qtbot
     assert panel.table.item(0, 0).text() == "Weights"
     assert panel.table.item(0, 3).text() == "+0%"
     assert panel.measure_button.isEnabled() and not panel.cancel_button.isEnabled()
-    assert panel.apply_button.isHidden()  # the planner sizes this model itself
+    # The planner sizes this model itself, and uses the measured figures where they match.
+    assert panel.apply_button.isVisible()
     assert panel.progress.value() == panel.progress.maximum() > 0  # 100 %, not 0 %
 
     # The Report page's sheet carries the comparison while this is its workload.
@@ -132,3 +133,52 @@ def test_measured_figures_of_a_custom_model_go_back_into_the_workload(window, qt
     assert "Test CPU" in page.workload.figures_source
     qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
     assert page.analysis.requirements.vram_per_gpu["activations"].value == 8e6
+
+
+def test_measured_figures_of_a_transformer_replan_it_with_their_context(window, qtbot,
+                                                                       monkeypatch,
+                                                                       file_dialogs, tmp_path):
+    # A transformer the planner sizes by its formula: "Use the measured figures" stores the
+    # measured bytes per sample with where, how and when they were measured, and the re-plan
+    # takes them (the same attention and precision: the measured per-sample figure x batch).
+    import torchrig.gui.verify_panel as vp
+    from torchrig.i18n import Msg
+    from torchrig.planning.requirements import plan
+    from torchrig.verify.compare import Measured, compare
+
+    def fake(workload, cancel, emit):
+        req = plan(workload)
+        v = req.vram_per_gpu
+        measured = Measured(weights=v["weights"].value, gradients=v["gradients"].value,
+                            optimizer_states=v["optimizer_states"].value, activations=3e6,
+                            step_peak=None, reserved_peak=None, outside_allocator=None,
+                            step_s=1.0, forward_flops=4e7, saved_bytes=3e6,
+                            batch=workload.batch_size)
+        return compare(workload=workload, verified=workload, requirements=req,
+                       measured=measured, device="cpu", device_kind="cpu",
+                       device_name="Test CPU", torch_version="2", steps=3,
+                       sizes=[(2, workload.batch_size, 16)], reduction=None,
+                       model=Msg("m", "m"), precision_note="fp32", notes=[], wall_s=1.0,
+                       date="2026-12-01", attention_used="sdpa")
+
+    monkeypatch.setattr(vp, "_measure_here", fake)
+    page, panel = show_panel(window, qtbot)
+    open_workload(qtbot, page, file_dialogs, tmp_path, workload_from_options(
+        task="nlp_transformer", mode="train", model="custom", style="llama", layers=2,
+        hidden=64, heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"))
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    formula = page.analysis.requirements.vram_per_gpu["activations"].value
+    assert formula is not None and formula != 3e6
+    with qtbot.waitSignal(panel.result_ready, timeout=10_000):
+        click(qtbot, panel.measure_button)
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=5_000)
+    assert panel.apply_button.isVisible()
+    click(qtbot, panel.apply_button)
+    w = page.workload
+    assert (w.activation_bytes_per_sample, w.measured_device, w.measured_attention,
+            w.measured_precision, w.measured_batch, w.measured_seq_len,
+            w.measured_date) == (1.5e6, "cpu", "sdpa", "fp32", 2, 16, "2026-12-01")
+    qtbot.waitUntil(lambda: not page.planning, timeout=20_000)
+    item = page.analysis.requirements.vram_per_gpu["activations"]
+    assert item.value == 3e6  # 1.5e6 per sample x batch 2
+    assert item.note.en.startswith("measured on cpu, 2026-12-01")

@@ -53,7 +53,7 @@ def _measure_here(workload: Workload, cancel: threading.Event,
 class VerifyPanel(QWidget):
     """Signals:
         result_ready(object): a finished VerifyResult.
-        workload_measured(object): the workload with measured figures the planner lacked
+        workload_measured(object): the workload with the measured figures and their context
             (after "Use the measured figures").
     Attributes:
         runner: the TaskRunner of the measurement; result: the last VerifyResult (or None).
@@ -98,8 +98,8 @@ class VerifyPanel(QWidget):
         self.cancel_button.clicked.connect(lambda: self.runner.cancel())
         self.apply_button = QPushButton(self.tr("Use the measured figures"))
         self.apply_button.setToolTip(self.tr(
-            "Store the measured activation memory and FLOPs per sample in the workload, for "
-            "a model the planner cannot size"))
+            "Store the measured activation memory and FLOPs per sample, and where they were "
+            "measured, in the workload, and plan again with them"))
         self.apply_button.hide()
         self.apply_button.clicked.connect(lambda: self._apply())
         bar.addWidget(self.measure_button)
@@ -207,7 +207,9 @@ class VerifyPanel(QWidget):
         self.notes.setText("<br/>".join(escape(line) for line in summary_lines(result,
                                                                                self.lang)))
         self.status.setText(self.tr("Measured in {0} s.").format(f"{result.wall_s:.1f}"))
-        self.apply_button.setVisible(result.feedback is not None)
+        # Every model's measured figures go back (verify --apply): the planner uses a
+        # transformer's too, where the measurement matches the plan.
+        self.apply_button.setVisible(result.measured.activations > 0)
 
     def _on_failed(self, message: str, _details: str) -> None:
         self._failed = True
@@ -223,11 +225,9 @@ class VerifyPanel(QWidget):
             self.status.setText(self.tr("Stopped."))
 
     def _apply(self) -> None:
-        from torchrig.verify.measure import feedback_workload
+        from torchrig.verify.measure import measured_workload
 
         if self.result is not None:
-            updated = feedback_workload(self.result)
-            if updated is not None:
-                self.apply_button.hide()
-                self.workload_measured.emit(updated)
+            self.apply_button.hide()
+            self.workload_measured.emit(measured_workload(self.result))
 

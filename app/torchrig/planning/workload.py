@@ -19,6 +19,7 @@ same things with the same messages.
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,8 @@ from torchrig.planning.workload_fields import (
     read_field,
 )
 from torchrig.planning.workload_fields import KV_CACHE_DTYPES as KV_CACHE_DTYPES
+from torchrig.planning.workload_fields import MEASURED_ATTENTIONS as MEASURED_ATTENTIONS
+from torchrig.planning.workload_fields import MEASURED_DEVICES as MEASURED_DEVICES
 from torchrig.planning.workload_fields import MODES as MODES
 from torchrig.planning.workload_fields import OFFLOADS as OFFLOADS
 from torchrig.planning.workload_fields import OPTIMIZERS as OPTIMIZERS
@@ -144,6 +147,21 @@ class Workload:
     # Where the two figures above came from (e.g. "measured by torchrig verify ..."); shown
     # with them so a later plan says whose number it uses.
     figures_source: str | None = None
+    # The measurement the two figures come from (torchrig verify --apply), so the planner can
+    # tell whether it matches the plan (the attention kept, the precision class) and scale it
+    # to the planned batch and length; all given together (the rules below).
+    measured_device: str | None = None
+    """Device kind of the measurement (:data:`MEASURED_DEVICES`)."""
+    measured_attention: str | None = None
+    """The attention the measurement ran (:data:`MEASURED_ATTENTIONS`; transformers only)."""
+    measured_precision: str | None = None
+    """The precision the measurement ran (autocast dtype included: amp_fp16 / amp_bf16)."""
+    measured_batch: int | None = None
+    measured_seq_len: int | None = None
+    """Tokens per sequence of the measurement (transformers only)."""
+    measured_checkpointing: bool | None = None
+    measured_date: str | None = None
+    """ISO date (YYYY-MM-DD) of the measurement."""
     gpus_per_node: int = 1
     nodes: int = 1
     strategy: str = "ddp"
@@ -594,6 +612,69 @@ def _model_parallel(strategy: str, size: str, fits_model: _Rule) -> tuple[_Rule,
     )
 
 
+def _measured_date_broken(c: _Facts) -> bool:
+    value = c.w.measured_date
+    if value is None:
+        return False
+    if not isinstance(value, str) or len(value) != 10:
+        return True
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _given_none(name: str) -> Callable[[_Facts], bool]:
+    return lambda c: getattr(c.w, name) is None
+
+
+def _measured(c: _Facts) -> bool:
+    return any(getattr(c.w, n) is not None for n in MEASUREMENT_FIELDS)
+
+
+MEASUREMENT_FIELDS = ("measured_device", "measured_attention", "measured_precision",
+                      "measured_batch", "measured_seq_len", "measured_checkpointing",
+                      "measured_date")
+"""The measurement's context (torchrig verify --apply writes them with the figures)."""
+_MEASUREMENT_REQUIRED = ("measured_device", "measured_precision", "measured_batch",
+                         "measured_date")
+
+# The measurement's context: each value checked, then all or none of the context, only with
+# the figures it describes; a transformer's also names the attention and the length measured
+# (the planner corrects and scales by them, requirements/activations.py).
+_MEASUREMENT_RULES: tuple[_Rule, ...] = (
+    _Rule("measured_device", lambda c: c.w.measured_device is not None
+                                       and c.w.measured_device not in MEASURED_DEVICES,
+          f"must be one of {', '.join(MEASURED_DEVICES)}"),
+    _Rule("measured_attention", lambda c: c.w.measured_attention is not None
+                                          and c.w.measured_attention not in MEASURED_ATTENTIONS,
+          f"must be one of {', '.join(MEASURED_ATTENTIONS)}"),
+    _Rule("measured_precision", lambda c: c.w.measured_precision is not None
+                                          and c.w.measured_precision not in PRECISIONS,
+          f"must be one of {', '.join(PRECISIONS)}"),
+    _Rule("measured_checkpointing", lambda c: c.w.measured_checkpointing is not None
+                                              and not isinstance(c.w.measured_checkpointing,
+                                                                 bool),
+          "must be true or false"),
+    _Rule("measured_date", _measured_date_broken, "must be a date as YYYY-MM-DD"),
+    *_group(
+        _measured,
+        _Rule("activation_bytes_per_sample", lambda c: c.w.activation_bytes_per_sample is None
+                                                       and c.w.forward_flops_per_sample is None,
+              "is required with a measurement's context (measured_*): the context describes "
+              "it or forward_flops_per_sample"),
+        *(_Rule(n, _given_none(n), "is required with the other measured_* fields (the "
+                "measurement's context)") for n in _MEASUREMENT_REQUIRED),
+        *(_Rule(n, _given_without_arch(n), "applies to transformer models only")
+          for n in ("measured_attention", "measured_seq_len")),
+        _Rule("measured_seq_len", lambda c: c.model.arch is not None
+                                            and c.w.measured_seq_len is None,
+              "is required for a transformer's measurement (the planner scales by it)"),
+    ),
+)
+
+
 _TRAINING_ONLY = "applies to training only"
 
 # In order: the first broken rule is the one reported. The model's own rules come first (a
@@ -771,6 +852,7 @@ _RULES: tuple[_Rule, ...] = (
                                       and c.w.activation_bytes_per_sample is None
                                       and c.w.forward_flops_per_sample is None,
           "describes activation_bytes_per_sample or forward_flops_per_sample: give one of them"),
+    *_MEASUREMENT_RULES,
 )
 
 

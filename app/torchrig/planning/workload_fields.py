@@ -32,6 +32,13 @@ STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_par
               "expert_parallel")
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 ATTENTIONS = ("sdpa", "eager")
+MEASURED_DEVICES = ("cpu", "cuda", "mps")
+"""The device kinds ``torchrig verify`` measures on (``measured_device``)."""
+MEASURED_ATTENTIONS = ("sdpa", "sdpa_math", "eager")
+"""The attention a measurement actually ran (``measured_attention``): sdpa's fused kernels
+(flash / memory-efficient on CUDA, the flash kernel on the CPU), sdpa's math path (taken off
+CUDA when the attention probabilities have dropout: it keeps the tokens x tokens
+probabilities, as eager attention does), or eager attention."""
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swiglu", "geglu")
 HEADS = ("lm", "sequence_classification", "token_classification", "question_answering", "base")
 """The output head a Hugging Face ``architectures`` entry names: ``...ForCausalLM`` /
@@ -127,6 +134,15 @@ FIELDS: tuple[Field, ...] = (
     _real("activation_bytes_per_sample", 0, 1e13),
     _real("forward_flops_per_sample", 1, 1e18),  # a divisor in the throughput estimate
     Field("figures_source", FREE),  # text only with the figures it describes: a cross rule
+    # The measurement the two figures come from (torchrig verify --apply): its checks are
+    # cross rules (workload._RULES), so reading and saving refuse the same things.
+    Field("measured_device", FREE),
+    Field("measured_attention", FREE),
+    Field("measured_precision", FREE),
+    _whole("measured_batch", 1, 1_000_000),
+    _whole("measured_seq_len", 1, 4_194_304),
+    Field("measured_checkpointing", FREE),
+    Field("measured_date", FREE),
     _whole("gpus_per_node", 1, 256),
     _whole("nodes", 1, 100_000),
     _text("strategy", STRATEGIES),
@@ -163,7 +179,8 @@ SAVE_CHECKED: tuple[Field, ...] = tuple(FIELD[name] for name in (
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
     "v_head_dim", "sliding_window", "sliding_layers", "grad_accumulation", "denoising_steps",
     "env_steps_per_s_per_core", "lora_rank", "activation_bytes_per_sample",
-    "forward_flops_per_sample", "gpus_per_node", "nodes", "tp_size", "pp_size", "ep_size",
+    "forward_flops_per_sample", "measured_batch", "measured_seq_len", "gpus_per_node",
+    "nodes", "tp_size", "pp_size", "ep_size",
     "epochs", "num_workers", "checkpoints_kept", "target_samples_per_s", "dataset.samples",
     "dataset.sample_bytes", "dataset.decoded_bytes", "hidden_dropout", "attention_dropout",
     "embedding_dropout", "num_labels",

@@ -29,7 +29,7 @@ from typing import Any
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.requirements import Requirements
-from torchrig.planning.workload import Workload
+from torchrig.planning.workload import MEASURED_ATTENTIONS, Workload
 from torchrig.units import MiB, fmt_gib, fmt_seconds
 
 VERIFY_FORMAT = "torchrig.verify"
@@ -132,6 +132,10 @@ class VerifyResult:
     wall_s: float
     date: str
     extra: dict[str, Any] = field(default_factory=dict)
+    attention_used: str | None = None
+    """The attention the runs took (workload_fields.MEASURED_ATTENTIONS): sdpa's fused
+    kernels, its math path (off CUDA with attention dropout) or eager; None where not a
+    transformer of known attention. ``verify --apply`` writes it as ``measured_attention``."""
     source: dict[str, Any] = field(default_factory=lambda: dict(SOURCE_UNKNOWN))
     """Where the model came from: ``kind`` (factory, transformers, torchvision, timm,
     reference), ``label`` (library + class, or file + function) and ``fallback`` (why the
@@ -167,6 +171,7 @@ class VerifyResult:
                             "batch": self.measured.phases_size[1]},
             "saved_for_backward_bytes": self.measured.saved_bytes,
             "feedback": self.feedback,
+            "attention_used": self.attention_used,
             # What ran (the workload as reduced to one GPU) and every measured figure, so the
             # document opens again as the same result (from_dict).
             "verified": self.verified.to_dict(),
@@ -239,7 +244,16 @@ class VerifyResult:
             notes=notes, rows=rows,
             measured=measured, feedback=feedback,
             wall_s=get_num(doc, "wall_s", where, minimum=0),
-            date=get_str(doc, "date", where, max_len=40), source=_source(doc, where))
+            date=get_str(doc, "date", where, max_len=40), source=_source(doc, where),
+            attention_used=_attention_used(doc, where))
+
+
+def _attention_used(doc: dict[str, Any], where: str) -> str | None:
+    value = doc.get("attention_used")
+    if value is not None and value not in MEASURED_ATTENTIONS:
+        raise InputError(f"{where}: field 'attention_used' must be one of "
+                         f"{', '.join(MEASURED_ATTENTIONS)}; got {value!r}")
+    return value
 
 
 def _source(doc: dict[str, Any], where: str) -> dict[str, Any]:
@@ -337,7 +351,8 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
             measured: Measured, device: str, device_kind: str, device_name: str,
             torch_version: str, steps: int, sizes: list[tuple[int | None, int, int | None]],
             reduction: Msg | None, model: Msg, precision_note: str, notes: list[Msg],
-            wall_s: float, date: str, source: dict[str, Any] | None = None) -> VerifyResult:
+            wall_s: float, date: str, source: dict[str, Any] | None = None,
+            attention_used: str | None = None) -> VerifyResult:
     """Build the comparison rows and the figures to feed back."""
     rows = _rows(verified, requirements, measured, device_kind, reduction)
     notes = list(notes)
@@ -353,7 +368,7 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
         device_name=device_name, torch_version=torch_version, steps=steps, sizes=sizes,
         reduction=reduction, model=model, precision_note=precision_note, notes=notes,
         rows=rows, measured=measured, feedback=feedback, wall_s=wall_s, date=date,
-        source=dict(source or SOURCE_UNKNOWN))
+        source=dict(source or SOURCE_UNKNOWN), attention_used=attention_used)
 
 
 def _rows(w: Workload, req: Requirements, m: Measured, kind: str,

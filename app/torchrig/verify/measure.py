@@ -35,6 +35,7 @@ from torchrig.planning.requirements import plan
 from torchrig.planning.workload import (
     CUSTOM,
     LOW_PRECISION,
+    MEASURED_DEVICES,
     VISION_TASKS,
     Workload,
     resolve_model,
@@ -126,6 +127,9 @@ class ModelPlan:
     description: Msg
     seq_axis: bool = False  # a transformer: sizes carry a sequence length
     seq_reducible: bool = False  # fused attention: memory and FLOPs linear in tokens
+    attention: str | None = None
+    """The attention the runs take (workload_fields.MEASURED_ATTENTIONS; None: not a
+    transformer of known attention, e.g. a factory's)."""
 
 
 def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
@@ -182,8 +186,10 @@ def model_plan(w: Workload) -> ModelPlan:
     if m.arch is not None:
         a = m.arch
         what = "custom" if w.model == CUSTOM else w.model
+        # The reference model's sdpa runs without attention dropout (reference_models.py):
+        # its fused kernels on CUDA and the CPU alike.
         return ModelPlan(a.layers, seq_axis=True, seq_reducible=w.attention == "sdpa",
-                         description=Msg(
+                         attention=w.attention, description=Msg(
             f"{what}: {a.style}-style transformer, {a.layers} layers, hidden {a.hidden}, "
             f"{a.heads} heads ({a.kv_heads} K/V), MLP {a.ffn}, vocabulary {a.vocab}, "
             f"{w.attention} attention",
@@ -300,8 +306,14 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
     # Shorter sequences stand for the full length only where memory is linear in the tokens:
     # fused attention, and off CUDA without attention dropout (see LibraryModel).
     linear = w.attention == "sdpa" and (kind == "cuda" or built.attention_dropout == 0.0)
+    attention = None
+    if source.kind == "transformers":
+        # Off CUDA, sdpa with attention dropout in training takes its math path, which keeps
+        # the probabilities (LibraryModel.attention_dropout).
+        attention = w.attention if w.attention == "eager" or linear or not w.is_training \
+            else "sdpa_math"
     plan_ = ModelPlan(built.layers, built.description, seq_axis=built.seq_axis,
-                      seq_reducible=built.seq_axis and linear)
+                      seq_reducible=built.seq_axis and linear, attention=attention)
     return plan_, spec
 
 
@@ -331,8 +343,8 @@ def choose_model(source: ModelSource | None, w: Workload, kind: str
             "未提供 --hf-config、--model torchvision:/timm: 或 --model-factory"))
     description = Msg(f"{mp.description.en} - {source.describe().en}",
                       f"{mp.description.zh} - {source.describe().zh}")
-    return source, ModelPlan(mp.layers, description, mp.seq_axis, mp.seq_reducible), \
-        probe_spec(w, kind)
+    return source, ModelPlan(mp.layers, description, mp.seq_axis, mp.seq_reducible,
+                             mp.attention), probe_spec(w, kind)
 
 
 def smallest_batch(spec: ProbeSpec, layers: int | None) -> int:
@@ -677,6 +689,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         sizes=[(s.layers, s.batch, s.seq) for s in sizes], reduction=reduction,
         model=mp.description, precision_note=spec.precision.describe(), notes=notes,
         wall_s=time.perf_counter() - started, date=_dt.date.today().isoformat(),
+        attention_used=mp.attention,
         source={"kind": used.kind, "label": used.label if used.kind != "reference" or
                 not used.name else f"TorchRig reference model (instead of {used.name})",
                 "fallback": None if used.fallback is None else used.fallback.to_dict()})
@@ -764,6 +777,8 @@ def measured_workload(result: VerifyResult) -> Workload:
     batch = max(1, m.batch)
     doc = result.workload.to_dict()
     source = result.source.get("label", "")
+    v = result.verified
+    transformer = resolve_model(v).arch is not None
     doc.update(
         activation_bytes_per_sample=round(m.activations / batch),
         forward_flops_per_sample=max(1, round(m.forward_flops / batch)),
@@ -772,6 +787,17 @@ def measured_workload(result: VerifyResult) -> Workload:
                         f"{result.verified.precision}, batch {m.batch}"
                         + ("; extrapolated from a reduced copy" if result.reduction else "")
                         )[:500])
+    if result.device_kind in MEASURED_DEVICES:
+        # The context the planner matches the figures to the plan by (planning/requirements/
+        # activations.py): the figures are at the full size verified (extrapolated there when
+        # a reduced copy ran), on one device. A device of another kind writes none: its
+        # figures are then taken as they are.
+        doc.update(
+            measured_device=result.device_kind,
+            measured_attention=result.attention_used if transformer else None,
+            measured_precision=v.precision, measured_batch=batch,
+            measured_seq_len=v.seq_len if transformer else None,
+            measured_checkpointing=v.gradient_checkpointing, measured_date=result.date)
     return Workload.from_dict(doc, where="workload")
 
 

@@ -157,6 +157,18 @@ class Activations:
     transient: float = 0.0  # backward peak on top of the saved bytes (LM head gradients)
 
 
+def autocast_weight_copies(w: Workload, arch: TransformerArch) -> float:
+    """Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
+    measures this as the batch-independent part); not under ZeRO or LoRA (none are made).
+    Under fp8 training the blocks' linear layers hold an fp8 copy instead (its own item,
+    fp8_training.weight_copy_bytes); the LM head stays a bf16 autocast matmul."""
+    if cal_precision(w) != "amp" or w.is_lora or w.strategy in ("zero1", "zero2", "zero3"):
+        return 0.0
+    blocks = 0 if fp8_training.is_fp8_training(w) else arch.total_matmul_params()
+    matmul = blocks + logit_width(w, arch) * arch.hidden
+    return 2.0 * matmul / (w.tp_size * w.pp_size)
+
+
 def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
                             cal: Calibration | None, checkpointing: bool) -> Activations:
     """Saved-for-backward bytes per GPU for one micro-batch, from measured coefficients."""
@@ -185,16 +197,8 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
                + _mlm_transform_per_token(w, arch, prec) * seq
                + dropout_masks.outside_correction(w, arch, seq, model_head(w, arch),
                                                   act_bytes)) * b
-    copies = 0.0
-    if prec == "amp" and not w.is_lora and w.strategy not in ("zero1", "zero2", "zero3"):
-        # Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
-        # measures this as the batch-independent part). Under fp8 training the blocks' linear
-        # layers hold an fp8 copy instead (its own item, fp8_training.weight_copy_bytes); the
-        # LM head stays a bf16 autocast matmul.
-        matmul = width * arch.hidden + (0 if fp8_training.is_fp8_training(w)
-                                        else arch.total_matmul_params())
-        copies = 2.0 * matmul / (tp * w.pp_size)
-        outside += copies
+    copies = autocast_weight_copies(w, arch)
+    outside += copies
     layers = arch.layers
     full = layers * layer + outside
     if checkpointing:
@@ -356,10 +360,7 @@ def _uncalibrated_vision(w: Workload, model: ResolvedModel, checkpointing: bool
             f"× 批大小 {w.batch_size}" + ("；此模型未建模检查点" if checkpointing else "")), b)
     if w.activation_bytes_per_sample is not None:
         b = w.activation_bytes_per_sample * w.batch_size
-        return Activations(b, Msg(
-            f"your figure {fmt_gib(w.activation_bytes_per_sample)}/sample x batch "
-            f"{w.batch_size}", f"你提供的每样本 {fmt_gib(w.activation_bytes_per_sample)} × "
-            f"批大小 {w.batch_size}"), b)
+        return Activations(b, _given_figure_note(w), b)
     return Activations(None, Msg(
         "unknown for a custom model: give activation_bytes_per_sample (measure it with "
         "scripts/calibrate_activations.py's method)",
@@ -417,13 +418,158 @@ def training_activations(w: Workload, model: ResolvedModel,
                                                                 cal_precision(w))
         return Activations(saved, note, full)
     if model.arch is not None and model.family == "transformer":
-        return transformer_activations(w, model.arch, model.seq_len or 1, cal,
-                                       w.gradient_checkpointing)
+        formula = transformer_activations(w, model.arch, model.seq_len or 1, cal,
+                                          w.gradient_checkpointing)
+        if w.activation_bytes_per_sample is not None and w.measured_device is not None:
+            return measured_transformer_activations(w, model.arch, model.seq_len or 1, cal,
+                                                    formula)
+        return formula
     if model.family in ("cnn", "vit"):
         return vision_activations(w, model, cal, w.gradient_checkpointing)
     if w.activation_bytes_per_sample is not None:
         b = w.activation_bytes_per_sample * w.batch_size
-        return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小"), b)
+        return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小")
+                           if w.measured_device is None else _given_figure_note(w), b)
     return Activations(None, Msg(
         "unknown: give activation_bytes_per_sample for a custom model",
         "未知：自定义模型请提供 activation_bytes_per_sample"))
+
+
+# --- figures measured on the user's model (torchrig verify --apply) ----------------------------
+
+_FORM = {"sdpa": "sdpa", "sdpa_math": "eager", "eager": "eager"}
+"""The planner's attention form of what a measurement ran: sdpa's math path (the CPU with
+attention dropout) keeps the probabilities as eager attention does."""
+
+
+def measurement_source(w: Workload) -> Msg:
+    """ "measured on <device>, <date>" of a workload's measured figures (verify --apply)."""
+    return Msg(f"measured on {w.measured_device}, {w.measured_date}",
+               f"于 {w.measured_device} 实测（{w.measured_date}）")
+
+
+def _given_figure_note(w: Workload) -> Msg:
+    """The note of a per-sample figure the planner takes as it is, x batch."""
+    per = fmt_gib(w.activation_bytes_per_sample or 0.0)
+    if w.measured_device is None:
+        return Msg(f"your figure {per}/sample x batch {w.batch_size}",
+                   f"你提供的每样本 {per} × 批大小 {w.batch_size}")
+    src = measurement_source(w)
+    return Msg(f"{src.en} ({w.measured_precision}, batch {w.measured_batch}): {per}/sample "
+               f"x batch {w.batch_size}",
+               f"{src.zh}（{w.measured_precision}，批大小 {w.measured_batch}）：每样本 {per} × "
+               f"批大小 {w.batch_size}")
+
+
+def _measured_mismatch(w: Workload) -> Msg | None:
+    """Why a transformer's measured figure cannot stand for this plan (None: it can)."""
+    import dataclasses
+
+    measured = dataclasses.replace(w, precision=w.measured_precision or w.precision)
+    if w.measured_attention is None:
+        return Msg("the attention it ran is not known", "未知其所用注意力实现")
+    if w.measured_seq_len is None or w.measured_batch is None:
+        return Msg("its batch or length is not known", "未知其批大小或序列长度")
+    if cal_precision(measured) != cal_precision(w):
+        return Msg(f"measured at {w.measured_precision}, planned {w.precision} (another "
+                   "precision class)", f"实测精度 {w.measured_precision}，规划为 {w.precision}"
+                   "（精度类别不同）")
+    if bool(w.measured_checkpointing) != w.gradient_checkpointing:
+        return Msg("measured with gradient checkpointing "
+                   + ("on" if w.measured_checkpointing else "off") + ", planned "
+                   + ("on" if w.gradient_checkpointing else "off"),
+                   "实测时梯度检查点" + ("开启" if w.measured_checkpointing else "关闭")
+                   + "，规划中" + ("开启" if w.gradient_checkpointing else "关闭"))
+    if w.tp_size > 1 or w.pp_size > 1:
+        return Msg("measured on one device; the plan splits the layers across tensor or "
+                   "pipeline ranks", "在单个设备上实测；规划将层拆分到张量或流水线并行的各 rank")
+    return None
+
+
+def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: int,
+                                     cal: Calibration | None, formula: Activations
+                                     ) -> Activations:
+    """A transformer's saved bytes from the figure measured on the user's model (verify
+    --apply), where the measurement stands for the plan: the same precision class and
+    checkpointing, one device. The measured total at its batch, less the batch-independent
+    autocast weight copies, is per sample; where the attention forms differ (a CPU measured
+    eager or sdpa's math path, a GPU plan with fused sdpa) it is corrected by the planner's own
+    difference of the two forms at the measured length; it is scaled to the planned length by
+    the formula's per-token and per-seq^2 split (the ratio of the formula at the two lengths),
+    x the planned batch, + the plan's weight copies. Otherwise the formula stands, and says
+    why."""
+    import dataclasses
+
+    src = measurement_source(w)
+    why = _measured_mismatch(w)
+    if why is None and formula.bytes is None:
+        why = Msg("the planner cannot scale it (no calibration for this architecture)",
+                  "规划无法缩放它（该结构未校准）")
+    if why is not None:
+        return dataclasses.replace(formula, note=Msg(
+            f"{formula.note.en}; the figure {src.en} is not used: {why.en}",
+            f"{formula.note.zh}；{src.zh}的数值未采用：{why.zh}"))
+    assert w.activation_bytes_per_sample is not None and w.measured_batch is not None
+    assert w.measured_seq_len is not None and w.measured_attention is not None
+    ck = w.gradient_checkpointing
+
+    def per_sample(form: str, tokens: int) -> float:
+        """The formula's bytes per sample (weight copies out) in ``form`` at ``tokens``."""
+        one = dataclasses.replace(w, attention=form, batch_size=1, seq_len=tokens)
+        got = transformer_activations(one, arch, tokens, cal, ck).bytes
+        assert got is not None  # the same calibration as the formula's, which had one
+        return got - autocast_weight_copies(one, arch)
+
+    b_m, s_m = w.measured_batch, w.measured_seq_len
+    measured_form, planned_form = _FORM[w.measured_attention], w.attention
+    # verify measures one device with plain data parallelism, at the measured precision.
+    ran = dataclasses.replace(w, precision=w.measured_precision or w.precision,
+                              strategy="ddp", tp_size=1, pp_size=1)
+    copies_m = autocast_weight_copies(ran, arch)
+    total_m = w.activation_bytes_per_sample * b_m
+    per_m = max(0.0, (total_m - copies_m) / b_m)
+    notes_en = [f"{src.en} ({w.measured_attention} attention, {w.measured_precision}, batch "
+                f"{b_m}, {s_m} tokens): {fmt_gib(w.activation_bytes_per_sample)}/sample"]
+    notes_zh = [f"{src.zh}（{w.measured_attention} 注意力，{w.measured_precision}，批大小 {b_m}，"
+                f"{s_m} token）：每样本 {fmt_gib(w.activation_bytes_per_sample)}"]
+    if copies_m:
+        notes_en.append(f"less {fmt_gib(copies_m)} of autocast weight copies (per step, not "
+                        "per sample)")
+        notes_zh.append(f"减去每步 {fmt_gib(copies_m)} 的 autocast 权重副本（不随样本数变化）")
+    per = per_m
+    if measured_form != planned_form:
+        term = per_sample(planned_form, s_m) - per_sample(measured_form, s_m)
+        per = max(0.0, per_m + term)
+        keeps = measured_form == "eager"
+        notes_en.append(
+            f"{w.measured_attention} attention {'keeps' if keeps else 'does not keep'} the "
+            f"attention probabilities, {planned_form} {'does not' if keeps else 'does'}: "
+            f"corrected by the planner's attention term ({'-' if term < 0 else '+'}"
+            f"{fmt_gib(abs(term))}/sample at {s_m} tokens, {planned_form} - "
+            f"{measured_form} form)")
+        notes_zh.append(
+            f"{w.measured_attention} 注意力{'保存' if keeps else '不保存'}注意力概率，"
+            f"{planned_form} {'不保存' if keeps else '保存'}：按规划的注意力项修正"
+            f"（{s_m} token 时每样本 {'-' if term < 0 else '+'}{fmt_gib(abs(term))}，"
+            f"{planned_form} 与 {measured_form} 形式之差）")
+    if seq != s_m:
+        ratio = per_sample(planned_form, seq) / per_sample(planned_form, s_m)
+        per *= ratio
+        notes_en.append(f"scaled to {seq} tokens by the formula's per-token and per-seq^2 "
+                        f"split (x {ratio:.4g})")
+        notes_zh.append(f"按公式的每 token 与序列平方两部分缩放至 {seq} token（× {ratio:.4g}）")
+    copies_p = autocast_weight_copies(w, arch)
+    saved = per * w.batch_size + copies_p
+    notes_en.append(f"x batch {w.batch_size}" + (
+        f" + {fmt_gib(copies_p)} of autocast weight copies" if copies_p else ""))
+    notes_zh.append(f"× 批大小 {w.batch_size}" + (
+        f" + {fmt_gib(copies_p)} 的 autocast 权重副本" if copies_p else ""))
+    assert formula.bytes is not None
+    notes_en.append(f"the formula alone gives {fmt_gib(formula.bytes)}")
+    notes_zh.append(f"仅按公式为 {fmt_gib(formula.bytes)}")
+    full = saved
+    if ck and formula.without_checkpointing is not None and formula.bytes:
+        # Without checkpointing: the formula's proportion, the measured run had it on.
+        full = formula.without_checkpointing * saved / formula.bytes
+    return Activations(saved, Msg("; ".join(notes_en), "；".join(notes_zh)), full,
+                       formula.transient)

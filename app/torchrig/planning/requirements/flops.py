@@ -22,7 +22,10 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
     if model.preset is not None and model.preset.diffusion is not None:
         return diffusion.training_flops_per_sample(w, model.preset)
     if model.arch is not None and model.family == "transformer":
-        return _transformer_flops(w, model.arch, model.seq_len or 1, ck, ck_note)
+        total, note = _transformer_flops(w, model.arch, model.seq_len or 1, ck, ck_note)
+        if w.forward_flops_per_sample is not None and w.measured_seq_len is not None:
+            return _measured_transformer_flops(w, model.arch, model.seq_len or 1, total, note)
+        return total, note
     if w.forward_flops_per_sample is not None:
         return 3 * w.forward_flops_per_sample * ck, Msg(
             f"3 x your forward figure{ck_note.en}", f"3 × 你提供的前向 FLOPs{ck_note.zh}")
@@ -46,6 +49,42 @@ def _transformer_flops(w: Workload, arch: TransformerArch, seq: int, ck: float, 
     total = per_token * seq * ck
     return total, Msg(f"{base.en} x {seq} tokens{ck_note.en}",
                       f"{base.zh} × {seq} token{ck_note.zh}")
+
+
+def _formula_forward(w: Workload, arch: TransformerArch, seq: int) -> float:
+    """The formula's forward FLOPs of one sample: (2N + 4·L·s·h) per token (a third of the
+    training figure's 6N + 12·L·s·h)."""
+    n = arch.forward_matmul_params(lm_head=False) + logit_width(w, arch) * arch.hidden
+    return (2 * n + 4 * arch.layers * arch.hidden * seq) * seq
+
+
+def _measured_transformer_flops(w: Workload, arch: TransformerArch, seq: int, formula: float,
+                                formula_note: Msg) -> tuple[float, Msg]:
+    """The forward FLOPs measured on the user's model (verify --apply) in place of the
+    formula's: scaled to the planned length by the formula's forward (per token linear, the
+    attention's part per seq^2), x the formula's training / forward ratio (3, LoRA's less,
+    checkpointing's recompute)."""
+    from torchrig.planning.requirements.activations import measurement_source
+
+    assert w.forward_flops_per_sample is not None and w.measured_seq_len is not None
+    src = measurement_source(w)
+    s_m = w.measured_seq_len
+    forward = w.forward_flops_per_sample
+    scale_en = scale_zh = ""
+    if seq != s_m:
+        ratio = _formula_forward(w, arch, seq) / _formula_forward(w, arch, s_m)
+        forward *= ratio
+        scale_en = (f", scaled to {seq} tokens by the formula's forward (2N + 4·L·s·h per "
+                    f"token: x {ratio:.4g})")
+        scale_zh = f"，按公式前向（每 token 2N + 4·L·s·h）缩放至 {seq} token（× {ratio:.4g}）"
+    factor = formula / _formula_forward(w, arch, seq)
+    measured = w.forward_flops_per_sample / 1e9
+    return forward * factor, Msg(
+        f"{src.en}: forward {measured:,.3f} GFLOP/sample at {s_m} tokens{scale_en}, x "
+        f"{factor:.3g} (the formula's training / forward: {formula_note.en}); the formula "
+        f"alone gives {formula / 1e9:,.3f} GFLOP",
+        f"{src.zh}：{s_m} token 时每样本前向 {measured:,.3f} GFLOP{scale_zh}，× {factor:.3g}"
+        f"（公式的训练 / 前向之比：{formula_note.zh}）；仅按公式为 {formula / 1e9:,.3f} GFLOP")
 
 
 def _vision_flops(w: Workload, model: ResolvedModel, cal: Calibration | None, ck: float,
