@@ -22,6 +22,7 @@ from torchrig.verify.probe import (  # noqa: E402
     precision_plan,
     run_probe,
 )
+from torchrig.verify.written_workload import feedback_workload  # noqa: E402
 
 pytestmark = pytest.mark.slow  # builds and runs torch models
 
@@ -150,7 +151,7 @@ def test_a_custom_resnet_the_planner_cannot_size_gets_its_figures_fed_back():
     fb = r.feedback
     assert fb["activation_bytes_per_sample"] > 0 and fb["forward_flops_per_sample"] > 0
     assert "torchrig verify" in fb["figures_source"]
-    updated = v.feedback_workload(r)
+    updated = feedback_workload(r)
     again = plan(updated)
     assert again.vram_per_gpu["activations"].value == pytest.approx(
         fb["activation_bytes_per_sample"] * 2)

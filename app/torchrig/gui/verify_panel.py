@@ -225,7 +225,7 @@ class VerifyPanel(QWidget):
             self.status.setText(self.tr("Stopped."))
 
     def _apply(self) -> None:
-        from torchrig.verify.measure import measured_workload
+        from torchrig.verify.written_workload import measured_workload
 
         if self.result is not None:
             self.apply_button.hide()

@@ -19,7 +19,6 @@ same things with the same messages.
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +27,14 @@ from typing import Any
 from torchrig.errors import InputError
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
 from torchrig.planning.low_precision_rules import REFUSALS
+from torchrig.planning.measurement_rules import MEASUREMENT_FIELDS as MEASUREMENT_FIELDS
+from torchrig.planning.measurement_rules import MEASUREMENT_RULES
 from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
+from torchrig.planning.rule_kit import Rule as _Rule
+from torchrig.planning.rule_kit import given as _given
+from torchrig.planning.rule_kit import given_without_arch as _given_without_arch
+from torchrig.planning.rule_kit import group as _group
 
 # The enumerations imported "X as X" are re-exported: they are defined with the per-field table,
 # and the CLI, the Wizard and hf_config import them from here.
@@ -538,36 +543,6 @@ def _shape(arch: TransformerArch | None) -> TransformerArch:
     return arch
 
 
-@dataclass(frozen=True)
-class _Rule:
-    """A cross-field rule: when ``broken`` holds, the workload is refused with ``message``
-    (text, or made from the facts) naming ``field``, the one the user can change."""
-
-    field: str
-    broken: Callable[[_Facts], object]
-    message: str | Callable[[_Facts], str]
-
-    def text(self, c: _Facts) -> str:
-        return self.message if isinstance(self.message, str) else self.message(c)
-
-
-def _group(guard: Callable[[_Facts], object], *rules: _Rule) -> tuple[_Rule, ...]:
-    """``rules``, each applying only where ``guard`` holds (checked first, as a nested if)."""
-
-    def both(broken: Callable[[_Facts], object]) -> Callable[[_Facts], object]:
-        return lambda c: guard(c) and broken(c)
-
-    return tuple(dataclasses.replace(r, broken=both(r.broken)) for r in rules)
-
-
-def _given(name: str) -> Callable[[_Facts], bool]:
-    return lambda c: getattr(c.w, name) is not None
-
-
-def _given_without_arch(name: str) -> Callable[[_Facts], bool]:
-    return lambda c: getattr(c.w, name) is not None and c.model.arch is None
-
-
 def _missing_expert_field(name: str) -> Callable[[_Facts], bool]:
     return lambda c: getattr(c.w, name) is None and any(
         getattr(c.w, n) is not None for n in MOE_FIELDS)
@@ -610,69 +585,6 @@ def _model_parallel(strategy: str, size: str, fits_model: _Rule) -> tuple[_Rule,
               lambda c: f"must divide the {c.w.total_gpus} GPUs (gpus x nodes)"),
         fits_model,
     )
-
-
-def _measured_date_broken(c: _Facts) -> bool:
-    value = c.w.measured_date
-    if value is None:
-        return False
-    if not isinstance(value, str) or len(value) != 10:
-        return True
-    try:
-        _dt.date.fromisoformat(value)
-    except ValueError:
-        return True
-    return False
-
-
-def _given_none(name: str) -> Callable[[_Facts], bool]:
-    return lambda c: getattr(c.w, name) is None
-
-
-def _measured(c: _Facts) -> bool:
-    return any(getattr(c.w, n) is not None for n in MEASUREMENT_FIELDS)
-
-
-MEASUREMENT_FIELDS = ("measured_device", "measured_attention", "measured_precision",
-                      "measured_batch", "measured_seq_len", "measured_checkpointing",
-                      "measured_date")
-"""The measurement's context (torchrig verify --apply writes them with the figures)."""
-_MEASUREMENT_REQUIRED = ("measured_device", "measured_precision", "measured_batch",
-                         "measured_date")
-
-# The measurement's context: each value checked, then all or none of the context, only with
-# the figures it describes; a transformer's also names the attention and the length measured
-# (the planner corrects and scales by them, requirements/activations.py).
-_MEASUREMENT_RULES: tuple[_Rule, ...] = (
-    _Rule("measured_device", lambda c: c.w.measured_device is not None
-                                       and c.w.measured_device not in MEASURED_DEVICES,
-          f"must be one of {', '.join(MEASURED_DEVICES)}"),
-    _Rule("measured_attention", lambda c: c.w.measured_attention is not None
-                                          and c.w.measured_attention not in MEASURED_ATTENTIONS,
-          f"must be one of {', '.join(MEASURED_ATTENTIONS)}"),
-    _Rule("measured_precision", lambda c: c.w.measured_precision is not None
-                                          and c.w.measured_precision not in PRECISIONS,
-          f"must be one of {', '.join(PRECISIONS)}"),
-    _Rule("measured_checkpointing", lambda c: c.w.measured_checkpointing is not None
-                                              and not isinstance(c.w.measured_checkpointing,
-                                                                 bool),
-          "must be true or false"),
-    _Rule("measured_date", _measured_date_broken, "must be a date as YYYY-MM-DD"),
-    *_group(
-        _measured,
-        _Rule("activation_bytes_per_sample", lambda c: c.w.activation_bytes_per_sample is None
-                                                       and c.w.forward_flops_per_sample is None,
-              "is required with a measurement's context (measured_*): the context describes "
-              "it or forward_flops_per_sample"),
-        *(_Rule(n, _given_none(n), "is required with the other measured_* fields (the "
-                "measurement's context)") for n in _MEASUREMENT_REQUIRED),
-        *(_Rule(n, _given_without_arch(n), "applies to transformer models only")
-          for n in ("measured_attention", "measured_seq_len")),
-        _Rule("measured_seq_len", lambda c: c.model.arch is not None
-                                            and c.w.measured_seq_len is None,
-              "is required for a transformer's measurement (the planner scales by it)"),
-    ),
-)
 
 
 _TRAINING_ONLY = "applies to training only"
@@ -852,7 +764,7 @@ _RULES: tuple[_Rule, ...] = (
                                       and c.w.activation_bytes_per_sample is None
                                       and c.w.forward_flops_per_sample is None,
           "describes activation_bytes_per_sample or forward_flops_per_sample: give one of them"),
-    *_MEASUREMENT_RULES,
+    *MEASUREMENT_RULES,
 )
 
 

@@ -164,13 +164,8 @@ def _run(args: argparse.Namespace,
     from torchrig.jsonio import atomic_write_json
     from torchrig.planning.workload import save_workload
     from torchrig.verify.compare import format_text
-    from torchrig.verify.measure import (
-        VerifyProgress,
-        device_for_plan,
-        feedback_workload,
-        measured_workload,
-        verify,
-    )
+    from torchrig.verify.measure import VerifyProgress, device_for_plan, verify
+    from torchrig.verify.written_workload import feedback_workload, measured_workload
 
     json_path = check_json_path(args.json)
     apply_path = check_json_path(args.apply)

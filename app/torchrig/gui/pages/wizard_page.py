@@ -18,6 +18,7 @@ from torchrig import labels
 from torchrig.builds.capabilities import Capabilities
 from torchrig.catalog.model import Catalog
 from torchrig.errors import InputError
+from torchrig.gui.combo_items import enable_items
 from torchrig.gui.pages.wizard_results import WizardResults
 from torchrig.gui.qt import (
     QT_TRANSLATE_NOOP,
@@ -668,7 +669,8 @@ class WizardPage(QWidget):
         self.assumed_label.setText(note)
         self.assumed_label.setVisible(bool(note))
         workload = check.workload
-        self._offer_precisions(workload)
+        # Grey out what the planner refuses for this workload (fp8 for a CNN...).
+        enable_items(self.widgets["precision"], precisions_for(workload))  # type: ignore[arg-type]
         self.verify_panel.set_workload(workload)
         caps = self.model.subject()
         if caps is None:
@@ -683,18 +685,6 @@ class WizardPage(QWidget):
         self.model.request_plan(caps, terms)
         self._plan_next()
         self.workload_changed.emit(workload)
-
-    def _offer_precisions(self, workload: Workload) -> None:
-        """Grey out the precisions the planner refuses for this workload (fp8 trains only
-        transformers, fp4 only serves...): the list and the checker agree, as both come from
-        the workload's own rules (planning.wizard_model.precisions_for)."""
-        combo = self.widgets["precision"]
-        assert isinstance(combo, QComboBox)
-        allowed = precisions_for(workload)
-        items = combo.model()
-        for i in range(combo.count()):
-            item = items.item(i)  # type: ignore[attr-defined]  # a QStandardItemModel
-            item.setEnabled(combo.itemData(i) in allowed)
 
     @property
     def planning(self) -> bool:
