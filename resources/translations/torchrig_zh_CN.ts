@@ -2699,6 +2699,10 @@ It was kept as {1}.</source>
         <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
     </message>
     <message>
+        <source>as {0} x {1} GPUs (nodes x GPUs per node), not as shown above with {2} x {3}</source>
+        <translation>按 {0} × {1} 块 GPU（节点数 × 每节点 GPU 数），而非上方所示的 {2} × {3}</translation>
+    </message>
+    <message>
         <source>run time on the tier&apos;s GPU: {0}</source>
         <translation>在该档位 GPU 上的运行时间：{0}</translation>
     </message>

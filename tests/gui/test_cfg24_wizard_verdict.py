@@ -55,3 +55,22 @@ def test_headline_tier_and_fit_agree_after_import_and_task_change(window, qtbot,
                     timeout=60_000)
     assert fit_verdict(page.model.analysis).code == "fits"
     assert "not as shown above" not in page.results.recommendation.text()
+
+
+def test_enterprise_recommendation_names_the_layout_it_runs_with(window, qtbot):
+    """Enterprise holds at most 4 GPUs a node (resources/tiers.json): the full fine-tune's
+    default 1 x 8 GPUs is blocked there as shown, and the tier line says it runs as 2 x 4
+    (ceil(8 / 4) nodes) instead of standing beside the Blocker unexplained."""
+    page = window.wizard_page
+    choose(page.subject_box, "tier:enterprise")
+    generation = page.model.generation
+    choose(page.widgets["task"], "llm_finetune_full")
+    qtbot.waitUntil(lambda: page.workload.task == "llm_finetune_full", timeout=5_000)
+    _plan_shown(qtbot, page, generation)
+    qtbot.waitUntil(lambda: "Enterprise" in page.results.recommendation.text(),
+                    timeout=60_000)
+    assert (page.workload.nodes, page.workload.gpus_per_node) == (1, 8)
+    assert fit_verdict(page.model.analysis).blockers >= 1
+    rec = page.results.recommendation.text()
+    assert "lowest tier <b>Enterprise" in rec
+    assert "as 2 x 4 GPUs (nodes x GPUs per node), not as shown above with 1 x 8" in rec

@@ -35,6 +35,8 @@ class Advice:
             "tier": None if rec.tier is None else rec.tier.id,
             "tier_gpu": None if rec.tier_gpu is None else rec.tier_gpu.id,
             "tier_time_s": rec.time_s,
+            "tier_layout": None if rec.tier_layout is None else {
+                "nodes": rec.tier_layout[0], "gpus_per_node": rec.tier_layout[1]},
             "tier_reason": rec.tier_reason.to_dict(),
             "best_value_gpu": None if rec.gpu is None else rec.gpu.id,
             "currency": self.currency,

@@ -18,7 +18,7 @@ from torchrig.builds.capabilities import Capabilities
 from torchrig.errors import InputError
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.hardware.pcie import link_bytes_per_s
-from torchrig.i18n import Msg, plural
+from torchrig.i18n import Msg, counted, plural
 from torchrig.labels import STORAGE_KINDS
 from torchrig.planning.device import (
     DeviceSpec,
@@ -625,7 +625,9 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
 @dataclass(frozen=True)
 class Recommendation:
     """Attributes: the lowest tier that runs the workload (``tier_gpu``: which of the GPUs the
-    tier lists, ``time_s`` the run's time on it), and the catalog GPU of best value."""
+    tier lists, ``time_s`` the run's time on it, ``tier_layout`` the (nodes, GPUs per node) it
+    was planned with: a tier of at most 4 GPUs a node runs an 8-GPU workload as 2 x 4), and
+    the catalog GPU of best value."""
 
     tier: Tier | None
     tier_reason: Msg
@@ -633,6 +635,7 @@ class Recommendation:
     gpu_vram_needed: float | None
     tier_gpu: Part | None = None
     time_s: float | None = None
+    tier_layout: tuple[int, int] | None = None
 
 
 def tier_caps_with_gpu(caps: Capabilities, part: Part) -> Capabilities:
@@ -656,7 +659,7 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
     if time_target_s is not None:
         reason = Msg("No tier runs this workload without a blocker within the time target.",
                      "没有任何档位能在目标时间内无阻断地运行此工作负载。")
-    tier_gpu, tier_time = None, None
+    tier_gpu, tier_time, layout = None, None, None
     network = None
     for tier in catalog.tiers.values():
         req = tier.requirements
@@ -690,11 +693,13 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
             tier_time, tier_gpu = min(runs, key=lambda r: r[0])
             chosen = tier
             network = link_for(base_caps)[1] if workload.nodes > 1 else None
+            layout = (nodes, per_node)
             gpu_name = f" with {tier_gpu.name}" if tier_gpu is not None else ""
             gpu_name_zh = f"（使用 {tier_gpu.name}）" if tier_gpu is not None else ""
-            reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name} is the lowest tier "
-                         "with no blocker for this workload.",
-                         f"{tier.name.zh}（种子文档 {tier.section} 节）{gpu_name_zh}"
+            laid = _relaid(workload, nodes, per_node)
+            reason = Msg(f"{tier.name.en} (seed {tier.section}){gpu_name}{laid.en} is the "
+                         "lowest tier with no blocker for this workload.",
+                         f"{tier.name.zh}（种子文档 {tier.section} 节）{gpu_name_zh}{laid.zh}"
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
@@ -702,7 +707,21 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                                   time_target_s=time_target_s, inter_link=network))
     return Recommendation(chosen, reason, best.part if best else None,
                           best.need if best else None, tier_gpu,
-                          None if tier_time is None or math.isinf(tier_time) else tier_time)
+                          None if tier_time is None or math.isinf(tier_time) else tier_time,
+                          layout)
+
+
+def _relaid(workload: Workload, nodes: int, per_node: int) -> Msg:
+    """The layout a tier runs the workload with, said only where it is not the workload's own
+    (otherwise "lowest tier Enterprise" would stand beside the subject's "fewer GPUs than the
+    workload uses" Blocker with nothing to reconcile them)."""
+    if (nodes, per_node) == (workload.nodes, workload.gpus_per_node):
+        return Msg("", "")
+    return Msg(f", as {counted(nodes, 'node', 'nodes')} x {counted(per_node, 'GPU', 'GPUs')} "
+               f"(not {workload.nodes} x {workload.gpus_per_node}: the tier holds at most "
+               f"{per_node} per node),",
+               f"，按 {nodes} 个节点 × 每节点 {per_node} 块 GPU（而非 {workload.nodes} × "
+               f"{workload.gpus_per_node}：该档位每节点最多 {per_node} 块），")
 
 
 __all__ = ["Analysis", "Recommendation", "analyze", "cheapest_gpu_that_fits", "recommend"]

@@ -42,13 +42,28 @@ def fit_verdict(analysis: Analysis) -> FitVerdict:
 
 def tier_is_subject_but_not_as_shown(analysis: Analysis, rec: Recommendation) -> bool:
     """The recommended tier is the subject itself while the subject, as planned with the GPU
-    it shows, does not run the workload: the tier runs it only with another GPU it lists,
+    and layout it shows, does not run the workload: the tier runs it only with another GPU it
+    lists or laid out over more nodes (:func:`other_tier_gpu`, :func:`other_tier_layout`),
     which the recommendation line must then say."""
     subject = analysis.subject
-    other_gpu = rec.tier_gpu is not None and (
-        subject.gpu_part is None or rec.tier_gpu.id != subject.gpu_part.id)
     return (rec.tier is not None and subject.kind == "tier" and subject.label == rec.tier.name
-            and other_gpu and not fit_verdict(analysis).runs)
+            and (other_tier_gpu(analysis, rec) or other_tier_layout(analysis, rec))
+            and not fit_verdict(analysis).runs)
 
 
-__all__ = ["FitVerdict", "fit_verdict", "tier_is_subject_but_not_as_shown"]
+def other_tier_gpu(analysis: Analysis, rec: Recommendation) -> bool:
+    """The recommended tier runs the workload with a GPU other than the subject's."""
+    subject = analysis.subject
+    return rec.tier_gpu is not None and (
+        subject.gpu_part is None or rec.tier_gpu.id != subject.gpu_part.id)
+
+
+def other_tier_layout(analysis: Analysis, rec: Recommendation) -> bool:
+    """The recommended tier runs the workload over another (nodes, GPUs per node) than the
+    plan shown: the workload's own layout (``requirements.workload``)."""
+    w = analysis.requirements.workload
+    return rec.tier_layout is not None and rec.tier_layout != (w.nodes, w.gpus_per_node)
+
+
+__all__ = ["FitVerdict", "fit_verdict", "other_tier_gpu", "other_tier_layout",
+           "tier_is_subject_but_not_as_shown"]

@@ -27,9 +27,14 @@ from torchrig.gui.qt import (
 )
 from torchrig.gui.style import colour
 from torchrig.planning.advice import Advice
-from torchrig.planning.analysis import Analysis
+from torchrig.planning.analysis import Analysis, Recommendation
 from torchrig.planning.breakdown import requirement_bars
-from torchrig.planning.fit_verdict import fit_verdict, tier_is_subject_but_not_as_shown
+from torchrig.planning.fit_verdict import (
+    fit_verdict,
+    other_tier_gpu,
+    other_tier_layout,
+    tier_is_subject_but_not_as_shown,
+)
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.wizard_model import PlanResult, scaling_for
 from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
@@ -148,10 +153,8 @@ class WizardResults(QObject):
         if rec.tier:
             tier = _bold(rec.tier.name.get(self.lang)) + " " + escape(
                 self.tr("(seed {0})").format(rec.tier.section))
-            if tier_is_subject_but_not_as_shown(result.analysis, rec) and rec.tier_gpu:
-                # The headline says it does not run as shown: say the tier needs another GPU.
-                tier += " " + escape(self.tr("with {0}, not as shown above with {1}").format(
-                    rec.tier_gpu.name, result.analysis.subject.gpu_name or "?"))
+            if tier_is_subject_but_not_as_shown(result.analysis, rec):
+                tier += " " + escape(self._not_as_shown(result.analysis, rec))
         else:
             tier = escape(self.tr("none of the seed's tiers"))
         gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
@@ -161,6 +164,20 @@ class WizardResults(QObject):
                            "unit of work): {1}").format(tier, gpu)]
         lines += self._money_lines(advice, priced)
         self.recommendation.setText("<br/>".join(lines))
+
+    def _not_as_shown(self, analysis: Analysis, rec: Recommendation) -> str:
+        """The headline says the tier does not run the workload as shown: say what the tier
+        needs instead - another GPU it lists, or more nodes of fewer GPUs each."""
+        said = []
+        if other_tier_gpu(analysis, rec) and rec.tier_gpu is not None:
+            said.append(self.tr("with {0}, not as shown above with {1}").format(
+                rec.tier_gpu.name, analysis.subject.gpu_name or "?"))
+        if other_tier_layout(analysis, rec) and rec.tier_layout is not None:
+            w = analysis.requirements.workload
+            said.append(self.tr("as {0} x {1} GPUs (nodes x GPUs per node), not as shown "
+                                "above with {2} x {3}").format(
+                rec.tier_layout[0], rec.tier_layout[1], w.nodes, w.gpus_per_node))
+        return "; ".join(said)
 
     def _money_lines(self, advice: Advice, priced: tuple[str, ...]) -> list[str]:
         """The time and money behind the recommendation: the tier's run time against the
