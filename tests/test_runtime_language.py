@@ -53,7 +53,8 @@ NAMES = {
     "amx_fp16", "amx_bf16", "avx512_fp16", "avx512_bf16",
     "accelerate", "estimate-memory",  # Hugging Face's library and its command
     # People, companies and papers cited as sources ("et al." stays Latin in Chinese citations).
-    "Korthikanti", "Chen", "Lambda", "Tim", "Systems", "ZeRO", "arXiv", "et", "al", "VLDB", "Li",
+    "Korthikanti", "Narayanan", "Chen", "Lambda", "Tim", "Systems", "ZeRO", "arXiv", "et", "al",
+    "VLDB", "Li",
     "PCWorld", "GPUDirect", "RDMA", "JEDEC", "QVL",
     # Deep-learning terms Chinese writing keeps in English.
     "token", "tokens", "Token", "epoch", "worker", "logits", "autocast", "foreach", "all-reduce",

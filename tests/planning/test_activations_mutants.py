@@ -222,7 +222,9 @@ def test_tensor_parallel_scales_the_layer_by_korthikantis_ratio():
 
 
 def test_pipeline_note_and_copies_split_over_the_stages():
-    w = _gpt(strategy="pipeline_parallel", pp_size=2, gpus_per_node=2)
+    # 1F1B: the first stage runs min(m, p) forwards before its first backward, each over L/p
+    # layers: with m >= p all 12 layers' worth, with one micro-batch a step half of it.
+    w = _gpt(strategy="pipeline_parallel", pp_size=2, gpus_per_node=2, grad_accumulation=2)
     tc = CAL.transformer_cal("gpt", "sdpa", "lm", "amp")
     layer, outside = _gpt_parts(w, tc)
     copies = 2.0 * (12 * (4 * 768**2 + 2 * 768 * 3072) + 50257 * 768) / 2
@@ -231,6 +233,17 @@ def test_pipeline_note_and_copies_split_over_the_stages():
     assert "; 1F1B pipeline: the first stage holds 2 micro-batches of 6 layers = all layers' " \
         "worth (Korthikanti sec. 4.2.3)" in acts.note.en
     assert "1F1B 流水线：第一阶段保存 2 个微批次 × 6 层" in acts.note.zh
+    one = transformer_activations(dataclasses.replace(w, grad_accumulation=1), GPT2, 1024, CAL,
+                                  False)
+    assert one.bytes == pytest.approx(6 * layer + outside + copies, rel=1e-12)
+    assert "; 1F1B pipeline: the first stage holds 1 micro-batch of 6 layers = 1/2 of all " \
+        "layers' worth (only 1 micro-batch a step) (Korthikanti sec. 4.2.3)" in one.note.en
+    assert "第一阶段保存 1 个微批次 × 6 层 = 全部层的 1/2（每步只有 1 个微批次）" in one.note.zh
+    # four stages, three micro-batches: 3 of 3 layers each = 9 of 12
+    four = transformer_activations(dataclasses.replace(w, pp_size=4, gpus_per_node=4,
+                                                       grad_accumulation=3), GPT2, 1024, CAL,
+                                   False)
+    assert four.bytes == pytest.approx(9 * layer + outside + copies / 2, rel=1e-12)
 
 
 def test_bert_masked_lm_under_amp_keeps_the_fp32_logits_too():
@@ -476,7 +489,7 @@ def test_tensor_parallel_eager_note_in_full():
 
 def test_pipeline_checkpointing_note_in_full():
     w = _llama(mode="train", precision="amp_bf16", strategy="pipeline_parallel", pp_size=2,
-               gpus_per_node=2, seq_len=1024)
+               gpus_per_node=2, seq_len=1024, grad_accumulation=4)
     tc = CAL.transformer_cal("llama", "sdpa", "lm", "amp")
     per_token = tc.layer_bytes_per_token(LLAMA3, 1024) - 2 * 2 * (4096 - 1024)
     copies = 2.0 * (LLAMA3.total_matmul_params() + 128256 * 4096) / 2

@@ -1,8 +1,9 @@
 """Training throughput and run time on a GPU given by hand, with rates worked out in the test
 (mutation testing, issue 28). Rules: docs/estimation.md sec. 3.2 (samples/s per GPU = dense
-peak x MFU / FLOPs per sample, MFU = 0.40; pipeline parallelism divides the per-GPU rate by p;
-the total is per-GPU rate x GPUs x scaling efficiency; step time = micro-batch / (per-GPU rate
-x t); epoch = samples / total) and sec. 3.3 (the CNN memory-traffic model: NVIDIA's ResNet-50
+peak x MFU / FLOPs per sample, MFU = 0.40; a pipeline of p stages keeps m / (m + p - 1) of it,
+the 1F1B bubble over the m accumulation micro-batches, sec. 6; the total is per-GPU rate x GPUs
+x scaling efficiency; step time = micro-batch / (per-GPU rate x t x p); epoch = samples /
+total) and sec. 3.3 (the CNN memory-traffic model: NVIDIA's ResNet-50
 AMP A100 measurement, 2470 img/s at 2039 GB/s).
 
 The GPU is made up with round figures so each rate can be read off: 320 TFLOP/s dense
@@ -112,14 +113,44 @@ def test_tensor_parallel_over_two_data_parallel_ranks():
         f"x 2 data-parallel ranks x {eff:.0%} scaling efficiency"
 
 
-def test_pipeline_stage_does_a_pth_of_the_rate():
+@pytest.mark.parametrize(("accumulation", "stages"), [(1, 2), (4, 2), (8, 4)])
+def test_pipeline_stage_idles_for_the_bubble(accumulation, stages):
+    # 1F1B: a step lasts m + p - 1 micro-batch slots and each stage works in m of them
+    # (Narayanan et al. 2021 sec. 2.2.1): m = 1, p = 2 is half busy, m = 4 four fifths, m = 8
+    # over 4 stages 8/11. One pipeline over all GPUs: no data-parallel sync, no TP.
     w = dataclasses.replace(default_workload("llm_finetune_full"), strategy="pipeline_parallel",
-                            pp_size=2, gpus_per_node=2)
+                            pp_size=stages, gpus_per_node=stages,
+                            grad_accumulation=accumulation)
     t = _t(w)
-    per_gpu = 320e12 * MFU / LLAMA_FLOPS / 2
+    busy = {(1, 2): 1 / 2, (4, 2): 4 / 5, (8, 4): 8 / 11}[(accumulation, stages)]
+    per_gpu = 320e12 * MFU / LLAMA_FLOPS * busy
     assert t["samples_per_s_per_gpu"].value == pytest.approx(per_gpu, rel=1e-12)
-    assert t["samples_per_s"].value == pytest.approx(2 * per_gpu, rel=1e-12)
-    assert t["step_time_s"].value == pytest.approx(1 / per_gpu, rel=1e-12)
+    assert t["scaling_efficiency"].value == pytest.approx(1.0)
+    assert t["samples_per_s"].value == pytest.approx(stages * per_gpu, rel=1e-12)
+    # the pipeline works on a micro-batch together: a micro-batch's share of the step
+    assert t["step_time_s"].value == pytest.approx(1 / (per_gpu * stages), rel=1e-12)
+    assert t["step_time_s"].note.en == ("micro-batch / samples per second per GPU / "
+                                        f"{stages} model-parallel GPUs (1 tensor x {stages} "
+                                        "pipeline)")
+    assert t["samples_per_s_per_gpu"].note.en.endswith(
+        f"; x {accumulation} / ({accumulation} + {stages} - 1) = {busy:.0%} busy: "
+        f"{accumulation} micro-batch{'es' if accumulation > 1 else ''} per step through "
+        f"{stages} pipeline stages, the rest is the bubble of the 1F1B schedule (Narayanan "
+        "et al. 2021, sec. 2.2.1)")
+    assumed = {a.key: a for a in plan(w, GPU).assumptions}["pipeline_schedule"]
+    assert assumed.value == pytest.approx(busy)
+
+
+def test_pipeline_of_more_stages_is_faster_with_enough_micro_batches():
+    # The old rule (rate / p) made 4 stages no faster than one GPU; with 32 micro-batches the
+    # 4-GPU pipeline does 4 x 32/35 of one GPU's samples per second.
+    one = _t(dataclasses.replace(default_workload("llm_finetune_full"), gpus_per_node=1,
+                                 grad_accumulation=32))
+    four = _t(dataclasses.replace(default_workload("llm_finetune_full"),
+                                  strategy="pipeline_parallel", pp_size=4, gpus_per_node=4,
+                                  grad_accumulation=32))
+    assert four["samples_per_s"].value == pytest.approx(
+        one["samples_per_s"].value * 4 * 32 / 35, rel=1e-12)
 
 
 def test_data_parallel_scales_at_the_scaling_models_efficiency():

@@ -91,16 +91,22 @@ def test_tensor_parallel_training_waits_for_its_all_reduces():
         8 * t["samples_per_s_per_gpu"].value * t["scaling_efficiency"].value)
 
 
-def test_pipeline_parallel_training_syncs_half_the_gradients():
-    # PP 2 x DP 4: a stage computes at 1/2 the rate (one micro-batch in flight) and holds half
-    # the gradients; no TP all-reduces. Exposed: the last bucket of 4P/2 bytes over 4 ranks.
-    w = _llama(gpus=8, strategy="pipeline_parallel", pp_size=2)
+@pytest.mark.parametrize("accumulation", [1, 6])
+def test_pipeline_parallel_training_syncs_half_the_gradients(accumulation):
+    # PP 2 x DP 4, m micro-batches a step: a stage is busy m / (m + 1) of the step (1F1B) and
+    # holds half the gradients; no TP all-reduces. The step is m + 1 slots; the sync of 4P/2
+    # bytes over 4 ranks hides only behind the last slot's backward (the first stage runs it
+    # last), so: m slots + the last slot's DDP timeline.
+    w = dataclasses.replace(_llama(gpus=8, strategy="pipeline_parallel", pp_size=2),
+                            grad_accumulation=accumulation)
     t = plan(w, H100).throughput
-    one_stage = plan(_llama(gpus=1, strategy="ddp"), H100).throughput
+    one_gpu = plan(_llama(gpus=1, strategy="ddp"), H100).throughput
+    m = accumulation
     assert t["samples_per_s_per_gpu"].value == pytest.approx(
-        one_stage["samples_per_s_per_gpu"].value / 2)
-    compute = 1 / (t["samples_per_s_per_gpu"].value * 2)
-    step = _tail(compute, 3 / 4, LLAMA2_7B * 4 // 2, 2 * 3 / 4, NVLINK4_BUSBW, 10e-6)
+        one_gpu["samples_per_s_per_gpu"].value * m / (m + 1))
+    compute = m / (t["samples_per_s_per_gpu"].value * 2)  # the step's m micro-batches of 1
+    slot = compute / (m + 1)
+    step = m * slot + _tail(slot, 3 / 4, LLAMA2_7B * 4 // 2, 2 * 3 / 4, NVLINK4_BUSBW, 10e-6)
     assert t["scaling_efficiency"].value == pytest.approx(compute / step)
 
 
@@ -183,9 +189,11 @@ def test_tensor_parallel_over_every_gpu_has_only_its_all_reduces():
 def test_pipeline_parallel_across_two_nodes_shares_the_port_between_two_rings():
     # PP 2 x DP 8 on 2 nodes of 8: 4 data-parallel ranks per node, so the 8 ranks' rings cross
     # the network; each node holds 2 pipeline positions, one ring each: 40e9 / 2 = 20e9 B/s per
-    # ring; latency 20 us. Gradients 4P/2 = 13.5e9 B: 1.18 s on the link, more than the 0.75 s
-    # of backward (checkpointing) produces them in, so from the second bucket on the link never
-    # idles: forward 0.25 + 0.75 x 26 MiB / G + 1.75 x (G - 1 MiB) / busbw + latencies.
+    # ring; latency 20 us. One micro-batch a step: 2 slots of 0.5 s of the 1 s step compute.
+    # Gradients 4P/2 = 13.5e9 B: 1.18 s on the link, more than the 0.375 s the last slot's
+    # backward (3/4 of it, checkpointing) produces them in, so from the second bucket on the
+    # link never idles: the first slot 0.5 + forward 0.125 + 0.375 x 26 MiB / G + 1.75 x
+    # (G - 1 MiB) / busbw + latencies.
     from torchrig.planning.requirements.scaling import model_parallel_step
 
     w = _llama(gpus=8, nodes=2, strategy="pipeline_parallel", pp_size=2)
@@ -195,16 +203,21 @@ def test_pipeline_parallel_across_two_nodes_shares_the_port_between_two_rings():
         2 * 7 / 8 * grads / (NDR_BUSBW / 2) + (1 + -(-(grads - MiB) // (25 * MiB))) * 20e-6)
     buckets = 1 + -(-(grads - MiB) // (25 * MiB))
     assert step.step_time_s == pytest.approx(
-        0.25 + 0.75 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
+        0.5 + 0.125 + 0.375 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
         + (buckets - 1) * 20e-6)
+    # eight ports a node (a DGX) give each of the two rings 4 x 40e9, more than NVLink's
+    # 369e9 busbw inside the node: min(369e9, 8 x 40e9 / 2) = 160e9
+    eight = model_parallel_step(w, 1.0, LINKS["nvlink4"], LINKS["ib_ndr"], nics_per_node=8)
+    assert eight.dp_comm_s == pytest.approx(
+        2 * 7 / 8 * grads / (8 * NDR_BUSBW / 2) + buckets * 20e-6)
     # without the network it cannot be modelled
     with pytest.raises(Exception, match="span several nodes"):
         model_parallel_step(w, 1.0, LINKS["nvlink4"], None)
 
 
 def test_model_parallel_step_without_checkpointing_and_beyond_a_node():
-    # The same PP 2 x DP 8 run without checkpointing: backward is 2/3 of the passes, forward
-    # 1/3, so the second bucket is ready at 1/3 + 2/3 x 26 MiB / G.
+    # The same PP 2 x DP 8 run without checkpointing: backward is 2/3 of the last 0.5 s slot,
+    # forward 1/3, so the second bucket is ready at 0.5 + 1/6 + 1/3 x 26 MiB / G.
     from torchrig.errors import InputError
     from torchrig.planning.requirements.scaling import model_parallel_step
 
@@ -214,7 +227,7 @@ def test_model_parallel_step_without_checkpointing_and_beyond_a_node():
     grads = LLAMA2_7B * 4 // 2
     buckets = 1 + -(-(grads - MiB) // (25 * MiB))
     assert step.step_time_s == pytest.approx(
-        1 / 3 + 2 / 3 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
+        0.5 + 1 / 6 + 1 / 3 * 26 * MiB / grads + 1.75 * (grads - MiB) / (NDR_BUSBW / 2)
         + (buckets - 1) * 20e-6)
     # a tensor-parallel group larger than a node is refused with the sizes
     wide = _llama(gpus=8, nodes=2, strategy="tensor_parallel", tp_size=16)

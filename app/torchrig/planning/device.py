@@ -38,6 +38,9 @@ class DeviceSpec:
     links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
     architecture: str | None = None
     """The catalog's architecture name ("Hopper"); None = unknown (a detected GPU)."""
+    nics_per_node: int = 1
+    """Network ports of ``inter_link`` each node has for the GPUs' traffic: 1 unless the
+    system is known to have more (a DGX H100 has eight ConnectX-7 ports, one per GPU)."""
 
     def peak_for(self, precision: str) -> tuple[float | None, str]:
         """The peak that applies to a workload precision, and which key it came from.

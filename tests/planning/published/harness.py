@@ -136,7 +136,7 @@ def evaluate(row: Row) -> Result:
     """Plan ``row`` and read the figure it is compared with."""
     gpu = _gpu(row.gpu) if row.gpu else None
     if gpu is not None and row.inter_link is not None:
-        gpu = replace(gpu, inter_link=LINKS[row.inter_link])
+        gpu = replace(gpu, inter_link=LINKS[row.inter_link], nics_per_node=row.nics_per_node)
     if row.kind == "serving":
         return _serving(row, gpu)
     w = _workload(row.setup)

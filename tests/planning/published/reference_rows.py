@@ -83,9 +83,18 @@ class Row:
     """Inputs of ``derivation`` (P, LL, T...), for the test that redoes the arithmetic."""
     inter_link: str | None = None
     """The network between nodes, as a planning/links.py id (a catalog GPU has none)."""
+    nics_per_node: int = 1
+    """Ports of that network per node, from the system's own specification; 1 where the row
+    does not name a system."""
 
 
 # --- sources ----------------------------------------------------------------------------------
+
+DGX_H100_COMPUTE_NICS = 8
+"""A DGX H100's compute-fabric ports: "Four OSFP ports serving eight single-port NVIDIA
+ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet" (NVIDIA DGX BasePOD reference
+architecture, 'Core Components', docs.nvidia.com/dgx-basepod/reference-architecture-
+infrastructure-foundation-enterprise-ai/latest/core-components.html)."""
 
 DLE = "https://github.com/NVIDIA/DeepLearningExamples/blob/"
 DLE_RN50 = DLE + ("291f0d02e815b148fa5c2b81bf07aa3552142895/PyTorch/Classification/ConvNets/"
@@ -326,8 +335,12 @@ FP8_TRAINING: tuple[Row, ...] = (
              "NeMo Framework 24.12 user guide", NEMO_PERF, "nvidia-h100-sxm", "llama-2-13b",
              4096, 1, 32, 16, 8715,
              _NEMO_ASSUMED + "; the virtual (interleaved) pipeline of 10 chunks per stage is "
-                             "not modelled: planned as 1F1B over 4 stages",
-             setup={"strategy": "pipeline_parallel", "pp_size": 4}, inter_link="ib_ndr"),
+                             "not modelled: planned as 1F1B over 4 stages, whose bubble "
+                             "(3 / 35 of each step) is larger than the run's 3 / 320; the "
+                             "DGX H100's eight compute-fabric ports per node "
+                             "(DGX_H100_COMPUTE_NICS)",
+             setup={"strategy": "pipeline_parallel", "pp_size": 4}, inter_link="ib_ndr",
+             nics_per_node=DGX_H100_COMPUTE_NICS),
     _fp8_row("nemo-fp8-llama2-7b-sft-8gpu",
              "'Finetuning' table (FP8, SQuAD-v1.1 packed to 4096 tokens), row LLAMA2-7B SFT (8 "
              "GPUs, GBS 32, MBS 1, packed sequence 4096, TP 1, PP 1): 16891 Tokens / sec / GPU",
@@ -726,12 +739,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(6.4 GB), an AdamW step temporary (3.2 GB) and a 10 % fragmentation margin (5.2 GB): "
         "58.5 GB against the card's 48 GiB; QLoRA's paged optimizers (sec. 3) move optimizer "
         "states to CPU RAM when the GPU runs short, which the planner does not model"),
-    "nemo-fp8-llama2-13b-16gpu-pp4": (
-        "the planner's pipeline model keeps one micro-batch in flight: a stage trains at 1/p of "
-        "the per-GPU rate (test_train24_branches' pipeline test), which is x0.31 here, where "
-        "Megatron's interleaved 1F1B fills the 4 stages with the 32 micro-batches of each "
-        "step and idles only for its (p - 1) / (v x m) = 3 / 320 bubble; the fp8 terms are not "
-        "the cause (the same row without the 1/p would be x1.24)"),
     "trt-8b-h200-128-2048": _SERVE_H200_DECODE,
     "trt-8b-h200-500-2000": _SERVE_H200_DECODE,
 }

@@ -169,6 +169,18 @@ def autocast_weight_copies(w: Workload, arch: TransformerArch) -> float:
     return 2.0 * matmul / (w.tp_size * w.pp_size)
 
 
+def pipeline_held_layers(w: Workload, layers: int) -> float:
+    """Layers' worth of one micro-batch's activations the busiest GPU holds. Without a
+    pipeline, all of them. In 1F1B the first stage runs min(m, p) forwards (p - 1 warm-up
+    micro-batches, capped at the step's m, then one) before its first backward frees one
+    (Korthikanti et al. sec. 4.2.3; Megatron's num_warmup_microbatches), each of L/p layers:
+    all L layers' worth once m >= p, m/p of it with fewer micro-batches."""
+    p = max(1, w.pp_size)
+    if p == 1:
+        return float(layers)
+    return layers * min(w.grad_accumulation, p) / p
+
+
 def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
                             cal: Calibration | None, checkpointing: bool) -> Activations:
     """Saved-for-backward bytes per GPU for one micro-batch, from measured coefficients."""
@@ -199,7 +211,7 @@ def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
                                                   act_bytes)) * b
     copies = autocast_weight_copies(w, arch)
     outside += copies
-    layers = arch.layers
+    layers = pipeline_held_layers(w, arch.layers)
     full = layers * layer + outside
     if checkpointing:
         boundary = tc.layer_input_bytes_per_hidden * arch.hidden * seq * b
@@ -244,10 +256,16 @@ def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
                     f"；乘以 Korthikanti 张量并行比例（t={tp}）")
     pp = Msg("", "")
     if w.pp_size > 1:
-        pp = Msg(f"; 1F1B pipeline: the first stage holds {w.pp_size} micro-batches of "
-                 f"{layers // w.pp_size} layers = all layers' worth (Korthikanti sec. 4.2.3)",
-                 f"；1F1B 流水线：第一阶段保存 {w.pp_size} 个微批次 × {layers // w.pp_size} 层 "
-                 "= 全部层的量（Korthikanti 4.2.3 节）")
+        held = min(w.grad_accumulation, w.pp_size)
+        worth = (Msg("all layers' worth", "全部层的量") if held == w.pp_size else
+                 Msg(f"{held}/{w.pp_size} of all layers' worth (only {held} micro-batch"
+                     f"{'es' if held != 1 else ''} a step)",
+                     f"全部层的 {held}/{w.pp_size}（每步只有 {held} 个微批次）"))
+        pp = Msg(f"; 1F1B pipeline: the first stage holds {held} micro-batch"
+                 f"{'es' if held != 1 else ''} of {layers // w.pp_size} layers = {worth.en} "
+                 "(Korthikanti sec. 4.2.3)",
+                 f"；1F1B 流水线：第一阶段保存 {held} 个微批次 × {layers // w.pp_size} 层 "
+                 f"= {worth.zh}（Korthikanti 4.2.3 节）")
     ck = Msg("", "")
     if checkpointing:
         ck = Msg("; checkpointing: each layer keeps only its input, one layer is recomputed "

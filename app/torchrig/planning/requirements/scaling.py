@@ -51,6 +51,7 @@ from torchrig.planning.requirements.interconnect import (
     tensor_parallel_bytes,
     tensor_parallel_calls,
 )
+from torchrig.planning.requirements.pipeline_schedule import micro_batch_slots
 from torchrig.planning.workload import Workload, resolve_model
 
 if TYPE_CHECKING:
@@ -295,17 +296,24 @@ def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link 
     network ports together: one ring per model-parallel position in the node, so each gets
     ``nics_per_node`` x the NIC busbw / min(t*p, GPUs per node). Pipeline send/receive of
     activations is not counted (one b·s·h tensor per stage boundary).
+
+    ``compute_s`` is the step's compute on one GPU, the pipeline's bubble included
+    (:mod:`.pipeline_schedule`): m + p - 1 micro-batch slots, each with its TP all-reduces. The
+    gradients are synchronised once per optimizer step, after the last micro-batch (Megatron
+    and DDP's ``no_sync`` accumulate the others locally), so the sync hides only behind that
+    micro-batch's backward; the first stage runs it last.
     """
     model = resolve_model(w)
     mp = w.tp_size * w.pp_size
     g = w.gpus_per_node
     if w.tp_size > g:
         raise InputError(f"tensor parallelism over {w.tp_size} GPUs spans nodes of {g}")
+    slots = micro_batch_slots(w)
     tp = 0.0
     calls = tensor_parallel_calls(w, model)
     if calls:
         tp = (tensor_parallel_bytes(w, model) / intra.busbw_bps
-              + calls * intra.latency_s) * w.grad_accumulation
+              + calls * intra.latency_s) * slots
     dp = w.data_parallel
     if dp <= 1:
         return ModelParallelStep(compute_s + tp, 0.0, tp)
@@ -321,9 +329,9 @@ def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link 
     # Tensor and pipeline parallelism are strategies of their own (a workload's rules), so the
     # data-parallel sync is DDP's, bucket by bucket.
     share = BACKWARD_SHARE_CHECKPOINTED if w.gradient_checkpointing else BACKWARD_SHARE
-    t, comm = _ddp_step(compute_s + tp, gradient_sync_bytes(w, model), dp, busbw, latency,
-                        share)
-    return ModelParallelStep(t, comm, tp)
+    slot = (compute_s + tp) / slots
+    last, comm = _ddp_step(slot, gradient_sync_bytes(w, model), dp, busbw, latency, share)
+    return ModelParallelStep((slots - 1) * slot + last, comm, tp)
 
 
 def interconnect_for_target(workload: Workload,

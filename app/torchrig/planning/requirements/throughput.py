@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.presets import Calibration
-from torchrig.planning.requirements import fp8_training
+from torchrig.planning.requirements import fp8_training, pipeline_schedule
 from torchrig.planning.requirements.activations import cal_precision, logit_width
 from torchrig.planning.requirements.assumptions import (
     ATARI_ENV_SOURCE,
@@ -113,12 +113,11 @@ def _fp8_rate(w: Workload, model: ResolvedModel, gpu: DeviceSpec | None,
         items["samples_per_s_per_gpu"] = Item(None, why)
         return None
     per_gpu = fp8_training.step_rate(fp8_flops, bf16_flops, fp8_peak, bf16_peak)
-    if w.pp_size > 1:
-        per_gpu /= w.pp_size
-    items["samples_per_s_per_gpu"] = Item(per_gpu, Msg(
-        f"compute-bound: 1 / (fp8 FLOPs / (fp8 peak x {u:.1%}) + bf16 FLOPs / (bf16 peak x "
-        f"{u:.1%}))", f"计算受限：1 / (fp8 FLOPs / (fp8 峰值 × {u:.1%}) + bf16 FLOPs / (bf16 "
-        f"峰值 × {u:.1%}))"))
+    note = Msg(f"compute-bound: 1 / (fp8 FLOPs / (fp8 peak x {u:.1%}) + bf16 FLOPs / (bf16 "
+               f"peak x {u:.1%}))", f"计算受限：1 / (fp8 FLOPs / (fp8 峰值 × {u:.1%}) + bf16 "
+               f"FLOPs / (bf16 峰值 × {u:.1%}))")
+    per_gpu, note = _pipelined(w, per_gpu, note, assumptions)
+    items["samples_per_s_per_gpu"] = Item(per_gpu, note)
     return per_gpu
 
 
@@ -165,7 +164,8 @@ def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
                   assumptions: list[Assumption]) -> tuple[float, Msg]:
     """Samples per second one GPU trains: compute-bound at :data:`MFU` of the peak (a CNN in
     TF32 or FP32: at :data:`CNN_COMPUTE_REFERENCE`'s share), or memory-bound for a CNN where
-    that is slower; a pipeline stage does 1/p of it."""
+    that is slower; a pipeline stage computes :func:`pipeline_schedule.busy_share` of the
+    time."""
     peak, key = peak_key
     per_gpu = peak * MFU / flops
     note = Msg(f"compute-bound: peak x {MFU:.0%} / FLOPs per sample",
@@ -199,12 +199,32 @@ def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
                 "differ from this model by up to +-55%",
                 "CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）标定；"
                 "其他 GPU 的公开数据与此模型相差可达 ±55%")))
-    if w.pp_size > 1:
-        per_gpu /= w.pp_size
+    per_gpu, note = _pipelined(w, per_gpu, note, assumptions)
     if w.task == "reinforcement_learning":
         note = Msg(f"{note.en}; GPU side only - the environment simulation usually limits",
                    f"{note.zh}；仅 GPU 端 - 通常受环境模拟限制")
     return per_gpu, note
+
+
+def _pipelined(w: Workload, per_gpu: float, note: Msg, assumptions: list[Assumption]
+               ) -> tuple[float, Msg]:
+    """A pipeline stage's rate: every GPU holds 1/p of the layers and does 1/p of a sample's
+    FLOPs, so ``per_gpu`` (one GPU's share of the FLOPs of all) stands, less the bubble
+    of the 1F1B schedule, where each stage waits (:mod:`.pipeline_schedule`)."""
+    if w.pp_size <= 1:
+        return per_gpu, note
+    assumptions.append(Assumption("pipeline_schedule", Msg(
+        "pipeline parallelism runs the 1F1B schedule with a flush per step "
+        f"({pipeline_schedule.PIPELINE_SOURCE.en}) over the {w.grad_accumulation} "
+        f"gradient-accumulation micro-batch{'es' if w.grad_accumulation != 1 else ''} of "
+        "each step; an interleaved (virtual) pipeline, whose bubble is smaller, is not modelled",
+        "流水线并行按每步清空的 1F1B 调度（"
+        f"{pipeline_schedule.PIPELINE_SOURCE.zh}），每步 {w.grad_accumulation} 个梯度累积"
+        "微批次；气泡更小的交错（虚拟）流水线未建模"),
+        pipeline_schedule.busy_share(w)))
+    busy = pipeline_schedule.busy_note(w)
+    return (per_gpu * pipeline_schedule.busy_share(w),
+            Msg(f"{note.en}; {busy.en}", f"{note.zh}；{busy.zh}"))
 
 
 def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
@@ -229,12 +249,19 @@ def _run_time(w: Workload, model: ResolvedModel, per_gpu: float | None, total: f
               ) -> dict[str, Item]:
     """Step time, tokens per second, and the time of one epoch and of the whole run."""
     items: dict[str, Item] = {}
-    # A tensor-parallel group works on one micro-batch together, at t x the per-GPU rate.
-    step = None if per_gpu is None else w.batch_size / (per_gpu * max(1, w.tp_size))
+    # A model-parallel group (t x p GPUs) works on one micro-batch together, at t x p x the
+    # per-GPU rate (which holds the pipeline's bubble): the step time is a micro-batch's share.
+    mp = max(1, w.tp_size) * max(1, w.pp_size)
+    step = None if per_gpu is None else w.batch_size / (per_gpu * mp)
+    group = Msg("", "")
+    if w.pp_size > 1:
+        group = Msg(f" / {mp} model-parallel GPUs ({w.tp_size} tensor x {w.pp_size} pipeline)",
+                    f" / {mp} 个模型并行 GPU（{w.tp_size} 张量 × {w.pp_size} 流水线）")
+    elif w.tp_size > 1:
+        group = Msg(f" / {w.tp_size} tensor-parallel GPUs", f" / {w.tp_size} 个张量并行 GPU")
     items["step_time_s"] = Item(step, Msg(
-        "micro-batch / samples per second per GPU"
-        + (f" / {w.tp_size} tensor-parallel GPUs" if w.tp_size > 1 else ""),
-        "微批次 / 每 GPU 每秒样本数" + (f" / {w.tp_size} 个张量并行 GPU" if w.tp_size > 1 else "")))
+        "micro-batch / samples per second per GPU" + group.en,
+        "微批次 / 每 GPU 每秒样本数" + group.zh))
     tokens = None
     if total is not None and model.seq_len:
         tokens = total * model.seq_len
@@ -272,7 +299,7 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
     compute = w.batch_size * w.grad_accumulation / per_gpu
     try:
         point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
-                              gpu.inter_link)[0]
+                              gpu.inter_link, gpu.nics_per_node)[0]
     except InputError as exc:
         return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
                               f"未建模：{exc}；时间按理想扩展计算"))
@@ -299,7 +326,7 @@ def _model_parallel_efficiency(w: Workload, gpu: DeviceSpec, per_gpu: float) -> 
     from torchrig.planning.requirements.scaling import model_parallel_step
 
     compute = w.batch_size * w.grad_accumulation / (per_gpu * mp)
-    step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link)
+    step = model_parallel_step(w, compute, gpu.intra_link, gpu.inter_link, gpu.nics_per_node)
     return Item(compute / step.step_time_s, Msg(
         f"scaling model over {gpu.intra_link.name}: {step.tp_comm_s * 1e3:.1f} ms of "
         f"tensor-parallel all-reduces the passes wait for, {step.dp_comm_s * 1e3:.1f} ms of "
