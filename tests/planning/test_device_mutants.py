@@ -86,6 +86,12 @@ def test_part_links(catalog):
     assert part_link(catalog.get("nvidia-h100-sxm")) is LINKS["nvlink4"]  # Hopper SXM
     assert part_link(catalog.get("nvidia-h200-sxm")) is LINKS["nvlink4"]
     assert part_link(catalog.get("nvidia-a100-80gb-sxm")) is LINKS["nvlink3"]
+    # Blackwell SXM6: NVLink 5, 18 links x 100 GB/s (the catalog's gpu_link and gpu_link_gb_s)
+    b200 = catalog.get("nvidia-b200-sxm")
+    assert part_link(b200) is LINKS["nvlink5"]
+    assert LINKS["nvlink5"].bandwidth_bps * 2 == b200.gpu.gpu_link_bandwidth
+    # an SXM module of an architecture the table does not know: the slowest NVLink
+    assert part_link(_gpu(catalog, "nvidia-b200-sxm", architecture="Rubin")) is LINKS["nvlink3"]
     # NVLink-capable PCIe cards: a bridge is the build's choice, so the slot
     assert part_link(catalog.get("nvidia-rtx-3090")) is LINKS["pcie4_x16"]
     assert part_link(catalog.get("nvidia-h100-pcie")) is LINKS["pcie5_x16"]
@@ -117,6 +123,9 @@ def test_links_of_an_nvlink_subject(catalog):
     a100 = catalog.get("nvidia-a100-80gb-sxm")
     assert link_for(_caps(gpu_interconnect="nvlink", gpu_part=a100, gpu_count=8))[0] is \
         LINKS["nvlink3"]
+    b200 = catalog.get("nvidia-b200-sxm")
+    assert link_for(_caps(gpu_interconnect="nvlink", gpu_part=b200, gpu_count=8))[0] is \
+        LINKS["nvlink5"]
     # NVLink named but the part unknown: the A100's NVLink 3
     assert link_for(_caps(gpu_interconnect="nvlink", gpu_count=2))[0] is LINKS["nvlink3"]
 

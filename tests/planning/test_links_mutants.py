@@ -19,6 +19,7 @@ TABLE = {
     "nvlink3_ga102": (56.25e9, 0.78, 10e-6, "intra", 2),
     "nvlink3": (300e9, 0.78, 10e-6, "intra", None),
     "nvlink4": (450e9, 0.82, 10e-6, "intra", None),
+    "nvlink5": (900e9, 0.82, 10e-6, "intra", None),  # 1,800 GB/s total, the fraction assumed
     "eth_10g": (1.25e9, 0.8, 50e-6, "inter", None),
     "eth_25g": (3.125e9, 0.8, 50e-6, "inter", None),
     "eth_100g": (12.5e9, 0.8, 50e-6, "inter", None),
@@ -28,7 +29,7 @@ TABLE = {
 NAMES = {
     "pcie3_x16": "PCIe 3.0 x16", "pcie4_x16": "PCIe 4.0 x16", "pcie5_x16": "PCIe 5.0 x16",
     "nvlink3_ga102": "NVLink 3 bridge (RTX 3090 / RTX A6000)", "nvlink3": "NVLink 3 (A100)",
-    "nvlink4": "NVLink 4 (H100/H200 SXM)", "eth_10g": "10 GbE", "eth_25g": "25 GbE",
+    "nvlink4": "NVLink 4 (H100/H200 SXM)", "nvlink5": "NVLink 5 (B200 SXM)", "eth_10g": "10 GbE", "eth_25g": "25 GbE",
     "eth_100g": "100 GbE", "ib_hdr": "InfiniBand HDR (200 Gb/s)",
     "ib_ndr": "InfiniBand NDR (400 Gb/s)",
 }
@@ -37,7 +38,8 @@ STATED = {
     "pcie3_x16": "15.75 GB/s per direction", "pcie4_x16": "31.5 GB/s per direction",
     "pcie5_x16": "63 GB/s per direction", "nvlink3_ga102": "112.5 GB/s total = 56.25",
     "nvlink3": "600 GB/s total = 300 per direction",
-    "nvlink4": "900 GB/s total = 450 per direction", "eth_10g": "10 Gb/s line rate",
+    "nvlink4": "900 GB/s total = 450 per direction",
+    "nvlink5": "1,800 GB/s total = 900 per direction", "eth_10g": "10 Gb/s line rate",
     "eth_25g": "25 Gb/s line rate", "eth_100g": "100 Gb/s line rate",
     "ib_hdr": "200 Gb/s per 4x port", "ib_ndr": "400 Gb/s per 4x port",
 }
@@ -67,6 +69,7 @@ def test_fraction_bases_name_their_measurement_or_assumption():
                                              "measure with the collective bench")
     assert "235 GB/s" in LINKS["nvlink3"].fraction_basis
     assert "368 GB/s" in LINKS["nvlink4"].fraction_basis
+    assert LINKS["nvlink5"].fraction_basis.startswith("0.82: assumption, NVLink 4's measured")
     assert "235 of 300 GB/s" in LINKS["nvlink3_ga102"].fraction_basis
 
 

@@ -83,12 +83,22 @@ def missing_tensor_format(gpu: DeviceSpec, precision: str) -> Msg | None:
                f"{'、'.join(allowed)} 架构")
 
 
+_NVLINK_OF = {"Ampere": "nvlink3", "Hopper": "nvlink4", "Blackwell": "nvlink5"}
+"""The NVLink generation of each architecture's SXM modules (docs/hardware-sources.md sec. 3)."""
+
+
+def nvlink_of(architecture: str | None) -> Link:
+    """The NVLink an SXM module of ``architecture`` has; the slowest listed (NVLink 3) where
+    the architecture is not known, so that a plan never overstates the link."""
+    return LINKS[_NVLINK_OF.get(architecture or "", "nvlink3")]
+
+
 def part_link(part: Part) -> Link | None:
     """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
     module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
     g = part.gpu
     if g.nvlink and (g.form_factor or "").startswith("sxm"):
-        return LINKS["nvlink4"] if g.architecture == "Hopper" else LINKS["nvlink3"]
+        return nvlink_of(g.architecture)
     if g.pcie_gen is None:
         return None
     return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
@@ -98,13 +108,10 @@ def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
     """The scaling model's links for a subject: GPU-to-GPU inside a node, and between nodes."""
     intra = None
     if caps.gpu_interconnect == "nvlink":
-        name = (caps.gpu_part.gpu.architecture or "") if caps.gpu_part else ""
-        if "Hopper" in name:
-            intra = LINKS["nvlink4"]
-        elif caps.gpu_part is not None and caps.gpu_part.gpu.chip == "GA102":
+        if caps.gpu_part is not None and caps.gpu_part.gpu.chip == "GA102":
             intra = LINKS["nvlink3_ga102"]
         else:
-            intra = LINKS["nvlink3"]
+            intra = nvlink_of(caps.gpu_part.gpu.architecture if caps.gpu_part else None)
     elif caps.gpu_count:
         gens = [g for g, _ in caps.gpu_links if g]
         gen = min(gens) if gens else 4

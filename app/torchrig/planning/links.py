@@ -78,6 +78,11 @@ LINKS: dict[str, Link] = {link.id: link for link in (
     Link("nvlink4", "NVLink 4 (H100/H200 SXM)", 450e9, 0.82, _INTRA_LATENCY, "intra",
          "docs/hardware-sources.md sec. 3: 900 GB/s total = 450 per direction",
          "0.82: measured all-reduce busbw ~368 GB/s on H200 (docs/estimation.md sec. 5)"),
+    Link("nvlink5", "NVLink 5 (B200 SXM)", 900e9, 0.82, _INTRA_LATENCY, "intra",
+         "docs/hardware-sources.md sec. 3: 1,800 GB/s total = 900 per direction, 18 links",
+         "0.82: assumption, NVLink 4's measured share; no B200 all-reduce measurement is kept "
+         "(one published GB200 NVL72 nccl-tests run, 2 nodes x 4 GPUs, reached 811 GB/s busbw: "
+         "0.90)"),
     Link("eth_10g", "10 GbE", 1.25e9, 0.8, _ETH_LATENCY, "inter",
          "docs/hardware-sources.md sec. 3: 10 Gb/s line rate", _NET_FRACTION),
     Link("eth_25g", "25 GbE", 3.125e9, 0.8, _ETH_LATENCY, "inter",

@@ -342,7 +342,7 @@ def interconnect_for_target(workload: Workload,
     """The slowest listed link that keeps efficiency at ``gpus`` >= ``target_efficiency``.
 
     Inside one node the candidates are PCIe and NVLink; across nodes they are the networks,
-    with ``intra_link`` (default NVLink 4, the fastest listed) inside each node. None when no
+    with ``intra_link`` (default NVLink 4, the H100's) inside each node. None when no
     listed link reaches the target (communication is not the only limit then).
     """
     if not 0 < target_efficiency <= 1:
