@@ -29,7 +29,8 @@ TABLE = {
 NAMES = {
     "pcie3_x16": "PCIe 3.0 x16", "pcie4_x16": "PCIe 4.0 x16", "pcie5_x16": "PCIe 5.0 x16",
     "nvlink3_ga102": "NVLink 3 bridge (RTX 3090 / RTX A6000)", "nvlink3": "NVLink 3 (A100)",
-    "nvlink4": "NVLink 4 (H100/H200 SXM)", "nvlink5": "NVLink 5 (B200 SXM)", "eth_10g": "10 GbE", "eth_25g": "25 GbE",
+    "nvlink4": "NVLink 4 (H100/H200 SXM)", "nvlink5": "NVLink 5 (B200 SXM)", "eth_10g": "10 GbE",
+    "eth_25g": "25 GbE",
     "eth_100g": "100 GbE", "ib_hdr": "InfiniBand HDR (200 Gb/s)",
     "ib_ndr": "InfiniBand NDR (400 Gb/s)",
 }
