@@ -73,6 +73,21 @@ PRECISIONS: dict[str, Msg] = {
     "int4": Msg("INT4 weights", "INT4 权重"),
 }
 
+TRAINING_PRECISIONS: dict[str, Msg] = {
+    "fp8": Msg("FP8 (Transformer Engine: fp8 GEMMs, fp32 master weights)",
+               "FP8（Transformer Engine：fp8 矩阵乘，fp32 主权重）"),
+}
+"""Where a precision means something else in training than in inference: fp8 inference keeps
+weights and activations in fp8; fp8 training runs the linear layers' GEMMs in fp8 and keeps
+fp32 master weights (docs/estimation.md sec. 14)."""
+
+
+def precision_label(precision: str, training: bool, lang: str) -> str:
+    """The name of a workload's precision as the plan prints it, in ``lang``."""
+    table = TRAINING_PRECISIONS if training and precision in TRAINING_PRECISIONS else PRECISIONS
+    return label(table, precision, lang)
+
+
 OPTIMIZERS: dict[str, Msg] = {
     "sgd": Msg("SGD", "SGD"),
     "sgd_momentum": Msg("SGD with momentum", "带动量的 SGD"),

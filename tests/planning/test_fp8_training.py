@@ -250,3 +250,20 @@ def test_accelerates_figure_for_fp8_training_is_its_bf16_one():
     assert fp8.value == bf16.value
     assert fp8.value == pytest.approx(2 * P, rel=1e-3)
     assert "fp8 training" in fp8.note.en
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_header_names_fp8_for_what_it_is_in_training_and_in_inference(lang):
+    # fp8 training keeps fp32 master weights (Transformer Engine); fp8 inference keeps weights
+    # and activations in fp8: the header must not call a training run's weights fp8.
+    train = workload_from_options(task="llm_finetune_full", model="llama-3-8b", precision="fp8",
+                                  gpus=8, strategy="zero3")
+    infer = workload_from_options(task="llm_inference", model="llama-3-8b", precision="fp8")
+    train_head = format_plan_text(train, plan(train), lang).splitlines()[0]
+    infer_head = format_plan_text(infer, plan(infer), lang).splitlines()[0]
+    expected = {"en": ("FP8 (Transformer Engine: fp8 GEMMs, fp32 master weights)",
+                       "FP8 (weights and activations)"),
+                "zh": ("FP8（Transformer Engine：fp8 矩阵乘，fp32 主权重）",
+                       "FP8（权重与激活）")}[lang]
+    assert expected[0] in train_head and expected[1] not in train_head
+    assert expected[1] in infer_head and expected[0] not in infer_head

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchrig.i18n import Msg
-from torchrig.labels import OPTIMIZERS, PRECISIONS, STRATEGIES, label
+from torchrig.labels import OPTIMIZERS, STRATEGIES, label, precision_label
 from torchrig.planning.workload import TEXT_TASKS, Workload
 
 
@@ -43,7 +43,7 @@ SETTINGS: tuple[_Setting, ...] = (
              lambda w, lang: Msg("gradient checkpointing ", "梯度检查点").get(lang)
              + _on_off(w.gradient_checkpointing, lang)),
     _Setting("precision", "--precision", lambda w: True,
-             lambda w, lang: label(PRECISIONS, w.precision, lang)),
+             lambda w, lang: precision_label(w.precision, w.is_training, lang)),
     _Setting("optimizer", "--optimizer", lambda w: w.is_training,
              lambda w, lang: label(OPTIMIZERS, w.optimizer, lang)),
     _Setting("batch_size", "--batch", lambda w: True,

@@ -15,12 +15,12 @@ from torchrig.labels import (
     MODELS,
     MODES,
     OPTIMIZERS,
-    PRECISIONS,
     STRATEGIES,
     TASKS,
     citation,
     cores,
     label,
+    precision_label,
 )
 from torchrig.planning.assumed_settings import AssumedSetting, assumed_lines
 from torchrig.planning.item_labels import LABELS
@@ -200,7 +200,8 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
     name = (label(MODELS, model.preset.id, lang) if model.preset
             else t(Msg("custom model", "自定义模型")))
     params = f"{model.params / 1e6:,.1f}M"
-    settings = [label(MODES, workload.mode, lang), label(PRECISIONS, workload.precision, lang)]
+    settings = [label(MODES, workload.mode, lang),
+                precision_label(workload.precision, workload.is_training, lang)]
     if workload.is_training:
         settings.append(label(OPTIMIZERS, workload.optimizer, lang))
     nodes = plural(workload.nodes, Msg("{n} node", "{n} 个节点"), Msg("{n} nodes", "{n} 个节点"),

@@ -30,7 +30,7 @@ from torchrig.builds.targets import compare
 from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
 from torchrig.i18n import Lang, one_language, plural
-from torchrig.labels import MODELS, PRECISIONS, PRICE_RELIABILITY, TASKS, label
+from torchrig.labels import MODELS, PRICE_RELIABILITY, TASKS, label, precision_label
 from torchrig.report.sheet import (
     BenchRow,
     BomRow,
@@ -325,7 +325,7 @@ def workload_name(workload: Workload, lang: str) -> str:
     model_name = label(MODELS, model.preset.id, lang) if model.preset else workload.model
     gpus = plural(workload.total_gpus, STRINGS["workload.gpu"], STRINGS["workload.gpus"], lang)
     summary = text("workload.summary", lang, model=model_name,
-                   precision=label(PRECISIONS, workload.precision, lang),
+                   precision=precision_label(workload.precision, workload.is_training, lang),
                    batch=workload.batch_size, gpus=gpus)
     return label(TASKS, workload.task, lang) + text("colon", lang) + summary
 
