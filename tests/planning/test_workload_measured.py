@@ -38,6 +38,9 @@ def test_the_context_round_trips_through_a_file(tmp_path):
     from torchrig.planning.workload import load_workload
 
     assert load_workload(tmp_path / "w.json") == w
+    cnn = Workload.from_dict(custom_cnn(measured_image_size=64))
+    save_workload(cnn, tmp_path / "cnn.json")
+    assert load_workload(tmp_path / "cnn.json").measured_image_size == 64
 
 
 BAD = [
@@ -60,6 +63,8 @@ BAD = [
                                                   "models only"),
     (custom_cnn, dict(measured_seq_len=32), "measured_seq_len' applies to transformer"),
     (gpt, dict(measured_seq_len=None), "measured_seq_len' is required for a transformer"),
+    (gpt, dict(measured_image_size=224), "measured_image_size' applies to vision models"),
+    (custom_cnn, dict(measured_image_size=0), "measured_image_size' must be between 1 and"),
 ]
 
 

@@ -125,8 +125,15 @@ def test_a_torchvision_model_is_replanned_with_the_measured_bytes(capsys, tmp_pa
     w = json.loads(applied.read_text())
     assert w["model"] == "custom" and w["measured_attention"] is None
     assert w["measured_seq_len"] is None and w["measured_batch"] == 2
+    assert w["measured_image_size"] == 32  # the images verify fed
     per_sample = round(doc["saved_for_backward_bytes"] / doc["measured"]["batch"])
     p = plan_json(capsys, applied, "--batch", "8")
     assert p["vram_per_gpu"]["activations"] == pytest.approx(per_sample * 8, rel=1e-12)
     assert p["vram_per_gpu"]["notes"]["activations"]["en"].startswith(
-        f"measured on cpu, {doc['date']} (fp32, batch 2)")
+        f"measured on cpu, {doc['date']} (fp32, batch 2, 32px)")
+    # planned at 64px a CNN's activations and FLOPs grow with the area: x (64/32)^2 = 4
+    big = plan_json(capsys, applied, "--batch", "8", "--image-size", "64")
+    assert big["vram_per_gpu"]["activations"] == pytest.approx(per_sample * 8 * 4, rel=1e-12)
+    assert "scaled by image area to 64px (x 4)" in big["vram_per_gpu"]["notes"]["activations"]["en"]
+    assert big["throughput"]["flops_per_sample"] == pytest.approx(
+        4 * p["throughput"]["flops_per_sample"], rel=1e-9)

@@ -93,3 +93,10 @@ def test_a_document_that_is_not_a_result_is_bad_input():
     broken = {**good, "rows": [{**good["rows"][0], "measured": "lots"}]}
     with pytest.raises(InputError, match=r"rows\[0\].*'measured' must be a number"):
         VerifyResult.from_dict(broken)
+    # the image size the runs fed travels with the result, and is checked
+    sized = {**good, "image_size_used": 96}
+    assert VerifyResult.from_dict(sized).image_size_used == 96
+    assert VerifyResult.from_dict(sized).to_dict()["image_size_used"] == 96
+    for bad in (0, 2.5, True, "224", 70_000):
+        with pytest.raises(InputError, match="'image_size_used' must be a whole number"):
+            VerifyResult.from_dict({**good, "image_size_used": bad})

@@ -64,6 +64,7 @@ def test_factory_model_saved_bytes_equal_a_hand_count(tmp_path):
     source = parse_factory(f"{write_factory(tmp_path)}:make")
     mp, spec = v.library_plan(source, workload(), "cpu")
     assert mp.layers is None and "your factory make()" in mp.description.en
+    assert mp.image_size is None  # its own batch() makes the inputs: their size is not known
     measured = run_probe(spec, Size(None, 4), "cpu", 3, threading.Event())
     assert measured.saved_bytes == hand_count(4)
     assert measured.weights == PARAMS * 4 and measured.gradients == PARAMS * 4
@@ -83,7 +84,8 @@ def test_without_batch_the_inputs_come_from_the_task(tmp_path):
     text = FACTORY.replace("def batch(", "def not_batch(").replace(
         "nn.Linear(16, 64)", "nn.Flatten(), nn.Linear(3 * 32 * 32, 64)")
     source = parse_factory(f"{write_factory(tmp_path, text)}:make")
-    _mp, spec = v.library_plan(source, workload(), "cpu")
+    mp, spec = v.library_plan(source, workload(), "cpu")
+    assert mp.image_size == 32  # verify makes the 32 px images the workload asks for
     measured = run_probe(spec, Size(None, 2), "cpu", 3, threading.Event())
     # Flatten's view shares the image's storage: 2 x 3 x 32 x 32 floats once; then as above
     # with 3072 inputs instead of 16 (targets: fixed pseudo-random classes, int64).
@@ -135,6 +137,7 @@ def test_cli_factory_apply_writes_a_workload_plan_reads_back(tmp_path, capsys):
     assert w.forward_flops_per_sample == doc["measured"]["forward_flops"] / 4
     assert w.figures_source.startswith("measured on ") and doc["date"] in w.figures_source
     assert w.params == PARAMS  # counted from the real model, the planner's size for it
+    assert w.measured_image_size is None  # the factory's batch() made the inputs
     code = main(["plan", "--workload", str(out_path), "--json"])
     planned = json.loads(capsys.readouterr().out)
     assert code == 0

@@ -1,8 +1,9 @@
 """Rules for a measurement's context (``measured_*``, written by ``torchrig verify --apply``
 beside the measured figures), part of the one workload validation (planning/workload.py)
 used for load and save: each value checked, then all or none of the context, only with the
-figures it describes; a transformer's also names the attention and the length measured (the
-planner corrects and scales by them, requirements/activations.py)."""
+figures it describes; a transformer's also names the attention and the length measured, a
+vision model's the image size (the planner corrects and scales by them,
+requirements/activations.py)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def _measured(c: Facts) -> bool:
 
 
 MEASUREMENT_FIELDS = ("measured_device", "measured_attention", "measured_precision",
-                      "measured_batch", "measured_seq_len", "measured_checkpointing",
-                      "measured_date")
+                      "measured_batch", "measured_seq_len", "measured_image_size",
+                      "measured_checkpointing", "measured_date")
 """The measurement's context (torchrig verify --apply writes them with the figures)."""
 _MEASUREMENT_REQUIRED = ("measured_device", "measured_precision", "measured_batch",
                          "measured_date")
@@ -69,5 +70,8 @@ MEASUREMENT_RULES: tuple[Rule, ...] = (
         Rule("measured_seq_len", lambda c: c.model.arch is not None
                                             and c.w.measured_seq_len is None,
               "is required for a transformer's measurement (the planner scales by it)"),
+        Rule("measured_image_size", lambda c: c.w.measured_image_size is not None
+                                               and c.model.family not in ("cnn", "vit"),
+              "applies to vision models (CNN, ViT) only"),
     ),
 )

@@ -164,6 +164,9 @@ class Workload:
     measured_batch: int | None = None
     measured_seq_len: int | None = None
     """Tokens per sequence of the measurement (transformers only)."""
+    measured_image_size: int | None = None
+    """Image side in pixels of the measurement (vision models only); None in files written
+    before it was recorded: the figure is then taken at the planned image size."""
     measured_checkpointing: bool | None = None
     measured_date: str | None = None
     """ISO date (YYYY-MM-DD) of the measurement."""

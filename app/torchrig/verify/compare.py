@@ -136,6 +136,9 @@ class VerifyResult:
     """The attention the runs took (workload_fields.MEASURED_ATTENTIONS): sdpa's fused
     kernels, its math path (off CUDA with attention dropout) or eager; None where not a
     transformer of known attention. ``verify --apply`` writes it as ``measured_attention``."""
+    image_size_used: int | None = None
+    """Pixels per side of the images the runs fed (None: not images, or the user's batch()
+    made them)."""
     source: dict[str, Any] = field(default_factory=lambda: dict(SOURCE_UNKNOWN))
     """Where the model came from: ``kind`` (factory, transformers, torchvision, timm,
     reference), ``label`` (library + class, or file + function) and ``fallback`` (why the
@@ -171,7 +174,7 @@ class VerifyResult:
                             "batch": self.measured.phases_size[1]},
             "saved_for_backward_bytes": self.measured.saved_bytes,
             "feedback": self.feedback,
-            "attention_used": self.attention_used,
+            "attention_used": self.attention_used, "image_size_used": self.image_size_used,
             # What ran (the workload as reduced to one GPU) and every measured figure, so the
             # document opens again as the same result (from_dict).
             "verified": self.verified.to_dict(),
@@ -245,7 +248,8 @@ class VerifyResult:
             measured=measured, feedback=feedback,
             wall_s=get_num(doc, "wall_s", where, minimum=0),
             date=get_str(doc, "date", where, max_len=40), source=_source(doc, where),
-            attention_used=_attention_used(doc, where))
+            attention_used=_attention_used(doc, where),
+            image_size_used=_image_size_used(doc, where))
 
 
 def _attention_used(doc: dict[str, Any], where: str) -> str | None:
@@ -253,6 +257,15 @@ def _attention_used(doc: dict[str, Any], where: str) -> str | None:
     if value is not None and value not in MEASURED_ATTENTIONS:
         raise InputError(f"{where}: field 'attention_used' must be one of "
                          f"{', '.join(MEASURED_ATTENTIONS)}; got {value!r}")
+    return value
+
+
+def _image_size_used(doc: dict[str, Any], where: str) -> int | None:
+    value = doc.get("image_size_used")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or not 1 <= value <= 65_536):
+        raise InputError(f"{where}: field 'image_size_used' must be a whole number of pixels "
+                         f"from 1 to 65536; got {value!r}")
     return value
 
 
@@ -352,7 +365,8 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
             torch_version: str, steps: int, sizes: list[tuple[int | None, int, int | None]],
             reduction: Msg | None, model: Msg, precision_note: str, notes: list[Msg],
             wall_s: float, date: str, source: dict[str, Any] | None = None,
-            attention_used: str | None = None) -> VerifyResult:
+            attention_used: str | None = None, image_size_used: int | None = None
+            ) -> VerifyResult:
     """Build the comparison rows and the figures to feed back."""
     rows = _rows(verified, requirements, measured, device_kind, reduction)
     notes = list(notes)
@@ -368,7 +382,8 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
         device_name=device_name, torch_version=torch_version, steps=steps, sizes=sizes,
         reduction=reduction, model=model, precision_note=precision_note, notes=notes,
         rows=rows, measured=measured, feedback=feedback, wall_s=wall_s, date=date,
-        source=dict(source or SOURCE_UNKNOWN), attention_used=attention_used)
+        source=dict(source or SOURCE_UNKNOWN), attention_used=attention_used,
+        image_size_used=image_size_used)
 
 
 def _rows(w: Workload, req: Requirements, m: Measured, kind: str,

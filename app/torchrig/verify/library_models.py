@@ -33,7 +33,7 @@ from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.workload import VISION_TASKS, Workload, resolve_model
-from torchrig.verify.sources import ModelSource
+from torchrig.verify.sources import VERIFY_IMAGE_SIZE, ModelSource
 
 Batch = tuple[Any, Any]  # (inputs, targets); targets None: the model computes its loss
 
@@ -66,6 +66,9 @@ class LibraryModel:
     attention_dropout: float = 0.0
     """Dropout on the attention probabilities: off CUDA, SDPA then takes its math path, which
     keeps the (tokens x tokens) probabilities - memory no longer linear in the tokens."""
+    image_size: int | None = None
+    """Pixels per side of the images ``batch`` makes (None: not images, or the user's own
+    batch() makes them)."""
 
 
 # torchvision registers fake and autograd kernels for its compiled operators (nms, roi_align,
@@ -241,7 +244,7 @@ def vision_model(source: ModelSource, w: Workload) -> LibraryModel:
         def make() -> nn.Module:
             return lib.create_model(source.name, pretrained=False)
 
-    image = w.image_size or 224
+    image = w.image_size or VERIFY_IMAGE_SIZE
     channels = resolve_model(w).channels
 
     def build(_layers: int | None) -> nn.Module:
@@ -256,7 +259,7 @@ def vision_model(source: ModelSource, w: Workload) -> LibraryModel:
         f"{source.kind} {source.name} at {image}px, random weights"
         + (f" ({degraded.en})" if degraded else ""),
         f"{source.kind} {source.name}，{image}px，随机权重"
-        + (f"（{degraded.zh}）" if degraded else "")))
+        + (f"（{degraded.zh}）" if degraded else "")), image_size=image)
 
 
 # --- the user's factory -----------------------------------------------------------------------
@@ -304,7 +307,7 @@ def factory_model(source: ModelSource, w: Workload) -> LibraryModel:
     fn, user_batch = load_factory(source)
     where = f"{source.path}:{source.function}"
     text = w.task not in VISION_TASKS and w.task != "image_generation"
-    image = w.image_size or 224
+    image = w.image_size or VERIFY_IMAGE_SIZE
     channels = resolve_model(w).channels
     seq = w.seq_len or 128
 
@@ -356,7 +359,8 @@ def factory_model(source: ModelSource, w: Workload) -> LibraryModel:
         f"your factory {source.function}() from {source.path}, "
         + ("its batch() for the inputs" if user_batch else "inputs made from the task"),
         f"你的工厂函数 {source.path} 中的 {source.function}()，"
-        + ("输入来自其 batch()" if user_batch else "输入按任务生成")))
+        + ("输入来自其 batch()" if user_batch else "输入按任务生成")),
+        image_size=None if text or user_batch is not None else image)
 
 
 def library_model(source: ModelSource, w: Workload) -> LibraryModel:

@@ -40,7 +40,7 @@ from torchrig.planning.workload import (
     resolve_model,
 )
 from torchrig.verify.compare import Measured, VerifyResult, compare
-from torchrig.verify.sources import REFERENCE, ModelSource
+from torchrig.verify.sources import REFERENCE, VERIFY_IMAGE_SIZE, ModelSource
 from torchrig.verify.timefit import extrapolate_time, fit_time
 
 if TYPE_CHECKING:
@@ -129,6 +129,9 @@ class ModelPlan:
     attention: str | None = None
     """The attention the runs take (workload_fields.MEASURED_ATTENTIONS; None: not a
     transformer of known attention, e.g. a factory's)."""
+    image_size: int | None = None
+    """Pixels per side of the images verify feeds (None: not a vision model, or the user's
+    batch() makes the inputs); the plan scales the measured figures from it."""
 
 
 def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
@@ -194,12 +197,14 @@ def model_plan(w: Workload) -> ModelPlan:
             f"{w.attention} attention",
             f"{what}：{a.style} 风格 Transformer，{a.layers} 层，隐藏 {a.hidden}，{a.heads} 个头"
             f"（{a.kv_heads} 个 K/V），MLP {a.ffn}，词表 {a.vocab}，{w.attention} 注意力"))
+    image = w.image_size or VERIFY_IMAGE_SIZE
     if w.model == "vit-b-16":
         return ModelPlan(12, Msg("ViT-B/16 as torchvision builds it",
-                                 "ViT-B/16（与 torchvision 结构相同）"))
+                                 "ViT-B/16（与 torchvision 结构相同）"), image_size=image)
     if w.model in ("resnet18", "resnet50", "resnet152"):
         return ModelPlan(None, Msg(f"ResNet-{w.model[6:]} as torchvision builds it",
-                                   f"ResNet-{w.model[6:]}（与 torchvision 结构相同）"))
+                                   f"ResNet-{w.model[6:]}（与 torchvision 结构相同）"),
+                         image_size=image)
     if w.model == "nature-cnn":
         return ModelPlan(None, Msg("Nature DQN CNN with actor and critic heads",
                                    "Nature DQN 卷积网络（含 actor 与 critic 头）"))
@@ -207,7 +212,7 @@ def model_plan(w: Workload) -> ModelPlan:
             and w.task != "reinforcement_learning":
         return ModelPlan(None, Msg(f"custom model built as ResNet-{w.layers} (layers "
                                    f"{w.layers})", f"自定义模型按 ResNet-{w.layers} 构建"
-                                   f"（layers {w.layers}）"))
+                                   f"（layers {w.layers}）"), image_size=image)
     raise VerifyError(Msg(
         f"verify cannot build model {w.model!r} for task {w.task}: give a preset, a custom "
         "transformer (layers, hidden, heads) or a custom ResNet (layers 18, 34, 50, 101 or 152)",
@@ -243,7 +248,7 @@ def probe_spec(w: Workload, kind: str) -> ProbeSpec:
         def kept(model: torch.nn.Module) -> list[torch.nn.Module]:
             return list(model.blocks) if ckpt else []  # type: ignore[arg-type]
     else:
-        image = w.image_size or 224
+        image = w.image_size or VERIFY_IMAGE_SIZE
         channels = m.channels
 
         def build(layers: int | None) -> torch.nn.Module:
@@ -312,7 +317,8 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
         attention = w.attention if w.attention == "eager" or linear or not w.is_training \
             else "sdpa_math"
     plan_ = ModelPlan(built.layers, built.description, seq_axis=built.seq_axis,
-                      seq_reducible=built.seq_axis and linear, attention=attention)
+                      seq_reducible=built.seq_axis and linear, attention=attention,
+                      image_size=built.image_size)
     return plan_, spec
 
 
@@ -343,7 +349,7 @@ def choose_model(source: ModelSource | None, w: Workload, kind: str
     description = Msg(f"{mp.description.en} - {source.describe().en}",
                       f"{mp.description.zh} - {source.describe().zh}")
     return source, ModelPlan(mp.layers, description, mp.seq_axis, mp.seq_reducible,
-                             mp.attention), probe_spec(w, kind)
+                             mp.attention, mp.image_size), probe_spec(w, kind)
 
 
 def smallest_batch(spec: ProbeSpec, layers: int | None) -> int:
@@ -688,7 +694,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         sizes=[(s.layers, s.batch, s.seq) for s in sizes], reduction=reduction,
         model=mp.description, precision_note=spec.precision.describe(), notes=notes,
         wall_s=time.perf_counter() - started, date=_dt.date.today().isoformat(),
-        attention_used=mp.attention,
+        attention_used=mp.attention, image_size_used=mp.image_size,
         source={"kind": used.kind, "label": used.label if used.kind != "reference" or
                 not used.name else f"TorchRig reference model (instead of {used.name})",
                 "fallback": None if used.fallback is None else used.fallback.to_dict()})

@@ -17,6 +17,9 @@ from torchrig.errors import InputError
 from torchrig.i18n import Msg
 
 KINDS = ("factory", "transformers", "torchvision", "timm", "reference")
+VERIFY_IMAGE_SIZE = 224
+"""Pixels per side of the images verify makes for a vision model whose workload gives no
+image size (torchvision's and timm's ImageNet models are built for 224)."""
 LIBRARY_PREFIXES = ("torchvision", "timm")
 
 

@@ -29,7 +29,9 @@ def measured_workload(result: VerifyResult) -> Workload:
     doc = result.workload.to_dict()
     source = result.source.get("label", "")
     v = result.verified
-    transformer = resolve_model(v).arch is not None
+    resolved = resolve_model(v)
+    transformer = resolved.arch is not None
+    vision = resolved.family in ("cnn", "vit")
     doc.update(
         activation_bytes_per_sample=round(m.activations / batch),
         forward_flops_per_sample=max(1, round(m.forward_flops / batch)),
@@ -48,5 +50,6 @@ def measured_workload(result: VerifyResult) -> Workload:
             measured_attention=result.attention_used if transformer else None,
             measured_precision=v.precision, measured_batch=batch,
             measured_seq_len=v.seq_len if transformer else None,
+            measured_image_size=result.image_size_used if vision else None,
             measured_checkpointing=v.gradient_checkpointing, measured_date=result.date)
     return Workload.from_dict(doc, where="workload")

@@ -317,6 +317,16 @@ def _checkpoint_segments(units: tuple[tuple[int, int], ...], scale: float,
     return min(checkpointed, sum(u[0] for u in units)) * scale
 
 
+def image_scale(family: str, image: int, ref: int) -> tuple[float, Msg]:
+    """How a vision model's activations grow from ``ref`` to ``image`` pixels a side: a
+    ViT's by its token count (16-pixel patches and the class token), a CNN's by the area."""
+    if family == "vit":
+        patch = 16
+        return (((image // patch) ** 2 + 1) / ((ref // patch) ** 2 + 1),
+                Msg("scaled by token count", "按 token 数缩放"))
+    return (image / ref) ** 2, Msg("scaled by image area", "按图像面积缩放")
+
+
 def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | None,
                        checkpointing: bool) -> Activations:
     """Saved bytes of a CNN or ViT from its calibration (per sample, scaled to the image
@@ -329,13 +339,7 @@ def vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | Non
     prec = cal_precision(w)
     pc = vc.precisions[prec]
     image = w.image_size or vc.image_size
-    if model.family == "vit":
-        patch = 16
-        scale = ((image // patch) ** 2 + 1) / ((vc.image_size // patch) ** 2 + 1)
-        how = Msg("scaled by token count", "按 token 数缩放")
-    else:
-        scale = (image / vc.image_size) ** 2
-        how = Msg("scaled by image area", "按图像面积缩放")
+    scale, how = image_scale(model.family, image, vc.image_size)
     per_sample = pc.bytes_per_sample * scale
     full = per_sample * w.batch_size + pc.bytes_per_step
     if checkpointing:
@@ -443,7 +447,10 @@ def training_activations(w: Workload, model: ResolvedModel,
                                                     formula)
         return formula
     if model.family in ("cnn", "vit"):
-        return vision_activations(w, model, cal, w.gradient_checkpointing)
+        formula = vision_activations(w, model, cal, w.gradient_checkpointing)
+        if w.activation_bytes_per_sample is not None and w.measured_device is not None:
+            return measured_vision_activations(w, model, cal, formula)
+        return formula
     if w.activation_bytes_per_sample is not None:
         b = w.activation_bytes_per_sample * w.batch_size
         return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小")
@@ -481,13 +488,20 @@ def _given_figure_note(w: Workload) -> Msg:
 
 def _measured_mismatch(w: Workload) -> Msg | None:
     """Why a transformer's measured figure cannot stand for this plan (None: it can)."""
-    import dataclasses
-
-    measured = dataclasses.replace(w, precision=w.measured_precision or w.precision)
     if w.measured_attention is None:
         return Msg("the attention it ran is not known", "未知其所用注意力实现")
     if w.measured_seq_len is None or w.measured_batch is None:
         return Msg("its batch or length is not known", "未知其批大小或序列长度")
+    return context_mismatch(w)
+
+
+def context_mismatch(w: Workload) -> Msg | None:
+    """Why a measurement's precision, checkpointing or layout does not stand for this plan
+    (None: they do): another precision class, checkpointing on one side only, or the plan's
+    layers split over tensor or pipeline ranks where verify measured one device."""
+    import dataclasses
+
+    measured = dataclasses.replace(w, precision=w.measured_precision or w.precision)
     if cal_precision(measured) != cal_precision(w):
         return Msg(f"measured at {w.measured_precision}, planned {w.precision} (another "
                    "precision class)", f"实测精度 {w.measured_precision}，规划为 {w.precision}"
@@ -591,3 +605,70 @@ def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: in
         full = formula.without_checkpointing * saved / formula.bytes
     return Activations(saved, Msg("; ".join(notes_en), "；".join(notes_zh)), full,
                        formula.transient)
+
+
+def measured_vision_activations(w: Workload, model: ResolvedModel, cal: Calibration | None,
+                                formula: Activations) -> Activations:
+    """A CNN's or ViT's saved bytes from the figure measured on the user's model (verify
+    --apply), calibrated preset or not, where the measurement stands for the plan (the same
+    precision class and checkpointing, :func:`context_mismatch`): the measured total at its
+    batch, less a calibrated preset's batch-independent part (autocast weight copies, norm
+    statistics), per sample, scaled from the measured image size to the planned one
+    (:func:`image_scale`), x the planned batch, + that part. Where it does not stand, the
+    formula (calibration or published figure); a custom model, which has none, takes the
+    figure as it is and says what differs."""
+    import dataclasses
+
+    assert w.activation_bytes_per_sample is not None and w.measured_batch is not None
+    src = measurement_source(w)
+    why = context_mismatch(w)
+    vc = cal.vision.get(model.preset.id) if (cal is not None and model.preset) else None
+    # The formula of a model without a calibration or a published figure is the user's figure.
+    has_formula = vc is not None or (model.preset is not None
+                                     and model.preset.activation_bytes_per_sample is not None)
+    if why is not None and has_formula:
+        return dataclasses.replace(formula, note=Msg(
+            f"{formula.note.en}; the figure {src.en} is not used: {why.en}",
+            f"{formula.note.zh}；{src.zh}的数值未采用：{why.zh}"))
+    step = vc.precisions[cal_precision(w)].bytes_per_step if vc is not None else 0.0
+    b_m = w.measured_batch
+    per_m = (w.activation_bytes_per_sample * b_m - step) / b_m
+    en = [f"{src.en} ({w.measured_precision}, batch {b_m}"
+          + (f", {w.measured_image_size}px" if w.measured_image_size else "")
+          + f"): {fmt_gib(w.activation_bytes_per_sample)}/sample"]
+    zh = [f"{src.zh}（{w.measured_precision}，批大小 {b_m}"
+          + (f"，{w.measured_image_size}px" if w.measured_image_size else "")
+          + f"）：每样本 {fmt_gib(w.activation_bytes_per_sample)}"]
+    if step and per_m < 0:
+        # The measured total is below the calibration's batch-independent part: the model
+        # measured is not the preset's; nothing is subtracted from the user's figure.
+        per_m, step = w.activation_bytes_per_sample, 0.0
+        en.append("its total is below the preset's per-step part, so none is subtracted")
+        zh.append("其总量低于预设的每步部分，故不扣减")
+    elif step:
+        en.append(f"less {fmt_gib(step)} per step (autocast weight copies, norm statistics)")
+        zh.append(f"减去每步 {fmt_gib(step)}（autocast 权重副本、归一化统计量）")
+    image = w.image_size or (vc.image_size if vc is not None else None)
+    scale = 1.0
+    if w.measured_image_size is None:
+        en.append("its image size is not recorded: taken at the planned size")
+        zh.append("未记录其图像尺寸：按规划尺寸计")
+    elif image is not None and image != w.measured_image_size:
+        scale, how = image_scale(model.family, image, w.measured_image_size)
+        en.append(f"{how.en} to {image}px (x {scale:.4g})")
+        zh.append(f"{how.zh}至 {image}px（× {scale:.4g}）")
+    saved = per_m * scale * w.batch_size + step
+    en.append(f"x batch {w.batch_size}" + (f" + {fmt_gib(step)} per step" if step else ""))
+    zh.append(f"× 批大小 {w.batch_size}" + (f" + 每步 {fmt_gib(step)}" if step else ""))
+    if why is not None:
+        en.append(f"taken as it is although {why.en} (no formula for a custom model)")
+        zh.append(f"虽然{why.zh}，仍按原值采用（自定义模型没有公式）")
+    if has_formula and formula.bytes is not None:
+        en.append(f"the formula alone gives {fmt_gib(formula.bytes)}")
+        zh.append(f"仅按公式为 {fmt_gib(formula.bytes)}")
+    full = saved
+    if (has_formula and w.gradient_checkpointing and formula.without_checkpointing
+            and formula.bytes):
+        # Without checkpointing: the formula's proportion, the measured run had it on.
+        full = formula.without_checkpointing * saved / formula.bytes
+    return Activations(saved, Msg("; ".join(en), "；".join(zh)), full, formula.transient)

@@ -27,9 +27,34 @@ def training_flops_per_sample(w: Workload, model: ResolvedModel,
             return _measured_transformer_flops(w, model.arch, model.seq_len or 1, total, note)
         return total, note
     if w.forward_flops_per_sample is not None:
-        return 3 * w.forward_flops_per_sample * ck, Msg(
-            f"3 x your forward figure{ck_note.en}", f"3 × 你提供的前向 FLOPs{ck_note.zh}")
+        forward, how = _given_forward(w, model)
+        return 3 * forward * ck, Msg(f"3 x {how.en}{ck_note.en}", f"3 × {how.zh}{ck_note.zh}")
     return _vision_flops(w, model, cal, ck, ck_note)
+
+
+def _given_forward(w: Workload, model: ResolvedModel) -> tuple[float, Msg]:
+    """The user's or the measured forward FLOPs per sample (not a transformer), a vision
+    model's scaled from the measured image size to the planned one (a CNN's by the area, a
+    ViT's by its tokens: the attention's seq^2 part is left out, under 10 % at 224px)."""
+    from torchrig.planning.requirements.activations import image_scale, measurement_source
+
+    assert w.forward_flops_per_sample is not None
+    if w.measured_device is None:
+        return w.forward_flops_per_sample, Msg("your forward figure", "你提供的前向 FLOPs")
+    src = measurement_source(w)
+    forward = w.forward_flops_per_sample
+    per = f"{forward / 1e9:,.3f} GFLOP"
+    measured, image = w.measured_image_size, w.image_size
+    if measured is None or image is None or image == measured or \
+            model.family not in ("cnn", "vit"):
+        at = f" at {measured}px" if measured else ""
+        return forward, Msg(f"forward {per}/sample {src.en}{at}",
+                            f"{src.zh}的每样本前向 {per}" + (f"（{measured}px）" if measured
+                                                              else ""))
+    scale, how = image_scale(model.family, image, measured)
+    return forward * scale, Msg(
+        f"forward {per}/sample {src.en} at {measured}px, {how.en} to {image}px (x {scale:.4g})",
+        f"{src.zh}的每样本前向 {per}（{measured}px），{how.zh}至 {image}px（× {scale:.4g}）")
 
 
 def _transformer_flops(w: Workload, arch: TransformerArch, seq: int, ck: float, ck_note: Msg
