@@ -182,3 +182,40 @@ def test_measured_figures_of_a_transformer_replan_it_with_their_context(window, 
     item = page.analysis.requirements.vram_per_gpu["activations"]
     assert item.value == 3e6  # 1.5e6 per sample x batch 2
     assert item.note.en.startswith("measured on cpu, 2026-12-01")
+
+
+@pytest.mark.slow
+def test_at_1280_by_720_a_finished_measurement_is_in_view_whole(window, qtbot, file_dialogs,
+                                                                tmp_path):
+    # The panel sits below the fold of the Wizard's page at 1280 x 720: a click must end with
+    # the table scrolled into view, tall enough for its rows, the notes below it (not over
+    # it), and the factory's function name readable beside its button.
+    pytest.importorskip("torch")
+    from torchrig.gui.qt import QScrollArea
+
+    window.resize(1280, 720)
+    page, panel = show_panel(window, qtbot)
+    open_workload(qtbot, page, file_dialogs, tmp_path, workload_from_options(
+        task="nlp_transformer", mode="train", model="custom", style="gpt", layers=2, hidden=64,
+        heads=4, vocab=200, ffn=128, seq_len=16, batch=2, precision="fp32"))
+    qtbot.waitUntil(lambda: panel.workload == page.workload, timeout=10_000)
+    field = panel.factory_function
+    assert field.width() >= field.fontMetrics().horizontalAdvance(field.text())
+    with qtbot.waitSignal(panel.result_ready, timeout=180_000):
+        click(qtbot, panel.measure_button)
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=10_000)
+    table = panel.table
+    rows = min(table.rowCount(), 10)
+    # once the page is laid out again (the event loop's next turns)
+    qtbot.waitUntil(lambda: table.height() >= sum(table.rowHeight(r) for r in range(rows))
+                    and panel.notes.geometry().top() >= table.geometry().bottom(),
+                    timeout=5_000)
+    area = panel.parentWidget()
+    while not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+
+    def table_in_view() -> bool:
+        top = table.mapTo(area.viewport(), table.rect().topLeft()).y()
+        return top >= 0 and top + table.height() <= area.viewport().height()
+
+    qtbot.waitUntil(table_in_view, timeout=5_000)

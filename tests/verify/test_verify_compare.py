@@ -78,3 +78,16 @@ def test_json_and_chinese_text():
     header, body = table(r, "zh")
     assert header[0] == "项目" and body[0][0] == "权重"
     assert "设备" in format_text(r, "zh")
+
+
+def test_the_model_source_reads_in_the_sheets_language():
+    from torchrig.verify.compare import source_label
+
+    ref = {"kind": "reference", "label": "TorchRig reference model (instead of resnet18)"}
+    assert source_label(ref, "en") == "TorchRig reference model (instead of resnet18)"
+    assert source_label(ref, "zh") == "TorchRig 参考模型（代替 resnet18）"
+    plain = {"kind": "reference", "label": "TorchRig reference model"}
+    assert source_label(plain, "zh") == "TorchRig 参考模型"
+    # a library class or a factory's file and function reads the same in both languages
+    hf = {"kind": "transformers", "label": "transformers GPT2LMHeadModel"}
+    assert source_label(hf, "zh") == source_label(hf, "en") == "transformers GPT2LMHeadModel"

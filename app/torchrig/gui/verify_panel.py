@@ -22,6 +22,7 @@ from torchrig.gui.qt import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     Qt,
     QTableWidget,
     QTableWidgetItem,
@@ -68,6 +69,7 @@ class VerifyPanel(QWidget):
         self.lang = lang
         self.workload: Workload | None = None
         self.result: Any = None
+        self._table_grew = False
         self._failed = False
         self._measure = measure
         self.runner = TaskRunner(self)
@@ -92,7 +94,10 @@ class VerifyPanel(QWidget):
         self.factory_function = QLineEdit(DEFAULT_FACTORY_FUNCTION)
         self.factory_function.setToolTip(self.tr("The function in your file that returns the "
                                                  "model"))
-        self.factory_function.setMaximumWidth(160)
+        # Wide enough for the default name: in one row with the other buttons at 1280 px the
+        # field was squeezed to a few letters ("model").
+        self.factory_function.setMinimumWidth(
+            self.factory_function.fontMetrics().horizontalAdvance(DEFAULT_FACTORY_FUNCTION * 2))
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(lambda: self.runner.cancel())
@@ -103,12 +108,15 @@ class VerifyPanel(QWidget):
         self.apply_button.hide()
         self.apply_button.clicked.connect(lambda: self._apply())
         bar.addWidget(self.measure_button)
-        bar.addWidget(self.factory_button)
-        bar.addWidget(self.factory_function)
         bar.addWidget(self.cancel_button)
         bar.addWidget(self.apply_button)
         bar.addStretch(1)
         layout.addLayout(bar)
+        own = QHBoxLayout()  # the user's own model: the file button and the function's name
+        own.addWidget(self.factory_button)
+        own.addWidget(self.factory_function)
+        own.addStretch(1)
+        layout.addLayout(own)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -183,7 +191,29 @@ class VerifyPanel(QWidget):
             return
         self.result = result
         self.show_result(result)
+        self._bring_into_view()
         self.result_ready.emit(result)
+
+    def _bring_into_view(self) -> None:
+        """Scroll the page that holds the panel to its table: at 1280 x 720 the Wizard's panel
+        sits below the fold, and a finished measurement would not be seen."""
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QScrollArea):
+            parent = parent.parentWidget()
+        if parent is None:
+            return
+        area = parent
+        bar = area.verticalScrollBar()
+
+        def scroll(*_range: int) -> None:
+            bar.rangeChanged.disconnect(scroll)
+            area.ensureWidgetVisible(self.table, 0, 0)
+
+        # When the table has just been given a new height, the page grows (and its scroll
+        # range with it) only once the scroll area has laid it out again: scroll then too.
+        if self._table_grew:
+            bar.rangeChanged.connect(scroll)
+        area.ensureWidgetVisible(self.table, 0, 0)
 
     def show_result(self, result: Any) -> None:
         from torchrig.verify.compare import summary_lines, table
@@ -204,12 +234,39 @@ class VerifyPanel(QWidget):
                     item.setToolTip((row.cause or row.note).get(self.lang))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
+        # Tall enough for its rows (up to ten): the Wizard's page scrolls, and a table left at
+        # its minimum showed one row at 1280 x 720.
+        rows = min(len(body), 10)
+        height = (self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+                  + sum(self.table.rowHeight(r) for r in range(rows)))
+        self._table_grew = height != self.table.minimumHeight()
+        self.table.setMinimumHeight(height)
         self.notes.setText("<br/>".join(escape(line) for line in summary_lines(result,
                                                                                self.lang)))
+        self._fit_notes()
         self.status.setText(self.tr("Measured in {0} s.").format(f"{result.wall_s:.1f}"))
         # Every model's measured figures go back (verify --apply): the planner uses a
         # transformer's too, where the measurement matches the plan.
         self.apply_button.setVisible(result.measured.activations > 0)
+
+    def _fit_notes(self) -> None:
+        """Reserve the wrapped notes' height: a page in a scroll area is laid out by minimum
+        sizes, which leave a word-wrapped label's height out, and the notes were drawn over
+        the table's last rows."""
+        width = self.notes.width() or self.table.width()
+        # heightForWidth is -1 where the label has nothing to wrap (no text yet).
+        self.notes.setMinimumHeight(max(0, self.notes.heightForWidth(width)) if width > 0
+                                    else 0)
+        # And hold the panel to what its rows need: the tab widget above it sizes its pages
+        # from their hints, which it had computed before the table and the notes grew.
+        layout = self.layout()
+        if layout is not None:
+            layout.invalidate()
+            self.setMinimumHeight(layout.minimumSize().height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_notes()
 
     def _on_failed(self, message: str, _details: str) -> None:
         self._failed = True

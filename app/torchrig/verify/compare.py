@@ -557,6 +557,22 @@ def table(result: VerifyResult, lang: str = "en") -> tuple[list[str], list[list[
     return header, body
 
 
+_REFERENCE_LABEL = "TorchRig reference model"
+
+
+def source_label(source: dict[str, Any], lang: str) -> str:
+    """The model's source as a reader of ``lang`` sees it. A library's or a factory's label
+    names a class or a file and reads the same in both languages; the reference model's
+    (``TorchRig reference model (instead of NAME)``) is said in Chinese for zh."""
+    label = str(source.get("label", ""))
+    if lang != "zh" or source.get("kind") != "reference" or \
+            not label.startswith(_REFERENCE_LABEL):
+        return label
+    rest = label[len(_REFERENCE_LABEL):].strip()
+    instead = rest.removeprefix("(instead of ").removesuffix(")") if rest else ""
+    return "TorchRig 参考模型" + (f"（代替 {instead}）" if instead else "")
+
+
 def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
     """What ran, how, and what was reduced, then the flagged causes and notes."""
     zh = lang == "zh"
@@ -568,7 +584,7 @@ def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
         ("模型：" if zh else "Model: ") + result.model.get(lang),
         ("精度：" if zh else "Precision: ") + result.precision_note,
     ]
-    lines.append(("模型来源：" if zh else "Model source: ") + result.source["label"])
+    lines.append(("模型来源：" if zh else "Model source: ") + source_label(result.source, lang))
     if result.reduction is not None:
         lines.append(result.reduction.get(lang))
     time_line = time_fit_line(result.measured, lang)
