@@ -3,10 +3,11 @@
 Issue 27 asks a 10-line PDF quote to take at most 1.5x this process: Python, reportlab's
 import, one ``SimpleDocTemplate`` with one ``Table`` of the build's lines (item, category,
 quantity, unit price, currency) in Helvetica, written to a file. No TorchRig code runs, so the
-ratio is what TorchRig adds. Pair it with the export under ``farm-bench``:
+ratio is what TorchRig adds. ``benchmarks/bench_export_quote.py`` pairs it with the export run
+by run; by hand, time each in turn with public tools:
 
-    farm-bench --vs 'python benchmarks/plain_reportlab_table.py builds/pro-dual-4090.json OUT' \\
-        -- python -m torchrig.cli export builds/pro-dual-4090.json -o OUT2.pdf
+    /usr/bin/time -f '%U %S' python benchmarks/plain_reportlab_table.py builds/pro-dual-4090.json A
+    /usr/bin/time -f '%U %S' python -m torchrig.cli export builds/pro-dual-4090.json -o B.pdf
 
 Usage: ``python benchmarks/plain_reportlab_table.py BUILD.json OUT.pdf``
 """
