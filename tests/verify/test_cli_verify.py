@@ -57,4 +57,14 @@ def test_tiny_custom_resnet_table_json_and_write_back(capsys, tmp_path):
     assert doc["format"] == "torchrig.verify" and doc["feedback"] is not None
     updated = load_workload(Path(path))
     assert updated.activation_bytes_per_sample == doc["feedback"]["activation_bytes_per_sample"]
-    assert updated.figures_source.startswith("measured by torchrig verify")
+    # written as --apply writes it: the figures with the measurement's context, so a later
+    # plan scales them (here from the 64 px the run fed)
+    assert updated.figures_source.startswith(f"measured on {doc['device_name']} (cpu), ")
+    assert (updated.measured_device, updated.measured_batch, updated.measured_image_size,
+            updated.measured_precision, updated.measured_date) == (
+        "cpu", doc["measured"]["batch"], 64, "fp32", doc["date"])
+    code, out, err = run(capsys, "plan", "--workload", str(path), "--image-size", "128",
+                         "--json")
+    assert code == 0, err
+    planned = json.loads(out)["vram_per_gpu"]["activations"]
+    assert planned == pytest.approx(updated.activation_bytes_per_sample * 2 * 4, rel=1e-12)

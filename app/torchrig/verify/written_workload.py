@@ -10,14 +10,12 @@ from torchrig.verify.compare import VerifyResult
 
 
 def feedback_workload(result: VerifyResult) -> Workload | None:
-    """The original workload with the measured per-sample activation bytes and forward FLOPs
-    filled in, for a model the planner cannot size (None when it can)."""
-    fb = result.feedback
-    if fb is None:
+    """For a model the planner cannot size (``result.feedback`` says so), the workload as
+    :func:`measured_workload` writes it: the same figures with the same context, so a file
+    written back is planned as one written by --apply is (None when the planner can size it)."""
+    if result.feedback is None:
         return None
-    doc = result.workload.to_dict()
-    doc.update(fb)
-    return Workload.from_dict(doc, where="workload")
+    return measured_workload(result)
 
 
 def measured_workload(result: VerifyResult) -> Workload:
