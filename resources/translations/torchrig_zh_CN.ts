@@ -2200,6 +2200,10 @@ It was kept as {1}.</source>
         <translation>每 GPU 批大小</translation>
     </message>
     <message>
+        <source>Gradient accumulation steps</source>
+        <translation>梯度累积步数</translation>
+    </message>
+    <message>
         <source>Image size (pixels)</source>
         <translation>图像尺寸（像素）</translation>
     </message>
@@ -2334,6 +2338,10 @@ It was kept as {1}.</source>
     <message>
         <source>Samples one GPU processes per step (the micro-batch); activation memory grows with it</source>
         <translation>每个 GPU 每步处理的样本数（微批次）；激活值显存随之增长</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step: the global batch is batch x this x data-parallel GPUs; gradients are synchronised once per step, and a pipeline&apos;s stages idle less with more of them</source>
+        <translation>每个优化器步的微批次数：全局批大小 = 批大小 × 此数 × 数据并行 GPU 数；梯度每步同步一次，微批次越多，流水线各阶段的空闲越少</translation>
     </message>
     <message>
         <source>Input side length in pixels (224 for ImageNet classification)</source>

@@ -146,6 +146,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "precision": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Precision")),
     "optimizer": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Optimizer")),
     "batch_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Batch size per GPU")),
+    "grad_accumulation": (TRAINING_STEP, QT_TRANSLATE_NOOP(
+        "WizardPage", "Gradient accumulation steps")),
     "image_size": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Image size (pixels)")),
     "seq_len": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage", "Sequence length (tokens)")),
     "output_tokens": (TRAINING_STEP, QT_TRANSLATE_NOOP("WizardPage",
@@ -205,6 +207,10 @@ FIELD_HELP = {
     "batch_size": QT_TRANSLATE_NOOP(
         "WizardPage", "Samples one GPU processes per step (the micro-batch); activation "
         "memory grows with it"),
+    "grad_accumulation": QT_TRANSLATE_NOOP(
+        "WizardPage", "Micro-batches per optimizer step: the global batch is batch x this x "
+        "data-parallel GPUs; gradients are synchronised once per step, and a pipeline's "
+        "stages idle less with more of them"),
     "image_size": QT_TRANSLATE_NOOP(
         "WizardPage", "Input side length in pixels (224 for ImageNet classification)"),
     "seq_len": QT_TRANSLATE_NOOP(
