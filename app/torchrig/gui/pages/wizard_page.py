@@ -392,6 +392,9 @@ class WizardPage(QWidget):
         for i, step in enumerate(STEPS):
             page = QWidget()
             forms[step] = QFormLayout(page)
+            # A field goes under its label where the pane is too narrow for both side by
+            # side (1280 px: the fields ran under the splitter, cut off).
+            forms[step].setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(page)
@@ -401,6 +404,13 @@ class WizardPage(QWidget):
             widget: QWidget
             if kind == "choice":
                 combo = QComboBox()
+                # Long choices ("AMP BF16 (mixed precision)", the KV-cache and guidance
+                # texts) set the form's width: at 1280 x 720 the fields ran under the
+                # splitter, cut off. The closed box now shrinks to the pane; its list and
+                # tooltip show the whole text.
+                combo.setSizeAdjustPolicy(
+                    QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                combo.setMinimumContentsLength(12)
                 if key != "model":
                     for value in CHOICES[key]:
                         text = CHOICE_LABELS.get(f"{key}.{value}") or CHOICE_LABELS[value]
