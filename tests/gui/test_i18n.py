@@ -145,9 +145,21 @@ def _tr_calls() -> list[tuple[Path, int, str | None, ast.Call]]:
 
 
 def _noop_contexts(path: Path) -> set[str]:
+    """The QT_TRANSLATE_NOOP contexts of ``path`` and of the GUI modules it imports names from
+    (a page's texts may live in a module of their own, e.g. wizard_texts.py)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {node.args[0].value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "QT_TRANSLATE_NOOP"}
+    contexts = {node.args[0].value for node in ast.walk(tree)
+                if isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") == "QT_TRANSLATE_NOOP"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torchrig.gui."):
+            source = GUI.joinpath(*node.module.split(".")[2:]).with_suffix(".py")
+            if source.is_file() and source != path:
+                imported = ast.parse(source.read_text(encoding="utf-8"))
+                contexts |= {n.args[0].value for n in ast.walk(imported)
+                             if isinstance(n, ast.Call)
+                             and getattr(n.func, "id", "") == "QT_TRANSLATE_NOOP"}
+    return contexts
 
 
 def test_every_tr_string_reaches_the_catalogue():

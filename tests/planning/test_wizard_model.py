@@ -380,7 +380,7 @@ def test_a_snapshot_without_money_keeps_the_money_fields(model, catalog):
 
 def test_every_field_has_a_label_and_help_in_the_page():
     pytest.importorskip("PySide6")
-    from torchrig.gui.pages.wizard_page import FIELD_HELP, FIELDS
+    from torchrig.gui.pages.wizard_texts import FIELD_HELP, FIELDS
 
     assert list(FIELDS) == list(FIELD_KINDS)
     assert set(FIELD_HELP) == set(FIELD_KINDS)
