@@ -248,3 +248,19 @@ def detect(qtbot: Any, window: Any, monkeypatch: Any = None, profile: Any = None
     QTimer.singleShot(0, lambda: passed_on.append(True))
     qtbot.waitUntil(lambda: bool(passed_on), timeout=60_000)
     return page.profile
+
+
+def window_at(qtbot: Any, request: Any, lang: str, width: int = 1280, height: int = 720
+              ) -> Any:
+    """The main window in ``lang`` (zh through the ``zh`` fixture), shown at ``width`` x
+    ``height``: the smallest size the project is checked at."""
+    from torchrig.gui.main_window import MainWindow
+
+    if lang == "zh":
+        request.getfixturevalue("zh")
+    window = MainWindow(lang=lang)
+    qtbot.addWidget(window)
+    window.resize(width, height)
+    window.show()
+    qtbot.waitExposed(window)
+    return window

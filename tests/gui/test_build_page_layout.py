@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gui_gestures import click, go_to
+from gui_gestures import click, go_to, window_at
 
 from torchrig.gui.qt import Qt
 
@@ -16,15 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_picker_stays_beside_the_build_at_1280x720(qtbot, request, file_dialogs, lang):
-    from torchrig.gui.main_window import MainWindow
-
-    if lang == "zh":
-        request.getfixturevalue("zh")
-    window = MainWindow(lang=lang)
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
+    window = window_at(qtbot, request, lang)
     go_to(qtbot, window, "build")
     page = window.build_page
     opened, _saved = file_dialogs

@@ -5,20 +5,12 @@ off, with the pane's horizontal scroll bar below the fold)."""
 from __future__ import annotations
 
 import pytest
-from gui_gestures import go_to
+from gui_gestures import go_to, window_at
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_step_field_is_whole_in_its_pane(qtbot, request, lang):
-    from torchrig.gui.main_window import MainWindow
-
-    if lang == "zh":
-        request.getfixturevalue("zh")
-    window = MainWindow(lang=lang)
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
+    window = window_at(qtbot, request, lang)
     go_to(qtbot, window, "wizard")
     page = window.wizard_page
     for i in range(page.tabs.count()):
