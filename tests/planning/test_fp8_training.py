@@ -267,3 +267,18 @@ def test_the_header_names_fp8_for_what_it_is_in_training_and_in_inference(lang):
                        "FP8（权重与激活）")}[lang]
     assert expected[0] in train_head and expected[1] not in train_head
     assert expected[1] in infer_head and expected[0] not in infer_head
+
+
+def test_the_chinese_header_uses_chinese_punctuation_throughout():
+    # The one-language rule (issue 25) for the plan's first line: full-width colon, commas and
+    # parentheses in zh (it had ": ", ", " and a space before "（"); en keeps ASCII.
+    w = workload_from_options(task="llm_finetune_full", model="llama-3-8b", gpus=8,
+                              strategy="zero3")
+    zh = format_plan_text(w, plan(w), "zh").splitlines()[0]
+    en = format_plan_text(w, plan(w), "en").splitlines()[0]
+    assert zh == ("计划 - 大模型全参数微调：Llama 3 8B（8,030.3M 参数）；微调，"
+                  "自动混合精度（bf16），AdamW；每 GPU 批大小 1；8 GPU × 1 个节点，"
+                  "ZeRO-3 / FSDP；序列长度 2048；梯度检查点")
+    assert en == ("Plan - Full LLM fine-tuning: Llama 3 8B (8,030.3M parameters); fine-tuning, "
+                  "AMP (bf16), AdamW; batch 1 per GPU; 8 GPU × 1 node, ZeRO-3 / FSDP; "
+                  "sequence 2048; gradient checkpointing")

@@ -207,11 +207,13 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
     nodes = plural(workload.nodes, Msg("{n} node", "{n} 个节点"), Msg("{n} nodes", "{n} 个节点"),
                    lang)
     parts = [
-        f"{workload.name or label(TASKS, workload.task, lang)}: {name} "
-        + t(Msg(f"({params} parameters)", f"（{params} 参数）")),
+        f"{workload.name or label(TASKS, workload.task, lang)}{'：' if lang == 'zh' else ': '}"
+        f"{name}"
+        + t(Msg(f" ({params} parameters)", f"（{params} 参数）")),
         ("，" if lang == "zh" else ", ").join(settings),
         t(Msg(f"batch {workload.batch_size} per GPU", f"每 GPU 批大小 {workload.batch_size}")),
-        f"{workload.gpus_per_node} GPU × {nodes}, {label(STRATEGIES, workload.strategy, lang)}",
+        f"{workload.gpus_per_node} GPU × {nodes}{'，' if lang == 'zh' else ', '}"
+        f"{label(STRATEGIES, workload.strategy, lang)}",
     ]
     if model.seq_len:
         parts.append(t(Msg(f"sequence {model.seq_len}", f"序列长度 {model.seq_len}")))
