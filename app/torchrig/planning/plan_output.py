@@ -206,13 +206,13 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
         settings.append(label(OPTIMIZERS, workload.optimizer, lang))
     nodes = plural(workload.nodes, Msg("{n} node", "{n} 个节点"), Msg("{n} nodes", "{n} 个节点"),
                    lang)
+    colon, comma = ("：", "，") if lang == "zh" else (": ", ", ")
     parts = [
-        f"{workload.name or label(TASKS, workload.task, lang)}{'：' if lang == 'zh' else ': '}"
-        f"{name}"
+        f"{workload.name or label(TASKS, workload.task, lang)}{colon}{name}"
         + t(Msg(f" ({params} parameters)", f"（{params} 参数）")),
-        ("，" if lang == "zh" else ", ").join(settings),
+        comma.join(settings),
         t(Msg(f"batch {workload.batch_size} per GPU", f"每 GPU 批大小 {workload.batch_size}")),
-        f"{workload.gpus_per_node} GPU × {nodes}{'，' if lang == 'zh' else ', '}"
+        f"{workload.gpus_per_node} GPU × {nodes}{comma}"
         f"{label(STRATEGIES, workload.strategy, lang)}",
     ]
     if model.seq_len:

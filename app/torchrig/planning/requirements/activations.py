@@ -11,6 +11,7 @@ come from :mod:`torchrig.planning.diffusion`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -447,10 +448,13 @@ def training_activations(w: Workload, model: ResolvedModel,
                                                     formula)
         return formula
     if model.family in ("cnn", "vit"):
-        formula = vision_activations(w, model, cal, w.gradient_checkpointing)
         if w.activation_bytes_per_sample is not None and w.measured_device is not None:
-            return measured_vision_activations(w, model, cal, formula)
-        return formula
+            # The planner's own figure, without the user's (its calibration or published
+            # figure; unknown for a custom model), beside which the measurement is judged.
+            own = dataclasses.replace(w, activation_bytes_per_sample=None)
+            return measured_vision_activations(
+                w, model, cal, vision_activations(own, model, cal, w.gradient_checkpointing))
+        return vision_activations(w, model, cal, w.gradient_checkpointing)
     if w.activation_bytes_per_sample is not None:
         b = w.activation_bytes_per_sample * w.batch_size
         return Activations(b, Msg("your figure x batch", "你提供的数值 × 批大小")
@@ -499,8 +503,6 @@ def context_mismatch(w: Workload) -> Msg | None:
     """Why a measurement's precision, checkpointing or layout does not stand for this plan
     (None: they do): another precision class, checkpointing on one side only, or the plan's
     layers split over tensor or pipeline ranks where verify measured one device."""
-    import dataclasses
-
     measured = dataclasses.replace(w, precision=w.measured_precision or w.precision)
     if cal_precision(measured) != cal_precision(w):
         return Msg(f"measured at {w.measured_precision}, planned {w.precision} (another "
@@ -530,8 +532,6 @@ def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: in
     the formula's per-token and per-seq^2 split (the ratio of the formula at the two lengths),
     x the planned batch, + the plan's weight copies. Otherwise the formula stands, and says
     why."""
-    import dataclasses
-
     src = measurement_source(w)
     why = _measured_mismatch(w)
     if why is None and formula.bytes is None:
@@ -615,17 +615,14 @@ def measured_vision_activations(w: Workload, model: ResolvedModel, cal: Calibrat
     batch, less a calibrated preset's batch-independent part (autocast weight copies, norm
     statistics), per sample, scaled from the measured image size to the planned one
     (:func:`image_scale`), x the planned batch, + that part. Where it does not stand, the
-    formula (calibration or published figure); a custom model, which has none, takes the
-    figure as it is and says what differs."""
-    import dataclasses
-
+    formula (calibration or published figure, ``formula``, computed without the user's
+    figure); a custom model, which has none (``formula.bytes`` None), takes the figure as it
+    is and says what differs."""
     assert w.activation_bytes_per_sample is not None and w.measured_batch is not None
     src = measurement_source(w)
     why = context_mismatch(w)
     vc = cal.vision.get(model.preset.id) if (cal is not None and model.preset) else None
-    # The formula of a model without a calibration or a published figure is the user's figure.
-    has_formula = vc is not None or (model.preset is not None
-                                     and model.preset.activation_bytes_per_sample is not None)
+    has_formula = formula.bytes is not None
     if why is not None and has_formula:
         return dataclasses.replace(formula, note=Msg(
             f"{formula.note.en}; the figure {src.en} is not used: {why.en}",
@@ -663,12 +660,11 @@ def measured_vision_activations(w: Workload, model: ResolvedModel, cal: Calibrat
     if why is not None:
         en.append(f"taken as it is although {why.en} (no formula for a custom model)")
         zh.append(f"虽然{why.zh}，仍按原值采用（自定义模型没有公式）")
-    if has_formula and formula.bytes is not None:
+    if formula.bytes is not None:
         en.append(f"the formula alone gives {fmt_gib(formula.bytes)}")
         zh.append(f"仅按公式为 {fmt_gib(formula.bytes)}")
     full = saved
-    if (has_formula and w.gradient_checkpointing and formula.without_checkpointing
-            and formula.bytes):
+    if w.gradient_checkpointing and formula.without_checkpointing and formula.bytes:
         # Without checkpointing: the formula's proportion, the measured run had it on.
         full = formula.without_checkpointing * saved / formula.bytes
     return Activations(saved, Msg("; ".join(en), "；".join(zh)), full, formula.transient)
