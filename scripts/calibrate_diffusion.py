@@ -3,8 +3,9 @@
 figures in their entries of ``resources/model_presets.json``.
 
 Why a second script: these models are built from Hugging Face ``diffusers`` (their reference
-implementation), which the app does not depend on; install it only where this script runs
-(``pip install --target DIR diffusers`` and put DIR on PYTHONPATH). No weights are downloaded:
+implementation), from the published configs in ``torchrig.verify.diffusion_configs`` - the
+ones ``torchrig verify`` builds too; diffusers comes with the ``models`` extra (``./dev setup``).
+No weights are downloaded:
 the models are built from their published configs on PyTorch's ``meta`` device, so nothing is
 allocated and a 2.6B-parameter U-Net at 1024 px is measured in seconds on any machine.
 
@@ -25,7 +26,7 @@ What is measured, per preset, at its native resolution:
   for the denoiser and for the frozen VAE's encoder and decoder, by tracking every tensor the
   dispatcher creates until it is freed.
 
-Run from the repository root:  ``PYTHONPATH=DIR .venv/bin/python scripts/calibrate_diffusion.py``
+Run from the repository root:  ``.venv/bin/python scripts/calibrate_diffusion.py``
 (``--check`` prints without writing).
 """
 
@@ -57,40 +58,19 @@ PRECISIONS = ("fp32", "amp", "bf16")
 # --- the models, from their published configs ------------------------------------------------
 
 
-def sd15_unet() -> nn.Module:
-    """runwayml/stable-diffusion-v1-5 unet/config.json: diffusers' defaults but a 768-wide
-    cross-attention (CLIP ViT-L/14 text features)."""
-    from diffusers import UNet2DConditionModel
+def _denoiser(preset_id: str) -> Callable[[], nn.Module]:
+    """The preset's denoiser from its published config (``torchrig.verify.diffusion_configs``,
+    the configs ``torchrig verify`` builds too). diffusers gives every DiT block its own copy of
+    the timestep and class embedders (the official DiT shares one), so its DiT-XL/2 parameter
+    count is higher; the blocks, their FLOPs and their activations are the same."""
+    def build() -> nn.Module:
+        from torchrig.verify.diffusion_models import build_denoiser
+        from torchrig.verify.sources import preset_source
 
-    return UNet2DConditionModel(cross_attention_dim=768)
-
-
-def sdxl_unet() -> nn.Module:
-    """stabilityai/stable-diffusion-xl-base-1.0 unet/config.json."""
-    from diffusers import UNet2DConditionModel
-
-    return UNet2DConditionModel(
-        addition_embed_type="text_time", addition_embed_type_num_heads=64,
-        addition_time_embed_dim=256, attention_head_dim=[5, 10, 20],
-        block_out_channels=[320, 640, 1280], cross_attention_dim=2048,
-        down_block_types=["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
-        projection_class_embeddings_input_dim=2816, sample_size=128,
-        transformer_layers_per_block=[1, 2, 10],
-        up_block_types=["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
-        use_linear_projection=True)
-
-
-def dit_xl2() -> nn.Module:
-    """facebook/DiT-XL-2-256 transformer/config.json. diffusers gives every block its own copy
-    of the timestep and class embedders (the official DiT shares one), so its parameter count is
-    higher; the blocks, their FLOPs and their activations are the same."""
-    from diffusers import DiTTransformer2DModel
-
-    return DiTTransformer2DModel(
-        num_attention_heads=16, attention_head_dim=72, in_channels=4, out_channels=8,
-        num_layers=28, sample_size=32, patch_size=2, num_embeds_ada_norm=1000,
-        norm_type="ada_norm_zero", activation_fn="gelu-approximate",
-        norm_elementwise_affine=False)
+        source = preset_source(preset_id)
+        assert source is not None
+        return build_denoiser(source)
+    return build
 
 
 def sd_vae() -> nn.Module:
@@ -127,9 +107,9 @@ def _dit_inputs(batch: int, latent: int, dtype: torch.dtype) -> tuple:
 
 MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[..., tuple], int]] = {
     # preset id: (builder, inputs(batch, latent, dtype), native latent size)
-    "sd-1.5": (sd15_unet, _unet_inputs(768, False), 64),
-    "sdxl-base-1.0": (sdxl_unet, _unet_inputs(2048, True), 128),
-    "dit-xl-2-256": (dit_xl2, _dit_inputs, 32),
+    "sd-1.5": (_denoiser("sd-1.5"), _unet_inputs(768, False), 64),
+    "sdxl-base-1.0": (_denoiser("sdxl-base-1.0"), _unet_inputs(2048, True), 128),
+    "dit-xl-2-256": (_denoiser("dit-xl-2-256"), _dit_inputs, 32),
 }
 
 
@@ -375,11 +355,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="measure and print, do not write")
     args = parser.parse_args(argv)
-    import diffusers
-
     from torchrig.jsonio import atomic_write_json, load_versioned
     from torchrig.planning.presets import PRESETS_FORMAT, PRESETS_VERSION, presets_path
+    from torchrig.verify.library_models import import_library
 
+    # As verify imports it: a torchvision built for another torch imported without its
+    # compiled operators, diffusers' casting advice silenced.
+    diffusers = import_library("diffusers")
     path = presets_path()
     document = load_versioned(path, PRESETS_FORMAT, PRESETS_VERSION)
     entries = {p["id"]: p for p in document["presets"]}

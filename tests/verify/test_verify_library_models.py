@@ -14,6 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from saved_walk import independent_saved_bytes, wrapped_numbers  # noqa: E402
+
 from torchrig.planning.workload import workload_from_options  # noqa: E402
 from torchrig.verify import measure as v  # noqa: E402 - after the torch check
 from torchrig.verify.probe import Size, run_probe  # noqa: E402
@@ -35,54 +37,6 @@ CONFIGS = {
                   num_attention_heads=4, num_key_value_heads=2, num_hidden_layers=2,
                   intermediate_size=160, vocab_size=128, max_position_embeddings=64),
 }
-
-
-wrapped_numbers: list[int] = []  # bytes of the Python numbers the last walk left out
-
-
-def independent_saved_bytes(loss: torch.Tensor, model: torch.nn.Module) -> int:
-    """Every tensor the graph behind ``loss`` keeps for backward, read from the nodes'
-    ``_saved_*`` attributes (and a custom Function's ``saved_tensors``), each storage once,
-    the model's parameters and buffers excluded."""
-    excluded = {t.untyped_storage().data_ptr()
-                for t in [*model.parameters(), *model.buffers()]}
-    seen: set[int] = set()
-    total = 0
-    wrapped_numbers.clear()
-    stack, visited = [loss.grad_fn], set()
-
-    def add(value: object) -> None:
-        nonlocal total
-        if isinstance(value, torch.Tensor):
-            storage = value.untyped_storage()
-            ptr = storage.data_ptr()
-            if ptr not in excluded and ptr not in seen and storage.nbytes() > 0:
-                seen.add(ptr)
-                total += storage.nbytes()
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                add(item)
-
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in visited:
-            continue
-        visited.add(id(node))
-        for name in dir(node):
-            if not name.startswith("_saved_"):
-                continue
-            value = getattr(node, name)
-            if isinstance(value, torch.Tensor) and value.dim() == 0 \
-                    and value.dtype == torch.float64 and not value.requires_grad:
-                # A Python number (x * 0.5's 0.5) kept as an 8-byte wrapped number: autograd
-                # keeps it outside saved_tensors_hooks, so verify cannot see it; noted apart.
-                wrapped_numbers.append(value.untyped_storage().nbytes())
-                continue
-            add(value)
-        if hasattr(node, "saved_tensors"):
-            add(node.saved_tensors)
-        stack.extend(fn for fn, _ in node.next_functions)
-    return total
 
 
 def workload(kind: str):

@@ -61,6 +61,7 @@ def verify_inputs(args: argparse.Namespace,
                   ) -> tuple[Workload, ModelSource | None]:
     """The workload (file and flags, as plan reads them) and whose model to run."""
     from torchrig.planning.hf_config import load_hf_config
+    from torchrig.verify.diffusion_configs import is_diffusers_config
     from torchrig.verify.sources import (
         parse_factory,
         parse_library_model,
@@ -84,9 +85,15 @@ def verify_inputs(args: argparse.Namespace,
         if source is not None:
             raise InputError("give one model: --hf-config or --model LIB:NAME")
         config_path = Path(args.hf_config).expanduser()
-        load_hf_config(config_path)  # the planner reads it too: its errors first
-        source = transformers_source(_config_doc(config_path), str(config_path))
-    if source is not None and source.kind != "transformers" and args.workload is None:
+        doc = _config_doc(config_path)
+        if is_diffusers_config(doc):
+            source = _diffusers_inputs(args, doc, str(config_path))
+            args.hf_config = None  # the planner sizes it as the preset it matches
+        else:
+            load_hf_config(config_path)  # the planner reads it too: its errors first
+            source = transformers_source(doc, str(config_path))
+    if source is not None and source.kind not in ("transformers", "diffusers") \
+            and args.workload is None:
         if args.task is None:
             args.task = "image_classification" if source.kind != "factory" else None
         if args.task is None:
@@ -98,6 +105,39 @@ def verify_inputs(args: argparse.Namespace,
             # The planner needs a size for a model it has no preset of: count the real one.
             args.params = _count_params(source)
     return workload_from_args(args), source
+
+
+def _diffusers_inputs(args: argparse.Namespace, doc: dict[str, Any], where: str
+                      ) -> ModelSource:
+    """A diffusers denoiser config: its class is built, and the plan is the diffusion preset of
+    the same architecture (the planner sizes image generation only from its measured
+    presets)."""
+    from torchrig.verify.diffusion_configs import PRESET_CONFIGS
+    from torchrig.verify.sources import diffusers_source
+
+    source = diffusers_source(doc, where)
+    if args.task not in (None, "image_generation"):
+        raise InputError(f"{where}: a diffusers {source.name} config is an image generation "
+                         f"model, not --task {args.task}")
+    try:
+        from torchrig.verify.diffusion_models import matching_preset
+        from torchrig.verify.library_models import LibraryMissing
+
+        preset = matching_preset(source)
+    except ImportError:
+        raise InputError("verify needs PyTorch, which is not installed") from None
+    except LibraryMissing as exc:
+        raise InputError(f"{where}: {exc.msg.en}") from None
+    if preset is None:
+        raise InputError(
+            f"{where}: this {source.name} is none of the architectures the planner has "
+            f"measured ({', '.join(PRESET_CONFIGS)}); it sizes image generation only for "
+            "those, so there is no plan to put the measurement beside")
+    if args.model not in (None, preset):
+        raise InputError(f"{where}: the config is {preset}'s architecture, not --model "
+                         f"{args.model}")
+    args.task, args.model = "image_generation", preset
+    return source
 
 
 def _preset_ids() -> set[str]:

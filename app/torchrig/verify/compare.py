@@ -454,15 +454,22 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
         ]
     t = req.throughput
     per_sample = m.forward_flops / max(1, m.batch)
+    # A step is the forward and a backward of about twice its FLOPs (input and weight
+    # gradients); under LoRA the frozen weights get no gradient, so the backward is about one
+    # forward (the planner's 4N against 6N).
+    factor = 2 if w.is_lora else 3
     if w.is_training:
-        per_sample *= 3.0 * (4 / 3 if w.gradient_checkpointing else 1.0)
+        per_sample *= factor * (4 / 3 if w.gradient_checkpointing else 1.0)
+    backward = Msg("LoRA: backward ~ 1x forward, no gradients of the frozen weights",
+                   "LoRA：反向约为前向 1 倍，冻结权重无梯度") if w.is_lora else \
+        Msg("backward ~ 2x forward", "反向约为前向 2 倍")
     flops_item = t.get("flops_per_sample")
     rows.append(("flops_per_sample", "flop", flops_item.value if flops_item else None,
                  per_sample, Msg(
-                     ("measured: torch.utils.flop_counter forward x 3 (backward ~ 2x forward)"
+                     (f"measured: torch.utils.flop_counter forward x {factor} ({backward.en})"
                       + (" x 4/3 (checkpointing)" if w.gradient_checkpointing else ""))
                      if w.is_training else "measured: torch.utils.flop_counter forward",
-                     ("实测：torch.utils.flop_counter 前向 × 3（反向约为前向 2 倍）"
+                     (f"实测：torch.utils.flop_counter 前向 × {factor}（{backward.zh}）"
                       + ("× 4/3（检查点）" if w.gradient_checkpointing else ""))
                      if w.is_training else "实测：torch.utils.flop_counter 前向")))
     speed = t.get("samples_per_s_per_gpu")

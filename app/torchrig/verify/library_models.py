@@ -69,6 +69,9 @@ class LibraryModel:
     image_size: int | None = None
     """Pixels per side of the images ``batch`` makes (None: not images, or the user's own
     batch() makes them)."""
+    loss: Callable[[Any, Any], torch.Tensor] | None = None
+    """(output, targets) -> the training loss, where :func:`loss_of` is not the model's (a
+    denoiser's noise regression)."""
 
 
 # torchvision registers fake and autograd kernels for its compiled operators (nms, roi_align,
@@ -121,10 +124,10 @@ def import_library(name: str) -> Any:
         torchvision_without_ops()
         module = importlib.import_module(name)
     except ImportError:
-        how = ("the models extra: pip install -e .[models]" if name in ("transformers", "peft")
-               else "a build that matches this torch")
-        how_zh = ("models 额外依赖：pip install -e .[models]" if name in ("transformers", "peft")
-                  else "与此 torch 匹配的版本")
+        extra = name in ("transformers", "peft", "diffusers")
+        how = "the models extra: pip install -e .[models]" if extra \
+            else "a build that matches this torch"
+        how_zh = "models 额外依赖：pip install -e .[models]" if extra else "与此 torch 匹配的版本"
         raise LibraryMissing(Msg(f"{name} is not installed (install {how})",
                                  f"未安装 {name}（请安装{how_zh}）")) from None
     except Exception as exc:  # a wheel built for another torch fails while it registers ops
@@ -133,8 +136,9 @@ def import_library(name: str) -> Any:
                                  f"{torch.__version__}: {first}",
                                  f"已安装 {name}，但无法与 torch {torch.__version__} 一起导入："
                                  f"{first}")) from None
-    if name == "transformers":
-        # Its config checks (e.g. a token id past a shrunken vocabulary) are not ours to report.
+    if name in ("transformers", "diffusers"):
+        # Their config checks (a token id past a shrunken vocabulary) and casting advice
+        # ("modules ... should be kept in float32") are not ours to report.
         module.logging.set_verbosity_error()
     return module
 

@@ -40,6 +40,7 @@ from torchrig.planning.workload import (
     resolve_model,
 )
 from torchrig.verify.compare import Measured, VerifyResult, compare
+from torchrig.verify.measured_layout import default_source, denoiser_only, single_gpu
 from torchrig.verify.sources import REFERENCE, VERIFY_IMAGE_SIZE, ModelSource
 from torchrig.verify.timefit import extrapolate_time, fit_time
 
@@ -134,19 +135,6 @@ class ModelPlan:
     batch() makes the inputs); the plan scales the measured figures from it."""
 
 
-def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
-    """The workload on one GPU with plain data parallelism (what one process measures)."""
-    if w.total_gpus == 1 and w.strategy == "ddp" and w.offload == "none":
-        return w, None
-    doc = w.to_dict()
-    doc.update(gpus_per_node=1, nodes=1, strategy="ddp", tp_size=1, pp_size=1, offload="none")
-    return Workload.from_dict(doc, where="workload"), Msg(
-        f"measured as one GPU of plain data parallelism (the workload plans {w.total_gpus} "
-        f"GPUs, {w.strategy}); compared with the plan of that one GPU",
-        f"按单 GPU 普通数据并行测量（工作负载规划 {w.total_gpus} 个 GPU，{w.strategy}）；"
-        "与该单 GPU 的规划对比")
-
-
 def check_supported(w: Workload, source: ModelSource = REFERENCE, kind: str = "cpu") -> None:
     """Refuse what verify cannot build or run, with the reason."""
     if w.precision in LOW_PRECISION:
@@ -167,12 +155,19 @@ def check_supported(w: Workload, source: ModelSource = REFERENCE, kind: str = "c
             "runs fp32, tf32, amp_fp16, amp_bf16 and bf16",
             f"精度 {w.precision} 需要量化库（bitsandbytes、GPTQ）；验证支持 fp32、tf32、"
             "amp_fp16、amp_bf16 和 bf16"))
-    if w.is_lora and source.kind not in ("transformers", "factory"):
+    if w.is_lora and source.kind not in ("transformers", "diffusers", "factory"):
         raise VerifyError(Msg(
             "LoRA is measured with peft on your real model: give --hf-config (transformers "
             "and peft installed) or --model-factory",
             "LoRA 通过 peft 在你的真实模型上测量：请提供 --hf-config（需安装 transformers 与 peft）"
             "或 --model-factory"))
+    if w.task == "image_generation" and not w.is_training:
+        raise VerifyError(Msg(
+            "verify measures a diffusion model's training step (the denoiser on latents); "
+            "generation - the denoising steps, guidance and the VAE decoding - is not measured "
+            "yet: plan it, or verify the same model with --mode finetune",
+            "验证测量扩散模型的训练步（去噪网络处理潜变量）；生成过程（去噪步数、引导与 VAE 解码）"
+            "暂不测量：请使用规划，或以 --mode finetune 验证同一模型"))
     if w.is_training and w.optimizer == "adam_8bit":
         raise VerifyError(Msg("8-bit Adam needs bitsandbytes; verify runs sgd, sgd_momentum "
                               "and adamw", "8 位 Adam 需要 bitsandbytes；验证支持 sgd、"
@@ -290,7 +285,13 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
     from torchrig.verify import library_models as lm
     from torchrig.verify.probe import ProbeSpec, precision_plan
 
-    built = lm.library_model(source, w)
+    if source.kind == "diffusers":
+        from torchrig.verify.diffusion_models import diffusers_model
+
+        built = diffusers_model(source, w)
+    else:
+        built = lm.library_model(source, w)
+    loss_of = built.loss or lm.loss_of
     dtype_of: dict[str, torch.dtype] = {}
 
     def inputs(size: Size, device: str, dtype: torch.dtype) -> object:
@@ -305,7 +306,7 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
         # block's input as a saved tensor already: nothing to add by hand.
         checkpoint_inputs=lambda _m: [], checkpointing=w.gradient_checkpointing,
         call=lambda model, batch: lm.call(model, batch[0]),  # type: ignore[index]
-        loss=lambda out, batch: lm.loss_of(out, batch[1]))  # type: ignore[index]
+        loss=lambda out, batch: loss_of(out, batch[1]))  # type: ignore[index]
     # The builder's description names the library and class (or file and function) already.
     # Shorter sequences stand for the full length only where memory is linear in the tokens:
     # fused attention, and off CUDA without attention dropout (see LibraryModel).
@@ -606,6 +607,8 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     cancel = cancel or threading.Event()
     report = progress or (lambda _p: None)
     single, layout_note = single_gpu(workload.validate())
+    single, denoiser_note = denoiser_only(single)
+    source = source or default_source(single)
     check_supported(single, source or REFERENCE, runtime.kind if runtime else
                     ("cuda" if device.startswith("cuda") else "cpu"))
     try:
@@ -619,7 +622,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     used, mp, spec = choose_model(source, single, rt.kind)
     min_batch = smallest_batch(spec, 1 if mp.layers is not None else None)
     full = Size(mp.layers, single.batch_size, single.seq_len if mp.seq_axis else None)
-    notes = [n for n in (layout_note,) if n is not None]
+    notes = [n for n in (layout_note, denoiser_note) if n is not None]
     req = plan(single, gpu)
     share = CUDA_MEMORY_SHARE if rt.kind == "cuda" else CPU_MEMORY_SHARE
     memory_budget = share * rt.free_bytes
@@ -653,7 +656,15 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         ratio = flops_now / pilot_cost[1] if flops_now and pilot_cost[1] else proportional
         if pilot_fit is None:
             return mem, pilot.step_s * ratio
-        return mem, pilot_fit.at(pilot.forward_flops * ratio)
+        # Two small pilots a few hundred ms apart can show any slope on a busy machine (a
+        # DiT block at batch 1 and 2: 0.92 and 0.89 s, so "no cost per FLOP" and the full
+        # model looked like a second - it ran four minutes). For the budget the cost per FLOP
+        # is at least half the larger pilot's own seconds per FLOP: the check may pick a
+        # smaller size than needed, never one that blows the budget.
+        largest = max(pilots, key=lambda p: p.forward_flops)
+        floor = 0.5 * largest.step_s / largest.forward_flops if largest.forward_flops else 0.0
+        per_flop = max(pilot_fit.per_flop_s, floor)
+        return mem, pilot_fit.fixed_s + per_flop * pilot.forward_flops * ratio
 
     def fits_memory(grid: list[Size]) -> bool:
         return max(estimate(s)[0] for s in grid) <= memory_budget

@@ -1,11 +1,13 @@
 """Whose model ``verify`` runs (torch-free): the user's own factory, a Hugging Face config
-built by transformers, a torchvision or timm model by name, or TorchRig's reference copy.
+built by transformers, a diffusers denoiser (a diffusion preset's published config or the
+user's own), a torchvision or timm model by name, or TorchRig's reference copy.
 
 The planner's calibration was measured on TorchRig's reference models
 (:mod:`torchrig.verify.reference_models`), so measuring those beside the plan agrees by
 construction. The libraries' own code is what a user trains, so verify prefers it, in this
-order: the user's factory, transformers from the config, torchvision / timm by name; the
-reference model only where the library is missing, and then says so (text, JSON, GUI).
+order: the user's factory, transformers or diffusers from the config, torchvision / timm by
+name; the reference model only where the library is missing, and then says so (text, JSON,
+GUI). A diffusion preset has no reference model: verify builds it with diffusers or not at all.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.verify import diffusion_configs
 
-KINDS = ("factory", "transformers", "torchvision", "timm", "reference")
+KINDS = ("factory", "transformers", "diffusers", "torchvision", "timm", "reference")
 VERIFY_IMAGE_SIZE = 224
 """Pixels per side of the images verify makes for a vision model whose workload gives no
 image size (torchvision's and timm's ImageNet models are built for 224)."""
@@ -62,9 +65,9 @@ class ModelSource:
                        f"planner was calibrated on, not the library you train){tail_en}",
                        "TorchRig 参考模型（自有的重新实现，即规划校准所用的代码，"
                        f"并非你训练所用的库）{tail_zh}")
-        if self.kind == "transformers":
-            return Msg(f"transformers {self.name} built from the config (random weights)",
-                       f"transformers {self.name}，由配置构建（随机权重）")
+        if self.kind in ("transformers", "diffusers"):
+            return Msg(f"{self.kind} {self.name} built from the config (random weights)",
+                       f"{self.kind} {self.name}，由配置构建（随机权重）")
         return Msg(f"{self.kind} {self.name} (random weights)",
                    f"{self.kind} {self.name}（随机权重）")
 
@@ -118,3 +121,21 @@ def transformers_source(config: dict[str, Any], where: str) -> ModelSource:
     if not isinstance(config.get("model_type"), str):
         raise InputError(f"{where}: the config has no \"model_type\"")
     return ModelSource("transformers", name=names[0], config=config)
+
+
+def diffusers_source(config: dict[str, Any], where: str) -> ModelSource:
+    """The diffusers denoiser a config's ``_class_name`` names, where verify can feed it."""
+    name = diffusion_configs.class_name(config)
+    if name not in diffusion_configs.CLASSES:
+        raise InputError(f"{where}: verify builds the diffusers classes "
+                         f"{' and '.join(diffusion_configs.CLASSES)}, not {name or 'this config'}"
+                         " (give the denoiser's config: unet/config.json or "
+                         "transformer/config.json)")
+    return ModelSource("diffusers", name=name, config=dict(config))
+
+
+def preset_source(preset_id: str) -> ModelSource | None:
+    """The diffusers model of a diffusion preset, from its published config (None: the preset
+    is not a diffusion model)."""
+    config = diffusion_configs.PRESET_CONFIGS.get(preset_id)
+    return None if config is None else diffusers_source(config, preset_id)
