@@ -366,7 +366,8 @@ PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_l
               "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
-              "tp_size", "pp_size", "ep_size", "offload", "grad_accumulation", "style",
+              "tp_size", "pp_size", "vp_size", "ep_size", "offload", "grad_accumulation",
+              "style",
               "denoising_steps", "output_tokens", "kv_dtype", "hidden_dropout",
               "attention_dropout", "embedding_dropout", "head", "num_labels")
 ON_OFF_FLAGS = ("guidance", "precomputed_latents", "ema")
@@ -416,6 +417,9 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", choices=STRATEGIES)
     p.add_argument("--tp-size", dest="tp_size", type=int)
     p.add_argument("--pp-size", dest="pp_size", type=int)
+    p.add_argument("--vp-size", dest="vp_size", type=int,
+                   help="virtual pipeline stages per GPU: model chunks of the interleaved 1F1B "
+                        "schedule (Megatron-LM; default 1, plain 1F1B)")
     p.add_argument("--ep-size", dest="ep_size", type=int,
                    help="GPUs the routed experts are split over (strategy expert_parallel)")
     p.add_argument("--offload", choices=OFFLOADS)

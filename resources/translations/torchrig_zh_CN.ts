@@ -2284,6 +2284,10 @@ It was kept as {1}.</source>
         <translation>流水线并行规模</translation>
     </message>
     <message>
+        <source>Virtual pipeline stages per GPU</source>
+        <translation>虚拟流水线阶段数</translation>
+    </message>
+    <message>
         <source>Expert-parallel size</source>
         <translation>专家并行规模</translation>
     </message>
@@ -2422,6 +2426,10 @@ It was kept as {1}.</source>
     <message>
         <source>Pipeline stages the layers are split into</source>
         <translation>模型各层被切分成的流水线阶段数</translation>
+    </message>
+    <message>
+        <source>Model chunks each pipeline GPU holds (Megatron&apos;s interleaved 1F1B): the pipeline&apos;s bubble shrinks by this factor; 1 = plain 1F1B. Needs gradient accumulation steps a multiple of the pipeline stages</source>
+        <translation>每块流水线 GPU 持有的模型块数（Megatron 的交错 1F1B）：流水线气泡按此倍数缩小；1 = 普通 1F1B。梯度累积步数须为流水线阶段数的整数倍</translation>
     </message>
     <message>
         <source>GPUs a mixture of experts&apos; routed experts are split over (each GPU keeps the attention and shared layers)</source>

@@ -215,6 +215,11 @@ def _header(workload: Workload, req: Requirements, lang: str) -> str:
         f"{workload.gpus_per_node} GPU × {nodes}{comma}"
         f"{label(STRATEGIES, workload.strategy, lang)}",
     ]
+    if workload.vp_size > 1:
+        parts.append(t(Msg(f"{workload.pp_size} pipeline stages × {workload.vp_size} virtual "
+                           "stages per GPU (interleaved 1F1B)",
+                           f"{workload.pp_size} 个流水线阶段 × 每 GPU {workload.vp_size} 个"
+                           "虚拟阶段（交错 1F1B）")))
     if model.seq_len:
         parts.append(t(Msg(f"sequence {model.seq_len}", f"序列长度 {model.seq_len}")))
     if model.image_size:

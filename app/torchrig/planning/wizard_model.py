@@ -66,7 +66,7 @@ FIELD_KINDS: dict[str, str] = {
     "dataset.samples": "int", "dataset.sample_bytes": "float", "dataset.decoded_bytes": "float",
     "dataset.cache_in_ram": "bool", "precomputed_latents": "bool",
     "gpus_per_node": "int", "nodes": "int", "strategy": "choice", "tp_size": "int",
-    "pp_size": "int", "ep_size": "int", "offload": "choice",
+    "pp_size": "int", "vp_size": "int", "ep_size": "int", "offload": "choice",
 }
 """Every Wizard field in form order: its key in the workload document (``dataset.x`` for the
 dataset's fields; the keys are what validation errors name) and its kind: choice, int, float

@@ -30,6 +30,7 @@ from torchrig.planning.low_precision_rules import REFUSALS
 from torchrig.planning.measurement_rules import MEASUREMENT_FIELDS as MEASUREMENT_FIELDS
 from torchrig.planning.measurement_rules import MEASUREMENT_RULES
 from torchrig.planning.param_parts import PRESET_HEAD, head_difference, param_parts
+from torchrig.planning.pipeline_rules import PIPELINE_RULES
 from torchrig.planning.presets import ModelPreset, TransformerArch, get_preset
 from torchrig.planning.rule_kit import Rule as _Rule
 from torchrig.planning.rule_kit import given as _given
@@ -175,6 +176,8 @@ class Workload:
     strategy: str = "ddp"
     tp_size: int = 1
     pp_size: int = 1
+    vp_size: int = 1
+    """Model chunks per pipeline GPU, Megatron's interleaved 1F1B (1: plain 1F1B)."""
     ep_size: int = 1
     offload: str = "none"
     epochs: float = 1.0
@@ -726,6 +729,7 @@ _RULES: tuple[_Rule, ...] = (
     *_model_parallel("pipeline_parallel", "pp_size", _Rule(
         "pp_size", lambda c: c.w.pp_size > c.arch.layers,
         lambda c: f"cannot exceed the {c.arch.layers} layers")),
+    *PIPELINE_RULES,
     _Rule("ep_size", lambda c: c.w.ep_size > 1 and c.w.strategy != "expert_parallel",
           "needs strategy expert_parallel"),
     *_group(

@@ -37,7 +37,8 @@ def single_gpu(w: Workload) -> tuple[Workload, Msg | None]:
     if w.total_gpus == 1 and w.strategy == "ddp" and w.offload == "none":
         return w, None
     doc = w.to_dict()
-    doc.update(gpus_per_node=1, nodes=1, strategy="ddp", tp_size=1, pp_size=1, offload="none")
+    doc.update(gpus_per_node=1, nodes=1, strategy="ddp", tp_size=1, pp_size=1, vp_size=1,
+               offload="none")
     return Workload.from_dict(doc, where="workload"), Msg(
         f"measured as one GPU of plain data parallelism (the workload plans {w.total_gpus} "
         f"GPUs, {w.strategy}); compared with the plan of that one GPU",

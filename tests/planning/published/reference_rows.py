@@ -334,12 +334,12 @@ FP8_TRAINING: tuple[Row, ...] = (
              "4096, TP 1, PP 4, CP 1, VP 10): 8715 Tokens / sec / GPU",
              "NeMo Framework 24.12 user guide", NEMO_PERF, "nvidia-h100-sxm", "llama-2-13b",
              4096, 1, 32, 16, 8715,
-             _NEMO_ASSUMED + "; the virtual (interleaved) pipeline of 10 chunks per stage is "
-                             "not modelled: planned as 1F1B over 4 stages, whose bubble "
-                             "(3 / 35 of each step) is larger than the run's 3 / 320; the "
-                             "DGX H100's eight compute-fabric ports per node "
-                             "(DGX_H100_COMPUTE_NICS)",
-             setup={"strategy": "pipeline_parallel", "pp_size": 4}, inter_link="ib_ndr",
+             _NEMO_ASSUMED + "; the virtual (interleaved) pipeline of 10 chunks per stage "
+                             "planned as vp_size 10 (bubble (4 - 1) / 10 of a micro-batch "
+                             "slot, 3 / 320 of the ideal step); the DGX H100's eight "
+                             "compute-fabric ports per node (DGX_H100_COMPUTE_NICS)",
+             setup={"strategy": "pipeline_parallel", "pp_size": 4, "vp_size": 10},
+             inter_link="ib_ndr",
              nics_per_node=DGX_H100_COMPUTE_NICS),
     _fp8_row("nemo-fp8-llama2-7b-sft-8gpu",
              "'Finetuning' table (FP8, SQuAD-v1.1 packed to 4096 tokens), row LLAMA2-7B SFT (8 "

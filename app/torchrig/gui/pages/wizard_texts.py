@@ -118,6 +118,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy")),
     "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size")),
     "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size")),
+    "vp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage",
+                                              "Virtual pipeline stages per GPU")),
     "ep_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Expert-parallel size")),
     "offload": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "CPU offload")),
 }
@@ -203,6 +205,10 @@ FIELD_HELP = {
         "WizardPage", "GPUs that split each layer (tensor parallelism); keep it within one "
         "node's NVLink domain"),
     "pp_size": QT_TRANSLATE_NOOP("WizardPage", "Pipeline stages the layers are split into"),
+    "vp_size": QT_TRANSLATE_NOOP(
+        "WizardPage", "Model chunks each pipeline GPU holds (Megatron's interleaved 1F1B): "
+        "the pipeline's bubble shrinks by this factor; 1 = plain 1F1B. Needs gradient "
+        "accumulation steps a multiple of the pipeline stages"),
     "ep_size": QT_TRANSLATE_NOOP(
         "WizardPage", "GPUs a mixture of experts' routed experts are split over (each GPU keeps "
         "the attention and shared layers)"),

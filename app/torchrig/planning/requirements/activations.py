@@ -175,11 +175,28 @@ def pipeline_held_layers(w: Workload, layers: int) -> float:
     pipeline, all of them. In 1F1B the first stage runs min(m, p) forwards (p - 1 warm-up
     micro-batches, capped at the step's m, then one) before its first backward frees one
     (Korthikanti et al. sec. 4.2.3; Megatron's num_warmup_microbatches), each of L/p layers:
-    all L layers' worth once m >= p, m/p of it with fewer micro-batches."""
+    all L layers' worth once m >= p, m/p of it with fewer micro-batches. Interleaved (v > 1):
+    :func:`interleaved_held_chunks` chunk forwards of L/(p·v) layers each."""
     p = max(1, w.pp_size)
     if p == 1:
         return float(layers)
+    v = max(1, w.vp_size)
+    if v > 1:
+        return layers * interleaved_held_chunks(w) / (p * v)
     return layers * min(w.grad_accumulation, p) / p
+
+
+def interleaved_held_chunks(w: Workload) -> int:
+    """Chunk forwards (one micro-batch through one of the GPU's v chunks of L/(p·v) layers)
+    whose activations the first stage holds at once in the interleaved schedule. Megatron-LM's
+    ``forward_backward_pipelining_with_interleaving`` (megatron/core/pipeline_parallel/
+    schedules.py, ``get_pp_rank_microbatches``) runs num_warmup_microbatches = (p - rank - 1)
+    x 2 + (v - 1) x p chunk forwards before the steady 1F1B part (micro-batch groups of p, its
+    default), whose first forward comes before the first backward: on rank 0 2(p - 1) +
+    (v - 1)·p + 1. When that reaches the step's m·v chunk forwards, all run in the warm-up and
+    all are held."""
+    p, v, m = w.pp_size, w.vp_size, w.grad_accumulation
+    return min(2 * (p - 1) + (v - 1) * p + 1, m * v)
 
 
 def transformer_activations(w: Workload, arch: TransformerArch, seq: int,
@@ -255,18 +272,7 @@ def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
     if tp > 1:
         ratio = Msg(f"; x Korthikanti's TP ratio for t={tp}",
                     f"；乘以 Korthikanti 张量并行比例（t={tp}）")
-    pp = Msg("", "")
-    if w.pp_size > 1:
-        held = min(w.grad_accumulation, w.pp_size)
-        worth = (Msg("all layers' worth", "全部层的量") if held == w.pp_size else
-                 Msg(f"{held}/{w.pp_size} of all layers' worth (only {held} micro-batch"
-                     f"{'es' if held != 1 else ''} a step)",
-                     f"全部层的 {held}/{w.pp_size}（每步只有 {held} 个微批次）"))
-        pp = Msg(f"; 1F1B pipeline: the first stage holds {held} micro-batch"
-                 f"{'es' if held != 1 else ''} of {layers // w.pp_size} layers = {worth.en} "
-                 "(Korthikanti sec. 4.2.3)",
-                 f"；1F1B 流水线：第一阶段保存 {held} 个微批次 × {layers // w.pp_size} 层 "
-                 f"= {worth.zh}（Korthikanti 4.2.3 节）")
+    pp = _pipeline_note(w, layers)
     ck = Msg("", "")
     if checkpointing:
         ck = Msg("; checkpointing: each layer keeps only its input, one layer is recomputed "
@@ -291,6 +297,37 @@ def _transformer_note(w: Workload, arch: TransformerArch, seq: int, prec: str,
         f"实测每层每 token {per_token:,.0f} 字节（{calibrated}）× "
         f"{seq} token × 批大小 {b} × {layers} 层 + 嵌入/输出头 {fmt_gib(outside)}"
         f"{cp.zh}{ratio.zh}{pp.zh}{ck.zh}；Korthikanti 16 位理论下限 {fmt_gib(minimum)}")
+
+
+def _pipeline_note(w: Workload, layers: int) -> Msg:
+    """What the first pipeline stage holds (:func:`pipeline_held_layers`), with the counts."""
+    p = w.pp_size
+    if p <= 1:
+        return Msg("", "")
+    if w.vp_size > 1:
+        held, size = interleaved_held_chunks(w), layers // (p * w.vp_size)
+        share = Msg(" = all layers' worth", " = 全部层的量")
+        if held != p * w.vp_size:
+            share = Msg(f" = {held}/{p * w.vp_size} of all layers' worth",
+                        f" = 全部层的 {held}/{p * w.vp_size}")
+        return Msg(
+            f"; interleaved pipeline ({w.vp_size} chunks per GPU): the first stage holds "
+            f"{held} chunk forwards of {size} layer{'s' if size != 1 else ''} = "
+            f"{held * size} layers{share.en} "
+            "(Megatron-LM's num_warmup_microbatches + 1)",
+            f"；交错流水线（每 GPU {w.vp_size} 个模型块）：第一阶段保存 {held} 个模型块前向 × "
+            f"{size} 层 = {held * size} 层{share.zh}"
+            "（Megatron-LM 的预热前向数 + 1）")
+    held = min(w.grad_accumulation, p)
+    worth = (Msg("all layers' worth", "全部层的量") if held == p else
+             Msg(f"{held}/{p} of all layers' worth (only {held} micro-batch"
+                 f"{'es' if held != 1 else ''} a step)",
+                 f"全部层的 {held}/{p}（每步只有 {held} 个微批次）"))
+    return Msg(f"; 1F1B pipeline: the first stage holds {held} micro-batch"
+               f"{'es' if held != 1 else ''} of {layers // p} layers = {worth.en} "
+               "(Korthikanti sec. 4.2.3)",
+               f"；1F1B 流水线：第一阶段保存 {held} 个微批次 × {layers // p} 层 "
+               f"= {worth.zh}（Korthikanti 4.2.3 节）")
 
 
 def _checkpoint_segments(units: tuple[tuple[int, int], ...], scale: float,

@@ -295,13 +295,17 @@ def model_parallel_step(w: Workload, compute_s: float, intra: Link, inter: Link 
     bucket by bucket behind backward (:func:`step_time`). Those rings leave a node through its
     network ports together: one ring per model-parallel position in the node, so each gets
     ``nics_per_node`` x the NIC busbw / min(t*p, GPUs per node). Pipeline send/receive of
-    activations is not counted (one b·s·h tensor per stage boundary).
+    activations is not counted (one b·s·h tensor per stage boundary; with v interleaved chunks
+    per GPU v times as many boundaries, not counted either).
 
     ``compute_s`` is the step's compute on one GPU, the pipeline's bubble included
-    (:mod:`.pipeline_schedule`): m + p - 1 micro-batch slots, each with its TP all-reduces. The
-    gradients are synchronised once per optimizer step, after the last micro-batch (Megatron
-    and DDP's ``no_sync`` accumulate the others locally), so the sync hides only behind that
-    micro-batch's backward; the first stage runs it last.
+    (:mod:`.pipeline_schedule`): m + (p - 1) / v micro-batch slots (m + p - 1 in plain 1F1B),
+    each with its TP all-reduces. The gradients are synchronised once per optimizer step,
+    after the last micro-batch (Megatron and DDP's ``no_sync`` accumulate the others locally),
+    so the sync hides only behind that micro-batch's backward; the first stage runs it last.
+    Interleaved, that backward is spread over the flush, chunk by chunk: the sync is still
+    taken to hide behind one slot's backward (an assumption; a chunk's gradients that are
+    ready earlier could start sooner, so it errs towards a slower step).
     """
     model = resolve_model(w)
     mp = w.tp_size * w.pp_size

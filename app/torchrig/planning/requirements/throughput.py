@@ -210,17 +210,25 @@ def _pipelined(w: Workload, per_gpu: float, note: Msg, assumptions: list[Assumpt
                ) -> tuple[float, Msg]:
     """A pipeline stage's rate: every GPU holds 1/p of the layers and does 1/p of a sample's
     FLOPs, so ``per_gpu`` (one GPU's share of the FLOPs of all) stands, less the bubble
-    of the 1F1B schedule, where each stage waits (:mod:`.pipeline_schedule`)."""
+    of the 1F1B schedule, plain or interleaved, where each stage waits
+    (:mod:`.pipeline_schedule`)."""
     if w.pp_size <= 1:
         return per_gpu, note
+    m, v = w.grad_accumulation, pipeline_schedule.chunks(w)
+    source, kind = pipeline_schedule.PIPELINE_SOURCE, Msg("", "")
+    chunked, sends = Msg("", ""), Msg("", "")
+    if v > 1:
+        source, kind = pipeline_schedule.INTERLEAVED_SOURCE, Msg("interleaved ", "交错 ")
+        chunked = Msg(f", each GPU holding {v} model chunks (Megatron-LM's virtual pipeline "
+                      "stages)", f"，每 GPU {v} 个模型块（Megatron-LM 的虚拟流水线阶段）")
+        sends = Msg(f" ({v} times those of 1F1B)", f"（为 1F1B 的 {v} 倍）")
     assumptions.append(Assumption("pipeline_schedule", Msg(
-        "pipeline parallelism runs the 1F1B schedule with a flush per step "
-        f"({pipeline_schedule.PIPELINE_SOURCE.en}) over the {w.grad_accumulation} "
-        f"gradient-accumulation micro-batch{'es' if w.grad_accumulation != 1 else ''} of "
-        "each step; an interleaved (virtual) pipeline, whose bubble is smaller, is not modelled",
-        "流水线并行按每步清空的 1F1B 调度（"
-        f"{pipeline_schedule.PIPELINE_SOURCE.zh}），每步 {w.grad_accumulation} 个梯度累积"
-        "微批次；气泡更小的交错（虚拟）流水线未建模"),
+        f"pipeline parallelism runs the {kind.en}1F1B schedule with a flush per step "
+        f"({source.en}) over the {m} gradient-accumulation micro-batch"
+        f"{'es' if m != 1 else ''} of each step{chunked.en}; activations sent between "
+        f"stages{sends.en} are not counted",
+        f"流水线并行按每步清空的{kind.zh}1F1B 调度（{source.zh}），每步 {m} 个梯度累积微批次"
+        f"{chunked.zh}；阶段间发送的激活{sends.zh}未计入"),
         pipeline_schedule.busy_share(w)))
     busy = pipeline_schedule.busy_note(w)
     return (per_gpu * pipeline_schedule.busy_share(w),
