@@ -171,6 +171,17 @@ def test_multi_gpu_layouts_are_measured_as_one_gpu():
     assert any("one GPU" in n.en for n in r.notes)
 
 
+def test_an_interleaved_pipeline_is_measured_as_one_gpu_of_plain_1f1b_stages():
+    # 2 stages x 2 chunks of the 2 layers (one layer a chunk), 4 micro-batches a step: valid
+    # as planned; one process measures one GPU, with no pipeline and so no virtual stages.
+    w = tiny_llama(gpus=2, strategy="pipeline_parallel", pp_size=2, vp_size=2,
+                   grad_accumulation=4, layers=4)
+    assert w.vp_size == 2
+    r = result_of(w)
+    assert (r.verified.pp_size, r.verified.vp_size, r.verified.total_gpus) == (1, 1, 1)
+    assert any("one GPU" in n.en for n in r.notes)
+
+
 @pytest.mark.parametrize("options,words", [
     # QLoRA / 4-bit weights on a CPU: bitsandbytes runs on CUDA only - said, not guessed
     (dict(precision="int4", task="llm_inference", mode="infer"),
