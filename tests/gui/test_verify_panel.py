@@ -71,6 +71,30 @@ def test_a_click_measures_the_wizards_workload_and_fills_the_table(window, qtbot
     assert "本机实测与规划对比" in text  # the sheet defaults to Chinese
 
 
+@pytest.mark.slow
+def test_a_click_measures_a_diffusion_preset_on_diffusers(window, qtbot, file_dialogs,
+                                                          tmp_path):
+    # A diffusion preset has no reference model: the click runs diffusers' own DiT-XL/2 (its
+    # published config), reduced by its blocks, and the table names where the model came from.
+    pytest.importorskip("torch")
+    pytest.importorskip("diffusers")
+    page, panel = show_panel(window, qtbot)
+    open_workload(qtbot, page, file_dialogs, tmp_path, workload_from_options(
+        task="image_generation", mode="train", model="dit-xl-2-256", image_size=64, batch=1,
+        precision="fp32", optimizer="adamw", checkpointing=False))
+    qtbot.waitUntil(lambda: panel.workload == page.workload, timeout=10_000)
+    with qtbot.waitSignal(panel.result_ready, timeout=180_000) as blocker:
+        click(qtbot, panel.measure_button)
+    result = blocker.args[0]
+    qtbot.waitUntil(lambda: not panel.runner.running, timeout=10_000)
+    assert result.source["label"] == "diffusers DiTTransformer2DModel"
+    assert "diffusers DiTTransformer2DModel" in panel.status.text() + panel.notes.text()
+    assert panel.table.item(0, 0).text() == "Weights"
+    # diffusers' DiT-XL/2 holds 11 % more than the official model the planner counts
+    # (tests/verify/test_verify_diffusers.py derives the count)
+    assert panel.table.item(0, 3).text() == "+11%"
+
+
 def test_cancel_stops_the_measurement(window, qtbot, monkeypatch):
     # The fake measurement loops until the cancel flag is set, so the runner stopping proves
     # the click reached it; no wall-clock bound (load-proof).

@@ -388,6 +388,36 @@ def test_a_module_is_the_best_value_only_for_a_baseboard_sized_node(catalog):
     assert not buyable_for(jetson, w)
 
 
+def test_the_pick_for_a_node_of_three_or_more_cards_passes_the_cooling_check(catalog):
+    # An 8-GPU DiT job was recommended the RTX PRO 6000 Workstation Edition: 600 W with an
+    # open-air cooler, which the build check itself advises against three or more of side by
+    # side (compat.gpu_cooling). The picker and the checker must agree: from three cards a node
+    # on, the pick has a cooler that stacks (blower, passive, liquid), whatever it costs.
+    from dataclasses import replace as with_
+    from decimal import Decimal
+
+    from torchrig.builds.build import Build, LineItem
+    from torchrig.builds.compat import check_build
+    from torchrig.planning.gpu_choice import best_value
+
+    open_air = catalog.get("nvidia-rtx-pro-6000-blackwell")
+    assert open_air.gpu.cooling == "open-air" and open_air.gpu.form_factor == "pcie"
+    for gpus, open_air_allowed in ((1, True), (2, True), (3, False), (8, False)):
+        w = with_(_workload("llama2-7b-lora"), gpus_per_node=gpus)
+        options = [with_(o, price=Decimal(1)) if o.part.id == open_air.id else o
+                   for o in gpu_options(w, catalog, "USD")]
+        assert _cheapest_per_work(options).part.id == open_air.id
+        best = best_value(options)
+        assert best is not None
+        assert (best.part.id == open_air.id) is open_air_allowed, gpus
+        if best.part.gpu.form_factor == "pcie":
+            node = Build(name="t", nodes=1, currency="USD",
+                         line_items=[LineItem(part_id=best.part.id, quantity=gpus)])
+            codes = {f.code for f in check_build(node, catalog)}
+            assert ("compat.gpu_cooling" in codes) is (best.part.id == open_air.id
+                                                      and gpus >= 3), gpus
+
+
 def test_the_solver_speaks_of_time_per_output_token_for_serving(catalog):
     # Issue 24: the serving solver offered "time x0.16". For LLM inference the time compared is
     # the time per output token (a decode step); training keeps "time".

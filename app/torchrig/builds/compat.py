@@ -28,7 +28,7 @@ from torchrig.builds.system_parts import node_system
 from torchrig.builds.wall_checks import wall_checks
 from torchrig.catalog.export_controls import ExportControls
 from torchrig.catalog.model import Catalog, Part
-from torchrig.catalog.specs import SOCKETED_GPU_FORMS, GpuSlot
+from torchrig.catalog.specs import SIDE_BY_SIDE_GPUS, SOCKETED_GPU_FORMS, GpuSlot
 from torchrig.findings import Finding, Severity, sort_findings
 from torchrig.i18n import Msg, counted
 from torchrig.labels import GPU_FORMS, label
@@ -259,9 +259,9 @@ def _sxm_generation(gpus: list[NodeLine], board: Part) -> list[Finding]:
 def _cooling(node: Node) -> list[Finding]:
     cards = [line for line in node.of("gpu") if line.part.gpu.form_factor == "pcie"]
     n = sum(line.quantity for line in cards)
-    if n < 3:
+    if n < SIDE_BY_SIDE_GPUS:
         return []
-    risky = [line for line in cards if line.part.gpu.cooling in (None, "open-air")]
+    risky = [line for line in cards if not line.part.gpu.cools_side_by_side()]
     if not risky:
         return []
     names = ", ".join(sorted({line.part.name for line in risky}))

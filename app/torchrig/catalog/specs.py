@@ -150,6 +150,20 @@ class GpuSpec:
     """The lowest power limit the card's firmware accepts (``nvidia-smi -q -d POWER``,
     "Min Power Limit"): a power-limit fix below it cannot be set."""
 
+    def cools_side_by_side(self) -> bool:
+        """Whether the card's cooler works next to other cards (:data:`SIDE_BY_SIDE_COOLING`):
+        an open-air cooler - or one the catalog does not know - blows into its neighbour."""
+        return self.cooling in SIDE_BY_SIDE_COOLING
+
+
+SIDE_BY_SIDE_GPUS = 3
+"""PCIe cards per node from which their coolers sit next to each other: the build check's
+cooling advice and the GPU recommendation (planning/gpu_choice.py) use the same count."""
+
+SIDE_BY_SIDE_COOLING = ("blower", "passive", "liquid")
+"""Coolers that exhaust out of the case or are cooled by the chassis or water, so cards stack
+(Dettmers: open-air cards side by side throttle; use blower or water cooling)."""
+
 
 @dataclass(frozen=True)
 class CpuSpec:

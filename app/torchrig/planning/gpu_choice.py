@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from torchrig.catalog.specs import SIDE_BY_SIDE_GPUS
 from torchrig.errors import InputError
 from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.requirements import Requirements, plan
@@ -185,12 +186,15 @@ def _options(w: Workload, catalog: Catalog, currency: str, cny_per_usd: Decimal 
 
 
 def buyable_for(part: Part, w: Workload) -> bool:
-    """Whether ``part`` can be bought for ``w``'s nodes: a PCIe card always; a Jetson module is a
-    computer of its own, not a part of a node; an SXM/OAM module only for a node of a
+    """Whether ``part`` can be bought for ``w``'s nodes: a PCIe card alone or beside one other,
+    and from :data:`SIDE_BY_SIDE_GPUS` a node on only with a cooler that works next to its
+    neighbours - the build check advises against any other, so the pick must not need that
+    advice (an 8-GPU job was recommended a 600 W open-air workstation card); a Jetson module
+    is a computer of its own, not a part of a node; an SXM/OAM module only for a node of a
     baseboard's size (:data:`BASEBOARD_GPUS`)."""
     form = part.gpu.form_factor or "pcie"
     if form == "pcie":
-        return True
+        return w.gpus_per_node < SIDE_BY_SIDE_GPUS or part.gpu.cools_side_by_side()
     if form == "module":
         return False
     return w.gpus_per_node in BASEBOARD_GPUS
