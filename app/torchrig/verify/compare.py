@@ -375,6 +375,12 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
                          "figures match a GPU; speed is the CPU's",
                          "CPU 上的 AMP：模拟 CUDA autocast 的类型转换，内存数字与 GPU 一致；"
                          "速度为 CPU 的速度"))
+    if device_kind != "cuda" and not verified.is_training:
+        notes.append(Msg("inference working set: the peak of the tensors the forward pass "
+                         "creates, counted as they live and die (no allocator statistics on "
+                         "this device)",
+                         "推理工作集：前向传播所创建张量的峰值（按其存活与释放计数；此设备没有分配器"
+                         "统计）"))
     feedback = _feedback(verified, requirements, measured, device_name, device_kind,
                          torch_version, date, reduction)
     return VerifyResult(
@@ -390,8 +396,10 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
           reduction: Msg | None) -> list[Row]:
     v = req.vram_per_gpu
     cuda = kind == "cuda"
-    # Inference keeps nothing for backward: only allocator statistics see its working set.
-    activations = m.activations if (w.is_training or cuda) else None
+    # Training: the bytes saved for backward. Inference: the working set of the forward, from
+    # the allocator's peak on CUDA, elsewhere from the tensors the pass creates
+    # (verify/live_memory.py).
+    activations = m.activations
 
     def planned(key: str) -> float | None:
         item = v.get(key)
@@ -403,8 +411,8 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
 
     transient_keys = [k for k in ("backward_transient", "optimizer_step_transient") if k in v]
     planned_transients = sum(v[k].value or 0.0 for k in transient_keys)
-    body_keys = ("weights", "gradients", "optimizer_states", "activations", "kv_cache",
-                 "comm_buffers")
+    # The terms the CPU measures (a KV cache or DDP's buckets are not run here).
+    body_keys = ("weights", "gradients", "optimizer_states", "activations")
     cpu_total = sum(planned(k) or 0.0 for k in body_keys) \
         if planned("activations") is not None else None
     no_cuda = Msg("not applicable: no CUDA context or caching allocator on this device",

@@ -197,6 +197,9 @@ def transformers_model(source: ModelSource, w: Workload) -> LibraryModel:
         ids = torch.randint(0, vocab, (size, seq or w.seq_len or 128), generator=gen)
         inputs: dict[str, Any] = {"input_ids": ids}
         if not w.is_training:
+            if w.task == "llm_inference" and name.endswith(("ForCausalLM", "LMHeadModel")):
+                # Serving's prefill computes the next token's logits only, as the plan counts.
+                inputs["logits_to_keep"] = 1
             return inputs, None
         if name.endswith(("ForCausalLM", "LMHeadModel", "ForMaskedLM")):
             inputs["labels"] = ids

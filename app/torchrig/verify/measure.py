@@ -226,7 +226,8 @@ def probe_spec(w: Workload, kind: str) -> ProbeSpec:
     ckpt = w.gradient_checkpointing
     if m.arch is not None:
         a = m.arch
-        head = "cls" if (a.style == "bert" and w.mode == "finetune") else "lm"
+        head = "cls" if (a.style == "bert" and w.mode == "finetune") else \
+            "last" if w.task == "llm_inference" else "lm"
         seq = w.seq_len or 1
 
         def build(layers: int | None) -> torch.nn.Module:

@@ -8,7 +8,9 @@ A probe builds the model with random weights, runs ``steps`` real steps and meas
   optimizer-state bytes, read from the tensors themselves;
 * step 2 (memory): on CUDA the allocator's statistics per phase - allocated after, and peak
   allocated / reserved during, forward, backward and the optimizer step, with the peaks reset
-  between phases (the CPU has no allocator statistics: there it is one more step);
+  between phases (the CPU has no allocator statistics: there it is one more step, and an
+  inference pass's working set is the peak of the tensors it creates,
+  :mod:`~torchrig.verify.live_memory`);
 * steps 3..N (timed): the median step time.
 
 Precision follows the plan: fp32 / tf32 weights, ``torch.autocast`` for AMP (fp16 with a
@@ -430,8 +432,12 @@ def _measure_inference(spec: ProbeSpec, model: nn.Module, size: Size, inputs: An
         reserved_peak = float(phase.peak_reserved)
         outside = float(max(0, memory.used_on_device() - memory.reserved()))
     else:
-        # Without allocator statistics, the working set of an inference pass is unknown.
-        working = 0
+        # No allocator statistics: the tensors the pass creates, counted as they live and die
+        # (verify/live_memory.py).
+        from torchrig.verify.live_memory import peak_live_bytes
+
+        existing = [*model.parameters(), *model.buffers(), *_tensors(inputs)]
+        working = peak_live_bytes(forward, existing)
         step_peak = None
     times = []
     for _ in range(max(1, steps - 2)):
@@ -446,6 +452,17 @@ def _measure_inference(spec: ProbeSpec, model: nn.Module, size: Size, inputs: An
         activations=float(working), step_peak=step_peak, reserved_peak=reserved_peak,
         outside_allocator=outside, step_s=float(statistics.median(times)),
         forward_flops=flops, saved_bytes=0.0, phases=phases)
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors in a batch (tuples, lists, dicts of them)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    return []
 
 
 def _check(cancel: threading.Event) -> None:

@@ -592,6 +592,7 @@ class TransformerModel(nn.Module):
     head="lm": logits over the vocabulary and a cross-entropy loss computed in float32, as the
     Hugging Face causal-LM / masked-LM losses do (logits are upcast before the loss).
     head="cls": a pooled two-class classifier (fine-tuning BERT for a sentence task).
+    head="last": serving's prefill, the logits of the last position (no loss).
     grouped_kv=False: Llama's grouped K/V repeated to every head under sdpa too, as the
     calibration model was fitted (see :func:`attention`).
     """
@@ -620,7 +621,7 @@ class TransformerModel(nn.Module):
             self.final_norm = RmsNorm(h)
             inv = 1.0 / (10000.0 ** (torch.arange(0, s.head_dim, 2).float() / s.head_dim))
             self.register_buffer("inv_freq", inv, persistent=False)
-        if head == "lm" and style == "llama":
+        if head in ("lm", "last") and style == "llama":
             self.lm_head = nn.Linear(h, s.vocab, bias=False)
         elif head == "cls":
             self.classifier = nn.Linear(h, 2)
@@ -649,6 +650,10 @@ class TransformerModel(nn.Module):
             return F.cross_entropy(logits.float(),
                                    torch.zeros(b, dtype=torch.long, device=ids.device))
         weight = self.lm_head.weight if self.style == "llama" else self.tok.weight
+        if self.head_kind == "last":
+            # Serving's prefill: the logits of the last position only, the next token's (what
+            # vLLM and TensorRT-LLM compute, and the planner counts).
+            return F.linear(x[:, -1], weight).float()
         logits = F.linear(x, weight).float()
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), ids.view(-1))
 
