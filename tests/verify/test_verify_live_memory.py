@@ -66,6 +66,18 @@ def test_verify_reports_the_working_set_of_a_cpu_inference(tmp_path):
     result = v.verify(w, "cpu", source=source, quick=True)
     assert result.row("activations").measured == pytest.approx(2 * WIDE_OUTPUT, rel=1e-9)
     assert any("inference working set" in n.en for n in result.notes)
+    # Fed back (verify --apply), the plan of the same model at twice the batch takes it per
+    # sample: 256,000 B / 8 x 16.
+    from dataclasses import replace
+
+    from torchrig.planning.requirements import plan
+    from torchrig.verify.written_workload import measured_workload
+
+    applied = measured_workload(result)
+    assert applied.activation_bytes_per_sample == 2 * WIDE_OUTPUT / BATCH
+    again = plan(replace(applied, batch_size=2 * BATCH)).vram_per_gpu["activations"]
+    assert again.value == 2 * WIDE_OUTPUT * 2
+    assert "measured on" in again.note.en
 
 
 @pytest.mark.parametrize("library", [False, True], ids=["reference", "transformers"])

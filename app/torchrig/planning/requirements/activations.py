@@ -459,6 +459,9 @@ def inference_activations(w: Workload, model: ResolvedModel,
             f"{how.zh}：一层的张量（{fmt_gib(layer)}，由训练实测给出的上界）+ 最后位置的 fp32 "
             "logits"))
     vc = cal.vision.get(model.preset.id) if (cal and model.preset) else None
+    if vc is None and w.activation_bytes_per_sample is not None:
+        # A custom model's working set per sample, given or measured (verify --apply).
+        return Activations(w.activation_bytes_per_sample * w.batch_size, _given_figure_note(w))
     if vc is None:
         return Activations(None, Msg("unknown for a custom model", "自定义模型未知"))
     pc = vc.precisions[prec]
