@@ -37,18 +37,18 @@ def _line(index: int, label: str, category: str, quantity: int, multiplier: int,
 
 
 def _priced() -> PricedBuild:
-    # Two nodes. Line 1: 2 x 2 nodes x CNY 1,500.50 = 6,002.00; line 2: 1 x 1 x 99.99 (an
-    # estimate, one node's multiplier 1 since it is a cluster line); line 3 has no price,
-    # line 4 waits for a rate. Subtotal 6,002.00 + 99.99 = 6,101.99; discount 101.99;
-    # taxable 6,000.00; tax 13 % = 780.00; total 6,780.00.
+    # Two nodes. Line 1 (index 0, printed [1] as a reader counts): 2 x 2 nodes x CNY 1,500.50
+    # = 6,002.00; line 2: 1 x 1 x 99.99 (an estimate, one node's multiplier 1 since it is a
+    # cluster line); line 3 has no price, line 4 waits for a rate. Subtotal 6,002.00 + 99.99
+    # = 6,101.99; discount 101.99; taxable 6,000.00; tax 13 % = 780.00; total 6,780.00.
     lines = (
-        _line(1, "Lab GPU / 实验室显卡", "gpu", 2, 2, "1500.50",
+        _line(0, "Lab GPU / 实验室显卡", "gpu", 2, 2, "1500.50",
               alerts=(Alert("price.stale", Msg("price is old", "价格已旧")),)),
-        _line(2, "Switch", "switch", 1, 1, "99.99", price_kind="estimate",
+        _line(1, "Switch", "switch", 1, 1, "99.99", price_kind="estimate",
               origin=Msg("estimate: a sheet", "估算：表格")),
-        _line(3, "Rails", "other", 4, 2, None, status="price needed",
+        _line(2, "Rails", "other", 4, 2, None, status="price needed",
               origin=Msg("", ""), origin_kind="missing"),
-        _line(4, "Card", "gpu", 1, 2, None, status="exchange rate needed",
+        _line(3, "Card", "gpu", 1, 2, None, status="exchange rate needed",
               origin=Msg("catalog USD", "目录 USD")),
     )
     return PricedBuild(
@@ -56,7 +56,7 @@ def _priced() -> PricedBuild:
         category_totals={"gpu": D("6002.00"), "switch": D("99.99")},
         subtotal=D("6101.99"), discount=D("101.99"), taxable=D("6000.00"),
         tax_rate=D("0.13"), tax=D("780.00"), total=D("6780.00"), incomplete=True,
-        missing_price_lines=(3, 4), exchange_rate=D("7.1"), exchange_rate_date="2026-01-05",
+        missing_price_lines=(2, 3), exchange_rate=D("7.1"), exchange_rate_date="2026-01-05",
         warnings=(Msg("a warning", "一条警告"),),
         exchange_rate_origin=Msg("the Settings", "设置"), exchange_rate_age_days=40)
 
@@ -131,7 +131,7 @@ def test_english_is_the_default_language() -> None:
 
 
 def test_one_missing_line_in_the_singular_and_no_rate_discount_or_tax() -> None:
-    priced = replace(_priced(), lines=_priced().lines[:3], missing_price_lines=(3,),
+    priced = replace(_priced(), lines=_priced().lines[:3], missing_price_lines=(2,),
                      discount=D("0"), tax_rate=D("0"), tax=D("0"), exchange_rate=None,
                      exchange_rate_date=None, exchange_rate_origin=None,
                      exchange_rate_age_days=None, warnings=(), category_totals={})
@@ -188,3 +188,21 @@ def test_the_json_without_a_blocker() -> None:
     assert data["counts"] == {"blocker": 0, "bottleneck": 0, "warning": 1, "overkill": 0,
                               "advice": 0}
     assert check_json(_priced(), [])["findings"] == []
+
+
+def test_lines_are_numbered_as_a_reader_counts_them() -> None:
+    # A priced build's first line has index 0 (line_items[0]); the text numbers it [1], and the
+    # unpriced second line is "line 2" - as a build's own notes count ("included in the DGX
+    # B200 system price (line 2)"), not [0] and "line 1".
+    from torchrig.builds.build import Build, LineItem
+    from torchrig.builds.pricing import price_build
+    from torchrig.catalog import load_catalog
+
+    build = Build(name="t", nodes=1, currency="USD", line_items=[
+        LineItem(part_id="nvidia-rtx-4090", quantity=1),
+        LineItem(text="Rails", category="other", quantity=1)])
+    priced = price_build(build, load_catalog())
+    assert [line.index for line in priced.lines] == [0, 1]
+    text = format_check_text(priced, [], "en")
+    assert "\n  [1] " in text and "\n  [2] Rails" in text and "[0]" not in text
+    assert "(line 2)" in text

@@ -79,7 +79,9 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
             price = _t(line.status, lang)
         mark = f" [{_t('estimate', lang)}]" if line.is_estimate else ""
         category = label(CATEGORIES, line.category, lang)
-        out.append(f"  [{line.index}] {one_language(line.label, lang)} ({category}) "
+        # Numbered from 1, as a reader counts lines (a build's notes say "line 2"); the index
+        # itself (line_items[0], the JSON) stays 0-based.
+        out.append(f"  [{line.index + 1}] {one_language(line.label, lang)} ({category}) "
                    f"{_t('qty', lang)} {qty}: {price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")
@@ -104,7 +106,7 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
         if priced.rate_age_note is not None:
             out.append(f"  ! {priced.rate_age_note.get(lang)}")
     if priced.incomplete:
-        ids = ", ".join(str(i) for i in priced.missing_price_lines)
+        ids = ", ".join(str(i + 1) for i in priced.missing_price_lines)
         missing = len(priced.missing_price_lines)
         key = "incomplete_one" if missing == 1 else "incomplete"
         out.append(_t(key, lang).format(n=missing, ids=ids))
