@@ -158,9 +158,9 @@ def test_data_parallel_scales_at_the_scaling_models_efficiency():
                             grad_accumulation=2)
     t = _t(w)
     rate = 320e12 * MFU / BERT_FLOPS
-    # the efficiency is the scaling model's (tests/planning/test_scaling_*.py), for the compute
-    # of one optimizer step: micro-batch 32 x 2 accumulation steps / per-GPU rate
-    point = scaling_curve(plan(w).workload, 32 * 2 / rate, LINKS["nvlink3"], [8], 8, None)[0]
+    # the efficiency is the scaling model's (tests/planning/test_scaling_*.py) for one
+    # micro-batch of 32 / per-GPU rate, the optimizer step running the workload's 2 of them
+    point = scaling_curve(plan(w).workload, 32 / rate, LINKS["nvlink3"], [8], 8, None)[0]
     assert 0 < point.efficiency < 1
     assert t["scaling_efficiency"].value == pytest.approx(point.efficiency, rel=1e-9)
     assert t["scaling_efficiency"].note.en.startswith(

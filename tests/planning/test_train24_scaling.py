@@ -55,6 +55,26 @@ def test_a_bucket_waits_for_its_gradients_or_for_the_link():
     assert t == pytest.approx((1 + 2 * 26 / 51) * 1e-3 + 2 * 1.5e-3)
 
 
+def test_with_accumulation_ddp_syncs_behind_the_last_micro_batch_only():
+    # 4 micro-batches of 3 ms: the first 3 run under no_sync() (nothing to send), the last
+    # is the one-micro-batch step above with its buckets - fast link: 3 x 3 + 3.4 = 12.4 ms,
+    # slow link: 3 x 3 + 5.0196 ms. Letting the 51 MiB hide behind all 12 ms of backward
+    # (what the planner did) would expose only the last bucket's 0.4 ms on either link.
+    fast, slow = 25 * MiB / 0.4e-3, 25 * MiB / 1.5e-3
+    t, comm = step_time(3e-3, 51 * MiB, 2, fast, 0.0, micro_batches=4)
+    assert t == pytest.approx(3 * 3e-3 + 3.4e-3)
+    assert comm == pytest.approx(51 * MiB / fast)  # one sync per optimizer step
+    t, _ = step_time(3e-3, 51 * MiB, 2, slow, 0.0, micro_batches=4)
+    assert t == pytest.approx(3 * 3e-3 + (1 + 2 * 26 / 51) * 1e-3 + 2 * 1.5e-3)
+    # ZeRO-1/2: the compute of 4 micro-batches, then the one reduce-scatter + all-gather.
+    t, comm = step_time(1.0, 2.5e9, 8, 100e9, 1e-5, strategy="zero1", micro_batches=4)
+    assert t == pytest.approx(4.0 + 1.75 * 2.5e9 / 100e9 + 3 * 2 * 1e-5)
+    # ZeRO-3 gathers the weights again for every micro-batch: 4 x the one-unit step above.
+    t, comm = step_time(1.0, 1e9, 4, 100e9, 0.0, strategy="zero3", micro_batches=4)
+    assert comm == pytest.approx(4 * 3 * 0.75 * 1e9 / 1e11)
+    assert t == pytest.approx(4 * (1.0 + 3 * 0.75 * 1e9 / 1e11))
+
+
 @pytest.mark.parametrize("strategy", ["zero1", "zero2"])
 def test_zero1_and_2_communication_is_not_overlapped(strategy):
     # DeepSpeed's overlap_comm defaults to off below stage 3 (deepspeed/runtime/zero/config.py):

@@ -205,24 +205,33 @@ def _sharded_step(compute_s: float, weight_bytes: float, gpus: int, busbw_bps: f
 
 def step_time(compute_s: float, grad_bytes: float, gpus: int, busbw_bps: float,
               latency_s: float, strategy: str = "ddp", checkpointing: bool = False,
-              layers: int | None = None) -> tuple[float, float]:
-    """(step time, communication time) for one data-parallel step on ``gpus`` GPUs.
+              layers: int | None = None, micro_batches: int = 1) -> tuple[float, float]:
+    """(step time, communication time) for one data-parallel optimizer step on ``gpus`` GPUs;
+    ``compute_s`` is one micro-batch's compute and the step runs ``micro_batches`` of them.
 
-    DDP: bucket by bucket behind backward (:func:`_ddp_step`). ZeRO-1/2: DeepSpeed's
+    DDP: bucket by bucket behind backward (:func:`_ddp_step`) - the last micro-batch's only:
+    with gradient accumulation the others run under ``no_sync()`` (PyTorch's DDP docs; what
+    Hugging Face accelerate and Lightning do), so their backward has no gradients to send
+    yet. ZeRO-1/2: DeepSpeed's
     reduce-scatter and all-gather in ``reduce_bucket_size`` pieces, not overlapped
     (``overlap_comm`` defaults to off for stages 1 and 2, deepspeed/runtime/zero/config.py).
     ZeRO-3: ``grad_bytes`` is the 16-bit weight size, per layer with prefetch
     (:func:`_sharded_step`)."""
+    m = max(1, micro_batches)
     if gpus <= 1:
-        return compute_s, 0.0
+        return m * compute_s, 0.0
     share = BACKWARD_SHARE_CHECKPOINTED if checkpointing else BACKWARD_SHARE
     if strategy == "zero3":
-        return _sharded_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, layers, share)
+        # Gathered and reduce-scattered again for every micro-batch.
+        t, comm = _sharded_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, layers,
+                                share)
+        return m * t, m * comm
     if strategy in ("zero1", "zero2"):
         pieces = max(1, math.ceil(grad_bytes / ZERO_BUCKET_BYTES))
         comm = allreduce_time(grad_bytes, gpus, busbw_bps, latency_s * 2, pieces)
-        return compute_s + comm, comm
-    return _ddp_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, share)
+        return m * compute_s + comm, comm
+    last, comm = _ddp_step(compute_s, grad_bytes, gpus, busbw_bps, latency_s, share)
+    return (m - 1) * compute_s + last, comm
 
 
 def _inputs(workload: Workload, requirements_or_step_time: Requirements | float
@@ -251,8 +260,8 @@ def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | 
 
     ``link`` connects GPUs inside a node; counts above ``gpus_per_node`` also need
     ``inter_link``. ``requirements_or_step_time``: a plan made with a GPU (its one-GPU step
-    time is used) or that step time in seconds.
-    """
+    time, one micro-batch's, is used) or that time in seconds; an optimizer step runs the
+    workload's ``grad_accumulation`` micro-batches (:func:`step_time`)."""
     compute, volume_bytes = _inputs(workload, requirements_or_step_time)
     layers = resolve_model(workload).arch
     points = []
@@ -264,12 +273,13 @@ def scaling_curve(workload: Workload, requirements_or_step_time: Requirements | 
         busbw = effective_busbw(gpus, gpus_per_node, link, inter_link, nics_per_node)
         latency = link.latency_s if gpus <= gpus_per_node or inter_link is None \
             else max(link.latency_s, inter_link.latency_s)
+        m = workload.grad_accumulation
         t, comm = step_time(compute, volume_bytes, gpus, busbw, latency, workload.strategy,
                             workload.gradient_checkpointing,
-                            layers.layers if layers else None)
+                            layers.layers if layers else None, micro_batches=m)
         points.append(ScalingPoint(
-            gpus=gpus, efficiency=compute / t, samples_per_s=gpus * workload.batch_size / t,
-            step_time_s=t, comm_time_s=comm,
+            gpus=gpus, efficiency=m * compute / t,
+            samples_per_s=gpus * workload.batch_size * m / t, step_time_s=t, comm_time_s=comm,
         ))
     return points
 

@@ -304,7 +304,7 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
     # The scaling model (and its collective maths) only once a GPU's links are known.
     from torchrig.planning.requirements.scaling import scaling_curve
 
-    compute = w.batch_size * w.grad_accumulation / per_gpu
+    compute = w.batch_size / per_gpu  # one micro-batch: the curve runs the step's m of them
     try:
         point = scaling_curve(w, compute, gpu.intra_link, [w.total_gpus], w.gpus_per_node,
                               gpu.inter_link, gpu.nics_per_node)[0]
