@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import sys
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,13 +42,13 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
-from torchrig.verify.reference_models import CudaEmulation  # noqa: E402 - after the path set-up
+from torchrig.verify.live_memory import LiveBytes, storage_key  # noqa: E402 - after the path
+from torchrig.verify.reference_models import CudaEmulation  # noqa: E402 - set-up
 
 META = torch.device("meta")
 PRECISIONS = ("fp32", "amp", "bf16")
@@ -151,16 +150,12 @@ def fused_attention() -> Iterator[None]:
 # --- counting ---------------------------------------------------------------------------------
 
 
-def _storage_id(t: torch.Tensor) -> int:
-    return int(t.untyped_storage()._cdata)
-
-
 class SavedCounter:
     """Distinct storages saved for backward, attributed to the checkpointed block running."""
 
     def __init__(self, model: nn.Module, units: list[nn.Module]) -> None:
-        self.excluded = {_storage_id(p) for p in model.parameters()}
-        self.excluded |= {_storage_id(b) for b in model.buffers()}
+        self.excluded = {storage_key(p) for p in model.parameters()}
+        self.excluded |= {storage_key(b) for b in model.buffers()}
         self.units = units
         self.current: int | None = None
         self.saved: dict[int, tuple[int, int | None]] = {}  # storage -> (bytes, unit)
@@ -170,7 +165,7 @@ class SavedCounter:
         self._alive: list[torch.Tensor] = []
 
     def pack(self, t: torch.Tensor) -> torch.Tensor:
-        sid = _storage_id(t)
+        sid = storage_key(t)
         if sid not in self.excluded and sid not in self.saved:
             self.saved[sid] = (t.untyped_storage().nbytes(), self.current)
         return t
@@ -193,7 +188,7 @@ class SavedCounter:
             self.current = index
             if args and isinstance(args[0], torch.Tensor):
                 self._alive.append(args[0])
-                self.inputs[_storage_id(args[0])] = args[0].untyped_storage().nbytes()
+                self.inputs[storage_key(args[0])] = args[0].untyped_storage().nbytes()
         return hook
 
     def _leave(self, *_: Any) -> None:
@@ -212,38 +207,6 @@ class SavedCounter:
                 per_unit[u] = per_unit.get(u, 0) + b
         inputs = sum(b for s, b in self.inputs.items() if s not in outside)
         return sum(outside.values()) + inputs + max(per_unit.values(), default=0)
-
-
-class LivePeak(TorchDispatchMode):
-    """Peak bytes of live tensor storages created while active (freed when the last tensor
-    using a storage is collected): the working set of a forward pass without autograd."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.refs: dict[int, int] = {}
-        self.sizes: dict[int, int] = {}
-        self.live = 0
-        self.peak = 0
-
-    def _release(self, sid: int) -> None:
-        self.refs[sid] -= 1
-        if self.refs[sid] == 0:
-            self.live -= self.sizes.pop(sid)
-            del self.refs[sid]
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
-        out = func(*args, **(kwargs or {}))
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(t, torch.Tensor):
-                sid = _storage_id(t)
-                if sid not in self.refs:
-                    self.sizes[sid] = t.untyped_storage().nbytes()
-                    self.refs[sid] = 0
-                    self.live += self.sizes[sid]
-                    self.peak = max(self.peak, self.live)
-                self.refs[sid] += 1
-                weakref.finalize(t, self._release, sid)
-        return out
 
 
 def checkpoint_units(model: nn.Module) -> list[nn.Module]:
@@ -290,7 +253,7 @@ def saved(model: nn.Module, make: Callable[..., tuple], batch: int, latent: int,
 
 
 def live_peak(fn: Callable[..., object], *args: Any, **kwargs: Any) -> int:
-    mode = LivePeak()
+    mode = LiveBytes()
     with torch.no_grad(), fused_attention(), mode:
         fn(*args, **kwargs)
     return mode.peak

@@ -5,34 +5,17 @@ v = 1, 2 / 2.5 = 80 % with v = 2."""
 
 from __future__ import annotations
 
-from gui_gestures import button, choose, click, go_to
-
-from torchrig.planning.workload import save_workload, workload_from_options
+from wizard_pipeline import open_pipeline, show_field
 
 
 def test_typing_virtual_stages_replans_the_smaller_bubble(window, qtbot, file_dialogs,
                                                           tmp_path):
     page = window.wizard_page
-    go_to(qtbot, window, "wizard")
-    path = tmp_path / "pipeline.json"
-    save_workload(workload_from_options(task="llm_finetune_full", model="llama-2-7b",
-                                        precision="amp_bf16", batch=1, gpus=2,
-                                        strategy="pipeline_parallel", pp_size=2,
-                                        grad_accumulation=2), path)
-    file_dialogs[0].append(str(path))
-    click(qtbot, button(page, "open_workload"))
-    choose(page.subject_box, "tier:enterprise")  # a tier with GPUs: the speed is planned
-
-    def busy_note() -> str:
-        a = page.analysis
-        item = a.requirements.throughput.get("samples_per_s_per_gpu") if a else None
-        return item.note.en if item is not None else ""
+    busy_note = open_pipeline(window, qtbot, file_dialogs, tmp_path, grad_accumulation=2)
 
     # 1F1B: 2 / (2 + 2 - 1) = 67 %
     qtbot.waitUntil(lambda: "x 2 / (2 + 2 - 1) = 67% busy" in busy_note(), timeout=20_000)
-    field = page.widgets["vp_size"]
-    page.tabs.setCurrentIndex(next(i for i in range(page.tabs.count())
-                                   if page.tabs.widget(i).isAncestorOf(field)))
+    field = show_field(page, "vp_size")
     assert field.text() == "1"
     field.selectAll()
     qtbot.keyClicks(field, "2")

@@ -6,8 +6,8 @@ its worst moment is still countable from the tensors themselves: a ``TorchDispat
 every tensor an operator returns, counts its storage once (views and in-place results share
 it) and releases it when the last tensor using it is freed. Tensors that existed before - the
 weights, the inputs - are not counted: the figure is the working set the pass adds, what the
-planner's inference activations predict. ``scripts/calibrate_diffusion.py`` measured the
-diffusion presets' inference figures the same way.
+planner's inference activations predict. ``scripts/calibrate_diffusion.py`` measures the
+diffusion presets' inference figures with the same counter, on the meta device.
 
 Imports torch: import lazily.
 """
@@ -22,16 +22,22 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
-class LiveBytes(TorchDispatchMode):
-    """Counts the bytes of the storages created under it that are still referenced."""
+def storage_key(t: torch.Tensor) -> int:
+    """One number per storage, on any device (a meta tensor has no data pointer)."""
+    return int(t.untyped_storage()._cdata)
 
-    def __init__(self) -> None:
+
+class LiveBytes(TorchDispatchMode):
+    """Counts the bytes of the storages created under it that are still referenced;
+    ``existing``: tensors from before, whose storages are never counted."""
+
+    def __init__(self, existing: list[torch.Tensor] | None = None) -> None:
         super().__init__()
         self.live = 0
         self.peak = 0
         self._refs: dict[int, int] = {}
         self._sizes: dict[int, int] = {}
-        self._before: set[int] = set()
+        self._before = {storage_key(t) for t in existing or []}
 
     def _release(self, key: int) -> None:
         self._refs[key] -= 1
@@ -43,10 +49,10 @@ class LiveBytes(TorchDispatchMode):
                            kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
         for t in out if isinstance(out, (tuple, list)) else (out,):
-            if not isinstance(t, torch.Tensor) or t.device.type == "meta":
+            if not isinstance(t, torch.Tensor):
                 continue
             storage = t.untyped_storage()
-            key = storage.data_ptr()
+            key = storage_key(t)
             if key in self._before or storage.nbytes() == 0:
                 continue  # an in-place result or a view of a tensor from before the pass
             if key not in self._refs:
@@ -63,8 +69,7 @@ def peak_live_bytes(fn: Callable[[], Any], existing: list[torch.Tensor]) -> int:
     """The most bytes of tensors created by ``fn`` alive at once; ``existing`` (the weights,
     buffers and inputs) are left out even where an operator writes into them in place. What
     ``fn`` returns is dropped before the count ends, so it is counted while it was alive."""
-    mode = LiveBytes()
-    mode._before = {t.untyped_storage().data_ptr() for t in existing}
+    mode = LiveBytes(existing)
     with mode:
         out = fn()
     del out
