@@ -214,3 +214,14 @@ def test_lora_adapts_the_attention_projections_as_diffusers_scripts_do():
     assert sum(p.numel() for n, p in model.named_parameters() if n in trained) == expected
     assert ModelSource("diffusers", "UNet2DConditionModel").label == \
         "diffusers UNet2DConditionModel"
+
+
+@pytest.mark.parametrize("key,value", [("layers_per_block", 100_000), ("num_layers", -3),
+                                       ("block_out_channels", [320, 640, True]),
+                                       ("cross_attention_dim", 1e308)])
+def test_a_config_of_absurd_sizes_is_refused_before_anything_is_built(key, value):
+    # 100,000 layers per block would build on the meta device for minutes.
+    from torchrig.errors import InputError
+
+    with pytest.raises(InputError, match=f"{key} must be a whole number from 1 to"):
+        diffusers_source({**TINY_UNET, key: value}, "config.json")

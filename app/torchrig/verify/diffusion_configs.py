@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchrig.errors import InputError
+
 UNET = "UNet2DConditionModel"
 DIT = "DiTTransformer2DModel"
 CLASSES = (UNET, DIT)
@@ -56,6 +58,32 @@ PRESET_CONFIGS: dict[str, dict[str, Any]] = {
 IGNORED_KEYS = ("sample_size",)
 """Config keys that do not change the architecture verify compares: the latent size a model
 was trained at (the workload's image size decides what is fed)."""
+
+
+SIZE_LIMITS = {
+    "layers_per_block": 64, "num_layers": 1024, "transformer_layers_per_block": 64,
+    "block_out_channels": 65_536, "cross_attention_dim": 65_536, "attention_head_dim": 65_536,
+    "num_attention_heads": 65_536, "in_channels": 4096, "out_channels": 4096,
+    "sample_size": 4096, "patch_size": 64, "norm_num_groups": 4096,
+    "projection_class_embeddings_input_dim": 65_536, "addition_time_embed_dim": 65_536,
+    "num_embeds_ada_norm": 1_000_000,
+}
+"""The most a size key of a config may hold (a list: each entry, at most 16 of them). Far above
+any published model; they stop a config of 100,000 layers per block from building for ever."""
+
+
+def check_sizes(config: dict[str, Any], where: str) -> None:
+    """Refuse a size key that is not a whole number (or list of them) in its range."""
+    for key, limit in SIZE_LIMITS.items():
+        value = config.get(key)
+        if value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        if len(values) > 16 or not all(
+                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= limit
+                for v in values):
+            raise InputError(f"{where}: {key} must be a whole number from 1 to {limit:,} (or a "
+                             f"list of at most 16 of them), got {str(value)[:80]}")
 
 
 def is_diffusers_config(doc: dict[str, Any]) -> bool:

@@ -131,6 +131,7 @@ def diffusers_source(config: dict[str, Any], where: str) -> ModelSource:
                          f"{' and '.join(diffusion_configs.CLASSES)}, not {name or 'this config'}"
                          " (give the denoiser's config: unet/config.json or "
                          "transformer/config.json)")
+    diffusion_configs.check_sizes(config, where)
     return ModelSource("diffusers", name=name, config=dict(config))
 
 
