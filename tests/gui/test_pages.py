@@ -242,7 +242,7 @@ def test_wizard_shows_the_solvers_changes_and_apply_updates_the_workload(window,
     assert not page.solver_box.isVisibleTo(page)
 
 
-def test_wizard_imports_a_hugging_face_config(window, qtbot, dialogs, file_dialogs):
+def test_wizard_imports_a_hugging_face_config(window, qtbot, dialogs, file_dialogs, tmp_path):
     answers, _ = file_dialogs
     page = window.wizard_page
     config = ROOT / "tests" / "planning" / "hf_configs" / "qwen2-0.5b" / "config.json"
@@ -262,6 +262,15 @@ def test_wizard_imports_a_hugging_face_config(window, qtbot, dialogs, file_dialo
     click(qtbot, page.import_button)
     assert dialogs[-1][0] == "warning" and "cannot read" in dialogs[-1][1]
     assert page.workload.model == "llama-3-8b"  # a failed import changes nothing
+    # A diffusers U-Net config: said what it is and what to do, not "model_type is missing".
+    unet = tmp_path / "config.json"
+    unet.write_text('{"_class_name": "UNet2DConditionModel", "cross_attention_dim": 768}')
+    answers.append(str(unet))
+    click(qtbot, page.import_button)
+    assert dialogs[-1][0] == "warning"
+    assert "a diffusers model config (UNet2DConditionModel)" in dialogs[-1][1]
+    assert "sd-1.5" in dialogs[-1][1] and "image_generation" in dialogs[-1][1]
+    assert page.workload.model == "llama-3-8b"
 
 
 def test_a_task_change_keeps_an_imported_model(window, qtbot, file_dialogs):

@@ -167,6 +167,12 @@ def test_an_unknown_family_is_refused_naming_what_is_missing(tmp_path):
          "vocab_size": 32000, "intermediate_size": 11008, "max_position_embeddings": 4096}))
     with pytest.raises(InputError, match="'num_hidden_layers' is missing .*number of layers"):
         load_hf_config(tmp_path / "config.json")
+    (tmp_path / "config.json").write_text(json.dumps(
+        {"_class_name": "DiTTransformer2DModel", "num_layers": 28}))
+    with pytest.raises(InputError, match=r"a diffusers model config \(DiTTransformer2DModel\): "
+                       r"the planner sizes diffusion models from its measured presets "
+                       r"\(sd-1.5, sdxl-base-1.0, dit-xl-2-256\)"):
+        load_hf_config(tmp_path)
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(InputError, match="cannot read the Hugging Face config: not valid JSON"):
         load_hf_config(tmp_path)

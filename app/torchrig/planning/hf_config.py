@@ -66,6 +66,17 @@ def load_hf_config(path: str | Path) -> HfModel:
     return parse_hf_config(data, str(path))
 
 
+def _diffusers_config(where: str, class_name: str) -> str:
+    """What to do with a diffusers model config (its class in ``_class_name``)."""
+    from torchrig.planning.presets import load_presets
+
+    presets = [p.id for p in load_presets().values() if p.family == "diffusion"]
+    return (f"{where}: a diffusers model config ({class_name[:80]}): the planner sizes "
+            f"diffusion models from its measured presets ({', '.join(presets)}) - choose task "
+            "image_generation and the preset; torchrig verify --hf-config builds this config "
+            "and plans the preset of the same architecture")
+
+
 def parse_hf_config(data: Any, where: str = "config.json") -> HfModel:
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object")
@@ -74,6 +85,8 @@ def parse_hf_config(data: Any, where: str = "config.json") -> HfModel:
         # Gemma 3 4B and larger: a vision tower around a gemma3_text language model.
         data = {"model_type": "gemma3_text", **data["text_config"]}
         family = "gemma3_text"
+    if not family and isinstance(data.get("_class_name"), str):
+        raise InputError(_diffusers_config(where, data["_class_name"]))
     if not isinstance(family, str) or not family:
         raise InputError(f"{where}: field 'model_type' is missing: TorchRig reads configs of "
                          f"{', '.join(FAMILIES)}")
