@@ -45,8 +45,8 @@ from torch import nn
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
+from torchrig.verify.cuda_emulation import PRECISIONS, prepare  # noqa: E402 - after the path set-up
 from torchrig.verify.reference_models import (  # noqa: E402 - after the path set-up above
-    PRECISIONS,
     NatureCnnPolicy,
     SavedCount,
     Shape,
@@ -56,7 +56,6 @@ from torchrig.verify.reference_models import (  # noqa: E402 - after the path se
     forward_flops,
     largest_layer_params,
     param_count,
-    prepare,
     profiled_peak_bytes,
     resnet,
     saved_bytes,

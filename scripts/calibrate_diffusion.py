@@ -16,7 +16,7 @@ What is measured, per preset, at its native resolution:
   the FLOPs into a part linear in latent area and self-attention's part quadratic in it;
 * bytes autograd saves for backward (``saved_tensors_hooks``), deduplicated by storage,
   parameters excluded, per sample (batch 2 minus batch 1) and per step, for fp32, CUDA autocast
-  (emulated, ``torchrig.verify.reference_models.CudaEmulation``) and a bf16 model. Attention is
+  (emulated, ``torchrig.verify.cuda_emulation.CudaEmulation``) and a bf16 model. Attention is
   counted as the CUDA flash / memory-efficient kernels save it (query, key, value, output and
   an fp32 log-sum-exp per query row), not as the CPU math path would (the whole score matrix);
 * with gradient checkpointing as diffusers applies it (every ResNet block and every
@@ -47,8 +47,8 @@ from torch.utils.flop_counter import FlopCounterMode
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "app"))
 
+from torchrig.verify.cuda_emulation import CudaEmulation  # noqa: E402 - set-up
 from torchrig.verify.live_memory import LiveBytes, storage_key  # noqa: E402 - after the path
-from torchrig.verify.reference_models import CudaEmulation  # noqa: E402 - set-up
 
 META = torch.device("meta")
 PRECISIONS = ("fp32", "amp", "bf16")

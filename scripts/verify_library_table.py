@@ -92,8 +92,8 @@ def run_case(name: str) -> dict:
     from torchrig.planning.hf_config import hf_workload_fields, parse_hf_config
     from torchrig.planning.workload import workload_from_options
     from torchrig.verify import measure as v
+    from torchrig.verify.cuda_emulation import CudaEmulation
     from torchrig.verify.library_models import LibraryMissing, library_model, loss_of
-    from torchrig.verify.reference_models import CudaEmulation
     from torchrig.verify.sources import ModelSource, parse_factory, transformers_source
 
     kind, what, options = CASES[name]

@@ -75,7 +75,8 @@ def test_minus_zero_prices_as_zero():
     outcome = hostile.CLI_CASES["minus-zero"]()
     assert outcome.verdict == "handled", outcome.verdict
     # one RTX 4090 at 0 yuan: 1 x 0.00 = 0.00
-    assert outcome.output[0] == ("[0] NVIDIA GeForce RTX 4090 (GPU) qty 1: CNY 0.00 -> "
+    # check numbers lines from 1, as the builds' notes do ("line 2")
+    assert outcome.output[0] == ("[1] NVIDIA GeForce RTX 4090 (GPU) qty 1: CNY 0.00 -> "
                                  "CNY 0.00")
 
 

@@ -20,7 +20,8 @@ from torchrig.planning.requirements.activations import (
     transformer_activations,
 )
 from torchrig.planning.workload import resolve_model, workload_from_options
-from torchrig.verify.reference_models import CudaEmulation, SavedTensorCounter
+from torchrig.verify.cuda_emulation import CudaEmulation
+from torchrig.verify.reference_models import SavedTensorCounter
 
 pytestmark = pytest.mark.slow  # imports transformers (about 10 s once per process)
 

@@ -330,15 +330,16 @@ def test_precision_plans():
 
 def test_fast_emulation_keeps_exactly_what_cuda_autocast_keeps():
     from torchrig.verify import reference_models as vm
+    from torchrig.verify.cuda_emulation import CudaEmulation, FastCudaEmulation
 
     torch.manual_seed(0)
     model = vm.TransformerModel("gpt", vm.Shape(2, 64, 4, 4, 128, 100, 32), "sdpa", "lm")
     ids = torch.randint(0, 100, (2, 16))
     exact = vm.SavedTensorCounter(model)
-    with exact.counting(), vm.CudaEmulation(torch.bfloat16):
+    with exact.counting(), CudaEmulation(torch.bfloat16):
         model(ids)
     fast = vm.SavedTensorCounter(model)
-    with fast.counting(), vm.FastCudaEmulation(torch.bfloat16, fast.count):
+    with fast.counting(), FastCudaEmulation(torch.bfloat16, fast.count):
         loss = model(ids)
     loss.backward()
     assert fast.result.total == exact.result.total

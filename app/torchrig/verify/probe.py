@@ -15,7 +15,7 @@ A probe builds the model with random weights, runs ``steps`` real steps and meas
 
 Precision follows the plan: fp32 / tf32 weights, ``torch.autocast`` for AMP (fp16 with a
 ``GradScaler``, bf16 without), or the whole model cast to bf16. On the CPU, AMP runs under
-:class:`~torchrig.verify.reference_models.CudaEmulation` so the tensors kept are the ones a GPU
+:class:`~torchrig.verify.cuda_emulation.CudaEmulation` so the tensors kept are the ones a GPU
 would keep (the CPU's own autocast keeps different ones), which is what the plan predicts.
 
 Every module checks the cancel token before it runs, so Cancel takes effect within one block.
@@ -38,12 +38,8 @@ from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 
 from torchrig.bench.base import Cancelled
 from torchrig.verify.compare import Phase
-from torchrig.verify.reference_models import (
-    CudaEmulation,
-    FastCudaEmulation,
-    SavedTensorCounter,
-    forward_flops,
-)
+from torchrig.verify.cuda_emulation import CudaEmulation, FastCudaEmulation
+from torchrig.verify.reference_models import SavedTensorCounter, forward_flops
 
 
 @dataclass(frozen=True)
