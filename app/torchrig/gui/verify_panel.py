@@ -45,7 +45,7 @@ def _measure_here(workload: Workload, cancel: threading.Event,
     """The real measurement, on the first GPU torch can use (else the CPU), in a child
     process: torch is never imported into the window, and a crash ends the child only.
     ``source``: whose model (:class:`~torchrig.verify.sources.ModelSource`; None: the
-    workload's reference model)."""
+    preset's own library model, or the reference model where none exists)."""
     from torchrig.verify.child import run_verify_isolated
 
     return run_verify_isolated(workload, cancel=cancel, progress=emit, source=source)

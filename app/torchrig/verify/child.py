@@ -8,10 +8,11 @@ torch's import holds the interpreter lock for a quarter of a second. So the wind
 
 Protocol (one request line in; JSON lines out): the request is ``{"workload": {...},
 "device": "auto", "steps": 3, "source": {...} or null}`` (``source``: whose model,
-:meth:`~torchrig.verify.sources.ModelSource.to_dict`; null: the reference model). The child
-answers ``progress`` lines (``done``, ``total``, ``message``), then one of ``verified``
-(``result``: :meth:`VerifyResult.to_dict`), ``refused`` (``message`` in both languages: what
-cannot be measured, bad input, or the model's own error in one line), or ``cancelled``.
+:meth:`~torchrig.verify.sources.ModelSource.to_dict`; null: the preset's own library model,
+or the reference model where none exists). The child answers ``progress`` lines (``done``,
+``total``, ``message``), then one of ``verified`` (``result``: :meth:`VerifyResult.to_dict`),
+``refused`` (``message`` in both languages: what cannot be measured, bad input, or the
+model's own error in one line), or ``cancelled``.
 """
 
 from __future__ import annotations

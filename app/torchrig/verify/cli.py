@@ -2,7 +2,9 @@
 
 Whose model (docs/verify.md sec. 1): ``--model-factory FILE.py:FUNC`` (the user's own code),
 ``--hf-config`` (transformers builds the class the config names), ``--model torchvision:NAME``
-or ``--model timm:NAME``; otherwise TorchRig's reference model of the workload, labelled so.
+or ``--model timm:NAME``; otherwise the preset's own library model (its published config in
+transformers, torchvision's classifier, diffusers' denoiser), and TorchRig's reference copy only
+where none exists or with ``--reference-model``, labelled so.
 The workload comes from the file and the same flags ``plan`` takes.
 
 Progress goes to stderr one line per run; the comparison table to stdout (``--json FILE`` also
@@ -39,6 +41,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser,
     source.add_argument("--model-factory", dest="model_factory", metavar="FILE.py:FUNC",
                         help="your own code: FUNC() returns the torch.nn.Module; an optional "
                              "batch(batch_size) in the same file returns (inputs, targets)")
+    source.add_argument("--reference-model", dest="reference_model", action="store_true",
+                        help="TorchRig's own copy of the preset (the code the planner was "
+                             "calibrated on) instead of the library's model")
     parser.add_argument("--device", default="auto",
                         help="auto, cpu, cuda, cuda:N or mps (default: auto = the first GPU "
                              "torch can use, else the CPU)")
@@ -63,6 +68,7 @@ def verify_inputs(args: argparse.Namespace,
     from torchrig.planning.hf_config import load_hf_config
     from torchrig.verify.diffusion_configs import is_diffusers_config
     from torchrig.verify.sources import (
+        REFERENCE,
         parse_factory,
         parse_library_model,
         transformers_source,
@@ -92,7 +98,12 @@ def verify_inputs(args: argparse.Namespace,
         else:
             load_hf_config(config_path)  # the planner reads it too: its errors first
             source = transformers_source(doc, str(config_path))
-    if source is not None and source.kind not in ("transformers", "diffusers") \
+    if args.reference_model:
+        if source is not None or args.hf_config:
+            raise InputError("--reference-model runs TorchRig's copy of a preset: give it "
+                             "without --model-factory, --hf-config or --model LIB:NAME")
+        source = REFERENCE
+    if source is not None and source.kind not in ("transformers", "diffusers", "reference") \
             and args.workload is None:
         if args.task is None:
             args.task = "image_classification" if source.kind != "factory" else None

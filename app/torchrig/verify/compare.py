@@ -368,7 +368,8 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
             attention_used: str | None = None, image_size_used: int | None = None
             ) -> VerifyResult:
     """Build the comparison rows and the figures to feed back."""
-    rows = _rows(verified, requirements, measured, device_kind, reduction)
+    rows = _rows(verified, requirements, measured, device_kind, reduction,
+                 math_attention=attention_used == "sdpa_math")
     notes = list(notes)
     if device_kind != "cuda" and verified.precision in ("amp_fp16", "amp_bf16"):
         notes.append(Msg("AMP on the CPU: CUDA autocast's casts are emulated so the memory "
@@ -393,7 +394,7 @@ def compare(*, workload: Workload, verified: Workload, requirements: Requirement
 
 
 def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
-          reduction: Msg | None) -> list[Row]:
+          reduction: Msg | None, math_attention: bool = False) -> list[Row]:
     v = req.vram_per_gpu
     cuda = kind == "cuda"
     # Training: the bytes saved for backward. Inference: the working set of the forward, from
@@ -491,9 +492,20 @@ def _rows(w: Workload, req: Requirements, m: Measured, kind: str,
                  step.note if step and step.value else no_speed))
     out = []
     for key, unit, predicted, value, note in rows:
-        out.append(Row(key, LABELS[key], unit, predicted, value, note,
-                       _cause(key, unit, predicted, value, reduction)))
+        cause = _cause(key, unit, predicted, value, reduction)
+        if cause is not None and math_attention and key == "activations":
+            cause = Msg(f"{MATH_ATTENTION.en}; {cause.en}", f"{MATH_ATTENTION.zh}；{cause.zh}")
+        out.append(Row(key, LABELS[key], unit, predicted, value, note, cause))
     return out
+
+
+MATH_ATTENTION = Msg(
+    "here sdpa took its math path (attention dropout off CUDA), which keeps the tokens x tokens "
+    "attention probabilities a GPU's fused kernel does not; the plan counts the GPU's kernel "
+    "(verify --apply records the path and the plan corrects for it)",
+    "此处 sdpa 走了数学路径（非 CUDA 上的注意力 dropout），会保存 GPU 融合内核不保存的 token×token "
+    "注意力概率；规划按 GPU 内核计算（verify --apply 会记录该路径，规划据此修正）")
+"""The first cause of an activations difference where the runs took sdpa's math path."""
 
 
 def _cause(key: str, unit: str, predicted: float | None, measured: float | None,

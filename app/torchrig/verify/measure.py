@@ -346,8 +346,7 @@ def choose_model(source: ModelSource | None, w: Workload, kind: str
     mp = model_plan(w)
     if source.kind == "reference" and source.fallback is None:
         source = ModelSource("reference", fallback=Msg(
-            "no --hf-config, --model torchvision:/timm: or --model-factory given",
-            "未提供 --hf-config、--model torchvision:/timm: 或 --model-factory"))
+            "asked for with --reference-model", "按 --reference-model 的要求"))
     description = Msg(f"{mp.description.en} - {source.describe().en}",
                       f"{mp.description.zh} - {source.describe().zh}")
     return source, ModelPlan(mp.layers, description, mp.seq_axis, mp.seq_reducible,
@@ -597,7 +596,9 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
 
     ``runtime`` defaults to :meth:`Runtime.for_device`; ``gpu`` is the planner's description of
     this GPU, for a throughput prediction (None: memory only). ``source``: whose model
-    (:mod:`torchrig.verify.sources`; None: TorchRig's reference model). ``quick``: only the
+    (:mod:`torchrig.verify.sources`; :data:`~torchrig.verify.sources.REFERENCE` asks for
+    TorchRig's reference model; None: the preset's library model where one exists,
+    :func:`~torchrig.verify.measured_layout.default_source`). ``quick``: only the
     smallest sizes on the ladder (a smoke test of the whole path). Raises
     :class:`VerifyError` for what cannot be measured, :class:`~torchrig.bench.base.Cancelled`
     on cancel.
@@ -610,7 +611,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     single, layout_note = single_gpu(workload.validate())
     single, denoiser_note = denoiser_only(single)
     source = source or default_source(single)
-    check_supported(single, source or REFERENCE, runtime.kind if runtime else
+    check_supported(single, source, runtime.kind if runtime else
                     ("cuda" if device.startswith("cuda") else "cpu"))
     try:
         import torch

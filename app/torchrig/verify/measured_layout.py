@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from torchrig.i18n import Msg
 from torchrig.planning.workload import Workload
+from torchrig.verify.preset_models import preset_model_source
 from torchrig.verify.sources import ModelSource, preset_source
 
 
-def default_source(w: Workload) -> ModelSource | None:
-    """Whose model runs when the user names none: a diffusion preset's own diffusers model
-    (there is no reference copy of those), else None (the reference model)."""
-    return preset_source(w.model) if w.task == "image_generation" else None
+def default_source(w: Workload) -> ModelSource:
+    """Whose model runs when the user names none: the preset's own library model - a
+    diffusion preset's diffusers denoiser, a transformer's published config in transformers,
+    a vision classifier from torchvision - or the reference model with the reason none runs
+    (:mod:`torchrig.verify.preset_models`)."""
+    found = preset_source(w.model) if w.task == "image_generation" else None
+    return found or preset_model_source(w)
 
 
 def denoiser_only(w: Workload) -> tuple[Workload, Msg | None]:

@@ -6,8 +6,10 @@ The planner's calibration was measured on TorchRig's reference models
 (:mod:`torchrig.verify.reference_models`), so measuring those beside the plan agrees by
 construction. The libraries' own code is what a user trains, so verify prefers it, in this
 order: the user's factory, transformers or diffusers from the config, torchvision / timm by
-name; the reference model only where the library is missing, and then says so (text, JSON,
-GUI). A diffusion preset has no reference model: verify builds it with diffusers or not at all.
+name, the preset's own library model (:mod:`torchrig.verify.preset_models`); the reference
+model only where no library model exists or its library is missing, or when asked for, and
+then says so (text, JSON, GUI). A diffusion preset has no reference model: verify builds it
+with diffusers or not at all.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class ModelSource:
 
 
 REFERENCE = ModelSource("reference")
+"""TorchRig's reference model, asked for (``--reference-model``): no fallback reason."""
 
 
 def parse_library_model(spec: str) -> ModelSource:
