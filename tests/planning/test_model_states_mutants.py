@@ -290,3 +290,21 @@ def test_quantized_model_without_an_architecture_quantizes_every_weight():
                           image_size=224, channels=3)
     assert quantized_weight_bytes(model, "int8") == (25_557_032 * 1.0, 1.0)
     assert quantized_weight_bytes(model, "int4") == (25_557_032 * 33 / 64, 33 / 64)
+
+
+def test_autocast_copies_under_expert_parallel_are_of_this_gpus_experts():
+    """Each GPU casts the weights it holds: attention, router, LM head and 1/ep of the routed
+    experts (a copy of every expert was counted: 86.7 GiB for Mixtral on each of 8 GPUs)."""
+    from torchrig.planning.requirements.activations import autocast_weight_copies
+
+    w = dataclasses.replace(default_workload("llm_finetune_full"), precision="amp_bf16",
+                            strategy="expert_parallel", ep_size=8, tp_size=1, pp_size=1)
+    attention = 32 * (4096 * (4096 + 2 * 1024) + 4096 * 4096)  # q, k, v (8 K/V heads), o
+    router = 32 * 4096 * 8
+    lm_head = 32000 * 4096
+    mine = attention + router + lm_head + MIXTRAL_EXPERTS / 8
+    assert autocast_weight_copies(w, MIXTRAL) == pytest.approx(2 * mine, rel=1e-12)
+    # Data parallel holds every expert, so it casts every one.
+    ddp = dataclasses.replace(w, strategy="ddp", ep_size=1)
+    assert autocast_weight_copies(ddp, MIXTRAL) == pytest.approx(
+        2 * (attention + router + lm_head + MIXTRAL_EXPERTS), rel=1e-12)

@@ -159,13 +159,19 @@ class Activations:
 
 
 def autocast_weight_copies(w: Workload, arch: TransformerArch) -> float:
-    """Autocast keeps a 16-bit copy of every matmul weight for backward (the calibration
-    measures this as the batch-independent part); not under ZeRO or LoRA (none are made).
+    """Autocast keeps a 16-bit copy of every matmul weight this GPU holds for backward (the
+    calibration measures this as the batch-independent part); not under ZeRO or LoRA (none
+    are made).
     Under fp8 training the blocks' linear layers hold an fp8 copy instead (its own item,
     fp8_training.weight_copy_bytes); the LM head stays a bf16 autocast matmul."""
     if cal_precision(w) != "amp" or w.is_lora or w.strategy in ("zero1", "zero2", "zero3"):
         return 0.0
     blocks = 0 if fp8_training.is_fp8_training(w) else arch.total_matmul_params()
+    if blocks and w.strategy == "expert_parallel":
+        # Each GPU holds - and so casts - 1/ep of the routed experts (as its weights,
+        # model_states.expert_parallel_share); a copy of all of them was counted.
+        routed = arch.routed_expert_params()
+        blocks -= routed - routed / max(1, w.ep_size)
     matmul = blocks + logit_width(w, arch) * arch.hidden
     return 2.0 * matmul / (w.tp_size * w.pp_size)
 
