@@ -21,7 +21,7 @@ from gui_gestures import (
 )
 
 from torchrig.builds.build import load_build
-from torchrig.gui.qt import QMessageBox, Qt
+from torchrig.gui.qt import QLabel, QMessageBox, Qt
 from torchrig.planning.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,7 +232,7 @@ def test_wizard_shows_the_solvers_changes_and_apply_updates_the_workload(window,
     assert page.analysis.requirements.vram_verdict == "tight"
     assert "tight" in page.headline.text()
     assert page.solver_box.isVisibleTo(page) and page.apply_buttons
-    rows = [label.text() for label in page.solver_box.findChildren(type(page.headline))]
+    rows = [label.text() for label in page.solver_box.findChildren(QLabel)]
     assert any("micro-batch 3" in text for text in rows)
     click(qtbot, page.apply_buttons[0])
     assert (page.workload.batch_size, page.workload.grad_accumulation) == (3, 2)

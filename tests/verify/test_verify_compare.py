@@ -91,3 +91,20 @@ def test_the_model_source_reads_in_the_sheets_language():
     # a library class or a factory's file and function reads the same in both languages
     hf = {"kind": "transformers", "label": "transformers GPT2LMHeadModel"}
     assert source_label(hf, "zh") == source_label(hf, "en") == "transformers GPT2LMHeadModel"
+
+
+def test_every_precision_note_reads_in_chinese_or_is_code():
+    # The zh panel printed "精度：CUDA autocast emulated on the CPU (bf16; ...)" in English.
+    pytest.importorskip("torch")
+    from torchrig.verify.compare import precision_text
+    from torchrig.verify.probe import precision_plan
+
+    for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16"):
+        for kind in ("cpu", "cuda", "mps"):
+            note = precision_plan(precision, kind).describe()
+            zh = precision_text(note, "zh")
+            code = note.startswith("torch.autocast(") or note == "fp32"
+            assert code or (zh != note and not any(word in zh for word in
+                                                   ("emulated", "model in", "matmuls")))
+    assert precision_text("CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)",
+                          "zh") == "在 CPU 上模拟 CUDA autocast（bf16；fp16 的大小相同）"

@@ -31,6 +31,7 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.style import colour
+from torchrig.gui.widgets import WrappedLabel
 from torchrig.gui.workers import TaskRunner
 from torchrig.planning.workload import Workload
 
@@ -128,10 +129,10 @@ class VerifyPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # No header until there are figures: an empty table showed Qt's column numbers.
+        self.table.horizontalHeader().setVisible(False)
         layout.addWidget(self.table, 1)
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        self.notes = WrappedLabel()
         layout.addWidget(self.notes)
 
     def set_workload(self, workload: Workload) -> None:
@@ -176,6 +177,10 @@ class VerifyPanel(QWidget):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)  # busy until the first record says how many runs
         self.status.setText(self.tr("Starting…"))
+        # The last run's figures are not this run's: cleared, not shown under its progress.
+        self.table.setRowCount(0)
+        self.table.horizontalHeader().setVisible(False)
+        self.notes.clear()
         self.runner.start(run)
 
     def shutdown(self) -> bool:
@@ -224,6 +229,7 @@ class VerifyPanel(QWidget):
         self.progress.setValue(1)
         self.table.setRowCount(len(body))
         self.table.setHorizontalHeaderLabels(header)
+        self.table.horizontalHeader().setVisible(True)
         for r, (row, cells) in enumerate(zip(result.rows, body, strict=True)):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -234,11 +240,11 @@ class VerifyPanel(QWidget):
                     item.setToolTip((row.cause or row.note).get(self.lang))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
-        # Tall enough for its rows (up to ten): the Wizard's page scrolls, and a table left at
-        # its minimum showed one row at 1280 x 720.
-        rows = min(len(body), 10)
+        # Tall enough for all its rows (a dozen at most): the Wizard's page scrolls, and a
+        # table left at its minimum showed one row at 1280 x 720; capped at ten, the last row
+        # (the step time) hid behind the table's own scroll bar.
         height = (self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-                  + sum(self.table.rowHeight(r) for r in range(rows)))
+                  + sum(self.table.rowHeight(r) for r in range(len(body))))
         self._table_grew = height != self.table.minimumHeight()
         self.table.setMinimumHeight(height)
         self.notes.setText("<br/>".join(escape(line) for line in summary_lines(result,
@@ -250,15 +256,9 @@ class VerifyPanel(QWidget):
         self.apply_button.setVisible(result.measured.activations > 0)
 
     def _fit_notes(self) -> None:
-        """Reserve the wrapped notes' height: a page in a scroll area is laid out by minimum
-        sizes, which leave a word-wrapped label's height out, and the notes were drawn over
-        the table's last rows."""
-        width = self.notes.width() or self.table.width()
-        # heightForWidth is -1 where the label has nothing to wrap (no text yet).
-        self.notes.setMinimumHeight(max(0, self.notes.heightForWidth(width)) if width > 0
-                                    else 0)
-        # And hold the panel to what its rows need: the tab widget above it sizes its pages
-        # from their hints, which it had computed before the table and the notes grew.
+        """Hold the panel to what its rows and notes need: the tab widget above it sizes its
+        pages from their hints, which it had computed before the table and the notes grew
+        (the notes reserve their own wrapped height, WrappedLabel)."""
         layout = self.layout()
         if layout is not None:
             layout.invalidate()

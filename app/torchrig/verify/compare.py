@@ -600,6 +600,20 @@ def source_label(source: dict[str, Any], lang: str) -> str:
     return "TorchRig 参考模型" + (f"（代替 {instead}）" if instead else "")
 
 
+PRECISION_ZH = {
+    "CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)":
+        "在 CPU 上模拟 CUDA autocast（bf16；fp16 的大小相同）",
+    "model in bf16": "模型为 bf16",
+    "tf32 matmuls": "tf32 矩阵乘",
+}
+"""The Chinese of the precision notes verify writes (probe.PrecisionPlan.describe; the JSON
+keeps the English). ``torch.autocast(...)``, ``GradScaler`` and fp32 are code, the same in both."""
+
+
+def precision_text(note: str, lang: str) -> str:
+    return PRECISION_ZH.get(note, note) if lang == "zh" else note
+
+
 def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
     """What ran, how, and what was reduced, then the flagged causes and notes."""
     zh = lang == "zh"
@@ -609,7 +623,7 @@ def summary_lines(result: VerifyResult, lang: str = "en") -> list[str]:
         (f"Device: {result.device_name} ({result.device}), torch {result.torch_version}, "
          f"{result.steps} steps, {result.wall_s:.1f} s"),
         ("模型：" if zh else "Model: ") + result.model.get(lang),
-        ("精度：" if zh else "Precision: ") + result.precision_note,
+        ("精度：" if zh else "Precision: ") + precision_text(result.precision_note, lang),
     ]
     lines.append(("模型来源：" if zh else "Model source: ") + source_label(result.source, lang))
     if result.reduction is not None:

@@ -26,6 +26,7 @@ from torchrig.gui.qt import (
     Signal,
 )
 from torchrig.gui.style import colour
+from torchrig.gui.widgets import WrappedLabel
 from torchrig.planning.advice import Advice
 from torchrig.planning.analysis import Analysis, Recommendation
 from torchrig.planning.breakdown import requirement_bars
@@ -54,13 +55,9 @@ class WizardResults(QObject):
     def __init__(self, lang: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.lang = lang
-        self.headline = QLabel()
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.headline.setWordWrap(True)
+        self.headline = WrappedLabel()
         self.chart = BreakdownChart(lang)
-        self.recommendation = QLabel()
-        self.recommendation.setTextFormat(Qt.TextFormat.RichText)
-        self.recommendation.setWordWrap(True)
+        self.recommendation = WrappedLabel()
         self.solver_box = QWidget()
         self.solver_layout = QVBoxLayout(self.solver_box)
         self.solver_layout.setContentsMargins(0, 0, 0, 0)
