@@ -107,6 +107,29 @@ def test_a_file_that_stays_cached_is_flagged(tmp_path, monkeypatch):
     assert any("100% of a test file was still in the page cache" in n.en for n in seq.notes)
 
 
+def test_a_detected_profile_does_not_hide_the_virtual_machine(tmp_path, monkeypatch):
+    # Detection keeps only torch's ISA features (hardware/cpu.py), never "hypervisor": a real
+    # run - which has a profile - called every VM bare metal. The raw flags decide.
+    from torchrig.hardware.model import SystemProfile
+
+    profile = SystemProfile()
+    profile.cpu.isa_features = ["avx2", "fma"]
+    monkeypatch.setattr(storage, "cpu_flags", lambda: {"fpu", "avx2", "fma", "hypervisor"})
+    monkeypatch.setattr(storage_cache, "_dmi_vm", lambda: False)
+    report = run_suite(BenchSettings(preset="smoke", dataset_dir=tmp_path, only=("storage",),
+                                     budget_s=120.0),
+                       cancel=threading.Event(), profile=profile, detect=False,
+                       watch_machine=False)
+    seq = report.results[0].measurement("seq_read")
+    assert seq.details["host_may_cache"] is True
+    monkeypatch.setattr(storage, "cpu_flags", lambda: {"fpu", "avx2", "fma"})
+    report = run_suite(BenchSettings(preset="smoke", dataset_dir=tmp_path, only=("storage",),
+                                     budget_s=120.0),
+                       cancel=threading.Event(), profile=profile, detect=False,
+                       watch_machine=False)
+    assert report.results[0].measurement("seq_read").details["host_may_cache"] is False
+
+
 def test_a_virtual_machine_says_its_host_may_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(storage, "host_may_cache", lambda features: True)
     result = _storage(tmp_path)

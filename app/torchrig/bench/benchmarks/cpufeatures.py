@@ -23,6 +23,13 @@ def cpu_isa_features(profile: SystemProfile | None) -> set[str]:
     """ISA flags from the detected profile, or /proc/cpuinfo when there is no profile."""
     if profile is not None and profile.cpu.isa_features:
         return {f.lower() for f in profile.cpu.isa_features}
+    return cpu_flags()
+
+
+def cpu_flags() -> set[str]:
+    """Every flag the first CPU of /proc/cpuinfo lists (Linux; empty elsewhere). The detected
+    profile keeps only the ISA features torch uses, so a question about the machine itself -
+    ``hypervisor``: is this a virtual machine - must read them here."""
     if sys.platform.startswith("linux"):
         try:
             with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:

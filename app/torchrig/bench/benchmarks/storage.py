@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Failed, Progress
-from torchrig.bench.benchmarks.cpufeatures import cpu_isa_features
+from torchrig.bench.benchmarks.cpufeatures import cpu_flags
 from torchrig.bench.benchmarks.storage_cache import (
     EVICTED_BELOW,
     aligned_buffer,
@@ -457,7 +457,8 @@ def run(ctx: BenchContext) -> Iterator[Event]:
                      "此处不支持 O_DIRECT：fsync 后丢弃页缓存（posix_fadvise "
                      "POSIX_FADV_DONTNEED），读取前用 mincore 确认已清空")
     host_note = None
-    if host_may_cache(cpu_isa_features(ctx.profile)):
+    # The raw flags: the profile's ISA list leaves 'hypervisor' out, so a VM read as bare metal.
+    if host_may_cache(cpu_flags()):
         host_note = Msg("this is a virtual machine: its host may cache the disk image, which "
                         "no guest setting bypasses; compare with fio on the host",
                         "这是虚拟机：宿主机可能缓存磁盘镜像，客户机无法绕过；请在宿主机上用 fio "
