@@ -172,3 +172,22 @@ def test_cpu_sdpa_with_attention_dropout_saves_the_probabilities():
         counts[p] = independent_saved_bytes(model(input_ids=ids, labels=ids).loss, model)
     # at least the fp32 probabilities: 2 layers x 4 heads x 64 x 64 x 4 bytes
     assert counts[0.1] - counts[0.0] >= 2 * 4 * 64 * 64 * 4
+
+
+@pytest.mark.parametrize("kind", ["llama", "gpt2"])
+def test_checkpointing_under_emulated_autocast_recomputes_what_it_saved(kind):
+    # The shipped llama2-7b-lora workload (AMP, checkpointing) failed on transformers with
+    # "CheckpointError: Recomputed values ... have different metadata": the recomputation runs
+    # inside backward, outside the emulated casts, and came out in fp32 where the forward had
+    # bf16. With checkpointing each layer keeps its input instead of its activations.
+    source = transformers_source({**CONFIGS[kind], **NO_DROPOUT[kind]}, f"{kind} config")
+    saved = {}
+    for ckpt in (True, False):
+        w = workload_from_options(task="nlp_transformer", mode="train", model="custom",
+                                  style="gpt" if kind == "gpt2" else kind, layers=2, hidden=64,
+                                  heads=4, vocab=128, seq_len=32, batch=2,
+                                  precision="amp_bf16", optimizer="adamw", attention="sdpa",
+                                  checkpointing=ckpt)
+        _mp, spec = v.library_plan(source, w, "cpu")
+        saved[ckpt] = run_probe(spec, Size(2, 2, 32), "cpu", 3, threading.Event()).saved_bytes
+    assert 0 < saved[True] < saved[False]

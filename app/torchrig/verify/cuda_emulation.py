@@ -13,6 +13,7 @@ start-up).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -105,6 +106,17 @@ class CudaEmulation(TorchFunctionMode):
 
 
 ACTIVE_EMULATION: list[CudaEmulation] = []
+
+
+def recompute_context() -> tuple[contextlib.AbstractContextManager[Any],
+                                 contextlib.AbstractContextManager[Any]]:
+    """``torch.utils.checkpoint``'s ``context_fn``: the forward as it runs, and the
+    recomputation - inside backward, where no mode is applied - under the active emulation's
+    casts, so it recomputes the tensors it saved (else the checkpoint refuses: "Recomputed
+    values ... have different metadata")."""
+    mode = ACTIVE_EMULATION[-1] if ACTIVE_EMULATION else None
+    return contextlib.nullcontext(), (mode.for_recomputation() if mode is not None
+                                      else contextlib.nullcontext())
 
 
 class FastCudaEmulation(CudaEmulation):

@@ -33,6 +33,7 @@ from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.workload import VISION_TASKS, Workload, resolve_model
+from torchrig.verify.cuda_emulation import recompute_context
 from torchrig.verify.sources import VERIFY_IMAGE_SIZE, ModelSource
 
 Batch = tuple[Any, Any]  # (inputs, targets); targets None: the model computes its loss
@@ -186,8 +187,13 @@ def transformers_model(source: ModelSource, w: Workload) -> LibraryModel:
         cfg = _hf_config(source, w, layers)
         model = cls._from_config(cfg, attn_implementation=w.attention)
         if w.gradient_checkpointing and w.is_training:
-            model.gradient_checkpointing_enable(
-                gradient_checkpointing_kwargs={"use_reentrant": False})
+            # The recomputation under the same emulated casts as the forward (on the CPU).
+            # transformers 5 renamed the method (the old name warns it will go in v6).
+            kwargs = {"use_reentrant": False, "context_fn": recompute_context}
+            if hasattr(model, "activation_checkpointing_enable"):
+                model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+            else:
+                model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
         if w.is_lora:
             model = lora_wrap(model, w)
         return model

@@ -29,7 +29,7 @@ import torch.nn.functional as F  # noqa: N812 - the name PyTorch's docs use
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from torchrig.verify.cuda_emulation import ACTIVE_EMULATION, run_context
+from torchrig.verify.cuda_emulation import recompute_context, run_context
 
 # --------------------------------------------------------------------------------------------
 # Counting saved tensors
@@ -337,11 +337,8 @@ def run_block(block: nn.Module, args: tuple[Any, ...], checkpointed: bool) -> to
     ``use_reentrant=False`` is the form PyTorch recommends)."""
     if not checkpointed:
         return block(*args)  # type: ignore[no-any-return]
-    mode = ACTIVE_EMULATION[-1] if ACTIVE_EMULATION else None
-    if mode is None:
-        return checkpoint(block, *args, use_reentrant=False)  # type: ignore[no-any-return]
     return checkpoint(block, *args, use_reentrant=False,  # type: ignore[no-any-return]
-                      context_fn=lambda: (contextlib.nullcontext(), mode.for_recomputation()))
+                      context_fn=recompute_context)
 
 
 class CheckpointedSequential(nn.Module):
