@@ -166,7 +166,7 @@ def autocast_weight_copies(w: Workload, arch: TransformerArch) -> float:
     fp8_training.weight_copy_bytes); the LM head stays a bf16 autocast matmul."""
     if cal_precision(w) != "amp" or w.is_lora or w.strategy in ("zero1", "zero2", "zero3"):
         return 0.0
-    blocks = 0 if fp8_training.is_fp8_training(w) else arch.total_matmul_params()
+    blocks: float = 0 if fp8_training.is_fp8_training(w) else arch.total_matmul_params()
     if blocks and w.strategy == "expert_parallel":
         # Each GPU holds - and so casts - 1/ep of the routed experts (as its weights,
         # model_states.expert_parallel_share); a copy of all of them was counted.
