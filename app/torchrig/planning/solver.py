@@ -51,6 +51,9 @@ class Change:
         vram_needed: per GPU after the change; verdict: "fits" (or "tight").
         time_s / time_ratio: the run's time after the change and against the current plan
             (None when unknown); time_note says what the time cost is made of.
+        rate_ratio / ttft_ratio: serving only (None otherwise or when unknown): the
+            deployment's output tokens/s and the time to first token against the current
+            plan, so that a shorter time per output token bought with fewer tokens/s shows.
     """
 
     kind: str
@@ -63,13 +66,21 @@ class Change:
     time_note: Msg
     part_id: str | None = None
     time_label: Msg = Msg("time", "时间")
+    rate_ratio: float | None = None
+    ttft_ratio: float | None = None
 
     def time_text(self, lang: str) -> str:
         """"time x0.50" in the words of the run's time: a training run's whole time, a
-        served prompt's time to first token, an image's generation time."""
+        served request's time per output token (then the output tokens/s and the time to first
+        token beside it), an image's generation time."""
         if self.time_ratio is None:
             return Msg(f"{self.time_label.en} unknown", f"{self.time_label.zh}未知").get(lang)
-        return f"{self.time_label.get(lang)} ×{self.time_ratio:.2f}"
+        parts = [f"{self.time_label.get(lang)} ×{self.time_ratio:.2f}"]
+        for ratio, words in ((self.rate_ratio, Msg("tokens/s", "每秒 token")),
+                             (self.ttft_ratio, Msg("time to first token", "首 token 时间"))):
+            if ratio is not None:
+                parts.append(f"{words.get(lang)} ×{ratio:.2f}")
+        return ("，" if lang == "zh" else ", ").join(parts)
 
     def apply(self, w: Workload) -> Workload:
         return replace(w, **dict(self.fields)).validate()
@@ -78,6 +89,7 @@ class Change:
         return {"kind": self.kind, "label": self.label.to_dict(), "fields": dict(self.fields),
                 "vram_needed": self.vram_needed, "vram_verdict": self.verdict,
                 "time_s": self.time_s, "time_ratio": self.time_ratio,
+                "tokens_per_s_ratio": self.rate_ratio, "ttft_ratio": self.ttft_ratio,
                 "time_note": self.time_note.to_dict(), "part": self.part_id}
 
 
@@ -142,6 +154,22 @@ def _time(w: Workload, req: Requirements) -> float | None:
     return time + steps * _offload_seconds(w)
 
 
+def _serving_ratios(w: Workload, req: Requirements, base_req: Requirements
+                    ) -> tuple[float | None, float | None]:
+    """Serving: the deployment's output tokens/s and the time to first token after a change,
+    against the current plan (the planner's own figures, sec. 8.6); None for other tasks."""
+    if w.task != "llm_inference":
+        return None, None
+
+    def ratio(key: str) -> float | None:
+        new, old = req.throughput.get(key), base_req.throughput.get(key)
+        if new is None or old is None or new.value is None or not old.value:
+            return None
+        return new.value / old.value
+
+    return ratio("output_tokens_per_s"), ratio("time_to_first_token_s")
+
+
 def _time_note(w: Workload, base: Workload) -> Msg:
     notes = []
     if w.gradient_checkpointing and not base.gradient_checkpointing:
@@ -152,7 +180,15 @@ def _time_note(w: Workload, base: Workload) -> Msg:
                          "step (CPU Adam time not included)",
                          f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w), 'zh')}"
                          "（不含 CPU Adam 时间）"))
-    if w.batch_size < base.batch_size:
+    if w.batch_size < base.batch_size and w.task == "llm_inference":
+        notes.append(Msg("each decode step reads the same weights for fewer requests: each "
+                         "token comes sooner, fewer tokens per second in all",
+                         "每个解码步读取同样的权重，却只为更少的请求生成 token：单个 token "
+                         "更快，总的每秒 token 更少"))
+    elif w.batch_size < base.batch_size and not w.is_training:
+        notes.append(Msg("smaller batches use the GPU less fully (not modelled)",
+                         "更小的批次对 GPU 利用更不充分（未建模）"))
+    elif w.batch_size < base.batch_size:
         notes.append(Msg("smaller micro-batches use the GPU less fully (not modelled)",
                          "更小的微批次对 GPU 利用更不充分（未建模）"))
     if not notes:
@@ -315,8 +351,10 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                   if getattr(candidate, k) != getattr(w, k)}
         time = _time(candidate, req)
         ratio = None if time is None or not base_time else time / base_time
+        rate, ttft = _serving_ratios(w, req, base_req)
         return Change("setting", label, fields, req.vram_total, req.vram_verdict, time, ratio,
-                      _time_note(candidate, w), time_label=time_label(w))
+                      _time_note(candidate, w), time_label=time_label(w), rate_ratio=rate,
+                      ttft_ratio=ttft)
 
     changes: list[Change] = []
     if w.batch_size > 1:
@@ -353,13 +391,14 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         for option, why in picks:
             time = _time(w, option.requirements) if w.task == "llm_inference" else option.time_s
             ratio = None if time is None or not base_time else time / base_time
+            rate, ttft = _serving_ratios(w, option.requirements, base_req)
             changes.append(Change(
                 "gpu", Msg(f"{option.part.name} ({fmt_gib(option.part.gpu.vram_bytes or 0, 0)}"
                            f", {why.en})", f"{option.part.name}（"
                            f"{fmt_gib(option.part.gpu.vram_bytes or 0, 0)}，{why.zh}）"),
                 {}, option.need, option.verdict, time, ratio,
                 Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id,
-                time_label(w)))
+                time_label(w), rate, ttft))
     return replace(answer, changes=changes)
 
 

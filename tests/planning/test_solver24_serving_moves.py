@@ -1,0 +1,93 @@
+"""The sizing solver's serving moves in serving words (issue 24): fewer requests at once says
+what it costs in serving terms, every serving move shows the deployment's tokens/s and the time
+to first token beside the time per output token.
+
+Every expected figure is worked out here from docs/estimation.md sec. 8.6 (the serving time
+model) and sec. 2.4 / 8.1 (KV cache, weights), with the catalog's published GPU figures:
+RTX 4090 1,008 GB/s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from torchrig.catalog.loader import load_catalog
+from torchrig.planning.device import device_spec
+from torchrig.planning.solver import solve
+from torchrig.planning.workload import default_workload
+
+DECODE_BW = 0.65  # the fitted share (sec. 8.6)
+
+# Llama-3-8B in bf16 (sec. 8.1): 6,979,321,856 linear-layer weights + 1,050,939,392 others,
+# 2 B each; its KV cache 2 x 32 layers x 8 KV heads x 128 x 2 B per token (sec. 2.4).
+W8 = (6_979_321_856 + 1_050_939_392) * 2
+KV8 = 2 * 32 * 8 * 128 * 2
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+# --- 1 and 2: fewer requests at once, in serving words, with what it does to tokens/s -------
+
+def _sixteen_requests_on_a_4090(catalog):
+    gpu = device_spec(catalog.get("nvidia-rtx-4090"))
+    w = dataclasses.replace(default_workload("llm_inference"), batch_size=16).validate()
+    return [c for c in solve(w, gpu).settings if "batch_size" in c.fields]
+
+
+def test_fewer_requests_speak_of_requests_not_micro_batches(catalog):
+    # The time per output token is modelled with the requests at once (sec. 8.6): the note
+    # says what it trades, not a training run's "smaller micro-batches ... (not modelled)".
+    fewer = _sixteen_requests_on_a_4090(catalog)
+    assert fewer
+    for change in fewer:
+        note = change.time_note
+        assert note.en == ("each decode step reads the same weights for fewer requests: each "
+                           "token comes sooner, fewer tokens per second in all")
+        assert "请求" in note.zh and "每秒 token" in note.zh, note.zh
+        for word in ("micro-batch", "batch", "not modelled"):
+            assert word not in note.en, note.en
+        for word in ("微批次", "批次", "未建模"):
+            assert word not in note.zh, note.zh
+
+
+def test_fewer_requests_say_what_they_cost_in_tokens_per_second(catalog):
+    # Llama-3-8B bf16, 16 requests of 4,096 tokens (no output length: rate = B / TPOT) do not
+    # fit a 24 GiB RTX 4090. The decode step reads the weights and B caches at 65 % of
+    # 1,008 GB/s (memory-bound: 2N x 16 at 33 % of 165 TFLOP/s is 5 ms, the read 38 ms).
+    assert catalog.get("nvidia-rtx-4090").gpu.memory_bandwidth == 1008e9
+    w = default_workload("llm_inference")
+    assert w.seq_len == 4096 and not w.output_tokens
+
+    def tpot(b: int) -> float:
+        return (W8 + KV8 * 4096 * b) / (1008e9 * DECODE_BW)
+
+    fewer = _sixteen_requests_on_a_4090(catalog)
+    assert len(fewer) == 2  # the largest that fits, and the largest divisor of 16
+    for change in fewer:
+        b = change.fields["batch_size"]
+        assert b < 16 and change.label.en == f"{b} requests at once instead of 16"
+        assert change.time_ratio == pytest.approx(tpot(b) / tpot(16), rel=1e-9)
+        rate = (b / tpot(b)) / (16 / tpot(16))
+        assert rate < 1  # each token sooner, fewer tokens/s in all: the trade is shown
+        assert change.rate_ratio == pytest.approx(rate, rel=1e-9)
+        assert change.ttft_ratio == pytest.approx(1.0)  # one prompt on an idle engine
+        assert change.time_text("en") == (f"time per output token ×{tpot(b) / tpot(16):.2f}, "
+                                          f"tokens/s ×{rate:.2f}, time to first token ×1.00")
+        assert change.time_text("zh") == (f"每输出 token 时间 ×{tpot(b) / tpot(16):.2f}，"
+                                          f"每秒 token ×{rate:.2f}，首 token 时间 ×1.00")
+        assert change.to_dict()["tokens_per_s_ratio"] == change.rate_ratio
+
+
+def test_training_keeps_its_micro_batch_note_and_no_serving_ratios(catalog):
+    w = dataclasses.replace(default_workload("llm_finetune_lora"), model="llama-2-7b",
+                            batch_size=16, seq_len=2048).validate()
+    answer = solve(w, device_spec(catalog.get("nvidia-rtx-4090")))
+    fewer = [c for c in answer.settings if "batch_size" in c.fields]
+    assert fewer and all("micro-batches" in c.time_note.en for c in fewer)
+    assert all(c.rate_ratio is None and c.ttft_ratio is None for c in answer.changes)
+    assert all(", tokens/s" not in c.time_text("en") for c in answer.changes)
