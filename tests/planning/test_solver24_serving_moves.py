@@ -1,10 +1,12 @@
 """The sizing solver's serving moves in serving words (issue 24): fewer requests at once says
 what it costs in serving terms, every serving move shows the deployment's tokens/s and the time
-to first token beside the time per output token.
+to first token beside the time per output token, and a combination names only the state it
+ends in.
 
 Every expected figure is worked out here from docs/estimation.md sec. 8.6 (the serving time
 model) and sec. 2.4 / 8.1 (KV cache, weights), with the catalog's published GPU figures:
-RTX 4090 1,008 GB/s.
+RTX 4090 1,008 GB/s; H100 SXM 3,350 GB/s, 989.4 TFLOP/s dense bf16 (FP32 accumulate),
+NVLink 4 at 450 GB/s per direction x 0.82, 10 us per collective.
 """
 
 from __future__ import annotations
@@ -24,11 +26,26 @@ DECODE_BW = 0.65  # the fitted share (sec. 8.6)
 # 2 B each; its KV cache 2 x 32 layers x 8 KV heads x 128 x 2 B per token (sec. 2.4).
 W8 = (6_979_321_856 + 1_050_939_392) * 2
 KV8 = 2 * 32 * 8 * 128 * 2
+H100_BW, H100_BF16 = 3350e9, 989.4e12
+NVLINK4_BUSBW, LATENCY = 450e9 * 0.82, 10e-6
 
 
 @pytest.fixture(scope="module")
 def catalog():
     return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def h100(catalog):
+    gpu = device_spec(catalog.get("nvidia-h100-sxm"))
+    assert gpu.memory_bandwidth_bps == H100_BW and gpu.peak_flops["bf16"] == H100_BF16
+    assert gpu.intra_link is not None and gpu.intra_link.busbw_bps == NVLINK4_BUSBW
+    return gpu
+
+
+def _llama70(batch: int):
+    return dataclasses.replace(default_workload("llm_inference"), model="llama-2-70b",
+                               batch_size=batch).validate()
 
 
 # --- 1 and 2: fewer requests at once, in serving words, with what it does to tokens/s -------
@@ -91,3 +108,42 @@ def test_training_keeps_its_micro_batch_note_and_no_serving_ratios(catalog):
     assert fewer and all("micro-batches" in c.time_note.en for c in fewer)
     assert all(c.rate_ratio is None and c.ttft_ratio is None for c in answer.changes)
     assert all(", tokens/s" not in c.time_text("en") for c in answer.changes)
+
+
+# --- 3: a combination names only the state it ends in ----------------------------------------
+
+KV_FP8 = "fp8 KV cache (half the bytes of a 16-bit one)"
+INT4 = "int4 weights (weight-only quantization)"
+
+
+def test_a_combination_names_only_its_final_weights(h100):
+    # 32 requests of 4,096 tokens of Llama-2-70B: bf16 weights alone (128.5 GiB) exceed one
+    # H100's 80 GiB; fp8 KV + int4 weights fit on it: the combination. It passes through fp8
+    # and int8 weights on the way, which its label must not list beside int4.
+    answer = solve(_llama70(32), h100)
+    combined = [c for c in answer.settings if " + " in c.label.en]
+    assert len(combined) == 1
+    change = combined[0]
+    assert dict(change.fields) == {"precision": "int4", "kv_cache_dtype": "fp8"}
+    assert change.label.en == f"{KV_FP8} + {INT4}"
+    assert change.label.zh == "fp8 KV 缓存（字节数为 16 位的一半） + int4 权重（仅权重量化）"
+
+
+def test_a_combination_of_three_names_three_final_settings(h100):
+    # 64 requests: with fp8 KV and int4 weights the cache is still 64 x 4,096 x 163,840 B =
+    # 40 GiB beside 36 GiB of weights, 1.1 x 76 GiB > 80 GiB: the context is halved too.
+    change = next(c for c in solve(_llama70(64), h100).settings if " + " in c.label.en)
+    assert dict(change.fields) == {"precision": "int4", "kv_cache_dtype": "fp8",
+                                   "seq_len": 2048}
+    assert change.label.en == f"{KV_FP8} + {INT4} + a 2,048-token context instead of 4,096"
+    # Prompts under 2,048 tokens are not halved: the requests at once go down instead, the
+    # same 40 GiB of cache at 256 x 1,024 tokens.
+    w = dataclasses.replace(_llama70(256), seq_len=1024).validate()
+    change = next(c for c in solve(w, h100).settings if " + " in c.label.en)
+    b = change.fields["batch_size"]
+    assert b < 256
+    assert dict(change.fields) == {"precision": "int4", "kv_cache_dtype": "fp8",
+                                   "batch_size": b}
+    assert change.label.en == f"{KV_FP8} + {INT4} + {b} requests at once instead of 256"
+    assert change.label.zh == ("fp8 KV 缓存（字节数为 16 位的一半） + int4 权重（仅权重量化） + "
+                               f"同时处理的请求由 256 个减为 {b} 个")

@@ -410,21 +410,29 @@ _CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulatio
 def _combine(w: Workload, device: DeviceSpec | None, vram: float
              ) -> tuple[list[Msg], Workload, Requirements] | None:
     """No single setting is enough: add them one by one (each that the workload accepts),
-    stopping as soon as it fits, then shrink the micro-batch with accumulation."""
-    labels: list[Msg] = []
+    stopping as soon as it fits, then shrink the micro-batch with accumulation. The labels
+    name the final state only: a move a later one undid (fp8 and int8 weights before int4) is
+    not named."""
+    moves: list[tuple[Mapping[str, Any], Msg]] = []
+
+    def final(candidate: Workload) -> list[Msg]:
+        return [label for fields, label in moves
+                if all(getattr(candidate, k) == v for k, v in fields.items())]
+
     current = w
     for label, fields in _setting_candidates(w, device):
         tried = _try(current, fields, device)
         if tried is None:
             continue
         current, req = tried
-        labels.append(label)
+        moves.append((fields, label))
         if _fits(req, vram):
-            return labels, current, req
+            return final(current), current, req
     if current.batch_size > 1:
         found = _largest_batch(current, device, vram)[0]
         if found is not None:
-            return [*labels, _batch_label(found[0], current)], found[0], found[1]
+            moves.append(({"batch_size": found[0].batch_size}, _batch_label(found[0], current)))
+            return final(found[0]), *found
     return None
 
 
