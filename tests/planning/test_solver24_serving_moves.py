@@ -1,7 +1,7 @@
 """The sizing solver's serving moves in serving words (issue 24): fewer requests at once says
 what it costs in serving terms, every serving move shows the deployment's tokens/s and the time
-to first token beside the time per output token, and a combination names only the state it
-ends in.
+to first token beside the time per output token, a combination names only the state it ends
+in, and tensor parallelism over more GPUs of the node is offered.
 
 Every expected figure is worked out here from docs/estimation.md sec. 8.6 (the serving time
 model) and sec. 2.4 / 8.1 (KV cache, weights), with the catalog's published GPU figures:
@@ -19,13 +19,20 @@ from torchrig.catalog.loader import load_catalog
 from torchrig.planning.device import device_spec
 from torchrig.planning.solver import solve
 from torchrig.planning.workload import default_workload
+from torchrig.units import GiB
 
-DECODE_BW = 0.65  # the fitted share (sec. 8.6)
+DECODE_BW, PREFILL = 0.65, 0.60  # the fitted shares (sec. 8.6)
 
 # Llama-3-8B in bf16 (sec. 8.1): 6,979,321,856 linear-layer weights + 1,050,939,392 others,
 # 2 B each; its KV cache 2 x 32 layers x 8 KV heads x 128 x 2 B per token (sec. 2.4).
 W8 = (6_979_321_856 + 1_050_939_392) * 2
 KV8 = 2 * 32 * 8 * 128 * 2
+# Llama-2-70B in bf16: 68,976,648,192 parameters x 2 B; KV 2 x 80 x 8 x 128 x 2 B per token;
+# N = the matmul parameters a token passes (LM head included): 80 layers x (q 8192^2 +
+# k, v 2 x 8192 x 1024 + o 8192^2 + MLP 3 x 8192 x 28672) + 32,000 x 8192.
+W70 = 68_976_648_192 * 2
+KV70 = 2 * 80 * 8 * 128 * 2
+N70 = 80 * (8192 * 8192 + 2 * 8192 * 1024 + 8192 * 8192 + 3 * 8192 * 28672) + 32_000 * 8192
 H100_BW, H100_BF16 = 3350e9, 989.4e12
 NVLINK4_BUSBW, LATENCY = 450e9 * 0.82, 10e-6
 
@@ -147,3 +154,70 @@ def test_a_combination_of_three_names_three_final_settings(h100):
     assert change.label.en == f"{KV_FP8} + {INT4} + {b} requests at once instead of 256"
     assert change.label.zh == ("fp8 KV 缓存（字节数为 16 位的一半） + int4 权重（仅权重量化） + "
                                f"同时处理的请求由 256 个减为 {b} 个")
+
+
+# --- 4: tensor parallel over more GPUs of the node -------------------------------------------
+
+def _tp_by_hand(t: int, batch: int) -> tuple[float, float, float, float]:
+    """(memory per GPU without activations, TPOT ratio, tokens/s ratio, TTFT ratio) of
+    Llama-2-70B bf16 over t H100s against one, 4,096-token prompts, no output length."""
+    kv = KV70 * 4096 * batch
+
+    def comm(tokens: int) -> float:  # Megatron's 2 all-reduces per layer, ring 2(t-1)/t
+        return 2 * 80 * (LATENCY + tokens * 8192 * 2 * 2 * (t - 1) / t / NVLINK4_BUSBW)
+
+    one = (W70 + kv) / (H100_BW * DECODE_BW)
+    # Memory-bound at these sizes: even 2 x all 69B parameters x 32 requests at 33 % of the
+    # peak (13.5 ms) is below one read of the weights (63 ms).
+    assert 2 * 68_976_648_192 * 32 / (H100_BF16 * 0.33) < W70 / (H100_BW * DECODE_BW)
+    many = (W70 + kv) / t / (H100_BW * DECODE_BW) + comm(batch)
+    prefill = (2 * N70 + 4 * 80 * 4096 * 8192) * 4096 / (H100_BF16 * PREFILL)
+    memory = 1.1 * (W70 + kv) / t + GiB  # + 10 % margin, + 1 GiB CUDA context
+    return memory, many / one, one / many, (prefill / t + comm(4096)) / prefill
+
+
+@pytest.mark.parametrize("batch, t", [(1, 2), (32, 4)])
+def test_tensor_parallel_over_the_next_size_that_fits(h100, batch, t):
+    # One request: half the bf16 weights is 64.2 GiB, x 1.1 + 1 GiB = 71.7 GiB: TP 2 fits.
+    # 32 requests: TP 2 holds 64.2 + 20 GiB of cache (lower bound 93.7 GiB with the margin),
+    # too much; TP 4 holds half of that.
+    memory, tpot, rate, ttft = _tp_by_hand(t, batch)
+    assert memory < 80 * GiB
+    if t > 2:
+        assert _tp_by_hand(t // 2, batch)[0] > 80 * GiB
+    answer = solve(_llama70(batch), h100)
+    tps = [c for c in answer.settings if "tp_size" in c.fields]
+    assert len(tps) == 1
+    change = tps[0]
+    assert dict(change.fields) == {"gpus_per_node": t, "strategy": "tensor_parallel",
+                                   "tp_size": t}
+    more = t - 1
+    assert change.label.en == (f"tensor parallel over {t} GPUs "
+                               f"({more} more GPU{'s' if more > 1 else ''} per node)")
+    assert change.label.zh == f"在 {t} 块 GPU 上做张量并行（每节点多 {more} 块 GPU）"
+    # Memory per GPU: the weights and the cache split t ways, plus activations under 1 GiB.
+    assert memory <= change.vram_needed <= memory + 1.1 * GiB
+    assert change.verdict == "fits"
+    assert change.time_ratio == pytest.approx(tpot, rel=1e-9)
+    assert change.rate_ratio == pytest.approx(rate, rel=1e-9)
+    assert change.ttft_ratio == pytest.approx(ttft, rel=1e-9)
+    applied = change.apply(_llama70(batch))
+    assert (applied.gpus_per_node, applied.tp_size, applied.data_parallel) == (t, t, 1)
+
+
+def test_tensor_parallel_keeps_the_one_gpu_combination_beside_it(h100):
+    # TP 4 needs 3 more H100s: the answer on the one GPU there (fp8 KV + int4) stays offered.
+    fields = [dict(c.fields) for c in solve(_llama70(32), h100).settings]
+    assert fields == [{"gpus_per_node": 4, "strategy": "tensor_parallel", "tp_size": 4},
+                      {"precision": "int4", "kv_cache_dtype": "fp8"}]
+
+
+def test_no_tensor_parallel_beyond_a_node_or_a_two_way_bridge(catalog, h100):
+    # A 16 GiB card: even 8-way, 128.5 / 8 = 16.1 GiB of weights alone exceed it, and the
+    # node holds at most 8 GPUs: no tensor-parallel move.
+    small = solve(_llama70(1), device_spec(catalog.get("nvidia-rtx-4060-ti-16gb")))
+    assert not [c for c in small.settings if "tp_size" in c.fields]
+    # A 2-way NVLink bridge connects 2 GPUs: 32 requests need TP 4, so none is offered there.
+    bridged = dataclasses.replace(h100, intra_link=dataclasses.replace(h100.intra_link,
+                                                                       max_gpus=2))
+    assert not [c for c in solve(_llama70(32), bridged).settings if "tp_size" in c.fields]

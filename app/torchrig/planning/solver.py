@@ -4,9 +4,11 @@ Order (cheapest for the researcher first): the largest micro-batch that fits wit
 accumulation keeping the global batch; gradient checkpointing; 8-bit optimizer states; ZeRO
 stages across the GPUs already there; ZeRO-Offload to CPU RAM; mixed precision; LoRA / QLoRA;
 for inference (in serving words), fewer requests at once, tensor parallelism over the GPUs
-already there, an fp8 KV cache, fp8 / fp4 or int8 / int4 weights and a shorter context.
-Every candidate is re-planned (never assumed) and carries its time cost from the same models;
-when no single setting is enough they are combined. Only then are other GPUs listed
+already there, an fp8 KV cache, fp8 / fp4 or int8 / int4 weights, tensor parallelism over more
+GPUs of the node and a shorter context. Every candidate is re-planned (never assumed) and
+carries its time cost from the same models (for serving: time per output token, output tokens/s
+and time to first token); when no single setting is enough, or every one that is adds GPUs,
+the settings that keep the GPUs are combined. Only then are other GPUs listed
 (:mod:`torchrig.planning.gpu_choice`).
 
 The answer is a list of :class:`Change` - workload fields and their new values - that a face
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec
-from torchrig.planning.gpu_choice import best_value, gpu_options, run_time
+from torchrig.planning.gpu_choice import BASEBOARD_GPUS, best_value, gpu_options, run_time
 from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.requirements.serving_time import serving_peak
 from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
@@ -38,6 +40,10 @@ scaling model's achievable fraction (an assumption; the benchmark measures host 
 
 SOLVER_CHOICES = 6
 """Settings listed at most: the first that fit, in the search order."""
+
+NODE_GPUS = max(BASEBOARD_GPUS)
+"""The most GPUs one node holds (an 8-GPU HGX baseboard): tensor parallelism stays inside a
+node, where its two all-reduces per layer run over NVLink or PCIe, not the network."""
 
 
 @dataclass(frozen=True)
@@ -300,11 +306,40 @@ def _setting_candidates(w: Workload, device: DeviceSpec | None = None
     return out
 
 
+def _more_tensor_parallel(w: Workload, device: DeviceSpec | None
+                          ) -> tuple[Msg, dict[str, Any]] | None:
+    """Serving over more GPUs: the smallest tensor-parallel size above the current one that
+    fits, of the sizes that tile a node (2, 4, 8; at most the GPUs the node's link connects),
+    re-planned by the serving model (weights and KV heads split, two all-reduces per layer).
+    The node keeps its GPUs where they are a multiple of the new size (fewer replicas),
+    otherwise it holds exactly one group. None when no size fits (or the workload is not
+    data- or tensor-parallel serving)."""
+    if device is None or device.vram_bytes is None or w.task != "llm_inference" \
+            or w.strategy not in ("ddp", "tensor_parallel"):
+        return None
+    now = w.tp_size if w.strategy == "tensor_parallel" else w.gpus_per_node
+    link = device.intra_link
+    most = min(NODE_GPUS, link.max_gpus if link is not None and link.max_gpus else NODE_GPUS)
+    for t in (t for t in range(now + 1, most + 1) if NODE_GPUS % t == 0):
+        gpus = w.gpus_per_node if w.gpus_per_node % t == 0 else t
+        fields = {"strategy": "tensor_parallel", "tp_size": t, "gpus_per_node": gpus}
+        tried = _try(w, fields, device)
+        if tried is None or not _fits(tried[1], device.vram_bytes):
+            continue
+        more = gpus - w.gpus_per_node
+        extra = Msg("", "") if more == 0 else Msg(
+            f" ({more} more GPU{'s' if more > 1 else ''} per node)", f"（每节点多 {more} 块 GPU）")
+        return (Msg(f"tensor parallel over {t} GPUs{extra.en}",
+                    f"在 {t} 块 GPU 上做张量并行{extra.zh}"), fields)
+    return None
+
+
 def _serving_candidates(w: Workload, device: DeviceSpec | None
                         ) -> list[tuple[Msg, dict[str, Any]]]:
     """Inference moves, in serving words: tensor parallelism over the GPUs there, an 8-bit KV
-    cache, fp8 / fp4 weights where the tensor cores have them, weight-only int8 / int4, and a
-    shorter context. (Fewer requests at once is the micro-batch search.)"""
+    cache, fp8 / fp4 weights where the tensor cores have them, weight-only int8 / int4,
+    tensor parallelism over more GPUs and a shorter context. (Fewer requests at once is the
+    micro-batch search.)"""
     out: list[tuple[Msg, dict[str, Any]]] = []
     if w.gpus_per_node > 1 and w.strategy == "ddp":
         out.append((Msg(f"tensor parallel over the {w.gpus_per_node} GPUs",
@@ -328,6 +363,9 @@ def _serving_candidates(w: Workload, device: DeviceSpec | None
                         f"{bits} 权重与激活（TensorRT-LLM、vLLM）") if bits in LOW_PRECISION else
                     Msg(f"{bits} weights (weight-only quantization)",
                         f"{bits} 权重（仅权重量化）"), {"precision": bits}))
+    more = _more_tensor_parallel(w, device)
+    if more is not None:
+        out.append(more)
     if llm and w.seq_len and w.seq_len >= 2048:
         shorter = w.seq_len // 2
         out.append((Msg(f"a {shorter:,}-token context instead of {w.seq_len:,}",
@@ -366,7 +404,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         tried = _try(w, fields, device)
         if tried is not None and _fits(tried[1], vram):
             changes.append(change(label, *tried))
-    if not changes:
+    if all("gpus_per_node" in c.fields for c in changes):
+        # Nothing fits on the GPUs there (or only with more of them): combine what keeps them.
         combined = _combine(w, device, vram)
         if combined is not None:
             labels, candidate, req = combined
@@ -403,16 +442,16 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
 
 
 _CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulation",
-               "gradient_checkpointing", "strategy", "tp_size", "ep_size", "offload",
-               "lora_rank", "kv_cache_dtype", "seq_len")
+               "gradient_checkpointing", "gpus_per_node", "strategy", "tp_size", "ep_size",
+               "offload", "lora_rank", "kv_cache_dtype", "seq_len")
 
 
 def _combine(w: Workload, device: DeviceSpec | None, vram: float
              ) -> tuple[list[Msg], Workload, Requirements] | None:
-    """No single setting is enough: add them one by one (each that the workload accepts),
-    stopping as soon as it fits, then shrink the micro-batch with accumulation. The labels
-    name the final state only: a move a later one undid (fp8 and int8 weights before int4) is
-    not named."""
+    """No single setting is enough on the GPUs there: add those that keep the GPUs one by one
+    (each that the workload accepts), stopping as soon as it fits, then shrink the micro-batch
+    with accumulation. The labels name the final state only: a move a later one undid (fp8
+    and int8 weights before int4) is not named."""
     moves: list[tuple[Mapping[str, Any], Msg]] = []
 
     def final(candidate: Workload) -> list[Msg]:
@@ -421,6 +460,8 @@ def _combine(w: Workload, device: DeviceSpec | None, vram: float
 
     current = w
     for label, fields in _setting_candidates(w, device):
+        if "gpus_per_node" in fields:
+            continue
         tried = _try(current, fields, device)
         if tried is None:
             continue
