@@ -347,7 +347,11 @@ def test_solver_for_inference_splits_over_the_gpus_or_quantizes(catalog):
     one = read / (2039e9 * 0.65)
     four = read / 4 / (2039e9 * 0.65) + 2 * 80 * (10e-6 + 4 * 8192 * 2 * 2 * 3 / 4 / (300e9 * 0.78))
     assert tp.time_ratio == pytest.approx(four / one, rel=1e-9)
-    assert tp.time_text("en") == f"time per output token ×{four / one:.2f}"
+    # Beside it, the deployment's tokens/s (issue 24): 4 replicas of 4 requests at `one` each
+    # step before, one group of 4 requests at `four` after.
+    assert tp.rate_ratio == pytest.approx((4 / four) / (4 * 4 / one), rel=1e-9)
+    assert tp.time_text("en").startswith(
+        f"time per output token ×{four / one:.2f}, tokens/s ×{one / (4 * four):.2f}, ")
 
 
 # --- a best-value GPU a buyer can act on ------------------------------------------------------
@@ -429,7 +433,8 @@ def test_the_solver_speaks_of_time_per_output_token_for_serving(catalog):
     assert answer.changes
     for change in answer.changes:
         if change.time_ratio is not None:
-            assert change.time_text("en") == f"time per output token ×{change.time_ratio:.2f}"
+            assert change.time_text("en").startswith(
+                f"time per output token ×{change.time_ratio:.2f}, tokens/s ×")
             assert change.time_text("zh").startswith("每输出 token 时间 ×")
     # One GPU per node: the "fastest" and "best value" GPUs offered are cards, not modules.
     offered = [catalog.get(c.part_id) for c in answer.changes if c.kind == "gpu"]

@@ -167,7 +167,7 @@ def format_plan_text(workload: Workload, req: Requirements, lang: str = "en",
 
 
 _CLI_NAMES = {"batch_size": "batch", "gradient_checkpointing": "checkpointing",
-              "kv_cache_dtype": "kv_dtype"}
+              "kv_cache_dtype": "kv_dtype", "gpus_per_node": "gpus"}
 """Workload fields whose ``torchrig plan`` option has another name."""
 
 

@@ -4,9 +4,11 @@ Order (cheapest for the researcher first): the largest micro-batch that fits wit
 accumulation keeping the global batch; gradient checkpointing; 8-bit optimizer states; ZeRO
 stages across the GPUs already there; ZeRO-Offload to CPU RAM; mixed precision; LoRA / QLoRA;
 for inference (in serving words), fewer requests at once, tensor parallelism over the GPUs
-already there, an fp8 KV cache, fp8 / fp4 or int8 / int4 weights and a shorter context.
-Every candidate is re-planned (never assumed) and carries its time cost from the same models;
-when no single setting is enough they are combined. Only then are other GPUs listed
+already there, an fp8 KV cache, fp8 / fp4 or int8 / int4 weights, tensor parallelism over more
+GPUs of the node and a shorter context. Every candidate is re-planned (never assumed) and
+carries its time cost from the same models (for serving: time per output token, output tokens/s
+and time to first token); when no single setting is enough, or every one that is adds GPUs,
+the settings that keep the GPUs are combined. Only then are other GPUs listed
 (:mod:`torchrig.planning.gpu_choice`).
 
 The answer is a list of :class:`Change` - workload fields and their new values - that a face
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec
-from torchrig.planning.gpu_choice import best_value, gpu_options, run_time
+from torchrig.planning.gpu_choice import BASEBOARD_GPUS, best_value, gpu_options, run_time
 from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.requirements.serving_time import serving_peak
 from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
@@ -39,6 +41,10 @@ scaling model's achievable fraction (an assumption; the benchmark measures host 
 SOLVER_CHOICES = 6
 """Settings listed at most: the first that fit, in the search order."""
 
+NODE_GPUS = max(BASEBOARD_GPUS)
+"""The most GPUs one node holds (an 8-GPU HGX baseboard): tensor parallelism stays inside a
+node, where its two all-reduces per layer run over NVLink or PCIe, not the network."""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -51,6 +57,9 @@ class Change:
         vram_needed: per GPU after the change; verdict: "fits" (or "tight").
         time_s / time_ratio: the run's time after the change and against the current plan
             (None when unknown); time_note says what the time cost is made of.
+        rate_ratio / ttft_ratio: serving only (None otherwise or when unknown): the
+            deployment's output tokens/s and the time to first token against the current
+            plan, so that a shorter time per output token bought with fewer tokens/s shows.
     """
 
     kind: str
@@ -63,13 +72,21 @@ class Change:
     time_note: Msg
     part_id: str | None = None
     time_label: Msg = Msg("time", "时间")
+    rate_ratio: float | None = None
+    ttft_ratio: float | None = None
 
     def time_text(self, lang: str) -> str:
         """"time x0.50" in the words of the run's time: a training run's whole time, a
-        served prompt's time to first token, an image's generation time."""
+        served request's time per output token (then the output tokens/s and the time to first
+        token beside it), an image's generation time."""
         if self.time_ratio is None:
             return Msg(f"{self.time_label.en} unknown", f"{self.time_label.zh}未知").get(lang)
-        return f"{self.time_label.get(lang)} ×{self.time_ratio:.2f}"
+        parts = [f"{self.time_label.get(lang)} ×{self.time_ratio:.2f}"]
+        for ratio, words in ((self.rate_ratio, Msg("tokens/s", "每秒 token")),
+                             (self.ttft_ratio, Msg("time to first token", "首 token 时间"))):
+            if ratio is not None:
+                parts.append(f"{words.get(lang)} ×{ratio:.2f}")
+        return ("，" if lang == "zh" else ", ").join(parts)
 
     def apply(self, w: Workload) -> Workload:
         return replace(w, **dict(self.fields)).validate()
@@ -78,6 +95,7 @@ class Change:
         return {"kind": self.kind, "label": self.label.to_dict(), "fields": dict(self.fields),
                 "vram_needed": self.vram_needed, "vram_verdict": self.verdict,
                 "time_s": self.time_s, "time_ratio": self.time_ratio,
+                "tokens_per_s_ratio": self.rate_ratio, "ttft_ratio": self.ttft_ratio,
                 "time_note": self.time_note.to_dict(), "part": self.part_id}
 
 
@@ -142,6 +160,22 @@ def _time(w: Workload, req: Requirements) -> float | None:
     return time + steps * _offload_seconds(w)
 
 
+def _serving_ratios(w: Workload, req: Requirements, base_req: Requirements
+                    ) -> tuple[float | None, float | None]:
+    """Serving: the deployment's output tokens/s and the time to first token after a change,
+    against the current plan (the planner's own figures, sec. 8.6); None for other tasks."""
+    if w.task != "llm_inference":
+        return None, None
+
+    def ratio(key: str) -> float | None:
+        new, old = req.throughput.get(key), base_req.throughput.get(key)
+        if new is None or old is None or new.value is None or not old.value:
+            return None
+        return new.value / old.value
+
+    return ratio("output_tokens_per_s"), ratio("time_to_first_token_s")
+
+
 def _time_note(w: Workload, base: Workload) -> Msg:
     notes = []
     if w.gradient_checkpointing and not base.gradient_checkpointing:
@@ -152,7 +186,15 @@ def _time_note(w: Workload, base: Workload) -> Msg:
                          "step (CPU Adam time not included)",
                          f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w), 'zh')}"
                          "（不含 CPU Adam 时间）"))
-    if w.batch_size < base.batch_size:
+    if w.batch_size < base.batch_size and w.task == "llm_inference":
+        notes.append(Msg("each decode step reads the same weights for fewer requests: each "
+                         "token comes sooner, fewer tokens per second in all",
+                         "每个解码步读取同样的权重，却只为更少的请求生成 token：单个 token "
+                         "更快，总的每秒 token 更少"))
+    elif w.batch_size < base.batch_size and not w.is_training:
+        notes.append(Msg("smaller batches use the GPU less fully (not modelled)",
+                         "更小的批次对 GPU 利用更不充分（未建模）"))
+    elif w.batch_size < base.batch_size:
         notes.append(Msg("smaller micro-batches use the GPU less fully (not modelled)",
                          "更小的微批次对 GPU 利用更不充分（未建模）"))
     if not notes:
@@ -264,11 +306,40 @@ def _setting_candidates(w: Workload, device: DeviceSpec | None = None
     return out
 
 
+def _more_tensor_parallel(w: Workload, device: DeviceSpec | None
+                          ) -> tuple[Msg, dict[str, Any]] | None:
+    """Serving over more GPUs: the smallest tensor-parallel size above the current one that
+    fits, of the sizes that tile a node (2, 4, 8; at most the GPUs the node's link connects),
+    re-planned by the serving model (weights and KV heads split, two all-reduces per layer).
+    The node keeps its GPUs where they are a multiple of the new size (fewer replicas),
+    otherwise it holds exactly one group. None when no size fits (or the workload is not
+    data- or tensor-parallel serving)."""
+    if device is None or device.vram_bytes is None or w.task != "llm_inference" \
+            or w.strategy not in ("ddp", "tensor_parallel"):
+        return None
+    now = w.tp_size if w.strategy == "tensor_parallel" else w.gpus_per_node
+    link = device.intra_link
+    most = min(NODE_GPUS, link.max_gpus if link is not None and link.max_gpus else NODE_GPUS)
+    for t in (t for t in range(now + 1, most + 1) if NODE_GPUS % t == 0):
+        gpus = w.gpus_per_node if w.gpus_per_node % t == 0 else t
+        fields = {"strategy": "tensor_parallel", "tp_size": t, "gpus_per_node": gpus}
+        tried = _try(w, fields, device)
+        if tried is None or not _fits(tried[1], device.vram_bytes):
+            continue
+        more = gpus - w.gpus_per_node
+        extra = Msg("", "") if more == 0 else Msg(
+            f" ({more} more GPU{'s' if more > 1 else ''} per node)", f"（每节点多 {more} 块 GPU）")
+        return (Msg(f"tensor parallel over {t} GPUs{extra.en}",
+                    f"在 {t} 块 GPU 上做张量并行{extra.zh}"), fields)
+    return None
+
+
 def _serving_candidates(w: Workload, device: DeviceSpec | None
                         ) -> list[tuple[Msg, dict[str, Any]]]:
     """Inference moves, in serving words: tensor parallelism over the GPUs there, an 8-bit KV
-    cache, fp8 / fp4 weights where the tensor cores have them, weight-only int8 / int4, and a
-    shorter context. (Fewer requests at once is the micro-batch search.)"""
+    cache, fp8 / fp4 weights where the tensor cores have them, weight-only int8 / int4,
+    tensor parallelism over more GPUs and a shorter context. (Fewer requests at once is the
+    micro-batch search.)"""
     out: list[tuple[Msg, dict[str, Any]]] = []
     if w.gpus_per_node > 1 and w.strategy == "ddp":
         out.append((Msg(f"tensor parallel over the {w.gpus_per_node} GPUs",
@@ -292,6 +363,9 @@ def _serving_candidates(w: Workload, device: DeviceSpec | None
                         f"{bits} 权重与激活（TensorRT-LLM、vLLM）") if bits in LOW_PRECISION else
                     Msg(f"{bits} weights (weight-only quantization)",
                         f"{bits} 权重（仅权重量化）"), {"precision": bits}))
+    more = _more_tensor_parallel(w, device)
+    if more is not None:
+        out.append(more)
     if llm and w.seq_len and w.seq_len >= 2048:
         shorter = w.seq_len // 2
         out.append((Msg(f"a {shorter:,}-token context instead of {w.seq_len:,}",
@@ -315,8 +389,10 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                   if getattr(candidate, k) != getattr(w, k)}
         time = _time(candidate, req)
         ratio = None if time is None or not base_time else time / base_time
+        rate, ttft = _serving_ratios(w, req, base_req)
         return Change("setting", label, fields, req.vram_total, req.vram_verdict, time, ratio,
-                      _time_note(candidate, w), time_label=time_label(w))
+                      _time_note(candidate, w), time_label=time_label(w), rate_ratio=rate,
+                      ttft_ratio=ttft)
 
     changes: list[Change] = []
     if w.batch_size > 1:
@@ -328,7 +404,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         tried = _try(w, fields, device)
         if tried is not None and _fits(tried[1], vram):
             changes.append(change(label, *tried))
-    if not changes:
+    if all("gpus_per_node" in c.fields for c in changes):
+        # Nothing fits on the GPUs there (or only with more of them): combine what keeps them.
         combined = _combine(w, device, vram)
         if combined is not None:
             labels, candidate, req = combined
@@ -353,39 +430,50 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         for option, why in picks:
             time = _time(w, option.requirements) if w.task == "llm_inference" else option.time_s
             ratio = None if time is None or not base_time else time / base_time
+            rate, ttft = _serving_ratios(w, option.requirements, base_req)
             changes.append(Change(
                 "gpu", Msg(f"{option.part.name} ({fmt_gib(option.part.gpu.vram_bytes or 0, 0)}"
                            f", {why.en})", f"{option.part.name}（"
                            f"{fmt_gib(option.part.gpu.vram_bytes or 0, 0)}，{why.zh}）"),
                 {}, option.need, option.verdict, time, ratio,
                 Msg("re-planned on that GPU", "按该 GPU 重新估算"), option.part.id,
-                time_label(w)))
+                time_label(w), rate, ttft))
     return replace(answer, changes=changes)
 
 
 _CHANGEABLE = ("task", "precision", "optimizer", "batch_size", "grad_accumulation",
-               "gradient_checkpointing", "strategy", "tp_size", "ep_size", "offload",
-               "lora_rank", "kv_cache_dtype", "seq_len")
+               "gradient_checkpointing", "gpus_per_node", "strategy", "tp_size", "ep_size",
+               "offload", "lora_rank", "kv_cache_dtype", "seq_len")
 
 
 def _combine(w: Workload, device: DeviceSpec | None, vram: float
              ) -> tuple[list[Msg], Workload, Requirements] | None:
-    """No single setting is enough: add them one by one (each that the workload accepts),
-    stopping as soon as it fits, then shrink the micro-batch with accumulation."""
-    labels: list[Msg] = []
+    """No single setting is enough on the GPUs there: add those that keep the GPUs one by one
+    (each that the workload accepts), stopping as soon as it fits, then shrink the micro-batch
+    with accumulation. The labels name the final state only: a move a later one undid (fp8
+    and int8 weights before int4) is not named."""
+    moves: list[tuple[Mapping[str, Any], Msg]] = []
+
+    def final(candidate: Workload) -> list[Msg]:
+        return [label for fields, label in moves
+                if all(getattr(candidate, k) == v for k, v in fields.items())]
+
     current = w
     for label, fields in _setting_candidates(w, device):
+        if "gpus_per_node" in fields:
+            continue
         tried = _try(current, fields, device)
         if tried is None:
             continue
         current, req = tried
-        labels.append(label)
+        moves.append((fields, label))
         if _fits(req, vram):
-            return labels, current, req
+            return final(current), current, req
     if current.batch_size > 1:
         found = _largest_batch(current, device, vram)[0]
         if found is not None:
-            return [*labels, _batch_label(found[0], current)], found[0], found[1]
+            moves.append(({"batch_size": found[0].batch_size}, _batch_label(found[0], current)))
+            return final(found[0]), *found
     return None
 
 
