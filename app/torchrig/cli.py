@@ -239,8 +239,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def _options_given(args: argparse.Namespace) -> set[str]:
     """The plan options on the command line, spelled as typed ("--gpus", "--seq-len")."""
     names = [*PLAN_FLAGS, "checkpointing"]
-    return {"--" + name.replace("_", "-") for name in names
-            if getattr(args, name, None) is not None}
+    given = {"--" + name.replace("_", "-") for name in names
+             if getattr(args, name, None) is not None}
+    if getattr(args, "hf_config", None):
+        given.add("--model")  # the config is the user's model
+    return given
 
 
 def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catalog) -> Any:

@@ -2695,6 +2695,14 @@ It was kept as {1}.</source>
         <translation>（种子文档 {0} 节）</translation>
     </message>
     <message>
+        <source>lowest tier {0}; catalog GPU ({1}): {2}</source>
+        <translation>最低档位 {0}；目录 GPU（{1}）：{2}</translation>
+    </message>
+    <message>
+        <source>lowest tier {0}; no catalog GPU fits</source>
+        <translation>最低档位 {0}；目录中没有放得下的 GPU</translation>
+    </message>
+    <message>
         <source>with {0}, not as shown above with {1}</source>
         <translation>需使用 {0}，而非上方所示的 {1}</translation>
     </message>
@@ -2703,16 +2711,8 @@ It was kept as {1}.</source>
         <translation>种子文档中没有合适的档位</translation>
     </message>
     <message>
-        <source>no catalog GPU fits</source>
-        <translation>目录中没有放得下的 GPU</translation>
-    </message>
-    <message>
         <source>Recommended:</source>
         <translation>推荐：</translation>
-    </message>
-    <message>
-        <source>lowest tier {0}; catalog GPU of best value that fits (price per unit of work): {1}</source>
-        <translation>最低档位 {0}；放得下且性价比最高的目录 GPU（按单位工作量的价格）：{1}</translation>
     </message>
     <message>
         <source>as {0} x {1} GPUs (nodes x GPUs per node), not as shown above with {2} x {3}</source>

@@ -15,7 +15,9 @@ from torchrig.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 GPT2 = str(ROOT / "tests" / "planning" / "hf_configs" / "gpt2" / "config.json")
 EVERY_OPTION = ["--gpus", "--nodes", "--strategy", "--checkpointing", "--precision",
-                "--optimizer", "--batch", "--seq-len"]
+                "--optimizer", "--batch", "--grad-accumulation", "--seq-len", "--epochs",
+                "--dataset-samples", "--sample-bytes"]
+"""What a config (the model: no --model) and a training task leave to the task's defaults."""
 
 
 def _plan_json(capsys, *argv: str) -> dict:
@@ -49,14 +51,18 @@ def test_what_the_user_gave_is_not_an_assumption(capsys):
     data = _plan_json(capsys, "--hf-config", GPT2, "--task", "llm_finetune_full", "--gpus", "1",
                       "--strategy", "ddp", "--checkpointing", "off")
     options = [a["option"] for a in data["assumed_settings"]]
-    assert options == ["--nodes", "--precision", "--optimizer", "--batch", "--seq-len"]
+    assert options == ["--nodes", "--precision", "--optimizer", "--batch",
+                       "--grad-accumulation", "--seq-len", "--epochs", "--dataset-samples",
+                       "--sample-bytes"]
     # Inference has no optimizer and no checkpointing to assume.
     data = _plan_json(capsys, "--task", "llm_inference")
     options = [a["option"] for a in data["assumed_settings"]]
     assert "--optimizer" not in options and "--checkpointing" not in options
     assert main(["plan", "--hf-config", GPT2, "--task", "llm_finetune_full", "--gpus", "1",
                  "--strategy", "ddp", "--checkpointing", "off", "--nodes", "1", "--precision",
-                 "amp_bf16", "--optimizer", "adamw", "--batch", "2", "--seq-len", "512"]) == 0
+                 "amp_bf16", "--optimizer", "adamw", "--batch", "2", "--seq-len", "512",
+                 "--grad-accumulation", "1", "--epochs", "1", "--dataset-samples", "1000",
+                 "--sample-bytes", "4096"]) == 0
     assert "Assumed" not in capsys.readouterr().out
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.catalog.money_text import parse_amount_text
 from torchrig.errors import InputError
 from torchrig.planning.analysis import Recommendation, recommend
-from torchrig.planning.gpu_choice import GpuOption, gpu_options
+from torchrig.planning.gpu_choice import PICK_BASES, GpuOption, gpu_options
 from torchrig.planning.workload import Workload
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ class Advice:
                 "nodes": rec.tier_layout[0], "gpus_per_node": rec.tier_layout[1]},
             "tier_reason": rec.tier_reason.to_dict(),
             "best_value_gpu": None if rec.gpu is None else rec.gpu.id,
+            "best_value_basis": rec.gpu_basis,
+            "best_value_text": None if rec.gpu_basis is None
+            else PICK_BASES[rec.gpu_basis].to_dict(),
             "currency": self.currency,
             "cny_per_usd": None if self.cny_per_usd is None else str(self.cny_per_usd),
             "time_target_s": self.time_target_s,

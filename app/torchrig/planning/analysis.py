@@ -32,6 +32,7 @@ from torchrig.planning.gpu_choice import (
     best_value,
     gpu_options,
     part_price,
+    pick_gpu,
     run_time,
 )
 from torchrig.planning.item_labels import LABELS
@@ -636,6 +637,9 @@ class Recommendation:
     tier_gpu: Part | None = None
     time_s: float | None = None
     tier_layout: tuple[int, int] | None = None
+    gpu_basis: str | None = None
+    """How ``gpu`` was chosen (gpu_choice.PICK_BASES): "price" (best value), "fastest" or
+    "smallest" (no price to weigh it by)."""
 
 
 def tier_caps_with_gpu(caps: Capabilities, part: Part) -> Capabilities:
@@ -703,12 +707,13 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
-    best = best_value(gpu_options(workload, catalog, currency, cny_per_usd,
-                                  time_target_s=time_target_s, inter_link=network))
+    pick = pick_gpu(gpu_options(workload, catalog, currency, cny_per_usd,
+                                time_target_s=time_target_s, inter_link=network))
+    best = None if pick is None else pick.option
     return Recommendation(chosen, reason, best.part if best else None,
                           best.need if best else None, tier_gpu,
                           None if tier_time is None or math.isinf(tier_time) else tier_time,
-                          layout)
+                          layout, None if pick is None else pick.basis)
 
 
 def _relaid(workload: Workload, nodes: int, per_node: int) -> Msg:

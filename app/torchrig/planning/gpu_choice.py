@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchrig.catalog.specs import SIDE_BY_SIDE_GPUS
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec, device_spec
 from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.workload import Workload
@@ -200,18 +201,50 @@ def buyable_for(part: Part, w: Workload) -> bool:
     return w.gpus_per_node in BASEBOARD_GPUS
 
 
-def best_value(options: list[GpuOption]) -> GpuOption | None:
+PICK_BASES: dict[str, Msg] = {
+    "price": Msg("best value: lowest price per unit of work that fits",
+                 "性价比最高：装得下且单位工作量价格最低"),
+    "fastest": Msg("fastest that fits; no price in the catalog",
+                   "装得下中最快；目录中无价格"),
+    "smallest": Msg("smallest that fits; no price or speed in the catalog",
+                    "装得下中显存最小；目录中无价格和速度"),
+}
+"""What a GPU pick is, by how :func:`pick_gpu` chose it: a pick without a price is not "best
+value", and the text, JSON, Wizard and PDF say which it is."""
+
+
+@dataclass(frozen=True)
+class GpuPick:
+    """The GPU :func:`pick_gpu` chose and its basis (a key of :data:`PICK_BASES`)."""
+
+    option: GpuOption
+    basis: str
+
+    @property
+    def text(self) -> Msg:
+        return PICK_BASES[self.basis]
+
+
+def pick_gpu(options: list[GpuOption]) -> GpuPick | None:
     """The fitting GPU a buyer can act on (:func:`buyable_for`) with the lowest price per unit
-    of work among those that meet the time target; without prices, the fastest that fits;
-    without speeds, the smallest that fits."""
+    of work among those that meet the time target ("price"); when none of them has a price
+    and a speed, the fastest that fits ("fastest"); without speeds, the smallest that fits
+    ("smallest")."""
     fitting = [o for o in options if o.verdict == "fits" and o.meets_target is not False
                and o.buyable]
     if not fitting:
         return None
     priced = [o for o in fitting if o.price_per_throughput is not None]
     if priced:
-        return min(priced, key=lambda o: (o.price_per_throughput, o.need))
+        return GpuPick(min(priced, key=lambda o: (o.price_per_throughput, o.need)), "price")
     timed = [o for o in fitting if o.time_s is not None]
     if timed:
-        return min(timed, key=lambda o: (o.time_s, o.need))
-    return min(fitting, key=lambda o: (o.part.gpu.vram_bytes or 0, o.need))
+        return GpuPick(min(timed, key=lambda o: (o.time_s, o.need)), "fastest")
+    return GpuPick(min(fitting, key=lambda o: (o.part.gpu.vram_bytes or 0, o.need)),
+                   "smallest")
+
+
+def best_value(options: list[GpuOption]) -> GpuOption | None:
+    """:func:`pick_gpu`'s GPU, whatever its basis."""
+    pick = pick_gpu(options)
+    return None if pick is None else pick.option

@@ -273,6 +273,8 @@ _VERDICTS = {"fits": Msg("fits", "装得下"), "tight": Msg("tight", "很紧"),
 
 def format_advice_text(advice: Advice, lang: str = "en") -> str:
     """``plan --recommend``: the tier, then one line per catalog GPU with time and money."""
+    from torchrig.planning.gpu_choice import PICK_BASES  # loaded with the advice already
+
     rec = advice.recommendation
     lines = [Msg("Recommendation (time and money)", "推荐（兼顾时间与费用）").get(lang),
              "  " + rec.tier_reason.get(lang)]
@@ -280,10 +282,9 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
         lines.append("  " + Msg(f"time on the tier's GPU: {fmt_seconds(rec.time_s)}",
                                 f"在该档位 GPU 上用时：{fmt_seconds(rec.time_s, 'zh')}").get(lang))
     if rec.gpu is not None:
-        lines.append("  " + Msg(f"best value (lowest price per unit of work that fits): "
-                                f"{rec.gpu.name}",
-                                f"性价比最高（装得下且单位工作量价格最低）：{rec.gpu.name}"
-                                ).get(lang))
+        basis = PICK_BASES[rec.gpu_basis or "price"]
+        lines.append("  " + Msg(f"catalog GPU ({basis.en}): {rec.gpu.name}",
+                                f"目录 GPU（{basis.zh}）：{rec.gpu.name}").get(lang))
     if advice.time_target_s is not None:
         lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
                                 f"目标时间：{fmt_seconds(advice.time_target_s, 'zh')}").get(lang))

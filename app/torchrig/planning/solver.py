@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.planning.device import DeviceSpec
-from torchrig.planning.gpu_choice import BASEBOARD_GPUS, best_value, gpu_options, run_time
+from torchrig.planning.gpu_choice import BASEBOARD_GPUS, gpu_options, pick_gpu, run_time
 from torchrig.planning.requirements import Requirements, plan
 from torchrig.planning.requirements.serving_time import serving_peak
 from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
@@ -416,12 +416,10 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         options = [o for o in gpu_options(w, catalog, currency, **gpu_choice)
                    if o.verdict == "fits" and o.part.gpu.vram_bytes != vram]
         picks = []
-        best = best_value(options)
-        if best is not None:
-            picks.append((best, Msg("best value: lowest price per unit of work", "性价比最高")
-                          if best.price_per_throughput is not None else
-                          Msg("fastest that fits; no GPU that fits has a known price",
-                              "装得下中最快；装得下的 GPU 均无已知价格")))
+        pick = pick_gpu(options)
+        best = None if pick is None else pick.option
+        if pick is not None:
+            picks.append((pick.option, pick.text))
         timed = [o for o in options if o.time_s is not None and o.buyable]
         if timed:
             fastest = min(timed, key=lambda o: o.time_s or 0.0)

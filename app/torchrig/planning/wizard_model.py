@@ -20,6 +20,7 @@ parse.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -33,7 +34,14 @@ from torchrig.errors import InputError
 from torchrig.hardware.model import SystemProfile
 from torchrig.planning.advice import Advice, advise, positive_amount, time_target_seconds
 from torchrig.planning.analysis import Analysis, analyze
-from torchrig.planning.assumed_settings import assumed_lines, assumed_settings
+from torchrig.planning.assumed_settings import (
+    AssumedSetting,
+    assumed_lines,
+    assumed_settings,
+    changed_options,
+    options_for,
+    value_of,
+)
 from torchrig.planning.device import device_spec, subject_device
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import ModelPreset, load_presets
@@ -52,6 +60,7 @@ from torchrig.planning.workload import (
     TASKS,
     Workload,
     default_workload,
+    load_workload,
 )
 
 FIELD_KINDS: dict[str, str] = {
@@ -273,15 +282,30 @@ class WizardModel:
         self.priced: tuple[str, ...] = ()
         self.stale = False
         self.sizing: Sizing | None = None
+        # The workload the Wizard filled the fields with itself (a task's defaults, an import
+        # laid out for its size): a setting still at its value there is assumed, not given.
+        # None for a workload file, which is the user's choice of every setting.
+        self.origin: Workload | None = self.workload if workload is None else None
 
     # --- the workload being edited ------------------------------------------------------------
 
     def load(self, workload: Workload) -> None:
-        """Edit ``workload`` from now on: every field shows its value."""
-        if self.sizing is not None and workload is not self.sizing.workload:
-            self.sizing = None  # another workload (a file, a task's defaults) assumes nothing
+        """Edit ``workload`` from now on: every field shows its value. What it assumes stays
+        measured against :attr:`origin` (a solver's change applied is the user's choice)."""
         self.workload = workload
         self.fields = fields_of(workload)
+
+    def load_file(self, path: Path) -> Workload:
+        """A workload file, to :meth:`load`: its every setting is the user's (as for
+        ``torchrig plan --workload``), so nothing is assumed. Raises InputError."""
+        workload = load_workload(path)
+        self.origin, self.sizing = None, None
+        return workload
+
+    def _filled(self, workload: Workload, sizing: Sizing | None = None) -> Workload:
+        """``workload`` is what the Wizard fills the fields with (its :attr:`origin`)."""
+        self.origin, self.sizing = workload, sizing
+        return workload
 
     def _sized(self, workload: Workload) -> Workload:
         """``workload`` with its layout sized to the model (planning.sized_defaults), for the
@@ -292,19 +316,30 @@ class WizardModel:
         if device is None or device.vram_bytes is None:
             device = device_spec(self.catalog.get(REFERENCE_GPU))  # the Wizard's catalog
         sizing = size_to_model(workload, (), device)
-        self.sizing = sizing if sizing.reason is not None else None
-        return sizing.workload
+        return self._filled(sizing.workload, sizing if sizing.reason is not None else None)
 
-    def assumed_note(self, lang: str) -> str:
-        """The settings the size rule chose, with its reason, while the fields still hold
-        them ("" when it did not apply or the user has changed one of them)."""
+    def assumed(self) -> list[AssumedSetting]:
+        """The settings the user has not chosen: those whose field still holds the value the
+        Wizard filled in (:attr:`origin`), as ``torchrig plan`` lists those no option gave.
+        The size rule's choices keep its reason while all of them stand; once the user
+        changes one, the layout is theirs (the rule's reason no longer describes it)."""
+        if self.origin is None:
+            return []
+        given = changed_options(self.workload, self.origin)
+        if self.origin.model != default_workload(self.origin.task).model:
+            # An imported model is the user's, as for plan --hf-config.
+            given |= options_for({"model"})
         s = self.sizing
-        if s is None or any(getattr(self.workload, f) != getattr(s.workload, f)
-                            for f in s.fields):
-            return ""
-        chosen = [a for a in assumed_settings(self.workload, (), s.fields, s.reason)
-                  if a.basis == "sized"]
-        return "\n".join(assumed_lines(chosen, lang))
+        if s is None:
+            return assumed_settings(self.workload, given)
+        if any(value_of(self.workload, f) != value_of(s.workload, f) for f in s.fields):
+            return assumed_settings(self.workload, given | options_for(s.fields))
+        return assumed_settings(self.workload, given, s.fields, s.reason)
+
+    def assumed_note(self, lang: str, fields: Mapping[str, str] | None = None) -> str:
+        """:meth:`assumed` in words, each line saying which of the Wizard's ``fields`` (key ->
+        the label it shows) change them; "" when nothing is assumed."""
+        return "\n".join(assumed_lines(self.assumed(), lang, fields))
 
     def for_task(self, task: str) -> Workload:
         """The workload a newly chosen task starts from: that task's typical defaults, keeping
@@ -313,7 +348,7 @@ class WizardModel:
         base = default_workload(task)
         old = self.workload
         if old.model != CUSTOM_MODEL or _family(old.task) != _family(task):
-            return base
+            return self._filled(base)
         doc = base.to_dict()
         doc.update({n: getattr(old, n) for n in ("model", "name", "params", "style",
                                                  *ARCH_FIELDS, *CONFIG_FIELDS)})
@@ -322,7 +357,7 @@ class WizardModel:
         try:
             return self._sized(Workload.from_dict(doc, where="workload"))
         except InputError:
-            return base  # the model does not suit the task's defaults: start afresh
+            return self._filled(base)  # the model does not suit the task's defaults: start afresh
 
     def models_for(self, task: str) -> list[str]:
         """The model presets offered for ``task`` (then "custom", a model typed in)."""
@@ -482,10 +517,11 @@ class WizardModel:
 
     def snapshot(self) -> dict[str, Any]:
         """The workload, every field as typed (including text that does not parse yet), the
-        subject, the attached collective report and the money fields."""
+        subject, the attached collective report, the money fields, and what the Wizard filled
+        in (origin, sizing: what the note says is assumed)."""
         return {"workload": self.workload, "fields": dict(self.fields),
                 "subject": self.subject_choice, "collective_report": self.collective_report,
-                "money": self.money.to_dict()}
+                "money": self.money.to_dict(), "origin": self.origin, "sizing": self.sizing}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take back a :meth:`snapshot` (``money`` may be missing: the fields stay as they
@@ -494,6 +530,7 @@ class WizardModel:
         self.subject_choice = state["subject"]
         self.workload = state["workload"]
         self.fields = dict(state["fields"])
+        self.origin, self.sizing = state.get("origin"), state.get("sizing")
         if state.get("money"):
             self.money = MoneyFields.from_dict(state["money"])
 

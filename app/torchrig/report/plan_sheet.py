@@ -30,6 +30,7 @@ def assemble_plan_sheet(workload: Workload, catalog: Catalog, *, header: Header,
     """The plan sheet for ``workload`` (see module doc); the header's kind becomes "plan"."""
     from torchrig.planning.analysis import analyze, recommend, tier_caps_with_gpu
     from torchrig.planning.device import device_spec
+    from torchrig.planning.gpu_choice import PICK_BASES
     from torchrig.planning.requirements import plan
     from torchrig.report.assemble import workload_name
 
@@ -37,7 +38,8 @@ def assemble_plan_sheet(workload: Workload, catalog: Catalog, *, header: Header,
     paragraphs = [rec.tier_reason.get(lang)]
     if rec.gpu is not None and rec.gpu_vram_needed is not None:
         paragraphs.append(text("plan.gpu", lang, gpu=f"{rec.gpu.vendor} {rec.gpu.name}",
-                               vram=fmt_gib(rec.gpu_vram_needed)))
+                               vram=fmt_gib(rec.gpu_vram_needed),
+                               basis=PICK_BASES[rec.gpu_basis or "price"].get(lang)))
     else:
         paragraphs.append(text("plan.no_gpu", lang))
     findings: tuple[Finding, ...] = ()

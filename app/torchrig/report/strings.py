@@ -37,8 +37,8 @@ STRINGS: dict[str, Msg] = {
     "section.findings": Msg("Findings", "检查结果"),
     "section.recommendation": Msg("Recommendation", "推荐"),
     "plan.tier": Msg("Tier", "档位"),
-    "plan.gpu": Msg("Best-value GPU: {gpu} (needs {vram} per GPU)",
-                    "性价比最高的 GPU：{gpu}（每卡需 {vram}）"),
+    "plan.gpu": Msg("Catalog GPU ({basis}): {gpu} (needs {vram} per GPU)",
+                    "目录 GPU（{basis}）：{gpu}（每卡需 {vram}）"),
     "plan.no_gpu": Msg("No catalog GPU runs this workload.", "目录中没有能运行此工作负载的 GPU。"),
     "plan.subject": Msg("Findings are for {subject}.", "检查结果针对{subject}。"),
     # bill of materials

@@ -66,7 +66,7 @@ from torchrig.planning.wizard_model import (
     compute_plan,
     precisions_for,
 )
-from torchrig.planning.workload import Workload, load_workload, save_workload
+from torchrig.planning.workload import Workload, save_workload
 
 TYPING_PAUSE_MS = 150
 """How long typing must pause before the Wizard re-plans: a word typed at an ordinary pace is
@@ -129,8 +129,9 @@ class WizardPage(QWidget):
         self.import_button.clicked.connect(lambda: self.import_config_dialog())
         bar.addWidget(self.import_button)
         outer.addLayout(bar)
-        # What the Wizard chose that the user did not (an imported model's layout, sized to
-        # it): the core's words, in both languages (planning.assumed_settings).
+        # What the Wizard chose that the user did not (the task's defaults, an imported
+        # model's layout sized to it): the core's words, in both languages
+        # (planning.assumed_settings), naming the fields that change them.
         self.assumed_label = QLabel()
         self.assumed_label.setObjectName("assumed_settings")
         self.assumed_label.setWordWrap(True)
@@ -474,7 +475,10 @@ class WizardPage(QWidget):
             return
         self._show_errors({})
         self.results.mark_stale(False)
-        note = self.model.assumed_note(self.lang)
+        # The settings the user has not chosen, in the core's words, each pointing at the
+        # Wizard's own fields by the labels the form shows (not the CLI's options).
+        note = self.model.assumed_note(self.lang, {key: self.tr(label)
+                                                   for key, (_step, label) in FIELDS.items()})
         self.assumed_label.setText(note)
         self.assumed_label.setVisible(bool(note))
         workload = check.workload
@@ -564,7 +568,7 @@ class WizardPage(QWidget):
 
     def open_path(self, path: Path) -> bool:
         try:
-            workload = load_workload(path)
+            workload = self.model.load_file(path)
         except InputError as exc:
             QMessageBox.warning(self, self.tr("Cannot open workload"), str(exc))
             return False

@@ -36,6 +36,7 @@ from torchrig.planning.fit_verdict import (
     other_tier_layout,
     tier_is_subject_but_not_as_shown,
 )
+from torchrig.planning.gpu_choice import PICK_BASES
 from torchrig.planning.solver import SolverAnswer
 from torchrig.planning.wizard_model import PlanResult, scaling_for
 from torchrig.units import fmt_flops, fmt_gib, fmt_money, fmt_seconds
@@ -154,11 +155,15 @@ class WizardResults(QObject):
                 tier += " " + escape(self._not_as_shown(result.analysis, rec))
         else:
             tier = escape(self.tr("none of the seed's tiers"))
-        gpu = (f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})"
-               if rec.gpu else escape(self.tr("no catalog GPU fits")))
-        lines = [_bold(self.tr("Recommended:")) + " "
-                 + self.tr("lowest tier {0}; catalog GPU of best value that fits (price per "
-                           "unit of work): {1}").format(tier, gpu)]
+        if rec.gpu is not None:
+            # What the pick is, in the core's words: "best value" only when it was priced.
+            basis = PICK_BASES[rec.gpu_basis or "price"].get(self.lang)
+            said = self.tr("lowest tier {0}; catalog GPU ({1}): {2}").format(
+                tier, escape(basis),
+                f"{escape(rec.gpu.name)} ({fmt_gib(rec.gpu.gpu.vram_bytes, 0)})")
+        else:
+            said = self.tr("lowest tier {0}; no catalog GPU fits").format(tier)
+        lines = [_bold(self.tr("Recommended:")) + " " + said]
         lines += self._money_lines(advice, priced)
         self.recommendation.setText("<br/>".join(lines))
 
