@@ -51,7 +51,13 @@ def test_a_cny_build_with_a_controlled_part_is_told(tmp_path: Path) -> None:
     assert "Advanced Computing IFR" in finding.detail.en
     assert "先进计算临时最终规则" in finding.detail.zh
     assert "NVIDIA GeForce RTX 4090" in finding.fix.en and "RTX 4090" in finding.fix.zh
-    assert finding.numbers == {"rules": 1.0, "alternatives": 1.0}
+    # The H100 PCIe's TPP from the catalog: NVIDIA's datasheet FP8 3,026 TFLOPS "with
+    # sparsity" / 2 = 1,513 dense, x 8 bits = 12,104 >= 4,800, so ECCN 3A090.a.1 is cited too
+    # (its Federal Register address differs from this list's made-up one).
+    assert finding.numbers == {"rules": 2.0, "alternatives": 1.0, "tpp": 12104.0,
+                               "tpp_max": 12104.0}
+    assert "12,104" in finding.detail.en and "12,104" in finding.detail.zh
+    assert "https://www.federalregister.gov/d/2023-23055" in finding.source.en
 
 
 def test_a_usd_build_is_checked_only_for_region_cn(tmp_path: Path) -> None:
@@ -66,8 +72,29 @@ def test_no_alternative_says_so(tmp_path: Path) -> None:
     assert "no China-market alternative" in finding.fix.en
 
 
-def test_a_part_not_on_the_list_gets_nothing(tmp_path: Path) -> None:
+def test_a_part_under_the_threshold_and_not_on_the_list_gets_nothing(tmp_path: Path) -> None:
+    # RTX 4060 Ti 16GB: NVIDIA's 353 AI TOPS (FP8 with sparsity) / 2 = 176.5 dense, x 8 bits
+    # = 1,412, under 4,800 even at the FP16-accumulate rate.
     build = Build(name="t", currency="CNY",
-                  line_items=[LineItem(part_id="nvidia-rtx-4090", quantity=1)])
+                  line_items=[LineItem(part_id="nvidia-rtx-4060-ti-16gb", quantity=1)])
     assert _export(build, _controls(tmp_path, [])) == []
     assert _export(_build("CNY"), None) == []  # type: ignore[arg-type]
+
+
+def test_a_part_the_catalog_cannot_decide_and_the_list_does_not_name(tmp_path: Path) -> None:
+    # The RTX 4090's catalog tensor figures are with FP32 accumulate (FP16 165.2 TFLOPS):
+    # 165.2 x 16 = 2,643 as stored, twice that (5,286) at the FP16-accumulate rate TPP counts,
+    # so 4,800 lies between; a list that does not name it gets a "may be" warning.
+    build = Build(name="t", currency="CNY",
+                  line_items=[LineItem(part_id="nvidia-rtx-4090", quantity=1)])
+    [finding] = _export(build, _controls(tmp_path, []))
+    assert finding.title.en == "NVIDIA GeForce RTX 4090 may be under US export controls for China"
+    assert finding.title.zh == "NVIDIA GeForce RTX 4090 可能受美国对华出口管制"
+    assert "between 2,643 and 5,286" in finding.detail.en
+    assert "2,643 到 5,286" in finding.detail.zh
+    assert finding.fix.en.startswith("Check the card's TPP (its dense INT8 TOPS × 8)")
+    # This list has no tpp_alternatives: none to name.
+    assert finding.fix.en.endswith("The list names no China-market alternative: choose "
+                                   "another part.")
+    assert finding.numbers == {"rules": 1.0, "alternatives": 0.0, "tpp": 2643.2,
+                               "tpp_max": 5286.4}

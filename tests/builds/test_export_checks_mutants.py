@@ -25,6 +25,13 @@ R2 = ExportRule("r2", Msg("Rule two", "规则二"), "2023-10-17", "https://b.exa
 
 NOTE = Msg("Data-centre GPU.", "数据中心 GPU。")
 
+# ECCN 3A090.a.1 as the finding cites it for a part whose catalog figures reach TPP 4,800
+# (BIS interim final rule, Federal Register document 2023-23055, published 2023-10-25).
+A1_EN = ("ECCN 3A090.a.1 (BIS interim final rule on advanced computing items, Federal Register "
+         "document 2023-23055, 2023-10-25)")
+A1_ZH = "ECCN 3A090.a.1（BIS 先进计算物项暂行最终规则，联邦公报文件号 2023-23055，2023-10-25）"
+A1_URL = "https://www.federalregister.gov/d/2023-23055"
+
 
 def _controls(alternatives: tuple[str, ...] = (GPU, CPU), note: Msg = NOTE) -> ExportControls:
     return ExportControls(note=Msg("n", "n"), rules={"r1": R1, "r2": R2}, parts={
@@ -42,17 +49,25 @@ def test_the_whole_finding_for_two_rules_and_two_alternatives() -> None:
     assert finding.code == "export.us_controls" and finding.severity is Severity.WARNING
     assert finding.title == Msg(f"{name} is under US export controls for China",
                                 f"{name} 受美国对华出口管制")
+    # The H100 PCIe's TPP: its datasheet FP8 3,026 TFLOPS with sparsity / 2 = 1,513 dense
+    # (a derived catalog figure), x 8 bits = 12,104.
     assert finding.detail == Msg(
         f"{name} is listed under Rule one (2022-10-07, https://a.example/1); "
-        "Rule two (2023-10-17, https://b.example/2): First. Second. Data-centre GPU.",
+        "Rule two (2023-10-17, https://b.example/2): First. Second. Data-centre GPU. "
+        "Its total processing performance (TPP) is 12,104 (dense FP8 Tensor 1,513 TFLOPS × 8 "
+        f"bits, a derived catalog figure), at or above the 4,800 of {A1_EN}.",
         f"{name} 列于规则一（2022-10-07，https://a.example/1）；规则二（2023-10-17，"
-        "https://b.example/2）：其一。其二。数据中心 GPU。")
+        "https://b.example/2）：其一。其二。数据中心 GPU。其总处理性能（TPP）为 12,104（稠密 "
+        f"FP8 Tensor 1,513 TFLOPS × 8 位，目录中的推算值），达到{A1_ZH}规定的 4,800。")
     assert finding.fix == Msg(f"Quote a China-market alternative instead: {alts[0]}, {alts[1]}.",
                               f"改用面向中国市场的替代型号：{alts[0]}、{alts[1]}。")
     assert finding.source == Msg(
-        "Rule one, 2022-10-07, https://a.example/1; Rule two, 2023-10-17, https://b.example/2",
-        "规则一，2022-10-07，https://a.example/1；规则二，2023-10-17，https://b.example/2")
-    assert finding.numbers == {"rules": 2.0, "alternatives": 2.0}
+        "Rule one, 2022-10-07, https://a.example/1; Rule two, 2023-10-17, https://b.example/2; "
+        f"{A1_EN}, {A1_URL}",
+        "规则一，2022-10-07，https://a.example/1；规则二，2023-10-17，https://b.example/2；"
+        f"{A1_ZH}，{A1_URL}")
+    assert finding.numbers == {"rules": 3.0, "alternatives": 2.0, "tpp": 12104.0,
+                               "tpp_max": 12104.0}
 
 
 def test_no_note_and_no_alternative() -> None:
@@ -61,14 +76,19 @@ def test_no_note_and_no_alternative() -> None:
     name = f"{a100.vendor} {a100.name}"
     [finding] = export_checks(Build(name="t", line_items=[LineItem(part_id=A100)]), cat,
                               None, _controls())
-    # An empty note leaves no trailing space.
+    # An empty note leaves one space before the TPP sentence. The A100's TPP: its datasheet
+    # FP16 tensor 312 TFLOPS (dense) x 16 bits = 4,992.
     assert finding.detail == Msg(
-        f"{name} is listed under Rule two (2023-10-17, https://b.example/2): Second.",
-        f"{name} 列于规则二（2023-10-17，https://b.example/2）：其二。")
+        f"{name} is listed under Rule two (2023-10-17, https://b.example/2): Second. "
+        "Its total processing performance (TPP) is 4,992 (dense FP16 Tensor 312 TFLOPS × 16 "
+        f"bits), at or above the 4,800 of {A1_EN}.",
+        f"{name} 列于规则二（2023-10-17，https://b.example/2）：其二。其总处理性能（TPP）为 "
+        f"4,992（稠密 FP16 Tensor 312 TFLOPS × 16 位），达到{A1_ZH}规定的 4,800。")
     assert finding.fix == Msg(
         "The list names no China-market alternative: choose another part.",
         "清单中没有面向中国市场的替代型号：请另选部件。")
-    assert finding.numbers == {"rules": 1.0, "alternatives": 0.0}
+    assert finding.numbers == {"rules": 2.0, "alternatives": 0.0, "tpp": 4992.0,
+                               "tpp_max": 4992.0}
 
 
 def test_an_alternative_the_catalog_lacks_is_named_by_its_id() -> None:
@@ -85,8 +105,11 @@ def test_one_finding_per_part_in_build_order() -> None:
         LineItem(part_id=GPU), LineItem(part_id=H100, quantity=2), LineItem(part_id=A100),
         LineItem(part_id=H100, scope="cluster")])
     found = export_checks(build, cat, None, _controls())
-    assert [f.numbers["rules"] for f in found] == [1.0, 2.0]   # A100 first, then H100
-    assert [cat.get(A100).name in f.title.en for f in found] == [True, False]
+    # A100 first, then the RTX 4090 (not on this list, but its catalog TPP range, 2,643 to
+    # 5,286, holds 4,800: "may be"), then the H100; each cites ECCN 3A090.a.1 besides its rules.
+    assert [f.numbers["rules"] for f in found] == [2.0, 1.0, 3.0]
+    assert [f.title.en.split(" is ")[0].split(" may ")[0] for f in found] == [
+        f"NVIDIA {cat.get(pid).name}" for pid in (A100, GPU, H100)]
 
 
 def test_who_counts_as_sold_in_china() -> None:

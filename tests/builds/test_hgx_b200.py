@@ -102,7 +102,10 @@ def test_sample_build_is_priced_once_as_a_whole_system(cat: Catalog) -> None:
 
 
 def test_b200_on_its_own_system_passes(cat: Catalog) -> None:
-    assert check_build(_dgx(), cat) == []
+    # A build quoted in CNY (the default) also gets the export-control warning for the B200
+    # (TPP 36,000, tests/builds/test_export_tpp.py); quoted in USD nothing is found.
+    assert check_build(replace(_dgx(), currency="USD"), cat) == []
+    assert [f.code for f in check_build(_dgx(), cat)] == ["export.us_controls"]
 
 
 def test_b200_on_a_pcie_board_is_a_blocker(cat: Catalog) -> None:

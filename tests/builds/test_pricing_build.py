@@ -119,7 +119,11 @@ def test_estimates_are_marked() -> None:
     build = Build(name="t", currency="USD", line_items=[LineItem(part_id="nvidia-h100-sxm")])
     priced = price_build(build, load_catalog())
     assert priced.lines[0].is_estimate and priced.has_estimates
-    assert priced.lines[0].origin.en.startswith("catalog estimate: ")
+    # The catalog price's label names the source in each language (resources/catalog/gpus.json,
+    # the H100 SXM's estimate), its remark travels beside it.
+    assert priced.lines[0].origin.en.startswith("catalog Epoch AI dataset, citing an industry")
+    assert priced.lines[0].origin.zh.startswith("目录 Epoch AI 数据集，引用行业分析师报告")
+    assert priced.lines[0].remark is not None and "$269k" in priced.lines[0].remark.en
     assert any("estimate" in w.en for w in priced.warnings)
 
 

@@ -166,7 +166,7 @@ def test_every_field_of_the_priced_build_json() -> None:
     # Subtotal 284.00 + 500.00 + 32.00 = 816.00; discount 10% = 81.60; taxable 734.40;
     # tax 734.40 x 0.13 = 95.472 -> 95.47; total 734.40 + 95.47 = 829.87.
     override = {"origin_kind": "override", "price_kind": None, "reliability": None,
-                "status": "ok", "alerts": []}
+                "status": "ok", "alerts": [], "remark": None}
     assert data["lines"] == [
         {"index": 0, "label": "Case", "part_id": None, "category": "case", "quantity": 2,
          "multiplier": 2, "unit_price": "71.00", "total": "284.00", "source_amount": "10.00",
@@ -176,7 +176,7 @@ def test_every_field_of_the_priced_build_json() -> None:
          "quantity": 1, "multiplier": 1, "unit_price": None, "total": None,
          "source_amount": None, "source_currency": None, "origin": "price needed",
          "origin_kind": "missing", "price_kind": None, "reliability": None,
-         "status": "price needed", "alerts": []},
+         "status": "price needed", "alerts": [], "remark": None},
         {"index": 2, "label": "Switch", "part_id": None, "category": "switch", "quantity": 1,
          "multiplier": 1, "unit_price": "500.00", "total": "500.00", "source_amount": "500",
          "source_currency": "CNY", "origin": "build override", **override},

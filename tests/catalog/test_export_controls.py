@@ -91,3 +91,26 @@ def test_without_known_parts_any_id_is_taken(tmp_path: Path) -> None:
 
 def test_no_shipped_file_is_no_list(tmp_path: Path) -> None:
     assert shipped_export_controls(tmp_path) is None
+
+
+def test_tpp_alternatives_are_read_and_optional(tmp_path: Path) -> None:
+    alts = {"geforce": ["nvidia-rtx-4090"], "other": ["nvidia-h100-sxm"]}
+    controls = load_export_controls(write(tmp_path, [rule()], [part()], tpp_alternatives=alts),
+                                    KNOWN)
+    assert controls.tpp_alternatives == {"geforce": ("nvidia-rtx-4090",),
+                                         "other": ("nvidia-h100-sxm",)}
+    assert load_export_controls(write(tmp_path, [rule()], [part()]), KNOWN) \
+        .tpp_alternatives == {}
+
+
+@pytest.mark.parametrize(("alts", "message"), [
+    ({"geforce": ["acme-gpu"], "other": []}, "part 'acme-gpu' is not in the catalog"),
+    ({"geforce": []}, "missing field 'other'"),
+    ({"geforce": [], "other": [], "consumer": []}, "unknown field 'consumer'"),
+    (["nvidia-rtx-4090"], "must be an object"),
+    ({"geforce": "nvidia-rtx-4090", "other": []}, "must be a list"),
+])
+def test_bad_tpp_alternatives_are_refused(tmp_path: Path, alts: Any, message: str) -> None:
+    with pytest.raises(InputError, match="tpp_alternatives") as err:
+        load_export_controls(write(tmp_path, [rule()], [part()], tpp_alternatives=alts), KNOWN)
+    assert message in str(err.value)

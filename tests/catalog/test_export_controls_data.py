@@ -37,7 +37,8 @@ def _bilingual(value: Any) -> bool:
 
 def test_document_has_exactly_the_agreed_keys() -> None:
     doc = _doc()
-    assert set(doc) == {"format", "version", "note", "rules", "parts"}
+    assert set(doc) == {"format", "version", "note", "rules", "parts", "tpp_alternatives"}
+    assert set(doc["tpp_alternatives"]) == {"geforce", "other"}
     assert (doc["format"], doc["version"]) == ("torchrig-export-controls", 1)
     assert _bilingual(doc["note"])
     for rule in doc["rules"]:
@@ -86,6 +87,9 @@ def test_no_alternative_is_itself_restricted() -> None:
     restricted = {p["part_id"] for p in doc["parts"]}
     for part in doc["parts"]:
         assert not set(part["alternatives"]) & restricted, part["part_id"]
+    for key, ids in doc["tpp_alternatives"].items():
+        assert ids and not set(ids) & restricted, key
+        assert all(pid in load_catalog().parts for pid in ids), key
 
 
 def test_every_rule_is_cited_by_a_part() -> None:

@@ -212,12 +212,16 @@ def test_prices(tmp_path: Path) -> None:
     _refused(tmp_path, {**_i5(), "prices": ["167"]}, "prices[0]: must be an object")
 
 
+LABEL = {"en": "a cost sheet", "zh": "一份成本表"}
+
+
 def test_an_estimate_says_its_basis(tmp_path: Path) -> None:
     basis = "estimate: " + "x" * 10  # 20 characters, the shortest allowed
-    assert _load(tmp_path, _price(kind="estimate", source=basis)).prices[0].source == basis
-    _refused(tmp_path, _price(kind="estimate", source=basis[:-1]),
+    assert _load(tmp_path, _price(kind="estimate", source=basis,
+                                  label=LABEL)).prices[0].source == basis
+    _refused(tmp_path, _price(kind="estimate", source=basis[:-1], label=LABEL),
              "an estimate's 'source' must be 'estimate: <basis>'")
-    _refused(tmp_path, _price(kind="estimate", source="x" * 10 + "estimate: "),
+    _refused(tmp_path, _price(kind="estimate", source="x" * 10 + "estimate: ", label=LABEL),
              "an estimate's 'source'")
 
 

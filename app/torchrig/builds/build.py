@@ -80,7 +80,8 @@ class LineItem:
     ``unit_price``/``currency`` override the catalog price for this build; ``price_source`` and
     ``price_date`` say where an override came from (a price list, a supplier quote);
     ``price_kind`` is set when it is a published figure (a tier's sourced estimate), not the
-    user's own price.
+    user's own price; ``price_remark`` is the shop's remark on that figure (internal sheet and
+    ``torchrig check`` only, never the customer's quote).
     ``scope`` "node" lines are multiplied by the build's node count; "cluster" lines (a switch,
     a storage system) are bought once.
     """
@@ -92,6 +93,7 @@ class LineItem:
     price_source: str = ""
     price_date: str = ""
     price_kind: str = ""
+    price_remark: str = ""
     text: str = ""
     category: str = ""
     scope: Scope = "node"
@@ -118,6 +120,8 @@ class LineItem:
                 out["price_date"] = self.price_date
             if self.price_kind:
                 out["price_kind"] = self.price_kind
+            if self.price_remark:
+                out["price_remark"] = self.price_remark
         if self.scope != "node":
             out["scope"] = self.scope
         if self.note:
@@ -328,7 +332,8 @@ def _starter_items(tier: Tier) -> list[LineItem]:
     return [LineItem(part_id=line.part_id, quantity=line.quantity, scope=line.scope,
                      text=line.text, category=line.category, unit_price=line.price.unit_price,
                      currency=line.price.currency, price_source=line.price.price_source,
-                     price_date=line.price.price_date, price_kind=line.price.price_kind)
+                     price_date=line.price.price_date, price_kind=line.price.price_kind,
+                     price_remark=line.price.price_remark)
             for line in tier.starter_lines]
 
 
@@ -489,5 +494,6 @@ def _line(raw: Any, where: str) -> LineItem:
         raise InputError(f"{where}.scope must be 'node' or 'cluster', got {scope!r}")
     return LineItem(part_id=part_id, quantity=qty, unit_price=price.unit_price,
                     currency=price.currency, price_source=price.price_source,
-                    price_date=price.price_date, price_kind=price.price_kind, text=text,
-                    category=category, scope=scope, note=note)
+                    price_date=price.price_date, price_kind=price.price_kind,
+                    price_remark=price.price_remark, text=text, category=category, scope=scope,
+                    note=note)

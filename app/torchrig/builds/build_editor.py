@@ -334,12 +334,12 @@ class BuildEditor:
             price = self.parse_price(text)
             if price is None:
                 new = replace(line, unit_price=None, currency=None, price_source="",
-                              price_date="", price_kind="")
+                              price_date="", price_kind="", price_remark="")
             else:
                 new = replace(line, unit_price=price, currency=self.build.currency,
                               price_source=self.words.edited_here,
                               price_date=(today or datetime.date.today()).isoformat(),
-                              price_kind="")
+                              price_kind="", price_remark="")
         lines = list(self.build.line_items)
         lines[row] = new
         return self.check(replace(self.build, line_items=lines))

@@ -35,6 +35,7 @@ _T = {
     "unit": ("unit price", "单价"),
     "total_col": ("total", "合计"),
     "origin": ("origin", "价格来源"),
+    "remark": ("remark", "备注"),
     "estimate": ("estimate", "估算"),
     "by_cat": ("By category", "分类小计"),
     "subtotal": ("Subtotal", "小计"),
@@ -85,6 +86,8 @@ def format_check_text(priced: PricedBuild, findings: Sequence[Finding], lang: st
                    f"{_t('qty', lang)} {qty}: {price}{mark}")
         if line.origin_kind != "missing":
             out.append(f"        {_t('origin', lang)}: {line.origin.get(lang)}")
+        if line.remark is not None:
+            out.append(f"        {_t('remark', lang)}: {line.remark.get(lang)}")
         out += [f"        ! {alert.text.get(lang)}" for alert in line.alerts]
     if priced.category_totals:
         cats = ", ".join(f"{label(CATEGORIES, k, lang)} {_money(v, cur)}"

@@ -61,7 +61,8 @@ class PriceList:
             changed += 1
             source = ov.source or f"price list {Path(self.path).name} line {ov.line}"
             lines.append(replace(item, unit_price=ov.price, currency=ov.currency,
-                                 price_source=source, price_date=ov.date, price_kind=""))
+                                 price_source=source, price_date=ov.date, price_kind="",
+                                 price_remark=""))
         return replace(build, line_items=lines), changed
 
 

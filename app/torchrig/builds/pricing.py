@@ -32,7 +32,7 @@ from torchrig.catalog.exchange_rates import (
     catalog_reference,
 )
 from torchrig.catalog.model import Catalog, best_catalog_price
-from torchrig.i18n import Msg
+from torchrig.i18n import Msg, one_language
 from torchrig.labels import PRICE_KINDS
 
 CENT = Decimal("0.01")
@@ -108,6 +108,9 @@ class PricedLine:
     status: LineStatus
     reliability: str | None = None
     alerts: tuple[Alert, ...] = ()
+    remark: Msg | None = None
+    """The catalog price's remark for the shop (``Price.remark``): ``torchrig check`` and the
+    internal sheet show it, a customer's quote does not."""
 
     @property
     def is_estimate(self) -> bool:
@@ -131,6 +134,7 @@ class PricedLine:
             "reliability": self.reliability,
             "status": self.status,
             "alerts": [{"code": a.code, **a.text.to_dict()} for a in self.alerts],
+            "remark": self.remark.to_dict() if self.remark is not None else None,
         }
 
 
@@ -240,6 +244,7 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
     src_currency: str | None
     price_kind: str | None = None
     reliability: str | None = None
+    remark: Msg | None = None
     if item.unit_price is not None:
         amount, src_currency = item.unit_price, item.currency
         # The typed source in each language where TorchRig wrote its words (source_text).
@@ -253,6 +258,8 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
                   else what)
         origin_kind: OriginKind = "override"
         price_kind = item.price_kind or None
+        if item.price_remark:
+            remark = Msg(*(one_language(item.price_remark, lang) for lang in ("en", "zh")))
         # A typed price is as old as the date given with it; without one it is not judged.
         alerts = tuple(price_alerts(part, None, today, price_date=item.price_date or None))
     else:
@@ -264,21 +271,32 @@ def _price_line(index: int, item: LineItem, build: Build, catalog: Catalog,
                               "price needed",
                               alerts=alerts)
         amount, src_currency = price.amount, price.currency
-        # Source keys (e.g. "EPOCH") are shown as what they point to, so a quote is checkable.
-        where = f"{catalog.source_url(price.source)} {price.date}"
-        origin = Msg(f"catalog {where}", f"目录 {where}")
+        # Source keys (e.g. "EPOCH") are shown as what they point to, so a quote is checkable;
+        # a price with a label (every estimate) is named by it in each language, with the
+        # web address its source has, and its remark travels beside it.
+        if price.label is not None:
+            # The address behind it: a web page, or what a source key points to.
+            _, url = catalog.source_link(price.source)
+            ref = catalog.source_url(price.source)
+            where = url or (ref if ref != price.source else None)
+            origin = Msg(*(" ".join(x for x in (word, price.label.get(lang), where, price.date)
+                                    if x)
+                           for word, lang in (("catalog", "en"), ("目录", "zh"))))
+        else:
+            where = f"{catalog.source_url(price.source)} {price.date}"
+            origin = Msg(f"catalog {where}", f"目录 {where}")
         origin_kind = "catalog"
-        price_kind, reliability = price.kind, price.reliability
+        price_kind, reliability, remark = price.kind, price.reliability, price.remark
     assert src_currency is not None
     converted = convert(amount, src_currency, build.currency, rate)
     if converted is None:
         return PricedLine(index, label, item.part_id, category, item.quantity, mult, None, None,
                           amount, src_currency, origin, origin_kind, price_kind,
-                          "exchange rate needed", reliability, alerts)
+                          "exchange rate needed", reliability, alerts, remark)
     unit = round_cents(converted)
     return PricedLine(index, label, item.part_id, category, item.quantity, mult, unit,
                       unit * item.quantity * mult, amount, src_currency, origin, origin_kind,
-                      price_kind, "ok", reliability, alerts)
+                      price_kind, "ok", reliability, alerts, remark)
 
 
 def price_build(build: Build, catalog: Catalog, today: datetime.date | None = None,

@@ -17,7 +17,7 @@ Schema (exact)::
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ FILE_NAME = "export_controls.json"
 """In ``resources/catalog/``."""
 
 _DOC_KEYS = {"format", "version", "note", "rules", "parts"}
+_OPTIONAL_DOC_KEYS = {"tpp_alternatives"}
+_TPP_ALTERNATIVE_KEYS = {"geforce", "other"}
 _RULE_KEYS = {"id", "title", "date", "source", "summary"}
 _PART_KEYS = {"part_id", "rules", "alternatives", "note"}
 
@@ -61,6 +63,8 @@ class ExportControls:
     note: Msg
     rules: dict[str, ExportRule]
     parts: dict[str, ControlledPart]
+    tpp_alternatives: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """``geforce`` / ``other`` -> the China-market parts named for a part found by its TPP."""
 
     def get(self, part_id: str) -> ControlledPart | None:
         return self.parts.get(part_id)
@@ -75,7 +79,7 @@ def load_export_controls(path: str | Path,
     where = str(path)
     doc = upgrade_document(parse_json_text(read_text_file(path), where),
                            EXPORT_CONTROLS_FORMAT, EXPORT_CONTROLS_VERSION, where=where)
-    check_keys(doc, _DOC_KEYS, where)
+    check_keys(doc, _DOC_KEYS | _OPTIONAL_DOC_KEYS, where)
     _require(doc, _DOC_KEYS, where)
     rules: dict[str, ExportRule] = {}
     for i, raw in enumerate(_list(doc, "rules", where)):
@@ -89,7 +93,29 @@ def load_export_controls(path: str | Path,
         if part.part_id in parts:
             raise InputError(f"{where}: parts[{i}]: part {part.part_id!r} is listed twice")
         parts[part.part_id] = part
-    return ExportControls(note=msg_field(doc, "note", where), rules=rules, parts=parts)
+    return ExportControls(note=msg_field(doc, "note", where), rules=rules, parts=parts,
+                          tpp_alternatives=_tpp_alternatives(doc, known_parts, where))
+
+
+def _tpp_alternatives(doc: dict[str, Any], known: Collection[str] | None,
+                      where: str) -> dict[str, tuple[str, ...]]:
+    raw = doc.get("tpp_alternatives")
+    if raw is None:
+        return {}
+    where = f"{where}: tpp_alternatives"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be an object")
+    check_keys(raw, _TPP_ALTERNATIVE_KEYS, where)
+    _require(raw, _TPP_ALTERNATIVE_KEYS, where)
+    out: dict[str, tuple[str, ...]] = {}
+    for key in sorted(_TPP_ALTERNATIVE_KEYS):
+        ids = _ids(raw, key, where)
+        if known is not None:
+            for pid in ids:
+                if pid not in known:
+                    raise InputError(f"{where}: part {pid!r} is not in the catalog")
+        out[key] = tuple(ids)
+    return out
 
 
 def _require(obj: dict[str, Any], keys: set[str], where: str) -> None:

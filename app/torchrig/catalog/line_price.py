@@ -16,7 +16,8 @@ from torchrig.errors import InputError
 MAX_SOURCE = 2000
 """Longest price source (and, in builds, note)."""
 
-PRICE_KEYS = frozenset({"unit_price", "currency", "price_source", "price_date", "price_kind"})
+PRICE_KEYS = frozenset({"unit_price", "currency", "price_source", "price_date", "price_kind",
+                        "price_remark"})
 
 
 def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
@@ -43,8 +44,13 @@ def parse_line_price(raw: dict[str, Any], where: str) -> LinePrice:
     if price_kind and (price_kind not in PRICE_KINDS or price is None):
         raise InputError(f"{where}.price_kind must be one of {', '.join(PRICE_KINDS)} and come "
                          f"with a unit_price, got {price_kind!r}")
+    price_remark = raw.get("price_remark", "")
+    if not isinstance(price_remark, str) or len(price_remark) > MAX_SOURCE:
+        raise InputError(f"{where}.price_remark must be text (at most {MAX_SOURCE} characters)")
+    if price_remark and price is None:
+        raise InputError(f"{where}.price_remark speaks of a price: it needs a unit_price")
     return LinePrice(unit_price=price, currency=currency, price_source=price_source,
-                     price_date=price_date, price_kind=price_kind)
+                     price_date=price_date, price_kind=price_kind, price_remark=price_remark)
 
 
 __all__ = ["MAX_SOURCE", "PRICE_KEYS", "parse_line_price"]

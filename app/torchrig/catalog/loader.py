@@ -41,6 +41,7 @@ from torchrig.catalog.specs import (
     MemorySupport,
 )
 from torchrig.errors import InputError
+from torchrig.i18n import Msg
 from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
 
 CATALOG_FORMAT = "torchrig.catalog"
@@ -373,9 +374,14 @@ def _cross_check(spec: Any, category: str, where: str) -> None:
                 raise InputError(f"{where}: a GPU without tensor cores cannot have '{attr}'")
 
 
+_PRICE_KEYS = {"amount", "currency", "date", "kind", "source", "reliability", "note", "label",
+               "remark"}
+
+
 def _parse_price(raw: Any, where: str, sources: dict[str, SourceRef]) -> Price:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: must be an object")
+    check_keys(raw, _PRICE_KEYS, where)
     amount = parse_money(raw.get("amount"), f"{where}: field 'amount'")
     if amount <= 0:
         raise InputError(f"{where}: field 'amount' must be positive")
@@ -399,8 +405,27 @@ def _parse_price(raw: Any, where: str, sources: dict[str, SourceRef]) -> Price:
     note = raw.get("note")
     if note is not None and not isinstance(note, str):
         raise InputError(f"{where}: field 'note' must be text")
+    label = _bilingual(raw, "label", where)
+    if kind == "estimate" and label is None:
+        # The estimate's source is the catalog's English record with its caveats; a document
+        # prints the label in the reader's language (docs/hardware-sources.md sec. 7.3).
+        raise InputError(f"{where}: an estimate needs a 'label' "
+                         "({\"en\": ..., \"zh\": ...}): its source as a quote prints it")
     return Price(amount=amount, currency=currency, date=date, kind=kind, source=source,
-                 reliability=reliability, note=note)
+                 reliability=reliability, note=note, label=label,
+                 remark=_bilingual(raw, "remark", where))
+
+
+def _bilingual(raw: dict[str, Any], key: str, where: str) -> Msg | None:
+    """An optional ``{"en": ..., "zh": ...}`` text with both halves filled in."""
+    if key not in raw:
+        return None
+    value = raw[key]
+    if (not isinstance(value, dict) or set(value) != {"en", "zh"}
+            or not all(isinstance(v, str) and v.strip() for v in value.values())):
+        raise InputError(f"{where}: field '{key}' must be an object with non-empty 'en' and "
+                         "'zh' texts and nothing else")
+    return Msg(en=value["en"], zh=value["zh"])
 
 
 def _is_url_or_repo(text: str) -> bool:

@@ -37,9 +37,15 @@ _S = TypeVar("_S")
 
 @dataclass(frozen=True)
 class Price:
-    """One sourced price. ``source`` is a URL/source key, or ``"estimate: <basis>"``.
+    """One sourced price. ``source`` is a URL/source key, or ``"estimate: <basis>"``: the
+    catalog's record of what was read, in the catalog author's words.
 
     ``date`` is ``YYYY-MM-DD`` or ``YYYY-MM`` (the month a launch price was announced).
+    ``label`` is the source as a document prints it, in each language and without remarks
+    (a customer's quote shows it; every estimate has one); ``remark`` is what the shop should
+    know about the figure (a range's top shown, no MSRP exists, ...), in each language, for
+    the internal sheet and ``torchrig check`` only. ``note`` is the catalog author's own note
+    (a listing's name), printed nowhere.
     """
 
     amount: Decimal
@@ -49,8 +55,10 @@ class Price:
     source: str
     reliability: str | None = None
     note: str | None = None
+    label: Msg | None = None
+    remark: Msg | None = None
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, str | dict[str, str] | None]:
         return {
             "amount": str(self.amount),
             "currency": self.currency,
@@ -59,6 +67,8 @@ class Price:
             "source": self.source,
             "reliability": self.reliability,
             "note": self.note,
+            "label": self.label.to_dict() if self.label is not None else None,
+            "remark": self.remark.to_dict() if self.remark is not None else None,
         }
 
 
@@ -303,13 +313,17 @@ class LinePrice:
     """``unit_price`` in ``currency`` (both None when the line has no price yet), where it came
     from, the day it was taken (``YYYY-MM[-DD]``, or empty) and, when the price is a published
     figure rather than the user's own, its kind (``retail``, ``estimate``…: a quote then says
-    "estimate" instead of "user price")."""
+    "estimate" instead of "user price"). ``price_remark`` is what the shop should know about
+    the figure (it is not a vendor quote, what it leaves out): ``torchrig check`` and the
+    internal sheet show it, a customer's quote does not. Both texts may hold the two languages
+    as ``"English / 中文"`` (:func:`torchrig.i18n.one_language`)."""
 
     unit_price: Decimal | None = None
     currency: str | None = None
     price_source: str = ""
     price_date: str = ""
     price_kind: str = ""
+    price_remark: str = ""
 
 
 @dataclass(frozen=True)

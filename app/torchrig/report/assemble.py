@@ -205,6 +205,10 @@ def _price_facts(line: PricedLine, item: LineItem, part: Part | None, catalog: C
         if (price is not None and price.amount == line.source_amount
                 and price.currency == line.source_currency):
             source, url = catalog.source_link(price.source)
+            if price.label is not None:
+                # The catalog's bilingual label: the reader's language and no remarks (the
+                # remark is the shop's: BomRow.price_remark, on the internal sheet only).
+                return price.kind, (price.label.get(lang), url), price.date
             return price.kind, (source if url else source_text(source, lang), url), price.date
         return line.price_kind, (line.origin.get(lang), None), None
     return None, ("", None), None
@@ -258,6 +262,9 @@ def bom_rows(priced: PricedBuild, build: Build, catalog: Catalog,
             price_date=date,
             note=_line_note(line, item, priced.currency, lang, internal),
             nodes=line.multiplier,
+            # The catalog's remark on its price is the shop's, like the price's age.
+            price_remark=(line.remark.get(lang)
+                          if internal and line.remark is not None else ""),
         ))
     return tuple(rows)
 

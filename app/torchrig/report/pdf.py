@@ -391,7 +391,7 @@ class _Renderer:
             bits.append(self.u(row.price_date))
         first = ", ".join(bits)
         lines = [x for x in (first, self._source(row.price_source, row.price_source_url),
-                             self._clipped(row.note)) if x]
+                             self._clipped(row.note), self._clipped(row.price_remark)) if x]
         return "<br/>".join(lines)
 
     def _source(self, text: str, url: str | None) -> str:

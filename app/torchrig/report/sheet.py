@@ -89,6 +89,8 @@ class BomRow:
         price_source_url: the web page behind ``price_source`` when there is one (a link).
         price_date: when that price was true.
         note: anything pricing said about the line (a currency conversion, a missing price).
+        price_remark: the catalog price's remark for the shop (a range's top shown, no MSRP
+            exists): on the internal sheet only, empty on a customer's copy.
         nodes: how many machines the line is bought for (``qty`` counts all of them: the
             quantity per node times this); 1 for a line bought once.
     """
@@ -105,6 +107,7 @@ class BomRow:
     price_date: str | None = None
     note: str = ""
     nodes: int = 1
+    price_remark: str = ""
 
 
 @dataclass(frozen=True)

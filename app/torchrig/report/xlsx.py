@@ -80,7 +80,8 @@ def render_sheet_xlsx(sheet: Sheet) -> bytes:
         r = ws.max_row + 1
         source = ", ".join(x for x in (label(PRICE_KINDS, row.price_kind, lang)
                                        if row.price_kind else "", row.price_date or "",
-                                       row.price_source_url or row.price_source, row.note)
+                                       row.price_source_url or row.price_source, row.note,
+                                       row.price_remark)
                            if x)
         per_node = row.qty // row.nodes if row.nodes else row.qty
         ws.append([label(CATEGORIES, row.category, lang), clean_text(row.part),
