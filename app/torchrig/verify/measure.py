@@ -636,6 +636,10 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     pilot_cost = planned_cost(single, pilot_size, mp.layers)
     if pilot_cost[0] is not None and pilot_cost[0] > memory_budget:
         raise VerifyError(_too_big(pilot_cost[0], memory_budget, rt.kind))
+    from torchrig.verify.cpu_16bit import too_slow
+
+    if (slow := too_slow(spec, rt.kind, pilot_cost[1], MIN_STEPS + 1)) is not None:
+        raise VerifyError(slow)
     report(VerifyProgress(0, 2, Msg("pilot run: smallest size", "试运行：最小规模")))
     pilot = _run_guarded(spec, pilot_size, rt, MIN_STEPS, cancel)
     pilots = [pilot]
