@@ -15,24 +15,15 @@ Hand figures behind the expectations:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-
-from torchrig.cli import main
+from plan_cli import plan_json as _json
+from plan_cli import plan_text as _text
 
 CONFIGS = Path(__file__).parent / "hf_configs"
 
 
-def _json(capsys, *argv: str) -> dict:
-    assert main(["plan", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
-def _text(capsys, *argv: str) -> str:
-    assert main(["plan", *argv]) == 0
-    return capsys.readouterr().out
 
 
 def _assumed(data: dict) -> dict:

@@ -11,21 +11,9 @@ cards fit ("price").
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from torchrig.cli import main
-
-
-def _json(capsys, *argv: str) -> dict:
-    assert main(["plan", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
-def _text(capsys, *argv: str) -> str:
-    assert main(["plan", *argv]) == 0
-    return capsys.readouterr().out
+from plan_cli import plan_json as _json
+from plan_cli import plan_text as _text
 
 
 @pytest.mark.parametrize(("argv", "gpu", "basis", "said"), [
