@@ -44,3 +44,30 @@ def test_lora_trains_only_the_adapters():
     # AdamW: two fp32 moments per adapter parameter, plus one step counter per tensor
     # (fp32 scalars: 7 linear layers x 2 matrices x 2 layers)
     assert measured.optimizer_states == 8 * n + 4 * (7 * 2 * LAYERS)
+
+
+def base_params() -> int:
+    """The tiny Llama by hand: embeddings and LM head (128 x 64 each, untied), per layer q, k,
+    v, o, gate, up, down and two RMSNorm weights, and the final norm."""
+    per_layer = H * H + 2 * H * 32 + H * H + 3 * H * FFN + 2 * H
+    return 2 * VOCAB * H + LAYERS * per_layer + H
+
+
+@pytest.mark.parametrize("precision,base_bytes", [("amp_bf16", 2), ("amp_fp16", 2),
+                                                  ("fp32", 4)])
+def test_the_frozen_base_is_held_as_the_plan_counts_it(precision, base_bytes):
+    # The plan counts a LoRA run's frozen base at 2 B per parameter under AMP (docs/
+    # estimation.md); verify built it in fp32 and measured the shipped Llama-2-7B LoRA
+    # workload's weights at +99 %. Adapters stay fp32 (PEFT upcasts them).
+    rank = 4
+    w = workload_from_options(task="llm_finetune_lora", mode="finetune", model="custom",
+                              style="llama", layers=LAYERS, hidden=H, heads=4, kv_heads=KV,
+                              ffn=FFN, vocab=VOCAB, seq_len=16, batch=2, lora_rank=rank,
+                              precision=precision, optimizer="adamw", checkpointing=False)
+    _mp, spec = v.library_plan(transformers_source(CONFIG, "cfg"), w, "cpu")
+    measured = run_probe(spec, Size(LAYERS, 2, 16), "cpu", 3, threading.Event())
+    # Llama's rotary buffers inv_freq and original_inv_freq: head_dim / 2 fp32 values each
+    rotary = 2 * (H // 4 // 2) * 4
+    assert measured.weights == base_bytes * base_params() + 4 * adapter_params(rank) + rotary
+    assert measured.gradients == 4 * adapter_params(rank)
+    assert (spec.frozen_note() is not None) == (precision != "fp32")

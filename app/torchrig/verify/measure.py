@@ -307,7 +307,8 @@ def library_plan(source: ModelSource, w: Workload, kind: str) -> tuple[ModelPlan
         # block's input as a saved tensor already: nothing to add by hand.
         checkpoint_inputs=lambda _m: [], checkpointing=w.gradient_checkpointing,
         call=lambda model, batch: lm.call(model, batch[0]),  # type: ignore[index]
-        loss=lambda out, batch: loss_of(out, batch[1]))  # type: ignore[index]
+        loss=lambda out, batch: loss_of(out, batch[1]),  # type: ignore[index]
+        frozen_16bit=w.is_lora and source.kind in ("transformers", "diffusers"))
     # The builder's description names the library and class (or file and function) already.
     # Shorter sequences stand for the full length only where memory is linear in the tokens:
     # fused attention, and off CUDA without attention dropout (see LibraryModel).
@@ -624,7 +625,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
     used, mp, spec = choose_model(source, single, rt.kind)
     min_batch = smallest_batch(spec, 1 if mp.layers is not None else None)
     full = Size(mp.layers, single.batch_size, single.seq_len if mp.seq_axis else None)
-    notes = [n for n in (layout_note, denoiser_note) if n is not None]
+    notes = [n for n in (layout_note, denoiser_note, spec.frozen_note()) if n is not None]
     req = plan(single, gpu)
     share = CUDA_MEMORY_SHARE if rt.kind == "cuda" else CPU_MEMORY_SHARE
     memory_budget = share * rt.free_bytes

@@ -37,6 +37,7 @@ from torch import nn
 from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 
 from torchrig.bench.base import Cancelled
+from torchrig.i18n import Msg
 from torchrig.verify.compare import Phase
 from torchrig.verify.cuda_emulation import CudaEmulation, FastCudaEmulation
 from torchrig.verify.reference_models import SavedTensorCounter, forward_flops
@@ -191,6 +192,19 @@ class ProbeSpec:
     """Runs the model on what ``inputs`` made (None: ``model(inputs)``)."""
     loss: Callable[[Any, Any], torch.Tensor] | None = None
     """The loss of (output, inputs) (None: :func:`_loss` of the output)."""
+    frozen_16bit: bool = False
+    """LoRA under AMP: the frozen base in the 16-bit type, the adapters in fp32 - what the plan
+    counts (docs/estimation.md: 2 B per frozen parameter) and how PEFT's recipes load a base
+    model (``torch_dtype=torch.bfloat16``); built in fp32 it held twice the plan's weights."""
+
+    def frozen_note(self) -> Msg | None:
+        """What the result says when the frozen base is held in 16 bit (:attr:`frozen_16bit`)."""
+        if not (self.frozen_16bit and self.precision.autocast is not None):
+            return None
+        return Msg("LoRA: the frozen base held in 16 bit and the adapters in fp32, as the plan "
+                   "counts them and PEFT's recipes load the model",
+                   "LoRA：冻结的基座以 16 位保存、适配器为 fp32，与规划的计法及 PEFT 示例加载模型"
+                   "的方式一致")
 
     def run(self, model: nn.Module, inputs: Any) -> Any:
         return model(inputs) if self.call is None else self.call(model, inputs)
@@ -209,6 +223,10 @@ def run_probe(spec: ProbeSpec, size: Size, device: str, steps: int, cancel: thre
     failure: Exception | None = None
     try:
         model = spec.build(size.layers).to(device=device, dtype=spec.precision.model_dtype)
+        if spec.frozen_16bit and spec.precision.autocast is not None:
+            for param in model.parameters():
+                if not param.requires_grad:
+                    param.data = param.data.to(spec.precision.autocast)
         with _tf32(spec.precision.tf32 and memory is not None):
             return _measure(spec, model, size, device, steps, cancel, memory)
     except Exception as exc:
