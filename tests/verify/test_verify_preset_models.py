@@ -113,32 +113,46 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-@pytest.mark.slow  # a two-layer BERT and its reference copy, trained a few steps each
-def test_a_preset_verifies_on_transformers_and_reference_model_on_request(capsys, tmp_path):
+@pytest.mark.slow  # BERT-base on transformers and as the reference copy, smallest sizes
+def test_a_preset_verifies_on_transformers_and_the_reference_model_on_request():
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    flags = ["--task", "nlp_transformer", "--mode", "finetune", "--model", "bert-base",
-             "--batch", "2", "--seq-len", "16", "--precision", "fp32", "--device", "cpu"]
-    code, out, err = _run(capsys, "verify", *flags, "--json", str(tmp_path / "lib.json"))
-    assert code == 0, err
-    doc = json.loads((tmp_path / "lib.json").read_text())
-    assert doc["source"] == {"kind": "transformers",
-                             "label": "transformers BertForSequenceClassification",
-                             "fallback": None}
-    assert "Model source: transformers BertForSequenceClassification" in out
-    code, out, err = _run(capsys, "verify", *flags, "--reference-model", "--json",
-                          str(tmp_path / "ref.json"))
-    assert code == 0, err
-    ref = json.loads((tmp_path / "ref.json").read_text())
-    assert ref["source"]["kind"] == "reference"
-    assert ref["source"]["fallback"]["en"] == "asked for with --reference-model"
-    assert "Model source: TorchRig reference model" in out
-    # Both are BERT-base with a 2-way classifier, the same parameters; transformers also
+    from torchrig.verify import measure as v
+    from torchrig.verify.sources import REFERENCE
+
+    w = workload_from_options(task="nlp_transformer", mode="finetune", model="bert-base",
+                              batch=2, seq_len=16, precision="fp32")
+    runtime = v.Runtime("cpu", "cpu", "test CPU", None, 2**32)
+    library = v.verify(w, "cpu", runtime=runtime, quick=True)
+    assert library.source == {"kind": "transformers",
+                              "label": "transformers BertForSequenceClassification",
+                              "fallback": None}
+    copy = v.verify(w, "cpu", runtime=runtime, quick=True, source=REFERENCE)
+    assert copy.source["kind"] == "reference"
+    assert copy.source["fallback"]["en"] == "asked for with --reference-model"
+    # The same BERT-base with a 2-way classifier, the same parameters; transformers also
     # keeps position_ids and token_type_ids buffers, 2 x 512 int64 (the preset's 8,192
     # buffer bytes), which the reference copy does not.
-    weights = [next(r for r in d["rows"] if r["key"] == "weights")["measured"]
-               for d in (doc, ref)]
-    assert weights[0] - weights[1] == 2 * 512 * 8
+    assert library.row("weights").measured - copy.row("weights").measured == 2 * 512 * 8
+
+
+def test_the_reference_model_flag_asks_for_the_copy(monkeypatch, capsys):
+    # The CLI's --reference-model reaches verify as the reference source (the run itself is
+    # the test above); the fake measures nothing, so the command then fails in one line.
+    import torchrig.verify.measure as measure
+    from torchrig.verify.sources import REFERENCE
+
+    asked = {}
+
+    def fake_verify(workload, device, *args, **kwargs):
+        asked.update(kwargs, workload=workload)
+        raise measure.VerifyError(measure.Msg("not measured here", "此处未测量"))
+
+    monkeypatch.setattr(measure, "verify", fake_verify)
+    assert main(["verify", "--task", "nlp_transformer", "--model", "bert-base",
+                 "--reference-model", "--device", "cpu"]) != 0
+    assert asked["source"] is REFERENCE and asked["workload"].model == "bert-base"
+    assert "not measured here" in capsys.readouterr().err
 
 
 def test_reference_model_with_a_library_model_flag_is_bad_input(capsys, tmp_path):
