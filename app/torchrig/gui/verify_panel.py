@@ -249,13 +249,13 @@ class VerifyPanel(QWidget):
         self.table.setMinimumHeight(height)
         self.notes.setText("<br/>".join(escape(line) for line in summary_lines(result,
                                                                                self.lang)))
-        self._fit_notes()
+        self._fit_height()
         self.status.setText(self.tr("Measured in {0} s.").format(f"{result.wall_s:.1f}"))
         # Every model's measured figures go back (verify --apply): the planner uses a
         # transformer's too, where the measurement matches the plan.
         self.apply_button.setVisible(result.measured.activations > 0)
 
-    def _fit_notes(self) -> None:
+    def _fit_height(self) -> None:
         """Hold the panel to what its rows and notes need: the tab widget above it sizes its
         pages from their hints, which it had computed before the table and the notes grew
         (the notes reserve their own wrapped height, WrappedLabel)."""
@@ -266,7 +266,7 @@ class VerifyPanel(QWidget):
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        self._fit_notes()
+        self._fit_height()
 
     def _on_failed(self, message: str, _details: str) -> None:
         self._failed = True

@@ -600,14 +600,14 @@ def source_label(source: dict[str, Any], lang: str) -> str:
     return "TorchRig 参考模型" + (f"（代替 {instead}）" if instead else "")
 
 
-PRECISION_ZH = {
-    "CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)":
-        "在 CPU 上模拟 CUDA autocast（bf16；fp16 的大小相同）",
-    "model in bf16": "模型为 bf16",
-    "tf32 matmuls": "tf32 矩阵乘",
-}
-"""The Chinese of the precision notes verify writes (probe.PrecisionPlan.describe; the JSON
-keeps the English). ``torch.autocast(...)``, ``GradScaler`` and fp32 are code, the same in both."""
+EMULATED_AMP = Msg("CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)",
+                   "在 CPU 上模拟 CUDA autocast（bf16；fp16 的大小相同）")
+MODEL_BF16 = Msg("model in bf16", "模型为 bf16")
+TF32_MATMULS = Msg("tf32 matmuls", "tf32 矩阵乘")
+"""The precision notes verify writes in words (probe.PrecisionPlan.describe; the JSON keeps
+the English). ``torch.autocast(...)``, ``GradScaler`` and fp32 are code, the same in both."""
+
+PRECISION_ZH = {m.en: m.zh for m in (EMULATED_AMP, MODEL_BF16, TF32_MATMULS)}
 
 
 def precision_text(note: str, lang: str) -> str:

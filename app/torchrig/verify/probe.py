@@ -38,7 +38,7 @@ from torch.nn import functional as F  # noqa: N812 - the name PyTorch's docs use
 
 from torchrig.bench.base import Cancelled
 from torchrig.i18n import Msg
-from torchrig.verify.compare import Phase
+from torchrig.verify.compare import EMULATED_AMP, MODEL_BF16, TF32_MATMULS, Phase
 from torchrig.verify.cuda_emulation import CudaEmulation, FastCudaEmulation
 from torchrig.verify.reference_models import SavedTensorCounter, forward_flops
 
@@ -122,13 +122,13 @@ class PrecisionPlan:
 
     def describe(self) -> str:
         if self.emulate and self.autocast is not None:
-            return "CUDA autocast emulated on the CPU (bf16; fp16 keeps the same sizes)"
+            return EMULATED_AMP.en
         if self.autocast is not None:
             name = "fp16" if self.autocast == torch.float16 else "bf16"
             return f"torch.autocast({name})" + (" + GradScaler" if self.scaler else "")
         if self.model_dtype == torch.bfloat16:
-            return "model in bf16"
-        return "tf32 matmuls" if self.tf32 else "fp32"
+            return MODEL_BF16.en
+        return TF32_MATMULS.en if self.tf32 else "fp32"
 
 
 def precision_plan(precision: str, kind: str) -> PrecisionPlan:
