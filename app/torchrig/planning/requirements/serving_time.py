@@ -8,7 +8,6 @@ forward pass, the KV budget of vLLM's gpu_memory_utilization and the requests th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
@@ -27,6 +26,7 @@ from torchrig.planning.requirements.kv_cache import (
 )
 from torchrig.planning.requirements.types import Item
 from torchrig.planning.workload import Workload
+from torchrig.records import record
 from torchrig.units import fmt_gib
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def serving_peak(w: Workload, gpu: DeviceSpec | None) -> tuple[float | None, Msg
     return peak, None
 
 
-@dataclass(frozen=True)
+@record
 class _Group:
     """One tensor x pipeline-parallel group serving ``arch`` on ``gpu``."""
 
