@@ -180,6 +180,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # of the workload alone reads neither, and loading it was most of that plan's run.
     catalog = None
     device = None
+    if args.gpu and args.gpu != "this":
+        from torchrig.part_id_scan import surely_unknown_part
+
+        if surely_unknown_part(args.gpu):  # Catalog.get's message, without loading it
+            raise InputError(f"unknown catalog part id {args.gpu!r}")
     if args.gpu or args.recommend:
         from torchrig.catalog import load_catalog
         from torchrig.planning.device import device_spec, subject_device
