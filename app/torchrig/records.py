@@ -188,9 +188,17 @@ def field_names(cls_or_record: Any) -> tuple[str, ...]:
 
 def replace(obj: T, **changes: Any) -> T:
     """A copy of the record ``obj`` with ``changes`` (``dataclasses.replace``)."""
-    fields = getattr(type(obj), "__record_fields__", None)
-    if fields is None:
+    cls: Any = type(obj)
+    names = getattr(cls, "__record_fields__", None) and cls.__match_args__
+    if not names:
         raise TypeError("replace() should be called on record instances")
-    values = {name: getattr(obj, name) for name, _, _ in fields}
-    values.update(changes)
-    return type(obj)(**values)
+    for key in changes:
+        if key not in names:
+            raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword "
+                            f"argument {key!r}")
+    # The fields' values with the changes over them, in field order: what __init__ would
+    # store (a record has no __post_init__), without checking every field again.
+    old = obj.__dict__
+    copy = object.__new__(cls)
+    copy.__dict__.update({name: old[name] for name in names}, **changes)
+    return copy
