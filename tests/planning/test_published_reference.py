@@ -316,6 +316,16 @@ def test_mlperf_resnet_work_is_the_rcp_epochs_of_imagenet():
     assert row.published == pytest.approx(807.96) and row.setup["epochs"] == 35
     assert IMAGENET_TRAIN == 1_281_167
     assert "44,840,845 images" in (row.derivation or "")
+    # the 64-GPU run has the same global batch (8 x 400 = 64 x 50 = 3200), so the same work
+    multi = BY_ID["mlperf-v3.0-rn50-64xh100-8nodes"]
+    assert multi.setup["epochs"] == 35 and multi.published == pytest.approx(2.664 * 60)
+    assert (row.setup["batch_size"] * row.setup["gpus_per_node"]
+            == multi.setup["batch_size"] * multi.setup["gpus_per_node"] * multi.setup["nodes"]
+            == 3200)
+    # planned over its NDR network it takes longer than perfect scaling would
+    without = evaluate(replace(multi, inter_link=None)).predicted
+    with_link = evaluate(multi).predicted
+    assert without is not None and with_link is not None and with_link > without
 
 
 def test_a_time_to_train_row_reads_the_plans_time_for_the_whole_work():

@@ -9,6 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+DGX_H100_COMPUTE_NICS = 8
+"""A DGX H100's compute-fabric ports: "Four OSFP ports serving eight single-port NVIDIA
+ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet" (NVIDIA DGX BasePOD reference
+architecture, 'Core Components', docs.nvidia.com/dgx-basepod/reference-architecture-
+infrastructure-foundation-enterprise-ai/latest/core-components.html)."""
+
 KINDS = ("training_throughput", "memory", "serving")
 ROLES = ("calibration", "check")
 GiB = 2**30
