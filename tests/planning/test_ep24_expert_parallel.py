@@ -8,7 +8,7 @@ parameters of which 32 x 8 x 3 x 4096 x 14336 = 45,097,156,608 in the routed exp
 
 Links (docs/estimation.md sec. 6, planning/links.py): NVLink 4 450 GB/s x 0.82 = 369 GB/s busbw,
 10 us per collective; InfiniBand NDR 50 GB/s x 0.8 = 40 GB/s per port, 20 us. One all-to-all
-of S bytes per GPU over n GPUs takes S x (n-1)/n / busbw (nccl-tests all_to_all.cu: busbw =
+of S bytes per GPU over n GPUs takes S x (n-1)/n / busbw (nccl-tests src/alltoall.cu: busbw =
 algbw x (n-1)/n) + latency.
 """
 

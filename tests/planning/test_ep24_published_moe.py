@@ -15,8 +15,8 @@ sends: the fake balanced gate routes token i to experts 8i .. 8i+7 (mod 128), ei
 consecutive experts that sit on one GPU (16 per GPU), and DeepEP sends a token once per
 destination GPU, so the benchmark moves 1/8 of the top-8 x hidden volume the model counts
 (Megatron-Core's alltoall dispatcher and DeepSpeed-MoE send one copy per expert; real routing
-over 8 GPUs reaches 5.4 of them on average). With 1/8 of the volume the hand estimate is
-16 x (1.274 s compute + 0.049 s all-to-all) = 21.2 s per step, 12.4k tokens/s (+2 %). Before
+over 8 GPUs reaches 5.3 of them on average). With 1/8 of the volume the hand estimate is
+16 x (1.274 s compute + 0.049 s all-to-all) = 21.2 s per step, 12.4k tokens/s (+3 %). Before
 issue 24 the planner took the all-to-all as free and gave 12,859 tokens/s, above a measurement
 whose all-to-alls are not free: the upper bound below fails on that code.
 """

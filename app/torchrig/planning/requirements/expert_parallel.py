@@ -14,7 +14,7 @@ computations of different micro-batches", megatron/core/model_parallel_config.py
 False and came in v0.14 (megatron/core/transformer/moe/README.md). So the time adds to the
 compute, as Megatron's tensor-parallel all-reduces do (:func:`.scaling.model_parallel_step`).
 
-Time over the link, nccl-tests' convention (all_to_all.cu: busbw = algbw x (n-1)/n): an
+Time over the link, nccl-tests' convention (src/alltoall.cu: busbw = algbw x (n-1)/n): an
 all-to-all of S bytes per GPU takes S x (n-1)/n / busbw. An EP group inside one node uses the
 node's GPU link. Across nodes each GPU's share for the other nodes' GPUs leaves through the
 node's network ports, which all the node's GPUs use at once: the slower of the two parts sets
