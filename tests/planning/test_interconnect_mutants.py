@@ -149,11 +149,15 @@ def test_expert_parallel_all_to_all_bytes():
     assert got.note.en == ("all-to-all: 2 per MoE layer forward, 2 backward and 2 recomputing the "
                            "forward (checkpointing) x 2,048 tokens x 2 experts x hidden 512 x 2 B "
                            "x (ep-1)/ep")
-    # Inference: one pass (half); fp32 (4 B) doubles the bytes: 50,331,648 / 2 x 2
+    # Inference: one pass (half); fp32 (4 B) doubles the bytes; the serving group's batch is
+    # spread over its 4 GPUs, each sending its 512 tokens (issue 24): 50,331,648 / 2 x 2 / 4
     inf = dataclasses.replace(w, task="llm_inference", mode="infer", precision="fp32")
     got = interconnect_items(inf, resolve_model(inf))["expert_parallel_bytes_per_step_per_gpu"]
-    assert got.value == pytest.approx(50_331_648)
-    assert got.note.en.startswith("all-to-all: 2 per MoE layer x 2,048 tokens")
+    assert got.value == pytest.approx(12_582_912)
+    assert got.note.en.startswith("all-to-all: 2 per MoE layer x 512 tokens (the batch's over 4 "
+                                  "GPUs) x 2 experts")
+    assert got.note.zh.startswith("all-to-all：每个 MoE 层前向 2 次 × 512 token（整批分到 4 个 "
+                                  "GPU）")
     # Not expert parallel: none.
     ddp = dataclasses.replace(w, strategy="ddp", ep_size=1)
     got = interconnect_items(ddp, resolve_model(ddp))["expert_parallel_bytes_per_step_per_gpu"]

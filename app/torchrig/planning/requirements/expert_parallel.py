@@ -63,13 +63,20 @@ def all_to_all_payload(w: Workload, arch: TransformerArch, tokens: float) -> flo
     return tokens * arch.active_experts * arch.hidden * element_bytes(w)
 
 
+def tokens_per_gpu(w: Workload, model: ResolvedModel) -> float:
+    """Tokens one GPU holds: its micro-batch in training; in serving the group's batch is
+    spread over its e GPUs (:mod:`.serving_time`)."""
+    tokens = w.batch_size * (model.seq_len or 1)
+    return tokens if w.is_training else tokens / ep_group(w)
+
+
 def bytes_per_micro_batch(w: Workload, model: ResolvedModel) -> float:
     """Bytes one GPU sends to other GPUs per micro-batch (training) or per forward of the batch
     (inference): 2 x passes x MoE layers x payload x (ep-1)/ep."""
     arch, e = model.arch, ep_group(w)
     if arch is None or e <= 1:
         return 0.0
-    tokens = w.batch_size * (model.seq_len or 1)
+    tokens = tokens_per_gpu(w, model)
     return (A2A_PER_MOE_LAYER * passes(w) * arch.moe_layers
             * all_to_all_payload(w, arch, tokens) * (e - 1) / e)
 

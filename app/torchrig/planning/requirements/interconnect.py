@@ -97,12 +97,15 @@ def _all_to_all_item(w: Workload, model: ResolvedModel) -> Item:
         return Item(0.0, Msg("no expert parallelism", "无专家并行"))
     act = expert_parallel.element_bytes(w)
     n = expert_parallel.passes(w)
-    tokens = w.batch_size * (model.seq_len or 1)
+    tokens = expert_parallel.tokens_per_gpu(w, model)
     extra = {1: ("", ""), 2: (" forward and 2 backward", "、反向 2 次"),
              3: (" forward, 2 backward and 2 recomputing the forward (checkpointing)",
                  "、反向 2 次、重算前向 2 次（检查点）")}[n]
+    # Serving: the group's batch is spread over its GPUs, each sends its share's tokens.
+    share = Msg("", "") if w.is_training else Msg(
+        f" (the batch's over {w.ep_size} GPUs)", f"（整批分到 {w.ep_size} 个 GPU）")
     return Item(expert_parallel.bytes_per_micro_batch(w, model), Msg(
-        f"all-to-all: 2 per MoE layer{extra[0]} x {tokens:,} tokens x {arch.active_experts} "
-        f"experts x hidden {arch.hidden} x {act:g} B x (ep-1)/ep",
-        f"all-to-all：每个 MoE 层前向 2 次{extra[1]} × {tokens:,} token × {arch.active_experts} "
-        f"个专家 × 隐藏维 {arch.hidden} × {act:g} 字节 × (ep-1)/ep"))
+        f"all-to-all: 2 per MoE layer{extra[0]} x {tokens:,.0f} tokens{share.en} x "
+        f"{arch.active_experts} experts x hidden {arch.hidden} x {act:g} B x (ep-1)/ep",
+        f"all-to-all：每个 MoE 层前向 2 次{extra[1]} × {tokens:,.0f} token{share.zh} × "
+        f"{arch.active_experts} 个专家 × 隐藏维 {arch.hidden} × {act:g} 字节 × (ep-1)/ep"))
