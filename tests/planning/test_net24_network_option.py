@@ -1,6 +1,6 @@
 """``torchrig plan --network LINK_ID --nics-per-node N`` (issue 24): the network between nodes
 is the workload's, the scaling model runs over it, and a run over several nodes without one
-says what it assumed (docs/estimation.md sec. 6.8)."""
+says what it assumed (docs/estimation.md sec. 6.1)."""
 
 from __future__ import annotations
 

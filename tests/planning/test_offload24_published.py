@@ -1,4 +1,4 @@
-"""ZeRO-Offload's plan against figures its authors published (docs/estimation.md sec. 6.9). The
+"""ZeRO-Offload's plan against figures its authors published (docs/estimation.md sec. 6.2). The
 planner's figures are not fitted to these: the CPU-Adam rate is another source's (DeepSpeed
 PR #735), the compute the planner's 40 % of the catalog's peak."""
 

@@ -1,4 +1,4 @@
-"""ZeRO-Offload's time in the plan (issue 24, docs/estimation.md sec. 6.9): the host-link copies
+"""ZeRO-Offload's time in the plan (issue 24, docs/estimation.md sec. 6.2): the host-link copies
 and CPU Adam per optimizer step, what hides behind the passes, and the solver reusing the
 plan's figure. Expected values are computed by hand in each test."""
 
@@ -17,7 +17,7 @@ from torchrig.planning.requirements.offload_time import offload_step
 from torchrig.planning.solver import solve
 from torchrig.planning.workload import Workload, default_workload
 
-# DeepSpeed PR #735: DeepSpeedCPUAdam, 11.6B parameters in 8.2 s (docs/estimation.md sec. 6.9).
+# DeepSpeed PR #735: DeepSpeedCPUAdam, 11.6B parameters in 8.2 s (docs/estimation.md sec. 6.2).
 _ADAM = 11.6e9 / 8.2  # 1.4146e9 parameters/s per node
 
 
@@ -97,6 +97,7 @@ def test_the_plan_carries_the_wait_and_its_time_by_hand(capsys: Any) -> None:
     copy = 2 * params / link  # 0.535 s, under backward's 3/4 of the 1.77 s micro-batch
     wait = params / _ADAM + copy  # CPU Adam 4.763 s + the upload 0.535 s = 5.298 s
     assert t["offload_time_s"] == pytest.approx(wait, rel=1e-6)
+    assert doc["device"]["host_link"] == "pcie4_x16"  # the 4090's own, from the catalog
     micro = 1 / t["samples_per_s_per_gpu"]  # batch 1, one rank, no accumulation
     assert copy < 0.75 * micro
     samples = 52_002 * 3

@@ -148,7 +148,7 @@ def test_zero_offload_time_counts_the_pcie_traffic_of_every_step():
     # The solver's ZeRO-2 + optimizer offload on one 24 GB GPU: each optimizer step moves 16-bit
     # gradients down (hidden behind backward) and 16-bit weights up after CPU Adam, 2 B x P over
     # PCIe 4 x16 at 31.5e9 x 0.8 (assumed: this GPU names no host link), Adam at DeepSpeed PR
-    # #735's 11.6e9 / 8.2 parameters/s (docs/estimation.md sec. 6.9). The plan holds that wait
+    # #735's 11.6e9 / 8.2 parameters/s (docs/estimation.md sec. 6.2). The plan holds that wait
     # (offload_time_s) and the solver takes the plan's time as it is: counted once (issue 24).
     w = dataclasses.replace(_llama(gpus=1, strategy="ddp"), batch_size=1)
     gpu = DeviceSpec("RTX 4090", 24 * GiB, {"bf16": 165.2e12, "fp16": 165.2e12}, 1008e9, True)

@@ -24,7 +24,7 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
     """``gpu`` with the workload's network between nodes (and its ports per node) in place of
     its own; unchanged where the workload names none. With several nodes and no network from
     either, adds the "network" assumption: the time is then the perfect-scaling upper bound
-    (docs/estimation.md sec. 5.3)."""
+    (docs/estimation.md sec. 6.1)."""
     if gpu is None:
         return None
     if w.network is not None:

@@ -1,5 +1,5 @@
 """What ZeRO-Offload costs a training step: the host-link copies and the CPU's Adam update, and
-which of them hide behind the GPU's passes (docs/estimation.md sec. 6.9).
+which of them hide behind the GPU's passes (docs/estimation.md sec. 6.2).
 
 DeepSpeed's schedule (Ren et al., "ZeRO-Offload", USENIX ATC 2021, sec. 4; and the code,
 deepspeed/runtime/zero/stage_1_and_2.py and stage3.py):
@@ -36,7 +36,7 @@ CPU_ADAM_PARAMS_PER_S = 11.6e9 / 8.2
 (GPT-2 11.6B; torch.optim.Adam took 56 s), DeepSpeed PR #735 by R. Yazdani Aminabadi, a
 ZeRO-Offload author, 2021-02-08 (https://github.com/deepspeedai/DeepSpeed/pull/735). The CPU is
 not named there; the update is bound by the host's memory bandwidth, so a node's ranks share
-this rate rather than each getting it (docs/estimation.md sec. 6.9)."""
+this rate rather than each getting it (docs/estimation.md sec. 6.2)."""
 
 CPU_ADAM_SOURCE = Msg(
     "DeepSpeedCPUAdam: 11.6B parameters in 8.2 s, DeepSpeed PR #735",
