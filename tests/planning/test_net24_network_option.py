@@ -103,3 +103,10 @@ def test_network_travels_in_the_workload_document() -> None:
     default = Workload.from_dict({"format": "torchrig.workload", "version": 1,
                                   "task": "llm_finetune_full"})
     assert (default.network, default.nics_per_node) == (None, None)
+
+
+def test_the_workloads_network_ids_are_the_link_tables_inter_node_links() -> None:
+    from torchrig.planning.links import LINKS
+    from torchrig.planning.workload_fields import NETWORKS
+
+    assert NETWORKS == tuple(k for k, link in LINKS.items() if link.scope == "inter")

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchrig.errors import InputError
-from torchrig.planning.links import LINKS
 from torchrig.planning.presets import STYLES
 
 TASKS = (
@@ -32,9 +31,11 @@ OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
               "expert_parallel")
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
-NETWORKS = tuple(link.id for link in LINKS.values() if link.scope == "inter")
+NETWORKS = ("eth_10g", "eth_25g", "eth_100g", "ib_hdr", "ib_ndr")
 """The links between nodes a workload may name (``network``): planning/links.py's inter-node
-entries (Ethernet, InfiniBand), with their sourced bandwidths."""
+entries (Ethernet, InfiniBand) with their sourced bandwidths, spelled out here so that reading
+a workload does not load the link table (a plan without a GPU never does); a test holds the two
+equal."""
 MAX_NICS_PER_NODE = 64
 """The most network ports per node a workload may give: a DGX H100 has 8 compute ports (one
 per GPU), an AWS p5 node 32 EFA cards; 64 leaves room without taking a typo."""

@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
-from torchrig.planning.links import LINKS
 from torchrig.planning.requirements.types import Assumption
 from torchrig.planning.workload import Workload
 from torchrig.planning.workload_fields import NETWORKS
@@ -28,6 +27,8 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
     if gpu is None:
         return None
     if w.network is not None:
+        from torchrig.planning.links import LINKS  # with a GPU only, as the device model
+
         gpu = replace(gpu, inter_link=LINKS[w.network])
     if w.nics_per_node is not None:
         gpu = replace(gpu, nics_per_node=w.nics_per_node)
