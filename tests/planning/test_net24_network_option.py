@@ -109,4 +109,4 @@ def test_the_workloads_network_ids_are_the_link_tables_inter_node_links() -> Non
     from torchrig.planning.links import LINKS
     from torchrig.planning.workload_fields import NETWORKS
 
-    assert NETWORKS == tuple(k for k, link in LINKS.items() if link.scope == "inter")
+    assert tuple(k for k, link in LINKS.items() if link.scope == "inter") == NETWORKS
