@@ -104,6 +104,7 @@ FORMATS: dict[str, Formatter] = {
     "max_output_tokens_per_s": _symbols(_per_s),
     "kv_cache_budget_bytes": _symbols(fmt_gib),
     "scaling_efficiency": _symbols(_fraction),
+    "offload_time_s": fmt_seconds,
     "environment_steps_per_s": _symbols(_per_s),
 }
 

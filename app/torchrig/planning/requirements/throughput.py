@@ -60,6 +60,9 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
     scaling = _scaling_efficiency(w, gpu, per_gpu)
     items["scaling_efficiency"] = scaling
     total, total_note = _all_gpus(w, per_gpu, scaling)
+    if w.offload != "none" and gpu is not None and per_gpu is not None and total is not None:
+        total, total_note = _offloaded(w, model, gpu, per_gpu, scaling, total, total_note,
+                                       items, assumptions)
     if w.task == "reinforcement_learning":
         env = _environment_rate(w, assumptions)
         items["environment_steps_per_s"] = env
@@ -233,6 +236,23 @@ def _pipelined(w: Workload, per_gpu: float, note: Msg, assumptions: list[Assumpt
     busy = pipeline_schedule.busy_note(w)
     return (per_gpu * pipeline_schedule.busy_share(w),
             Msg(f"{note.en}; {busy.en}", f"{note.zh}；{busy.zh}"))
+
+
+def _offloaded(w: Workload, model: ResolvedModel, gpu: DeviceSpec, per_gpu: float,
+               scaling: Item, total: float, note: Msg, items: dict[str, Item],
+               assumptions: list[Assumption]) -> tuple[float, Msg]:
+    """ZeRO-Offload's wait per optimizer step (:mod:`.offload_time`) as its own item, and the
+    samples per second of all GPUs slowed by it: an optimizer step is m micro-batches at the
+    scaling efficiency, then the wait."""
+    from torchrig.planning.requirements.offload_time import offload_item
+
+    compute = w.batch_size / per_gpu
+    eff = scaling.value if scaling.value is not None else 1.0
+    item, share = offload_item(w, model, compute, gpu.host_link,
+                               w.grad_accumulation * compute / eff, assumptions)
+    items["offload_time_s"] = item
+    return total * share, Msg(f"{note.en} x {share:.0%} (the rest waits for ZeRO-Offload)",
+                              f"{note.zh} × {share:.0%}（其余时间等待 ZeRO-Offload）")
 
 
 def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
