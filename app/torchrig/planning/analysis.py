@@ -10,6 +10,7 @@ warns on the stricter one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -653,9 +654,11 @@ def tier_caps_with_gpu(caps: Capabilities, part: Part) -> Capabilities:
 
 
 def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None = None,
-              currency: str = "USD", cny_per_usd: Decimal | None = None) -> Recommendation:
+              currency: str = "USD", cny_per_usd: Decimal | None = None,
+              buyable: Callable[[Part], bool] | None = None) -> Recommendation:
     """The lowest tier with no blocker for ``workload`` - trying every GPU the tier lists, and
-    meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it."""
+    meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it,
+    among those ``buyable`` allows when given (the machine in hand: planning/buying_for.py)."""
     from torchrig.builds.capabilities import from_tier
 
     chosen, reason = None, Msg("No tier runs this workload without a blocker.",
@@ -707,8 +710,11 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
-    pick = pick_gpu(gpu_options(workload, catalog, currency, cny_per_usd,
-                                time_target_s=time_target_s, inter_link=network))
+    options = gpu_options(workload, catalog, currency, cny_per_usd,
+                          time_target_s=time_target_s, inter_link=network)
+    if buyable is not None:
+        options = [replace(o, buyable=buyable(o.part)) for o in options]
+    pick = pick_gpu(options)
     best = None if pick is None else pick.option
     return Recommendation(chosen, reason, best.part if best else None,
                           best.need if best else None, tier_gpu,

@@ -164,6 +164,10 @@ class WizardResults(QObject):
         else:
             said = self.tr("lowest tier {0}; no catalog GPU fits").format(tier)
         lines = [_bold(self.tr("Recommended:")) + " " + said]
+        # What machine the GPU is for (the subject's build, or what the workload assumes), in
+        # the core's words, so a workstation is never told to buy an SXM module unexplained.
+        if advice.bought_for.en:
+            lines.append(escape(advice.bought_for.get(self.lang)))
         lines += self._money_lines(advice, priced)
         self.recommendation.setText("<br/>".join(lines))
 
