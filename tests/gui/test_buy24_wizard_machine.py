@@ -1,0 +1,53 @@
+"""The Wizard recommends a GPU for the build in hand (issue 24), through the widgets: the Build
+page opens the DGX B200 build, the Wizard is set to the current build and Llama 2 70B served
+on 8 GPUs, and the recommendation says the B200 comes only as the whole DGX B200; the Entry
+workstation build opened next gets "For this workstation: PCIe cards that fit its case and
+power supply." and no SXM part. (The parts are read by hand from the catalog:
+tests/planning/test_buying_for.py's module doc.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gui_gestures import choose, go_to, open_build, pick_with_keys, type_text
+
+BUILDS = Path(__file__).resolve().parents[2] / "builds"
+
+
+def _shown(page) -> str:
+    return re.sub(r"<[^>]+>", " ", page.results.recommendation.text())
+
+
+def _planned_for(qtbot, page, build_name: str) -> None:
+    qtbot.waitUntil(lambda: not page.planning and page.model.analysis is not None
+                    and page.model.analysis.requirements.workload == page.workload
+                    and page.model.analysis.subject.label.en == build_name, timeout=60_000)
+
+
+def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_dialogs):
+    window, (answers, _) = shown_window, file_dialogs
+    go_to(qtbot, window, "build")
+    open_build(qtbot, window, answers, BUILDS / "hgx-b200.json")
+    server = window.build_page.build.name
+    go_to(qtbot, window, "wizard")
+    page = window.wizard_page
+    pick_with_keys(qtbot, page.subject_box, "build")
+    choose(page.widgets["task"], "llm_inference")
+    choose(page.widgets["model"], "llama-2-70b")
+    type_text(qtbot, page.widgets["gpus_per_node"], "8")
+    qtbot.waitUntil(lambda: page.workload.model == "llama-2-70b"
+                    and page.workload.gpus_per_node == 8, timeout=10_000)
+    _planned_for(qtbot, page, server)
+    text = _shown(page)
+    assert "For this server: B200 SXM6 180GB (HGX) only as the whole DGX B200" in text
+    assert "not as loose modules" in text
+
+    go_to(qtbot, window, "build")
+    open_build(qtbot, window, answers, BUILDS / "entry.json")
+    workstation = window.build_page.build.name
+    go_to(qtbot, window, "wizard")
+    _planned_for(qtbot, page, workstation)
+    text = _shown(page)
+    assert "For this workstation: PCIe cards that fit its case and power supply." in text
+    assert "SXM" not in text
