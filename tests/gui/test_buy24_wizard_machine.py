@@ -2,8 +2,9 @@
 page opens the DGX B200 build, the Wizard is set to the current build and Llama 2 70B served
 on 8 GPUs, and the recommendation says the B200 comes only as the whole DGX B200; the Entry
 workstation build opened next gets "For this workstation: PCIe cards that fit its case and
-power supply." and no SXM part. (The parts are read by hand from the catalog:
-tests/planning/test_buying_for.py's module doc.)"""
+power supply" (none for 8 cards on its two-slot board; a PCIe card for one) and no SXM
+part. (The parts are read by hand from the catalog: tests/planning/test_buying_for.py's
+module doc.)"""
 
 from __future__ import annotations
 
@@ -49,5 +50,16 @@ def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_d
     go_to(qtbot, window, "wizard")
     _planned_for(qtbot, page, workstation)
     text = _shown(page)
-    assert "For this workstation: PCIe cards that fit its case and power supply." in text
+    # Eight cards do not go into a two-slot desktop board (ASUS Prime B660-PLUS D4).
+    assert "no catalog GPU fits" in text
+    assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them." \
+        in text
     assert "SXM" not in text
+    choose(page.widgets["model"], "llama-2-7b")
+    type_text(qtbot, page.widgets["gpus_per_node"], "1")
+    qtbot.waitUntil(lambda: page.workload.model == "llama-2-7b"
+                    and page.workload.gpus_per_node == 1, timeout=10_000)
+    _planned_for(qtbot, page, workstation)
+    text = _shown(page)
+    assert "For this workstation: PCIe cards that fit its case and power supply." in text
+    assert "catalog GPU (best value" in text and "SXM" not in text

@@ -17,6 +17,8 @@ written here:
   card needs 117 + 600 + 150 (the power check's rest of the system) = 867 W > 850 W, so the
   RTX PRO 6000 Blackwell (600 W) and the H200 NVL (600 W) do not fit it; the RTX 6000 Ada
   (300 W) does: 117 + 300 + 150 = 567 W.
+* builds/professional.json: ASUS ROG Maximus Z790 Formula, whose ``gpu_lane_configs`` wire
+  at most 2 GPUs (x16, or x8 + x8): no 8 cards of any kind fit it.
 * builds/hgx-b200.json: the DGX B200 system board, 8 x B200 SXM6 - a server whose baseboard
   takes SXM modules only (no PCIe GPU slots listed).
 """
@@ -90,9 +92,15 @@ def test_a_workstation_build_never_gets_an_sxm_part(catalog, gpus):
     assert "nvidia-jetson-agx-orin-64gb" not in _buyable(advice)
     rec = advice.recommendation
     assert rec.gpu is None or rec.gpu.id not in SXM
-    assert advice.bought_for.en == WORKSTATION_EN
-    assert advice.bought_for.zh == WORKSTATION_ZH
-    if gpus == 8:  # without the build the same workload is offered the loose B200 module
+    if gpus == 1:
+        assert advice.bought_for.en == WORKSTATION_EN
+        assert advice.bought_for.zh == WORKSTATION_ZH
+    else:
+        assert advice.bought_for.en == WORKSTATION_EN[:-1] + ", 8 of them."
+        assert advice.bought_for.zh == WORKSTATION_ZH[:-1] + "，共 8 块。"
+        # Two GPU slots take no eight cards: nothing is buyable, as the headline's "fewer GPUs
+        # than the workload uses" says; without the build the loose B200 module was offered.
+        assert not _buyable(advice) and rec.gpu is None
         assert advise(w, catalog).recommendation.gpu.id == "nvidia-b200-sxm"
 
 

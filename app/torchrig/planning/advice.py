@@ -65,7 +65,7 @@ def advise(w: Workload, catalog: Catalog, currency: str = "USD",
     """The recommendation for ``w``, its GPU one a buyer can put into ``subject``'s machine
     (its build, or a tier's starter build: planning/buying_for.py); with no build in hand the
     workload's GPUs per node decide, and ``bought_for`` says what was assumed."""
-    buying = buying_for(subject, catalog)
+    buying = buying_for(subject, catalog, w.gpus_per_node)
     options = [replace(o, buyable=buying.allows(o.part, w))
                for o in gpu_options(w, catalog, currency, cny_per_usd, hourly_prices,
                                     time_target_s)]

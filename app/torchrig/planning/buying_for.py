@@ -40,8 +40,8 @@ class BuyingFor:
     Attributes:
         kind: "workstation" or "server" (read from a build), or "workload" (no build in hand:
             the workload's GPUs per node decide, :func:`gpu_choice.buyable_for`).
-        fitting: ids of the catalog GPUs that fit the build in place of its GPUs, in the same
-            number (builds/part_fit.compatible_parts).
+        fitting: ids of the catalog GPUs that fit the build in place of its GPUs, as many as
+            the workload uses a node (builds/part_fit.compatible_parts).
         systems: the catalog's whole servers with SXM/OAM sockets (a complete system whose
             baseboard names its socket generation): how such modules can be bought.
         takes_cards: the build's board has PCIe GPU slots (False for an SXM-only baseboard:
@@ -81,8 +81,10 @@ class BuyingFor:
         bought as, when it is a module)."""
         n = w.gpus_per_node
         if self.kind == "workstation":
-            return Msg("For this workstation: PCIe cards that fit its case and power supply.",
-                       "适用于这台工作站：装得进其机箱、其电源带得动的 PCIe 显卡。")
+            many = Msg("", "") if n == 1 else Msg(f", {n} of them", f"，共 {n} 块")
+            return Msg("For this workstation: PCIe cards that fit its case and power supply"
+                       f"{many.en}.", f"适用于这台工作站：装得进其机箱、其电源带得动的 PCIe 显卡"
+                       f"{many.zh}。")
         if self.kind == "workload":
             if n in BASEBOARD_GPUS:
                 return Msg(f"No build given: assumed a server of {n} GPUs - PCIe cards, or SXM "
@@ -127,9 +129,11 @@ def _is_server(node: Node) -> bool:
             or any(line.part.gpu.form_factor in SOCKETED_GPU_FORMS for line in node.of("gpu")))
 
 
-def buying_for_build(build: Build, catalog: Catalog) -> BuyingFor:
+def buying_for_build(build: Build, catalog: Catalog, gpus: int) -> BuyingFor:
     """The machine ``build`` is: a server, a workstation, or - with no board, case, power
-    supply or GPU from the catalog to judge by - unknown, so the workload decides."""
+    supply or GPU from the catalog to judge by - unknown, so the workload decides. A card
+    fits when ``gpus`` of it (the workload's per node) add no blocker to the build: eight
+    cards on a two-slot desktop board do not, whatever one of them would."""
     node = Node(build, catalog)
     systems = tuple(p for p in catalog.by_category("motherboard")
                     if is_system(p) and p.motherboard.sxm_gpu_slots
@@ -137,32 +141,33 @@ def buying_for_build(build: Build, catalog: Catalog) -> BuyingFor:
     server = _is_server(node)
     if not server and not any(node.of(c) for c in ("motherboard", "case", "psu", "gpu")):
         return BuyingFor("workload", systems=systems)
-    fitting = frozenset(compatible_parts(candidate_gpus(catalog), build, catalog))
+    fitting = frozenset(compatible_parts(candidate_gpus(catalog), build, catalog,
+                                         quantity=gpus))
     board = node.first("motherboard")
     takes_cards = board is None or bool(board.motherboard.gpu_lane_configs) \
         or not board.motherboard.sxm_gpu_slots
     return BuyingFor("server" if server else "workstation", fitting, systems, takes_cards)
 
 
-_CACHE: dict[tuple[str, int], tuple[Catalog, BuyingFor]] = {}
+_CACHE: dict[tuple[str, int, int], tuple[Catalog, BuyingFor]] = {}
 """One answer per build's parts (builds.build.lines_fingerprint: parts, quantities, scope and
 nodes, which is all the fit checks read): the Wizard re-plans the same build on every edit."""
 
 
-def buying_for(subject: Capabilities | None, catalog: Catalog) -> BuyingFor:
-    """The machine a recommendation for ``subject`` is bought for: its build (a tier's is its
-    starter build), or the workload's assumption when there is none (this machine, or no
-    subject)."""
+def buying_for(subject: Capabilities | None, catalog: Catalog, gpus: int = 1) -> BuyingFor:
+    """The machine a recommendation for ``subject`` is bought for, with ``gpus`` cards a node:
+    its build (a tier's is its starter build), or the workload's assumption when there is
+    none (this machine, or no subject)."""
     from torchrig.builds.build import lines_fingerprint
 
     build = None if subject is None else subject.build
     if build is None:
         return BuyingFor("workload")
-    key = (lines_fingerprint(build.line_items, build.nodes), id(catalog))
+    key = (lines_fingerprint(build.line_items, build.nodes), id(catalog), gpus)
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is catalog:
         return cached[1]
-    answer = buying_for_build(build, catalog)
+    answer = buying_for_build(build, catalog, gpus)
     if len(_CACHE) >= 16:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = (catalog, answer)
