@@ -63,3 +63,24 @@ def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_d
     text = _shown(page)
     assert "For this workstation: PCIe cards that fit its case and power supply." in text
     assert "catalog GPU (best value" in text and "SXM" not in text
+
+
+def test_another_tiers_layout_is_said_beside_the_headline(window, qtbot):
+    """Checked against Entry, the full fine-tune's default 1 x 8 GPUs is blocked ("fewer GPUs
+    than the workload uses"); the lowest tier that runs it, Enterprise, holds at most 4 GPUs
+    a node (resources/tiers.json), so it runs as ceil(8 / 4) = 2 nodes x 4. The tier line said
+    only "lowest tier Enterprise" with its run time, which read as the time of the 1 x 8 shown
+    above; it now says the layout, as it did when Enterprise itself was the subject. The GPU
+    is recommended for the Entry tier's starter build, a workstation."""
+    page = window.wizard_page
+    pick_with_keys(qtbot, page.subject_box, "tier:entry")
+    choose(page.widgets["task"], "llm_finetune_full")
+    qtbot.waitUntil(lambda: page.workload.task == "llm_finetune_full", timeout=5_000)
+    _planned_for(qtbot, page, window.catalog.tier("entry").name.en)
+    assert (page.workload.nodes, page.workload.gpus_per_node) == (1, 8)
+    assert "Fewer GPUs than the workload uses" in page.results.headline.text()
+    text = _shown(page)
+    assert "lowest tier  Enterprise production  (seed 2.3) as 2 x 4 GPUs (nodes x GPUs per " \
+           "node), not as shown above with 1 x 8" in text
+    assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them." \
+        in text
