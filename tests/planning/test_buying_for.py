@@ -180,3 +180,20 @@ def test_no_build_keeps_the_workload_rule_and_says_what_it_assumed(catalog, gpus
     assert bool(_buyable(advice) & SXM) is (gpus == 8)
     assert en in format_advice_text(advice, "en")
     assert zh in format_advice_text(advice, "zh")
+
+
+def test_the_solvers_other_gpu_is_one_the_build_takes(catalog):
+    """The sizing solver's "or another GPU" (the Wizard's changes box and the memory
+    finding's fix) offered the Entry build the 600 W RTX PRO 6000 Blackwell its 850 W supply
+    cannot carry, and the Professional workstation a B200 SXM module, beside a recommendation
+    that said otherwise; it now offers what the recommendation may."""
+    from torchrig.planning.analysis import analyze
+
+    entry = analyze(_workload("llama-3-8b", "llm_finetune_lora", 1),
+                    _build(catalog, "entry.json"), catalog)
+    others = {c.part_id for c in entry.solver.changes if c.kind == "gpu"}
+    assert others and not others & (TOO_HOT_FOR_ENTRY | SXM)
+    assert "nvidia-rtx-6000-ada" in others  # 117 + 300 + 150 = 567 W on 850 W
+    pro = analyze(_workload("llama-2-70b", "llm_inference", 8),
+                  _build(catalog, "professional.json"), catalog)
+    assert not {c.part_id for c in pro.solver.changes if c.kind == "gpu"} & SXM

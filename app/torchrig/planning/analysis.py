@@ -616,7 +616,13 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
     if caps.gpu_count and vram is not None \
             and vram_verdict(req.vram_total, req.vram_without_margin, vram) != "fits":
         device = replace(subject_device(caps) or DeviceSpec("GPU", vram), vram_bytes=vram)
-        answer = solve(workload, device, catalog)
+        # Another GPU is one the subject's machine takes (its build), as the recommendation;
+        # the fit checks behind that are imported only when a plan does not fit.
+        from torchrig.planning.buying_for import buying_for
+
+        buying = buying_for(caps, catalog, workload.gpus_per_node) if catalog else None
+        answer = solve(workload, device, catalog, buyable=None if buying is None
+                       else lambda part: buying.allows(part, workload))
     findings = (_gpu_rules(workload, caps, req, catalog, answer)
                 + _ram_rules(workload, caps, req) + _cpu_rules(workload, caps, req)
                 + _storage_rules(workload, caps, req) + _pcie_rules(workload, caps)
