@@ -197,3 +197,19 @@ def test_the_solvers_other_gpu_is_one_the_build_takes(catalog):
     pro = analyze(_workload("llama-2-70b", "llm_inference", 8),
                   _build(catalog, "professional.json"), catalog)
     assert not {c.part_id for c in pro.solver.changes if c.kind == "gpu"} & SXM
+
+
+def test_the_overkill_finding_names_a_gpu_the_machine_takes(catalog):
+    """A small RL network on the DGX B200 build is overkill; the finding named the GeForce
+    GTX 1660 Super (a desktop card, cooler unknown) for a server whose baseboard takes SXM
+    modules only. It now names a PCIe server card (module doc's list), with the cheapest
+    priced one, the RTX PRO 4000 Blackwell at USD 1,500, the expected pick."""
+    from torchrig.planning.analysis import analyze
+
+    w = _workload("nature-cnn", "reinforcement_learning", 1)
+    analysis = analyze(w, _build(catalog, "hgx-b200.json"), catalog)
+    fix = next(f.fix.en for f in analysis.findings if f.code == "analysis.overkill_gpu")
+    assert "GTX 1660" not in fix
+    names = {catalog.get(pid).name for pid in SERVER_CARDS}
+    assert any(fix.startswith(name + " (") for name in names)
+    assert fix.startswith("RTX PRO 4000 Blackwell (24 GiB)")

@@ -296,13 +296,18 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
 def _smaller_gpu_as_fast(w: Workload, caps: Capabilities, req: Requirements,
                          catalog: Catalog) -> GpuOption | None:
     """A catalog GPU with less memory, a lower known price, and a run at most
-    OVERKILL_TIME_FACTOR slower than on the subject's GPU: memory alone is not overkill."""
+    OVERKILL_TIME_FACTOR slower than on the subject's GPU, that the subject's machine takes
+    (planning/buying_for.py): memory alone is not overkill."""
+    from torchrig.planning.buying_for import buying_for
+
     assert caps.gpu_part is not None
     here = part_price(caps.gpu_part, "USD", None)
     time_here = run_time(req)
+    buying = buying_for(caps, catalog, w.gpus_per_node)
     candidates = []
     for option in gpu_options(w, catalog, "USD"):
         if option.verdict != "fits" or option.part.id == caps.gpu_part.id \
+                or not buying.allows(option.part, w) \
                 or (option.part.gpu.vram_bytes or 0) >= (caps.vram_per_gpu_bytes or 0):
             continue
         if option.price is None or (here is not None and option.price >= here):
