@@ -213,3 +213,19 @@ def test_the_overkill_finding_names_a_gpu_the_machine_takes(catalog):
     names = {catalog.get(pid).name for pid in SERVER_CARDS}
     assert any(fix.startswith(name + " (") for name in names)
     assert fix.startswith("RTX PRO 4000 Blackwell (24 GiB)")
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "No build given: assumed a server of 8 GPUs - PCIe cards, or SXM modules bought "
+           "as a whole server."),
+    ("zh", "未给出配置单：按 8 卡服务器推荐——PCIe 显卡，或整机购买的 SXM 模组。"),
+])
+def test_the_plan_sheet_says_which_machine_it_assumed(catalog, lang, said):
+    """The plan sheet (a workload for a customer with no build yet) says, after its GPU, which
+    machine the pick assumed."""
+    from torchrig.report.plan_sheet import assemble_plan_sheet
+    from torchrig.report.sheet import Header
+
+    sheet = assemble_plan_sheet(_workload("llama-2-70b", "llm_inference", 8), catalog,
+                                header=Header(kind="plan"), lang=lang)
+    assert said in sheet.recommendation
