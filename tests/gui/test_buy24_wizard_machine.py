@@ -52,8 +52,8 @@ def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_d
     text = _shown(page)
     # Eight cards do not go into a two-slot desktop board (ASUS Prime B660-PLUS D4).
     assert "no catalog GPU fits" in text
-    assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them." \
-        in text
+    assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them. " \
+           "None of them runs this workload." in text
     assert "SXM" not in text
     choose(page.widgets["model"], "llama-2-7b")
     type_text(qtbot, page.widgets["gpus_per_node"], "1")

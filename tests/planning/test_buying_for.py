@@ -92,12 +92,15 @@ def test_a_workstation_build_never_gets_an_sxm_part(catalog, gpus):
     assert "nvidia-jetson-agx-orin-64gb" not in _buyable(advice)
     rec = advice.recommendation
     assert rec.gpu is None or rec.gpu.id not in SXM
+    # No card of that kind runs a 70B full fine-tune, which the line says beside the pick's
+    # "no catalog GPU fits".
+    none_en, none_zh = " None of them runs this workload.", "其中没有能运行此工作负载的 GPU。"
     if gpus == 1:
-        assert advice.bought_for.en == WORKSTATION_EN
-        assert advice.bought_for.zh == WORKSTATION_ZH
+        assert advice.bought_for.en == WORKSTATION_EN + none_en
+        assert advice.bought_for.zh == WORKSTATION_ZH + none_zh
     else:
-        assert advice.bought_for.en == WORKSTATION_EN[:-1] + ", 8 of them."
-        assert advice.bought_for.zh == WORKSTATION_ZH[:-1] + "，共 8 块。"
+        assert advice.bought_for.en == WORKSTATION_EN[:-1] + ", 8 of them." + none_en
+        assert advice.bought_for.zh == WORKSTATION_ZH[:-1] + "，共 8 块。" + none_zh
         # Two GPU slots take no eight cards: nothing is buyable, as the headline's "fewer GPUs
         # than the workload uses" says; without the build the loose B200 module was offered.
         assert not _buyable(advice) and rec.gpu is None

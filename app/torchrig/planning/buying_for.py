@@ -78,7 +78,16 @@ class BuyingFor:
 
     def line(self, w: Workload, pick: Part | None) -> Msg:
         """What the recommendation is for, in words (with the pick: the whole server it is
-        bought as, when it is a module)."""
+        bought as, when it is a module). Without a pick for a build it says that none of that
+        kind runs the workload: "no catalog GPU fits" must not read as contradicting a
+        headline that says the build's own GPUs fit."""
+        said = self._said(w, pick)
+        if pick is not None or self.kind == "workload":
+            return said
+        return Msg(f"{said.en} None of them runs this workload.",
+                   f"{said.zh}其中没有能运行此工作负载的 GPU。")
+
+    def _said(self, w: Workload, pick: Part | None) -> Msg:
         n = w.gpus_per_node
         if self.kind == "workstation":
             many = Msg("", "") if n == 1 else Msg(f", {n} of them", f"，共 {n} 块")
