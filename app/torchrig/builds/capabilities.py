@@ -152,11 +152,11 @@ def _undeterminable_kind(profile: SystemProfile) -> Msg:
 
 def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
     """A tier as its recommended parts and stated minimums (seed section 2)."""
-    from torchrig.builds.build import build_from_tier
+    from torchrig.builds.build import starter_build
 
     req = tier.requirements
     caps = Capabilities(label=tier.name, kind="tier", nodes=req.nodes[0],
-                        build=build_from_tier(tier.id, catalog))
+                        build=starter_build(tier))
     choice = tier.part_choice("cpu")
     if choice is not None:
         cpu = catalog.get(choice.recommended)
