@@ -167,11 +167,11 @@ def test_the_enterprise_tier_is_a_server_read_from_its_starter_build(catalog):
 
 
 @pytest.mark.parametrize(("gpus", "en", "zh"), [
-    (1, "No build given: assumed a workstation with 1 GPU - PCIe cards.",
-     "未给出配置单：按 1 卡工作站推荐——PCIe 显卡。"),
-    (8, "No build given: assumed a server of 8 GPUs - PCIe cards, or SXM modules bought as a "
-        "whole server.",
-     "未给出配置单：按 8 卡服务器推荐——PCIe 显卡，或整机购买的 SXM 模组。"),
+    (1, "No build to check against: assumed a workstation with 1 GPU - PCIe cards.",
+     "没有可核对的配置单：按 1 卡工作站推荐——PCIe 显卡。"),
+    (8, "No build to check against: assumed a server of 8 GPUs - PCIe cards, or SXM modules "
+        "bought as a whole server.",
+     "没有可核对的配置单：按 8 卡服务器推荐——PCIe 显卡，或整机购买的 SXM 模组。"),
 ])
 def test_no_build_keeps_the_workload_rule_and_says_what_it_assumed(catalog, gpus, en, zh):
     """No build in hand: SXM modules only for a 4- or 8-GPU node, as before; the line says
@@ -219,9 +219,9 @@ def test_the_overkill_finding_names_a_gpu_the_machine_takes(catalog):
 
 
 @pytest.mark.parametrize(("lang", "said"), [
-    ("en", "No build given: assumed a server of 8 GPUs - PCIe cards, or SXM modules bought "
-           "as a whole server."),
-    ("zh", "未给出配置单：按 8 卡服务器推荐——PCIe 显卡，或整机购买的 SXM 模组。"),
+    ("en", "No build to check against: assumed a server of 8 GPUs - PCIe cards, or SXM "
+           "modules bought as a whole server."),
+    ("zh", "没有可核对的配置单：按 8 卡服务器推荐——PCIe 显卡，或整机购买的 SXM 模组。"),
 ])
 def test_the_plan_sheet_says_which_machine_it_assumed(catalog, lang, said):
     """The plan sheet (a workload for a customer with no build yet) says, after its GPU, which

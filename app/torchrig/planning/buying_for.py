@@ -96,13 +96,13 @@ class BuyingFor:
                        f"{many.zh}。")
         if self.kind == "workload":
             if n in BASEBOARD_GPUS:
-                return Msg(f"No build given: assumed a server of {n} GPUs - PCIe cards, or SXM "
-                           "modules bought as a whole server.",
-                           f"未给出配置单：按 {n} 卡服务器推荐——PCIe 显卡，或整机购买的 SXM "
+                return Msg(f"No build to check against: assumed a server of {n} GPUs - PCIe "
+                           "cards, or SXM modules bought as a whole server.",
+                           f"没有可核对的配置单：按 {n} 卡服务器推荐——PCIe 显卡，或整机购买的 SXM "
                            "模组。")
-            return Msg(f"No build given: assumed a workstation with {counted(n, 'GPU', 'GPUs')}"
-                       " - PCIe cards.",
-                       f"未给出配置单：按 {n} 卡工作站推荐——PCIe 显卡。")
+            return Msg("No build to check against: assumed a workstation with "
+                       f"{counted(n, 'GPU', 'GPUs')} - PCIe cards.",
+                       f"没有可核对的配置单：按 {n} 卡工作站推荐——PCIe 显卡。")
         system = None if pick is None else self.system_for(pick, w)
         if pick is not None and system is not None:
             price = (Msg("", "") if system.prices else
