@@ -84,3 +84,17 @@ def test_another_tiers_layout_is_said_beside_the_headline(window, qtbot):
            "node), not as shown above with 1 x 8" in text
     assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them." \
         in text
+
+
+def test_the_line_is_in_chinese_in_a_chinese_window(qtbot, request):
+    """The same line in the Chinese Wizard: the Professional tier (its starter build a
+    desktop: Z790 board, Define 7 Compact case, 1300 W supply) is a workstation."""
+    from gui_gestures import window_at
+
+    window = window_at(qtbot, request, "zh")
+    page = window.wizard_page
+    go_to(qtbot, window, "wizard")
+    pick_with_keys(qtbot, page.subject_box, "tier:professional")
+    _planned_for(qtbot, page, window.catalog.tier("professional").name.en)
+    assert "适用于这台工作站：装得进其机箱、其电源带得动的 PCIe 显卡" in _shown(page)
+    window.close()
