@@ -18,7 +18,7 @@ The answer is a list of :class:`Change` - workload fields and their new values -
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
 from torchrig.units import fmt_gib, fmt_seconds
 
 if TYPE_CHECKING:
-    from torchrig.catalog.model import Catalog
+    from torchrig.catalog.model import Catalog, Part
 
 SOLVER_CHOICES = 6
 """Settings listed at most: the first that fit, in the search order."""
@@ -357,8 +357,10 @@ def _serving_candidates(w: Workload, device: DeviceSpec | None
 
 
 def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None,
-          currency: str = "USD", **gpu_choice: Any) -> SolverAnswer:
-    """Changes that make ``w`` fit ``device``: settings first, then other GPUs."""
+          currency: str = "USD", buyable: Callable[[Part], bool] | None = None,
+          **gpu_choice: Any) -> SolverAnswer:
+    """Changes that make ``w`` fit ``device``: settings first, then other GPUs - among those
+    ``buyable`` allows when given (the subject's machine: planning/buying_for.py)."""
     base_req = plan(w, device)
     vram = None if device is None else device.vram_bytes
     answer = SolverAnswer(base_req.vram_verdict, base_req.vram_total, vram)
@@ -395,7 +397,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                                       " + ".join(m.zh for m in labels)), candidate, req))
     changes = changes[:SOLVER_CHOICES]
     if catalog is not None:
-        options = [o for o in gpu_options(w, catalog, currency, **gpu_choice)
+        options = [o if buyable is None else replace(o, buyable=buyable(o.part))
+                   for o in gpu_options(w, catalog, currency, **gpu_choice)
                    if o.verdict == "fits" and o.part.gpu.vram_bytes != vram]
         picks = []
         pick = pick_gpu(options)
