@@ -26,12 +26,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from torchrig.i18n import Msg
-from torchrig.planning.requirements.types import Item
-from torchrig.planning.workload import ResolvedModel, Workload, resolve_model
+from torchrig.planning.workload import ResolvedModel, Workload
 
 if TYPE_CHECKING:
-    from torchrig.planning.device import DeviceSpec
     from torchrig.planning.links import Link
     from torchrig.planning.presets import TransformerArch
 
@@ -114,35 +111,3 @@ def micro_batch_seconds(w: Workload, model: ResolvedModel, intra: Link, inter: L
     payload = all_to_all_payload(w, arch, w.batch_size * (model.seq_len or 1))
     one = all_to_all_seconds(payload, e, w.gpus_per_node, intra, inter, nics_per_node)
     return A2A_PER_MOE_LAYER * passes(w) * arch.moe_layers * one
-
-
-def expert_parallel_efficiency(w: Workload, gpu: DeviceSpec, per_gpu: float) -> Item:
-    """Training with expert parallelism: each micro-batch's compute plus its all-to-alls (not
-    overlapped), then the data-parallel gradient sync behind the last backward
-    (:func:`.scaling.scaling_curve`, DDP bucket by bucket). The efficiency is the compute's
-    share of the step."""
-    from torchrig.errors import InputError
-    from torchrig.planning.requirements.scaling import scaling_curve
-
-    assert gpu.intra_link is not None
-    model = resolve_model(w)
-    compute = w.batch_size / per_gpu
-    links = gpu.intra_link.name + (f" + {gpu.inter_link.name}" if w.nodes > 1 and gpu.inter_link
-                                   else "")
-    try:
-        a2a = micro_batch_seconds(w, model, gpu.intra_link, gpu.inter_link, gpu.nics_per_node)
-        point = scaling_curve(w, compute + a2a, gpu.intra_link, [w.total_gpus],
-                              w.gpus_per_node, gpu.inter_link, gpu.nics_per_node)[0]
-    except InputError as exc:
-        return Item(None, Msg(f"not modelled: {exc}; time assumes perfect scaling",
-                              f"未建模：{exc}；时间按理想扩展计算"))
-    m = w.grad_accumulation
-    per_step = m * a2a * 1e3
-    return Item(m * compute / point.step_time_s, Msg(
-        f"scaling model over {links}: {per_step:.1f} ms of expert-parallel all-to-all per "
-        f"optimizer step the passes wait for ({w.ep_size} GPUs per expert group, not overlapped "
-        f"as Megatron-Core and DeepSpeed-MoE run by default), {point.comm_time_s * 1e3:.1f} ms "
-        "of gradient traffic partly hidden behind backward (an upper bound: communication only)",
-        f"扩展模型（{links}）：每个优化器步专家并行 all-to-all {per_step:.1f} ms，前向反向需等待"
-        f"（每个专家组 {w.ep_size} 个 GPU，按 Megatron-Core 与 DeepSpeed-MoE 默认不重叠），"
-        f"梯度通信 {point.comm_time_s * 1e3:.1f} ms，部分与反向重叠（上界：只计通信）"))

@@ -322,7 +322,7 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
     if w.tp_size * w.pp_size > 1:
         return _model_parallel_efficiency(w, gpu, per_gpu)
     if w.strategy == "expert_parallel":  # the MoE all-to-alls the passes wait for (issue 24)
-        from torchrig.planning.requirements.expert_parallel import expert_parallel_efficiency
+        from torchrig.planning.requirements.expert_parallel_step import expert_parallel_efficiency
 
         return expert_parallel_efficiency(w, gpu, per_gpu)
     # The scaling model (and its collective maths) only once a GPU's links are known.
