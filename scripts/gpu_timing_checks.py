@@ -41,6 +41,10 @@ device give a time near zero."""
 INNER = 20
 """Calls per timed repeat in the inner-division check: a wrong division is then 20x off."""
 
+WARMUP_CALLS = 50
+"""Untimed calls before each check (~70 ms of the matmul): kernel selection, and the GPU's
+clocks up from idle, so that neither timer pays them."""
+
 REPS = 5
 """Repeats of the inner-division and other-device checks (the settle rule's minimum)."""
 
@@ -136,14 +140,19 @@ def _synchronizer(device: str) -> Callable[[], None]:
     return lambda: torch.cuda.synchronize(device)
 
 
+def _warm_up(work: Callable[[], object], sync: Callable[[], object]) -> None:
+    for _ in range(WARMUP_CALLS):
+        work()
+    sync()
+
+
 def inner_division_check(work: Callable[[], object], device: str, *,
                          clock: Callable[[], float] = time.perf_counter) -> TimingCheck:
     """time_calls with INNER calls per repeat vs perf_counter around INNER x REPS calls."""
     from torchrig.bench.timing import median, time_calls
 
     sync = _synchronizer(device)
-    work()  # kernel selection, clocks up: neither timer should pay it
-    sync()
+    _warm_up(work, sync)
     samples = time_calls(work, _context(device), min_reps=REPS, max_reps=REPS, max_s=math.inf,
                          inner=INNER, device=device)
     independent = wall_seconds_per_call(work, INNER * REPS, sync, clock)
@@ -159,8 +168,7 @@ def settle_check(work: Callable[[], object], device: str, *,
     from torchrig.bench.timing import median, settled, time_calls
 
     sync = _synchronizer(device)
-    work()
-    sync()
+    _warm_up(work, sync)
     samples = time_calls(work, _context(device), min_reps=3, max_reps=SETTLE_MAX_REPS,
                          max_s=SETTLE_MAX_S, device=device)
     ours = median(samples)
@@ -210,8 +218,7 @@ def other_device_check(make_work: Callable[[str], Callable[[], object]], device:
     target = f"cuda:{other}"
     work = make_work(target)
     sync = _synchronizer(target)
-    work()
-    sync()
+    _warm_up(work, sync)
     samples = time_calls(work, _context(device), min_reps=REPS, max_reps=REPS, max_s=math.inf,
                          device=target)
     current_after = torch.cuda.current_device()

@@ -50,7 +50,7 @@ def test_inner_check_passes_when_events_time_the_calls_right(monkeypatch, checks
     assert result.independent_s == pytest.approx(0.002)
     assert result.status == "pass"
     assert "ours 2 ms/call; independent 2 ms/call; ratio 1.000" in result.detail()
-    assert gpus.launches == [1 + 5 * 20 + 100]  # warm-up, 5 repeats of 20, the 100 timed
+    assert gpus.launches == [50 + 5 * 20 + 100]  # warm-up, 5 repeats of 20, the 100 timed
 
 
 @pytest.mark.parametrize(("event_scale", "ratio"), [
@@ -93,16 +93,16 @@ def test_settle_check_passes_on_a_steady_gpu(monkeypatch, checks):
 
 def test_settle_check_fails_when_the_series_settled_on_a_figure_the_gpu_does_not_hold(
         monkeypatch, checks):
-    # The first 10 calls take 1 ms, then 2 ms (a GPU that drops its clock after a burst).
-    # Call 0 is the warm-up, calls 1-5 the repeats: 5 x 1 ms settle, median 1 ms. The long
-    # run is ceil(2 s / 1 ms) = 2000 calls: calls 6-9 at 1 ms, 1996 at 2 ms ->
-    # (4 x 0.001 + 1996 x 0.002) / 2000 = 0.001998 s; ratio 0.001 / 0.001998 = 0.5005.
+    # The first 60 calls take 1 ms, then 2 ms (a GPU that drops its clock after a burst).
+    # Calls 0-49 are the warm-up, calls 50-54 the repeats: 5 x 1 ms settle, median 1 ms. The
+    # long run is ceil(2 s / 1 ms) = 2000 calls: calls 55-59 at 1 ms, 1995 at 2 ms ->
+    # (5 x 0.001 + 1995 x 0.002) / 2000 = 0.0019975 s; ratio 0.001 / 0.0019975 = 0.50063.
     gpus = FakeGpus().install(monkeypatch)
-    work = gpus.work("cuda:0", lambda n: 0.001 if n < 10 else 0.002)
+    work = gpus.work("cuda:0", lambda n: 0.001 if n < 60 else 0.002)
     result = checks.settle_check(work, "cuda:0", clock=gpus.clock)
     assert result.ours_s == pytest.approx(0.001)
-    assert result.independent_s == pytest.approx(0.001998)
-    assert result.ratio == pytest.approx(0.5005, rel=1e-4)
+    assert result.independent_s == pytest.approx(0.0019975)
+    assert result.ratio == pytest.approx(0.50063, rel=1e-4)
     assert result.status == "fail"
 
 
