@@ -156,7 +156,7 @@ def inner_division_check(work: Callable[[], object], device: str, *,
     samples = time_calls(work, _context(device), min_reps=REPS, max_reps=REPS, max_s=math.inf,
                          inner=INNER, device=device)
     independent = wall_seconds_per_call(work, INNER * REPS, sync, clock)
-    return TimingCheck(f"time_calls divides CUDA-event time by inner ({INNER} calls a repeat)",
+    return TimingCheck("time_calls divides CUDA-event time by inner",
                        ours_s=median(samples), independent_s=independent,
                        note=f"{REPS} repeats of {INNER} calls vs {INNER * REPS} calls timed "
                             "with perf_counter + cuda.synchronize")
