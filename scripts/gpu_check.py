@@ -14,12 +14,16 @@ path produced what it should, checks the machine state NVML recorded during the 
 temperature, power limit, throttle reasons, other processes on the GPU), kills a second CUDA
 child with SIGKILL mid-run and checks that what it measured was kept, prints every figure, and
 compares with the calibration measured on an H200 (~790 TFLOP/s BF16 on 8192^3, ~4.3 TB/s
-device copy counting bytes read + written).
+device copy counting bytes read + written), and holds bench/timing.py's CUDA branches against a
+timer of its own (``gpu_timing_checks.py``: the division by ``inner``, the settle rule, events on
+a GPU that is not the current device; the last is skipped, with its reason, on one GPU).
 
 The checks are plain functions of a report (``path_checks``, ``machine_state_checks``,
-``crash_checks``), tested with fake reports on machines without a GPU.
+``crash_checks``) or of the work to time (``gpu_timing_checks``), tested with fake reports and a
+fake GPU on machines without one.
 
-Exit codes: 0 all checks passed, 1 a check failed, 2 no CUDA (or no torch) on this machine.
+Exit codes: 0 all checks passed (some may be skipped, each with its reason), 1 a check failed,
+2 no CUDA (or no torch) on this machine.
 """
 
 from __future__ import annotations
@@ -118,6 +122,29 @@ def crash_checks(report: Any) -> list[Check]:
          interrupted is not None and "SIGKILL" in interrupted.en,
          interrupted.en if interrupted is not None else "no interruption recorded"),
     ]
+
+
+def summarise(checks: list[dict[str, Any]]) -> int:
+    """Print the verdict over every check entry and return the exit code: 1 when one failed.
+    A skipped entry (``ok`` None) is neither: it is listed with its reason."""
+    skipped = [c for c in checks if c.get("status") == "skipped"]
+    for c in skipped:
+        print(f"skipped, not passed: {c['check']} ({c['detail']})")
+    failed = [c["check"] for c in checks if c["ok"] is False]
+    if failed:
+        print(f"{len(failed)} check(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    passed = sum(1 for c in checks if c["ok"] is True)
+    print(f"all checks passed ({passed} passed, {len(skipped)} skipped)")
+    return 0
+
+
+def timing_entries(results: list[Any]) -> list[dict[str, Any]]:
+    """The timing checks (gpu_timing_checks.TimingCheck) as check entries, with their figures;
+    a skipped one has ``ok`` None: it was not passed."""
+    return [{"check": r.name, "ok": None if r.status == "skipped" else r.status == "pass",
+             "status": r.status, "detail": r.detail(), "figures": r.to_dict()}
+            for r in results]
 
 
 def _fail_no_cuda(message: str) -> int:
@@ -236,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     checks: list[dict[str, Any]] = []
 
     def check(name: str, ok: bool, detail: str = "") -> None:
-        checks.append({"check": name, "ok": bool(ok), "detail": detail})
+        checks.append({"check": name, "ok": bool(ok), "status": "pass" if ok else "fail",
+                       "detail": detail})
         print(f"  [{'PASS' if ok else 'FAIL'}] {name}" + (f": {detail}" if detail else ""))
 
     print(f"== detection ({device})")
@@ -314,6 +342,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"  [INFO] {what}: {line} (not an H200: for comparison only)")
 
+    print("== timing branches (bench/timing.py) vs an independent timer")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # its module lies beside it
+    from gpu_timing_checks import timing_checks
+
+    for entry in timing_entries(timing_checks(device)):
+        checks.append(entry)
+        print(f"  [{entry['status'].upper()}] {entry['check']}: {entry['detail']}")
+
     findings = bench_findings(report, profile)
     for f in findings:
         print(f"  finding [{f.severity.value}] {f.title.en}")
@@ -328,12 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                                "findings": [f.to_dict() for f in findings]},
                               indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out} and {out.with_suffix('.report.json')}")
-    failed = [c["check"] for c in checks if not c["ok"]]
-    if failed:
-        print(f"{len(failed)} check(s) failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    print("all checks passed")
-    return 0
+    return summarise(checks)
 
 
 if __name__ == "__main__":

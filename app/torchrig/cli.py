@@ -371,7 +371,8 @@ def _add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 
 PLAN_FLAGS = ("task", "model", "mode", "precision", "optimizer", "batch", "seq_len",
-              "image_size", "gpus", "nodes", "strategy", "dataset_samples", "sample_bytes",
+              "image_size", "gpus", "nodes", "network", "nics_per_node", "strategy",
+              "dataset_samples", "sample_bytes",
               "params", "layers", "hidden", "heads", "kv_heads", "vocab", "ffn", "head_dim",
               "experts", "active_experts", "expert_ffn", "attention", "epochs", "lora_rank",
               "tp_size", "pp_size", "vp_size", "ep_size", "offload", "grad_accumulation",
@@ -397,7 +398,7 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
         STRATEGIES,
         TASKS,
     )
-    from torchrig.planning.workload_fields import HEADS
+    from torchrig.planning.workload_fields import HEADS, NETWORKS
 
     p.add_argument("--workload", metavar="FILE", help="start from a workload file")
     p.add_argument("--hf-config", dest="hf_config", metavar="PATH",
@@ -422,6 +423,13 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpointing", choices=["on", "off"], help="gradient checkpointing")
     p.add_argument("--gpus", type=int, help="GPUs per node")
     p.add_argument("--nodes", type=int)
+    p.add_argument("--network", metavar="LINK_ID",
+                   help=f"the network between nodes: {', '.join(NETWORKS)} "
+                        "(docs/hardware-sources.md sec. 3); without it a run over several "
+                        "nodes assumes perfect scaling across them")
+    p.add_argument("--nics-per-node", dest="nics_per_node", type=int, metavar="N",
+                   help="ports of --network each node has for the GPUs' traffic (default 1; "
+                        "a DGX H100 has 8)")
     p.add_argument("--strategy", choices=STRATEGIES)
     p.add_argument("--tp-size", dest="tp_size", type=int)
     p.add_argument("--pp-size", dest="pp_size", type=int)

@@ -175,7 +175,8 @@ def test_subject_device_without_a_catalog_part():
     spec = subject_device(_caps(gpu_count=2, gpu_name="Some GPU", vram_per_gpu_bytes=24 * GiB,
                                 tensor_cores=True, gpu_links=[(4, 16)]))
     assert spec == DeviceSpec(name="Some GPU", vram_bytes=24 * GiB, tensor_cores=True,
-                              intra_link=LINKS["pcie4_x16"], inter_link=None)
+                              intra_link=LINKS["pcie4_x16"], inter_link=None,
+                              host_link=LINKS["pcie4_x16"])  # seen at gen 4: ZeRO-Offload's
     assert subject_device(_caps(gpu_count=1)).name == "GPU"
     assert subject_device(_caps(gpu_count=0, gpu_name="Some GPU")) is None
 

@@ -229,7 +229,8 @@ def test_expert_parallelism_splits_the_routed_experts_over_the_gpus():
     weights = plan(ep).vram_per_gpu["weights"].value
     assert weights == pytest.approx(2 * (46_702_792_704 - experts + experts / 8))
     traffic = plan(ep).interconnect["expert_parallel_bytes_per_step_per_gpu"].value
-    tokens = base.batch_size * base.seq_len
+    # Serving: the batch's tokens are spread over the 8 GPUs, each sends its eighth.
+    tokens = base.batch_size * base.seq_len / 8
     assert traffic == pytest.approx(2 * 32 * tokens * 2 * 4096 * 2 * 7 / 8)
     with pytest.raises(InputError, match="must divide the 8 experts"):
         replace(base, strategy="expert_parallel", ep_size=3, gpus_per_node=6).validate()

@@ -132,7 +132,8 @@ def test_expert_parallel_all_to_all_bytes():
         default_workload("llm_finetune_full"), model="custom", params=None, layers=6,
         dense_layers=2, hidden=512, heads=8, kv_heads=8, vocab=1000, ffn=1024, experts=8,
         active_experts=2, expert_ffn=1024, strategy="expert_parallel", ep_size=4,
-        gpus_per_node=8, batch_size=2, seq_len=1024, precision="amp_bf16")
+        gpus_per_node=8, batch_size=2, seq_len=1024, precision="amp_bf16",
+        gradient_checkpointing=False)
     model = resolve_model(w)
     got = interconnect_items(w, model)["expert_parallel_bytes_per_step_per_gpu"]
     # 2 all-to-alls x 2 passes (training) x 4 MoE layers x 2,048 tokens x 2 experts x 512
@@ -140,11 +141,23 @@ def test_expert_parallel_all_to_all_bytes():
     assert got.value == pytest.approx(2 * 2 * 4 * 2048 * 2 * 512 * 2 * 0.75) == 50_331_648
     assert got.note.en == ("all-to-all: 2 per MoE layer forward and 2 backward x 2,048 tokens x "
                            "2 experts x hidden 512 x 2 B x (ep-1)/ep")
-    # Inference: one pass (half); fp32 (4 B) doubles the bytes: 50,331,648 / 2 x 2
+    # Checkpointing re-runs the forward in backward, its two all-to-alls too (issue 24): 3
+    # passes, 50,331,648 x 3/2 = 75,497,472.
+    ckpt = dataclasses.replace(w, gradient_checkpointing=True)
+    got = interconnect_items(ckpt, model)["expert_parallel_bytes_per_step_per_gpu"]
+    assert got.value == pytest.approx(2 * 3 * 4 * 2048 * 2 * 512 * 2 * 0.75) == 75_497_472
+    assert got.note.en == ("all-to-all: 2 per MoE layer forward, 2 backward and 2 recomputing the "
+                           "forward (checkpointing) x 2,048 tokens x 2 experts x hidden 512 x 2 B "
+                           "x (ep-1)/ep")
+    # Inference: one pass (half); fp32 (4 B) doubles the bytes; the serving group's batch is
+    # spread over its 4 GPUs, each sending its 512 tokens (issue 24): 50,331,648 / 2 x 2 / 4
     inf = dataclasses.replace(w, task="llm_inference", mode="infer", precision="fp32")
     got = interconnect_items(inf, resolve_model(inf))["expert_parallel_bytes_per_step_per_gpu"]
-    assert got.value == pytest.approx(50_331_648)
-    assert got.note.en.startswith("all-to-all: 2 per MoE layer x 2,048 tokens")
+    assert got.value == pytest.approx(12_582_912)
+    assert got.note.en.startswith("all-to-all: 2 per MoE layer x 512 tokens (the batch's over 4 "
+                                  "GPUs) x 2 experts")
+    assert got.note.zh.startswith("all-to-all：每个 MoE 层前向 2 次 × 512 token（整批分到 4 个 "
+                                  "GPU）")
     # Not expert parallel: none.
     ddp = dataclasses.replace(w, strategy="ddp", ep_size=1)
     got = interconnect_items(ddp, resolve_model(ddp))["expert_parallel_bytes_per_step_per_gpu"]

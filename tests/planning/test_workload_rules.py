@@ -28,7 +28,7 @@ def test_save_checks_each_enumeration_and_number_once():
     assert len(names) == len(set(names))
     assert {f.name for f in SAVE_CHECKED if f.kind == TEXT} == {
         "task", "mode", "precision", "optimizer", "strategy", "offload", "attention",
-        "kv_cache_dtype"}
+        "kv_cache_dtype", "network"}
     assert {f.name for f in SAVE_CHECKED if f.kind != TEXT} == {
         f.name for f in FIELDS if f.kind in (NUMBER, WHOLE)}
 

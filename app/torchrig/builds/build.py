@@ -316,7 +316,11 @@ def save_build(build: Build, path: str | Path) -> None:
 
 def build_from_tier(tier_id: str, catalog: Catalog) -> Build:
     """"Start a build from this tier": the tier's starter parts, node count and note."""
-    tier = catalog.tier(tier_id)
+    return starter_build(catalog.tier(tier_id))
+
+
+def starter_build(tier: Tier) -> Build:
+    """``tier``'s starter build (:func:`build_from_tier` for a tier in hand)."""
     lines = _starter_items(tier)
     return Build(
         name=f"{tier.name.en} / {tier.name.zh}",

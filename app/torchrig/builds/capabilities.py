@@ -65,6 +65,9 @@ class Capabilities:
     psu_w: float | None = None
     cpu_tdp_w: float | None = None
     unknown: dict[str, Msg] = field(default_factory=dict)
+    # The parts behind a build's or a tier's figures (a tier's starter build): what a GPU
+    # recommendation for the subject must fit (planning/buying_for.py). None for this machine.
+    build: Build | None = None
 
     @property
     def total_vram_bytes(self) -> int | None:
@@ -149,8 +152,11 @@ def _undeterminable_kind(profile: SystemProfile) -> Msg:
 
 def from_tier(tier: Tier, catalog: Catalog) -> Capabilities:
     """A tier as its recommended parts and stated minimums (seed section 2)."""
+    from torchrig.builds.build import starter_build
+
     req = tier.requirements
-    caps = Capabilities(label=tier.name, kind="tier", nodes=req.nodes[0])
+    caps = Capabilities(label=tier.name, kind="tier", nodes=req.nodes[0],
+                        build=starter_build(tier))
     choice = tier.part_choice("cpu")
     if choice is not None:
         cpu = catalog.get(choice.recommended)
@@ -192,7 +198,7 @@ def from_build(build: Build, catalog: Catalog) -> Capabilities:
     as unknown so the user sees why a figure is missing."""
     # The build's name is the user's own text: it reads the same in both languages.
     caps = Capabilities(label=Msg.verbatim(build.name) if build.name else Msg("Build", "配置单"),
-                        kind="build", nodes=build.nodes)
+                        kind="build", nodes=build.nodes, build=build)
     ram = 0
     drives: list[tuple[int, float | None, int]] = []  # (rank, read rate, bytes)
     custom = set()

@@ -34,11 +34,12 @@ def _blockers(build: Build, catalog: Catalog) -> set[str]:
 
 
 def with_candidate(build: Build, part: Part, catalog: Catalog,
-                   replacing: int | None = None) -> Build:
+                   replacing: int | None = None, quantity: int | None = None) -> Build:
     """``build`` with ``part`` in it: added once (memory, drives, adapters), or for the
     categories in :data:`REPLACED_CATEGORIES` in place of the build's parts of that category,
-    keeping their number (two GPUs stay two). With ``replacing`` (a line index), ``part``
-    takes that one line's place instead, with its quantity and scope."""
+    keeping their number (two GPUs stay two) unless ``quantity`` says how many (a workload's
+    GPUs per node). With ``replacing`` (a line index), ``part`` takes that one line's place
+    instead, with its quantity and scope."""
     if replacing is not None:
         lines = list(build.line_items)
         old = lines[replacing]
@@ -50,15 +51,16 @@ def with_candidate(build: Build, part: Part, catalog: Catalog,
         return (part.category in REPLACED_CATEGORIES and item.part_id is not None
                 and item.scope == "node" and catalog.get(item.part_id).category == part.category)
 
-    quantity = sum(item.quantity for item in build.line_items if same(item)) or 1
+    quantity = quantity or sum(item.quantity for item in build.line_items if same(item)) or 1
     lines = [item for item in build.line_items if not same(item)]
     return replace(build, line_items=[*lines, LineItem(part_id=part.id, quantity=quantity)])
 
 
 def compatible_parts(parts: list[Part], build: Build, catalog: Catalog,
-                     replacing: int | None = None) -> set[str]:
+                     replacing: int | None = None, quantity: int | None = None) -> set[str]:
     """Ids of the parts that add no blocker the build does not already have (in place of line
-    ``replacing`` when given: see :func:`with_candidate`)."""
+    ``replacing``, or ``quantity`` of them, when given: see :func:`with_candidate`)."""
     before = _blockers(build, catalog)
     return {p.id for p in parts
-            if not _blockers(with_candidate(build, p, catalog, replacing), catalog) - before}
+            if not _blockers(with_candidate(build, p, catalog, replacing, quantity), catalog)
+            - before}

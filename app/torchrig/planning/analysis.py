@@ -10,6 +10,7 @@ warns on the stricter one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -295,13 +296,18 @@ def _gpu_rules(w: Workload, caps: Capabilities, req: Requirements, catalog: Cata
 def _smaller_gpu_as_fast(w: Workload, caps: Capabilities, req: Requirements,
                          catalog: Catalog) -> GpuOption | None:
     """A catalog GPU with less memory, a lower known price, and a run at most
-    OVERKILL_TIME_FACTOR slower than on the subject's GPU: memory alone is not overkill."""
+    OVERKILL_TIME_FACTOR slower than on the subject's GPU, that the subject's machine takes
+    (planning/buying_for.py): memory alone is not overkill."""
+    from torchrig.planning.buying_for import buying_for
+
     assert caps.gpu_part is not None
     here = part_price(caps.gpu_part, "USD", None)
     time_here = run_time(req)
+    buying = buying_for(caps, catalog, w.gpus_per_node)
     candidates = []
     for option in gpu_options(w, catalog, "USD"):
         if option.verdict != "fits" or option.part.id == caps.gpu_part.id \
+                or not buying.allows(option.part, w) \
                 or (option.part.gpu.vram_bytes or 0) >= (caps.vram_per_gpu_bytes or 0):
             continue
         if option.price is None or (here is not None and option.price >= here):
@@ -615,7 +621,13 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
     if caps.gpu_count and vram is not None \
             and vram_verdict(req.vram_total, req.vram_without_margin, vram) != "fits":
         device = replace(subject_device(caps) or DeviceSpec("GPU", vram), vram_bytes=vram)
-        answer = solve(workload, device, catalog)
+        # Another GPU is one the subject's machine takes (its build), as the recommendation;
+        # the fit checks behind that are imported only when a plan does not fit.
+        from torchrig.planning.buying_for import buying_for
+
+        buying = buying_for(caps, catalog, workload.gpus_per_node) if catalog else None
+        answer = solve(workload, device, catalog, buyable=None if buying is None
+                       else lambda part: buying.allows(part, workload))
     findings = (_gpu_rules(workload, caps, req, catalog, answer)
                 + _ram_rules(workload, caps, req) + _cpu_rules(workload, caps, req)
                 + _storage_rules(workload, caps, req) + _pcie_rules(workload, caps)
@@ -653,9 +665,11 @@ def tier_caps_with_gpu(caps: Capabilities, part: Part) -> Capabilities:
 
 
 def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None = None,
-              currency: str = "USD", cny_per_usd: Decimal | None = None) -> Recommendation:
+              currency: str = "USD", cny_per_usd: Decimal | None = None,
+              buyable: Callable[[Part], bool] | None = None) -> Recommendation:
     """The lowest tier with no blocker for ``workload`` - trying every GPU the tier lists, and
-    meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it."""
+    meeting ``time_target_s`` when given - and the catalog GPU of best value that fits it,
+    among those ``buyable`` allows when given (the machine in hand: planning/buying_for.py)."""
     from torchrig.builds.capabilities import from_tier
 
     chosen, reason = None, Msg("No tier runs this workload without a blocker.",
@@ -707,8 +721,11 @@ def recommend(workload: Workload, catalog: Catalog, time_target_s: float | None 
                          "是能无阻断运行此工作负载的最低档位。")
             break
     # Across nodes, every GPU is timed over the chosen tier's network (unknown otherwise).
-    pick = pick_gpu(gpu_options(workload, catalog, currency, cny_per_usd,
-                                time_target_s=time_target_s, inter_link=network))
+    options = gpu_options(workload, catalog, currency, cny_per_usd,
+                          time_target_s=time_target_s, inter_link=network)
+    if buyable is not None:
+        options = [replace(o, buyable=buyable(o.part)) for o in options]
+    pick = pick_gpu(options)
     best = None if pick is None else pick.option
     return Recommendation(chosen, reason, best.part if best else None,
                           best.need if best else None, tier_gpu,

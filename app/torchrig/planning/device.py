@@ -38,6 +38,8 @@ class DeviceSpec:
     links); None = unknown, and multi-GPU time is then the perfect-scaling upper bound."""
     architecture: str | None = None
     """The catalog's architecture name ("Hopper"); None = unknown (a detected GPU)."""
+    host_link: Link | None = None
+    """The GPU's PCIe link to its host (ZeRO-Offload's copies); None = unknown."""
     nics_per_node: int = 1
     """Network ports of ``inter_link`` each node has for the GPUs' traffic: 1 unless the
     system is known to have more (a DGX H100 has eight ConnectX-7 ports, one per GPU)."""
@@ -93,15 +95,17 @@ def nvlink_of(architecture: str | None) -> Link:
     return LINKS[_NVLINK_OF.get(architecture or "", "nvlink3")]
 
 
+def _pcie(gen: int | None) -> Link | None:
+    return None if gen is None else LINKS.get(f"pcie{min(max(gen, 3), 5)}_x16")
+
+
 def part_link(part: Part) -> Link | None:
     """How a catalog GPU reaches its peers inside a server built for it: the NVLink of an SXM
     module, otherwise its PCIe slot (a bridge between two cards is a build's choice)."""
     g = part.gpu
     if g.nvlink and (g.form_factor or "").startswith("sxm"):
         return nvlink_of(g.architecture)
-    if g.pcie_gen is None:
-        return None
-    return LINKS.get(f"pcie{min(max(g.pcie_gen, 3), 5)}_x16")
+    return _pcie(g.pcie_gen)
 
 
 def link_for(caps: Capabilities) -> tuple[Link | None, Link | None]:
@@ -136,7 +140,7 @@ def device_spec(part: Part) -> DeviceSpec:
                     "fp16": g.fp16_tensor_flops, "bf16": g.bf16_tensor_flops,
                     "fp8": g.fp8_tensor_flops, "fp4": g.fp4_tensor_flops, "int8": None},
         memory_bandwidth_bps=g.memory_bandwidth, tensor_cores=g.tensor_cores,
-        intra_link=part_link(part), architecture=g.architecture)
+        intra_link=part_link(part), architecture=g.architecture, host_link=_pcie(g.pcie_gen))
 
 
 def subject_device(caps: Capabilities) -> DeviceSpec | None:
@@ -147,6 +151,14 @@ def subject_device(caps: Capabilities) -> DeviceSpec | None:
         spec = device_spec(caps.gpu_part)
         if caps.vram_per_gpu_bytes is not None:  # what was detected wins over the catalog
             spec = replace(spec, vram_bytes=caps.vram_per_gpu_bytes)
-        return replace(spec, intra_link=intra, inter_link=inter)
+        return replace(spec, intra_link=intra, inter_link=inter,
+                       host_link=_host_link(caps) or spec.host_link)
     return DeviceSpec(name=caps.gpu_name or "GPU", vram_bytes=caps.vram_per_gpu_bytes,
-                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter)
+                      tensor_cores=caps.tensor_cores, intra_link=intra, inter_link=inter,
+                      host_link=_host_link(caps))
+
+
+def _host_link(caps: Capabilities) -> Link | None:
+    """The slowest PCIe generation the subject's GPUs are seen at (None: not seen)."""
+    gens = [g for g, _ in caps.gpu_links if g]
+    return _pcie(min(gens)) if gens else None

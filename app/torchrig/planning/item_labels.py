@@ -63,6 +63,7 @@ LABELS: dict[str, Msg] = {
     "kv_cache_budget_bytes": Msg("KV cache budget", "KV 缓存预算"),
     "max_concurrent_sequences": Msg("Concurrent sequences", "可并发序列"),
     "scaling_efficiency": Msg("Scaling efficiency", "扩展效率"),
+    "offload_time_s": Msg("ZeRO-Offload wait per step", "每步 ZeRO-Offload 等待"),
     "environment_steps_per_s": Msg("Environment steps/s", "环境步/秒"),
     "accelerate_model_bytes": Msg("accelerate: model", "accelerate：模型"),
     "accelerate_training_bytes": Msg("accelerate: training (Adam)", "accelerate：训练（Adam）"),

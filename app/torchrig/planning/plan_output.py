@@ -104,6 +104,7 @@ FORMATS: dict[str, Formatter] = {
     "max_output_tokens_per_s": _symbols(_per_s),
     "kv_cache_budget_bytes": _symbols(fmt_gib),
     "scaling_efficiency": _symbols(_fraction),
+    "offload_time_s": fmt_seconds,
     "environment_steps_per_s": _symbols(_per_s),
 }
 
@@ -285,6 +286,8 @@ def format_advice_text(advice: Advice, lang: str = "en") -> str:
         basis = PICK_BASES[rec.gpu_basis or "price"]
         lines.append("  " + Msg(f"catalog GPU ({basis.en}): {rec.gpu.name}",
                                 f"目录 GPU（{basis.zh}）：{rec.gpu.name}").get(lang))
+    if advice.bought_for.en:  # the machine the GPU is for, or what the workload assumed
+        lines.append("  " + advice.bought_for.get(lang))
     if advice.time_target_s is not None:
         lines.append("  " + Msg(f"time target: {fmt_seconds(advice.time_target_s)}",
                                 f"目标时间：{fmt_seconds(advice.time_target_s, 'zh')}").get(lang))

@@ -18,7 +18,7 @@ The answer is a list of :class:`Change` - workload fields and their new values -
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +32,7 @@ from torchrig.planning.workload import LOW_PRECISION, Workload, resolve_model
 from torchrig.units import fmt_gib, fmt_seconds
 
 if TYPE_CHECKING:
-    from torchrig.catalog.model import Catalog
-
-OFFLOAD_PCIE_BPS = 31.5e9 * 0.8
-"""Host link for ZeRO-Offload traffic: PCIe 4.0 x16 per direction (31.5 GB/s) x 0.8, the
-scaling model's achievable fraction (an assumption; the benchmark measures host copies)."""
+    from torchrig.catalog.model import Catalog, Part
 
 SOLVER_CHOICES = 6
 """Settings listed at most: the first that fit, in the search order."""
@@ -127,17 +123,6 @@ def _try(w: Workload, fields: Mapping[str, Any], device: DeviceSpec | None
         return None  # a setting this workload cannot take is simply not offered
 
 
-def _offload_seconds(w: Workload) -> float:
-    """Extra seconds per optimizer step that ZeRO-Offload moves over the host link: 16-bit
-    gradients down and 16-bit weights back up (4 B/param per rank's shard), and with parameter
-    offload the weights again in forward and backward. CPU Adam time is not included."""
-    if w.offload == "none":
-        return 0.0
-    params = resolve_model(w).params / max(1, w.data_parallel)
-    volume = 4.0 * params + (4.0 * params if w.offload == "optimizer_and_params" else 0.0)
-    return volume / OFFLOAD_PCIE_BPS
-
-
 def time_label(w: Workload) -> Msg:
     """What :func:`torchrig.planning.gpu_choice.run_time` times for ``w``, in words: serving
     is judged by its time per output token (a decode step at its requests at once), not by a
@@ -153,11 +138,7 @@ def _time(w: Workload, req: Requirements) -> float | None:
     if w.task == "llm_inference":
         tpot = req.throughput.get("time_per_output_token_s")
         return None if tpot is None else tpot.value
-    time = run_time(req)
-    if time is None or not w.is_training or w.offload == "none":
-        return time
-    steps = w.dataset.samples * w.epochs / w.global_batch
-    return time + steps * _offload_seconds(w)
+    return run_time(req)  # ZeRO-Offload's wait is in the plan's own time (offload_time_s)
 
 
 def _serving_ratios(w: Workload, req: Requirements, base_req: Requirements
@@ -176,16 +157,17 @@ def _serving_ratios(w: Workload, req: Requirements, base_req: Requirements
     return ratio("output_tokens_per_s"), ratio("time_to_first_token_s")
 
 
-def _time_note(w: Workload, base: Workload) -> Msg:
+def _time_note(w: Workload, base: Workload, req: Requirements) -> Msg:
     notes = []
     if w.gradient_checkpointing and not base.gradient_checkpointing:
         notes.append(Msg("checkpointing repeats the forward pass (+1/3 compute)",
                          "检查点重算一次前向（计算量 +1/3）"))
-    if w.offload != base.offload:
-        notes.append(Msg(f"offload moves {fmt_seconds(_offload_seconds(w))} of PCIe traffic per "
-                         "step (CPU Adam time not included)",
-                         f"卸载每步经 PCIe 传输约 {fmt_seconds(_offload_seconds(w), 'zh')}"
-                         "（不含 CPU Adam 时间）"))
+    wait = req.throughput.get("offload_time_s")
+    if w.offload != base.offload and wait is not None and wait.value is not None:
+        notes.append(Msg(f"offload waits {fmt_seconds(wait.value)} per optimizer step for the "
+                         "PCIe host copies and CPU Adam",
+                         f"卸载每个优化器步等待 {fmt_seconds(wait.value, 'zh')}（PCIe 主机拷贝"
+                         "与 CPU Adam）"))
     if w.batch_size < base.batch_size and w.task == "llm_inference":
         notes.append(Msg("each decode step reads the same weights for fewer requests: each "
                          "token comes sooner, fewer tokens per second in all",
@@ -375,8 +357,10 @@ def _serving_candidates(w: Workload, device: DeviceSpec | None
 
 
 def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None,
-          currency: str = "USD", **gpu_choice: Any) -> SolverAnswer:
-    """Changes that make ``w`` fit ``device``: settings first, then other GPUs."""
+          currency: str = "USD", buyable: Callable[[Part], bool] | None = None,
+          **gpu_choice: Any) -> SolverAnswer:
+    """Changes that make ``w`` fit ``device``: settings first, then other GPUs - among those
+    ``buyable`` allows when given (the subject's machine: planning/buying_for.py)."""
     base_req = plan(w, device)
     vram = None if device is None else device.vram_bytes
     answer = SolverAnswer(base_req.vram_verdict, base_req.vram_total, vram)
@@ -391,7 +375,7 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
         ratio = None if time is None or not base_time else time / base_time
         rate, ttft = _serving_ratios(w, req, base_req)
         return Change("setting", label, fields, req.vram_total, req.vram_verdict, time, ratio,
-                      _time_note(candidate, w), time_label=time_label(w), rate_ratio=rate,
+                      _time_note(candidate, w, req), time_label=time_label(w), rate_ratio=rate,
                       ttft_ratio=ttft)
 
     changes: list[Change] = []
@@ -413,7 +397,8 @@ def solve(w: Workload, device: DeviceSpec | None, catalog: Catalog | None = None
                                       " + ".join(m.zh for m in labels)), candidate, req))
     changes = changes[:SOLVER_CHOICES]
     if catalog is not None:
-        options = [o for o in gpu_options(w, catalog, currency, **gpu_choice)
+        options = [o if buyable is None else replace(o, buyable=buyable(o.part))
+                   for o in gpu_options(w, catalog, currency, **gpu_choice)
                    if o.verdict == "fits" and o.part.gpu.vram_bytes != vram]
         picks = []
         pick = pick_gpu(options)

@@ -236,8 +236,9 @@ def compute_plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
     workload, terms = request.workload, request.terms
     analysis = analyze(workload, request.subject, catalog)
     # gpu_options' cache makes the re-plans the overkill rule did cheap here.
+    # The GPU is recommended for the subject's machine (its build, a tier's starter build).
     advice = advise(workload, catalog, terms.currency, terms.cny_per_usd, terms.hourly,
-                    terms.time_target_s)
+                    terms.time_target_s, request.subject)
     return PlanResult(request.generation, analysis, advice,
                       (time.perf_counter() - started) * 1000)
 

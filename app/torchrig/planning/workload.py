@@ -172,6 +172,8 @@ class Workload:
     """ISO date (YYYY-MM-DD) of the measurement."""
     gpus_per_node: int = 1
     nodes: int = 1
+    network: str | None = None  # between nodes (NETWORKS); None: the device's, if it knows one
+    nics_per_node: int | None = None  # ports of that network per node; None: the device's (1)
     strategy: str = "ddp"
     tp_size: int = 1
     pp_size: int = 1
@@ -339,11 +341,9 @@ _OPTION_KEYS = {
 def workload_from_options(**options: Any) -> Workload:
     """Build a workload from the CLI's option names (None = the task's default).
 
-    Accepted: task, model, mode, precision, optimizer, batch, seq_len, image_size,
-    checkpointing, gpus, nodes, strategy, dataset_samples, sample_bytes, params, layers, hidden,
-    heads, kv_heads, vocab, epochs; and also lora_rank, attention, tp_size, pp_size, offload,
-    num_workers, cache_in_ram, decoded_bytes. Error messages name the option as given.
-    """
+    Accepted: the workload's fields by the CLI's names (batch, checkpointing, gpus,
+    dataset_samples, sample_bytes, kv_dtype; the rest as the fields), and cache_in_ram and
+    decoded_bytes. Error messages name the option as given."""
     keys = dict(_OPTION_KEYS)
     extra = {"cache_in_ram": "dataset.cache_in_ram", "decoded_bytes": "dataset.decoded_bytes"}
     flat: dict[str, Any] = {}

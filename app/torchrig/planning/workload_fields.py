@@ -31,6 +31,14 @@ OPTIMIZERS = ("sgd", "sgd_momentum", "adamw", "adam_8bit")
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "tensor_parallel", "pipeline_parallel",
               "expert_parallel")
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
+NETWORKS = ("eth_10g", "eth_25g", "eth_100g", "ib_hdr", "ib_ndr")
+"""The links between nodes a workload may name (``network``): planning/links.py's inter-node
+entries (Ethernet, InfiniBand) with their sourced bandwidths, spelled out here so that reading
+a workload does not load the link table (a plan without a GPU never does); a test holds the two
+equal."""
+MAX_NICS_PER_NODE = 64
+"""The most network ports per node a workload may give: a DGX H100 has 8 compute ports (one
+per GPU), an AWS p5 node 32 EFA cards; 64 leaves room without taking a typo."""
 ATTENTIONS = ("sdpa", "eager")
 MEASURED_DEVICES = ("cpu", "cuda", "mps")
 """The device kinds ``torchrig verify`` measures on (``measured_device``)."""
@@ -146,6 +154,8 @@ FIELDS: tuple[Field, ...] = (
     Field("measured_date", FREE),
     _whole("gpus_per_node", 1, 256),
     _whole("nodes", 1, 100_000),
+    _text("network", NETWORKS),
+    _whole("nics_per_node", 1, MAX_NICS_PER_NODE),
     _text("strategy", STRATEGIES),
     _whole("tp_size", 1, 4_096),
     _whole("pp_size", 1, 4_096),
@@ -168,6 +178,8 @@ FIELDS: tuple[Field, ...] = (
     _whole("num_labels", 1, 1_000_000),
 )
 FIELD: dict[str, Field] = {f.name: f for f in FIELDS}
+OPTIONAL_TEXT = ("network",)
+"""Enumerations whose None means "not given" (the network: the device's own, if it has one)."""
 
 # What Workload.validate() checks field by field, in its order: the eight enumerations, then
 # every number. A workload built in code is checked for no more than that (its flags, style,
@@ -175,7 +187,8 @@ FIELD: dict[str, Field] = {f.name: f for f in FIELDS}
 # because that is what validate() has always reported; the rows' rules are the same ones.
 SAVE_CHECKED: tuple[Field, ...] = tuple(FIELD[name] for name in (
     "task", "mode", "precision", "optimizer", "strategy", "offload", "attention",
-    "kv_cache_dtype", "batch_size", "seq_len", "output_tokens", "image_size", "params",
+    "kv_cache_dtype", "network", "nics_per_node", "batch_size", "seq_len", "output_tokens",
+    "image_size", "params",
     "layers", "hidden", "heads", "kv_heads",
     "vocab", "ffn", "head_dim", "max_positions", "experts", "active_experts", "expert_ffn",
     "shared_expert_ffn", "dense_layers", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
@@ -213,7 +226,8 @@ def check_saved(f: Field, value: Any, error: Error) -> None:
     """validate()'s check of one field of a finished workload (a row of SAVE_CHECKED): an
     enumeration holds one of its choices; a number, when there is one, is in range."""
     if f.kind == TEXT:
-        _one_of(f, value, error)
+        if value is not None or f.name not in OPTIONAL_TEXT:
+            _one_of(f, value, error)
     elif value is not None:
         _number(f, value, error)
 

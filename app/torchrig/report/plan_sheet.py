@@ -29,6 +29,7 @@ def assemble_plan_sheet(workload: Workload, catalog: Catalog, *, header: Header,
                         options: SheetOptions | None = None) -> Sheet:
     """The plan sheet for ``workload`` (see module doc); the header's kind becomes "plan"."""
     from torchrig.planning.analysis import analyze, recommend, tier_caps_with_gpu
+    from torchrig.planning.buying_for import BuyingFor
     from torchrig.planning.device import device_spec
     from torchrig.planning.gpu_choice import PICK_BASES
     from torchrig.planning.requirements import plan
@@ -42,6 +43,8 @@ def assemble_plan_sheet(workload: Workload, catalog: Catalog, *, header: Header,
                                basis=PICK_BASES[rec.gpu_basis or "price"].get(lang)))
     else:
         paragraphs.append(text("plan.no_gpu", lang))
+    # A plan sheet has no build: say which machine the GPU was recommended for.
+    paragraphs.append(BuyingFor("workload").line(workload, rec.gpu).get(lang))
     findings: tuple[Finding, ...] = ()
     tier_name = None
     if rec.tier is not None:

@@ -85,6 +85,7 @@ FIGURES: dict[str, Callable[[Plan, Workload], float | None]] = {
     "kv_cache": _vram("kv_cache"),
     "vram_total": _vram("total"),
     "cpu_offload": lambda d, w: d["system_ram"].get("cpu_offload"),
+    "time_to_train_s": lambda d, w: d["throughput"].get("total_time_s"),
 }
 """Plan figures a row can be compared with (``output_tokens_per_s`` is the serving path)."""
 

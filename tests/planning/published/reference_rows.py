@@ -17,84 +17,25 @@ starts passing must lose its mark).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-KINDS = ("training_throughput", "memory", "serving")
-ROLES = ("calibration", "check")
-GiB = 2**30
+from published.engine_rows import SERVING_ENGINES
+from published.mlperf_rows import MLPERF_TRAINING
+from published.row_types import (
+    DGX_H100_COMPUTE_NICS,
+    KINDS,
+    ROLES,
+    GiB,
+    Row,
+    Serving,
+    Source,
+    Tolerance,
+)
 
-
-@dataclass(frozen=True)
-class Source:
-    url: str
-    where: str
-    """The table, section or figure, named as the document names it."""
-    version: str
-    """Release, container, commit or date of the figure."""
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    rel: float
-    """Allowed relative error: predicted / published within [1 - rel, 1 + rel]."""
-    why: str
-    bound: str = "both"
-    """"both", or "at_most": the source states a ceiling (a fit), so only
-    predicted <= published x (1 + rel) is asked."""
-
-
-@dataclass(frozen=True)
-class Serving:
-    """A serving benchmark's own terms; the harness maps them onto the Workload."""
-
-    input_tokens: int
-    output_tokens: int
-    precision: str
-    kv_cache_dtype: str
-    requests: int
-    """Requests the benchmark sends (caps the concurrency of a max-throughput row)."""
-    concurrency: int | None = None
-    """The benchmark's stated maximum of requests in flight; None = as many as fit."""
-
-
-@dataclass(frozen=True)
-class Row:
-    id: str
-    kind: str
-    source: Source
-    gpu: str | None
-    """Catalog GPU id (resources/catalog/gpus.json)."""
-    setup: Mapping[str, Any]
-    """Workload fields as a torchrig.workload document names them."""
-    published: float
-    unit: str
-    compared: str
-    """The plan figure compared: a key of harness.FIGURES."""
-    tolerance: Tolerance
-    role: str
-    calibrates: str | None = None
-    known_miss: str | None = None
-    assumed: str | None = None
-    """What the source does not state and the row assumes."""
-    derivation: str | None = None
-    serving: Serving | None = None
-    hand: Mapping[str, float] = field(default_factory=dict)
-    """Inputs of ``derivation`` (P, LL, T...), for the test that redoes the arithmetic."""
-    inter_link: str | None = None
-    """The network between nodes, as a planning/links.py id (a catalog GPU has none)."""
-    nics_per_node: int = 1
-    """Ports of that network per node, from the system's own specification; 1 where the row
-    does not name a system."""
-
+__all__ = ["KINDS", "KNOWN_MISSES", "ROLES", "ROWS", "Row", "Serving", "Source", "Tolerance"]
 
 # --- sources ----------------------------------------------------------------------------------
-
-DGX_H100_COMPUTE_NICS = 8
-"""A DGX H100's compute-fabric ports: "Four OSFP ports serving eight single-port NVIDIA
-ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet" (NVIDIA DGX BasePOD reference
-architecture, 'Core Components', docs.nvidia.com/dgx-basepod/reference-architecture-
-infrastructure-foundation-enterprise-ai/latest/core-components.html)."""
 
 DLE = "https://github.com/NVIDIA/DeepLearningExamples/blob/"
 DLE_RN50 = DLE + ("291f0d02e815b148fa5c2b81bf07aa3552142895/PyTorch/Classification/ConvNets/"
@@ -136,6 +77,17 @@ EXACT_TOL = Tolerance(0.01, (
     "a byte count of the same parameters; 1 % covers buffers (position ids, batch-norm "
     "statistics) a parameter count leaves out"))
 PAPER_TOL = Tolerance(0.01, "printed to three significant figures by the paper")
+RN50_TOL = Tolerance(0.12, (
+    "the published spread of these figures: NVIDIA's DGX-1 16 GB and 32 GB tables (same V100 "
+    "chip, container 21.03 and batch) differ by 3.0-3.8 % (FP32 367 / 356, AMP 1200 / 1156, "
+    "8-GPU FP32 2855 / 2766, AMP 8322 / 8056 img/s); the tolerance is three times the largest, "
+    "rounded up to 12 %, so run-to-run noise passes and a missing term (x1.19 for the AMP "
+    "8-GPU row) shows (issue 24: per-row tolerances; the +-25 % they had hid that row)"))
+_V100_FP32_FIT = Tolerance(0.12, (
+    "CNN_COMPUTE_REFERENCE['fp32'] was fitted on 367 img/s at the DGX-1 V100 SXM2's 15.7 TFLOP/s; "
+    "the catalog's nearest card, the V100 PCIe, has 14.13, so the fitted share gives back "
+    "367 x 14.13 / 15.7 = 330.3 img/s on it (x0.900 of 367, x0.928 of the 32 GB table's 356): "
+    "12 % = that card difference plus 2 % for the constant's rounding"))
 
 # --- training throughput ------------------------------------------------------------------------
 
@@ -144,17 +96,20 @@ _RN50_WHERE = {
             "(8x A100 80GB)'",
     "v100": "Training performance results: 'Training performance: NVIDIA DGX-1 32GB "
             "(8x V100 32GB)'",
+    "v100-16gb": "Training performance results: 'Training performance: NVIDIA DGX-1 16GB "
+                 "(8x V100 16GB)'",
 }
 _RN50_VERSION = "pytorch-21.03 NGC container (README at commit 291f0d0)"
 
 
 def _rn50(rid: str, gpu_key: str, precision: str, gpus: int, value: float, batch: int,
           **extra: Any) -> Row:
-    gpu = {"a100": "nvidia-a100-80gb-sxm", "v100": "nvidia-v100-32gb-pcie"}[gpu_key]
+    gpu = {"a100": "nvidia-a100-80gb-sxm", "v100": "nvidia-v100-32gb-pcie",
+           "v100-16gb": "nvidia-v100-32gb-pcie"}[gpu_key]
     assumed = (f"batch {batch} per GPU from configs.yml ({DLE_RN50_CONFIGS}, "
                f"{'DGXA100' if gpu_key == 'a100' else 'DGX1V'} resnet50 entry), not from the "
                "table; SGD with momentum 0.875 (configs.yml)")
-    if gpu_key == "v100":
+    if gpu_key.startswith("v100"):
         assumed += ("; the catalog has the V100 PCIe 32GB (14.13 TFLOP/s FP32, 112 tensor, PCIe "
                     "3 between cards), DGX-1 has V100 SXM2 32GB (15.7 / 125 TFLOP/s, NVLink 2): "
                     "the catalog card is the nearest; DGX1V configs.yml has one entry for 16 "
@@ -167,7 +122,7 @@ def _rn50(rid: str, gpu_key: str, precision: str, gpus: int, value: float, batch
                "precision": precision, "optimizer": "sgd_momentum", "batch_size": batch,
                "image_size": 224, "gpus_per_node": gpus, "nodes": 1, "strategy": "ddp"},
         published=value, unit="img/s", compared="samples_per_s", assumed=assumed,
-        **({"tolerance": TRAIN_TOL, "role": "check"} | extra))
+        **({"tolerance": RN50_TOL, "role": "check"} | extra))
 
 
 _BERT_A100 = ("Training performance results: 'Pre-training NVIDIA DGX A100 (8x A100 80GB)' "
@@ -237,10 +192,24 @@ TRAINING: tuple[Row, ...] = (
                      "A100's 2039 GB/s fixes the CNN memory-traffic model's bytes per image"),
     _rn50("dle-rn50-a100-tf32-8gpu", "a100", "tf32", 8, 7248, 256),
     _rn50("dle-rn50-a100-amp-8gpu", "a100", "amp_fp16", 8, 16621, 256),
-    _rn50("dle-rn50-v100-fp32-1gpu", "v100", "fp32", 1, 356, 112),
+    _rn50("dle-rn50-v100-fp32-1gpu", "v100", "fp32", 1, 356, 112, role="calibration",
+          tolerance=_V100_FP32_FIT,
+          calibrates="not itself fitted, but the same run as the fitted figure on the 32 GB "
+                     "DGX-1 (same chip, container and batch; 3 % apart): CNN_COMPUTE_REFERENCE"
+                     "['fp32'] (planning/requirements/assumptions.py) was fitted on the 16 GB "
+                     "table's 367 img/s (row dle-rn50-v100-16gb-fp32-1gpu), so this row is no "
+                     "independent check (issue 24 audit)"),
     _rn50("dle-rn50-v100-amp-1gpu", "v100", "amp_fp16", 1, 1156, 256),
     _rn50("dle-rn50-v100-fp32-8gpu", "v100", "fp32", 8, 2766, 112),
     _rn50("dle-rn50-v100-amp-8gpu", "v100", "amp_fp16", 8, 8056, 256),
+    _rn50("dle-rn50-v100-16gb-fp32-1gpu", "v100-16gb", "fp32", 1, 367, 112, role="calibration",
+          tolerance=_V100_FP32_FIT,
+          calibrates="CNN_COMPUTE_REFERENCE['fp32'] (planning/requirements/assumptions.py): "
+                     "367 img/s at the V100 SXM2's 15.7 TFLOP/s fixes the share of the FP32 "
+                     "peak an image classifier reaches (docs/estimation.md sec. 3.3)"),
+    _rn50("dle-rn50-v100-16gb-amp-1gpu", "v100-16gb", "amp_fp16", 1, 1200, 256),
+    _rn50("dle-rn50-v100-16gb-fp32-8gpu", "v100-16gb", "fp32", 8, 2855, 112),
+    _rn50("dle-rn50-v100-16gb-amp-8gpu", "v100-16gb", "amp_fp16", 8, 8322, 256),
     _bert("dle-bertl-a100-tf32-s128-1gpu", "a100", "tf32", 1, 128, 128, 317, _BERT_A100,
           accum=64),
     _bert("dle-bertl-a100-amp-s128-1gpu", "a100", "amp_fp16", 1, 128, 256, 580, _BERT_A100,
@@ -677,8 +646,8 @@ SERVING_VLLM_CI: tuple[Row, ...] = (
     _vllm_ci("vllm-ci-70b-h200tp4-batch8", "llama-3-70b", 4, 2.07753, "latency_llama70B_tp4"),
 )
 
-ROWS: tuple[Row, ...] = (TRAINING + FP8_TRAINING + MEMORY + SERVING + SERVING_VLLM
-                         + SERVING_VLLM_CI)
+ROWS: tuple[Row, ...] = (TRAINING + FP8_TRAINING + MLPERF_TRAINING + MEMORY + SERVING
+                         + SERVING_VLLM + SERVING_VLLM_CI + SERVING_ENGINES)
 
 # --- known misses of today's planner (the "before", docs/published-reference.md) ---------------
 # Written from what the planner gives on main at the commit the note names; the reviewer flips
@@ -713,6 +682,34 @@ _SERVE_H200_DECODE = (
 
 
 KNOWN_MISSES: dict[str, str] = {
+    "dle-rn50-a100-amp-8gpu": (
+        "x1.19 (+-12 % since issue 24's per-row tolerances; +-25 % hid it): the planner scales "
+        "the one-GPU 2470 img/s at 99.8 % data-parallel efficiency where NVIDIA's table gives "
+        "84.1 % (16,621 / 8 x 2470). It is not communication (ResNet-50's fp32 gradients, fully "
+        "exposed, are 0.81 ms of a 103.6 ms step) nor batch-norm sync (the recipe has none); "
+        "docs/estimation.md sec. 6 names the input pipeline as the likely cause, not measured: "
+        "the benchmark decodes and augments real ImageNet JPEGs on the node's CPUs (DALI CPU or "
+        "16 DataLoader workers per GPU) and only the AMP runs, at 2.3-2.9x the TF32 rate, lose "
+        "13-16 %; the table does not separate data time from compute and the planner has no "
+        "sourced CPU-decode bound"),
+    "mlperf-v3.0-rn50-8xh100": (
+        "planned time x1.71 (32,426 img/s planned, 55,499 implied by 35 epochs in 13.466 min): "
+        "the planner's AMP CNN rate is the memory-traffic model fitted on DeepLearningExamples' "
+        "PyTorch ResNet-50 (2470 img/s on an A100 at 2039 GB/s), scaled by bandwidth to 4,058 "
+        "img/s per H100 SXM whatever the per-GPU batch; the MLPerf implementation (MXNet with "
+        "DALI GPU JPEG decode, NHWC fused batch-norm kernels, LARS, as NVIDIA's config shows) "
+        "reaches 6,937 img/s per GPU at batch 400 on one node, 2.8x DLE's A100 rate where the "
+        "bandwidth is 1.64x, but 4,383 per GPU at batch 50 over 8 nodes (that row passes, "
+        "x1.09); the planner has one traffic per image for every implementation and batch of a "
+        "CNN. Which of batch and node count costs the 64-GPU run its 37 % per GPU, these two "
+        "results cannot separate"),
+    "vllm-v0.6-70b-h100tp4-sharegpt": (
+        "x1.30 (SGLang on the same four H100s x1.24, inside 25 %): decode is planned "
+        "bandwidth-bound at the 0.65 share fitted on TensorRT-LLM FP8 on one H100, every step "
+        "reading each GPU's quarter of the bf16 weights and its KV cache; the engines reach less "
+        "at TP 4. The cause is not established: the source measures neither the TP-4 all-reduce "
+        "cost at about 1,200 sequences nor the spread of ShareGPT lengths around the planned "
+        "mean, and TensorRT-LLM's Llama-3.3-70B TP 2 H100 rows are also high (x1.10-1.15)"),
     "dle-bertl-a100-tf32-s512-1gpu": _BERT_FLOPS.format(util="78 %"),
     "dle-bertl-a100-amp-s512-1gpu": _BERT_FLOPS.format(util="74 %"),
     "dle-bertl-a100-tf32-s512-8gpu": _BERT_FLOPS.format(util="76 %"),

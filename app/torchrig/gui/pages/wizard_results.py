@@ -153,6 +153,10 @@ class WizardResults(QObject):
                 self.tr("(seed {0})").format(rec.tier.section))
             if tier_is_subject_but_not_as_shown(result.analysis, rec):
                 tier += " " + escape(self._not_as_shown(result.analysis, rec))
+            elif other_tier_layout(result.analysis, rec):
+                # Another tier laid out otherwise (Enterprise runs 1 x 8 as 2 x 4): said too,
+                # or its run time reads as the time of the layout the headline plans.
+                tier += " " + escape(self._not_as_shown(result.analysis, rec, gpu=False))
         else:
             tier = escape(self.tr("none of the seed's tiers"))
         if rec.gpu is not None:
@@ -164,14 +168,19 @@ class WizardResults(QObject):
         else:
             said = self.tr("lowest tier {0}; no catalog GPU fits").format(tier)
         lines = [_bold(self.tr("Recommended:")) + " " + said]
+        # What machine the GPU is for (the subject's build, or what the workload assumes), in
+        # the core's words, so a workstation is never told to buy an SXM module unexplained.
+        if advice.bought_for.en:
+            lines.append(escape(advice.bought_for.get(self.lang)))
         lines += self._money_lines(advice, priced)
         self.recommendation.setText("<br/>".join(lines))
 
-    def _not_as_shown(self, analysis: Analysis, rec: Recommendation) -> str:
+    def _not_as_shown(self, analysis: Analysis, rec: Recommendation, gpu: bool = True) -> str:
         """The headline says the tier does not run the workload as shown: say what the tier
-        needs instead - another GPU it lists, or more nodes of fewer GPUs each."""
+        needs instead - another GPU it lists (when ``gpu``), or more nodes of fewer GPUs
+        each."""
         said = []
-        if other_tier_gpu(analysis, rec) and rec.tier_gpu is not None:
+        if gpu and other_tier_gpu(analysis, rec) and rec.tier_gpu is not None:
             said.append(self.tr("with {0}, not as shown above with {1}").format(
                 rec.tier_gpu.name, analysis.subject.gpu_name or "?"))
         if other_tier_layout(analysis, rec) and rec.tier_layout is not None:

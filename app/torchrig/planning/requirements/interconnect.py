@@ -7,6 +7,7 @@ into time over a link.
 from __future__ import annotations
 
 from torchrig.i18n import Msg
+from torchrig.planning.requirements import expert_parallel
 from torchrig.planning.requirements.model_states import (
     expert_parallel_share,
     lora_trainable_params,
@@ -89,19 +90,22 @@ def interconnect_items(w: Workload, model: ResolvedModel) -> dict[str, Item]:
 
 def _all_to_all_item(w: Workload, model: ResolvedModel) -> Item:
     """Expert parallelism sends each token's hidden state to the GPUs holding its experts and
-    back (two all-to-alls per MoE layer; backward repeats both), (ep-1)/ep of it off-GPU."""
+    back (two all-to-alls per MoE layer; backward repeats both, and so does the recomputed
+    forward under checkpointing), (ep-1)/ep of it off-GPU (:mod:`.expert_parallel`)."""
     arch = model.arch
     if w.strategy != "expert_parallel" or arch is None:
         return Item(0.0, Msg("no expert parallelism", "无专家并行"))
-    act = 4.0 if w.precision in ("fp32", "tf32") else 2.0
-    passes = 2 if w.is_training else 1
-    ep = w.ep_size
-    tokens = w.batch_size * (model.seq_len or 1)
-    volume = (2 * passes * arch.moe_layers * tokens * arch.active_experts * arch.hidden * act
-              * (ep - 1) / ep)
-    return Item(volume, Msg(
-        f"all-to-all: 2 per MoE layer{' forward and 2 backward' if passes == 2 else ''} x "
-        f"{tokens:,} tokens x {arch.active_experts} experts x hidden {arch.hidden} x {act:g} B "
-        f"x (ep-1)/ep", f"all-to-all：每个 MoE 层前向 2 次{'、反向 2 次' if passes == 2 else ''}"
-        f" × {tokens:,} token × {arch.active_experts} 个专家 × 隐藏维 {arch.hidden} × {act:g} 字节"
-        " × (ep-1)/ep"))
+    act = expert_parallel.element_bytes(w)
+    n = expert_parallel.passes(w)
+    tokens = expert_parallel.tokens_per_gpu(w, model)
+    extra = {1: ("", ""), 2: (" forward and 2 backward", "、反向 2 次"),
+             3: (" forward, 2 backward and 2 recomputing the forward (checkpointing)",
+                 "、反向 2 次、重算前向 2 次（检查点）")}[n]
+    # Serving: the group's batch is spread over its GPUs, each sends its share's tokens.
+    share = Msg("", "") if w.is_training else Msg(
+        f" (the batch's over {w.ep_size} GPUs)", f"（整批分到 {w.ep_size} 个 GPU）")
+    return Item(expert_parallel.bytes_per_micro_batch(w, model), Msg(
+        f"all-to-all: 2 per MoE layer{extra[0]} x {tokens:,.0f} tokens{share.en} x "
+        f"{arch.active_experts} experts x hidden {arch.hidden} x {act:g} B x (ep-1)/ep",
+        f"all-to-all：每个 MoE 层前向 2 次{extra[1]} × {tokens:,.0f} token{share.zh} × "
+        f"{arch.active_experts} 个专家 × 隐藏维 {arch.hidden} × {act:g} 字节 × (ep-1)/ep"))

@@ -40,10 +40,13 @@ def kv_cache_bytes(arch: TransformerArch, tokens: int, batch: int,
 def kv_share_per_gpu(w: Workload, arch: TransformerArch) -> float:
     """Share of the KV cache one GPU holds: tensor parallelism splits the KV heads (a head
     cannot be split, so fewer heads than GPUs are replicated; a latent cache is replicated),
-    pipeline parallelism the layers."""
+    pipeline parallelism the layers; an expert-parallel serving group the requests (each GPU
+    runs the attention of 1/e of them, :mod:`.serving_time`)."""
     share = 1.0
     if w.tp_size > 1 and not arch.is_mla:
         share = max(1, arch.kv_heads // w.tp_size) / arch.kv_heads
+    if not w.is_training and w.strategy == "expert_parallel":
+        share /= w.ep_size
     return share / w.pp_size
 
 
@@ -73,6 +76,8 @@ def kv_cache_item(w: Workload, model: ResolvedModel) -> Item:
             f"旋转）× {elem:g} 字节 = 每 token {arch.kv_cache_bytes_per_token(elem):,.0f} 字节 × "
             f"{tokens} token × 批大小 {w.batch_size}（DeepSeek-V2 第 2.1 节）{window.zh}"))
     tp, pp = w.tp_size, w.pp_size
+    if not w.is_training and w.strategy == "expert_parallel":
+        tp = w.ep_size  # the requests split over the expert-parallel group (pp is 1)
     return Item(total * share, Msg(
         f"2 x {arch.layers} layers x {arch.kv_heads} KV heads x {arch.head_dim} x {elem:g} B = "
         f"{arch.kv_cache_bytes_per_token(elem):,.0f} B/token x {tokens} tokens x batch "

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from torchrig.planning.presets import load_calibration
 from torchrig.planning.requirements.host import cpu_items, storage_items, system_ram_items
 from torchrig.planning.requirements.interconnect import interconnect_items
+from torchrig.planning.requirements.network import on_network
 from torchrig.planning.requirements.references import reference_items, rules_of_thumb, seed_claims
 from torchrig.planning.requirements.throughput import throughput_items
 from torchrig.planning.requirements.types import Assumption, Requirements
@@ -27,6 +28,7 @@ def plan(workload: Workload, gpu: DeviceSpec | None = None) -> Requirements:
     cal = load_calibration()
     assumptions: list[Assumption] = []
     incomplete: list[str] = []
+    gpu = on_network(w, gpu, assumptions)  # the workload's network, over the device's own
 
     vram, extras = vram_items(w, model, cal, assumptions, incomplete)
     throughput, samples_per_s = throughput_items(w, model, cal, gpu, vram, assumptions)

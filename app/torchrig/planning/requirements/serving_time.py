@@ -1,8 +1,15 @@
-"""What one serving group (the tensor x pipeline-parallel GPUs that hold one copy of the model)
-gets from its GPUs, and what the deployment (its replicas) serves: prefill compute-bound,
-decode bandwidth-bound, each at a utilisation fitted on TensorRT-LLM's published measurements
-(docs/estimation.md sec. 8.6), tensor-parallel all-reduces and pipeline hand-offs in every
-forward pass, the KV budget of vLLM's gpu_memory_utilization and the requests that fit in it.
+"""What one serving group (the tensor x pipeline x expert-parallel GPUs that hold one copy of
+the model) gets from its GPUs, and what the deployment (its replicas) serves: prefill
+compute-bound, decode bandwidth-bound, each at a utilisation fitted on TensorRT-LLM's published
+measurements (docs/estimation.md sec. 8.6), tensor-parallel all-reduces, pipeline hand-offs and
+expert-parallel all-to-alls in every forward pass, the KV budget of vLLM's
+gpu_memory_utilization and the requests that fit in it.
+
+Expert parallelism over e GPUs (docs/estimation.md sec. 12.1): each GPU holds 1/e of the
+routed experts and all the rest (attention replicated, as vLLM runs data-parallel attention
+with ``--enable-expert-parallel``), so the e GPUs serve one batch together: each runs the
+attention of 1/e of the requests and holds their KV cache, the experts compute every GPU's
+tokens routed to them, and each MoE layer's dispatch and combine all-to-all move the tokens.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
 from torchrig.planning.presets import TransformerArch
+from torchrig.planning.requirements import expert_parallel
 from torchrig.planning.requirements.assumptions import (
     DECODE_BANDWIDTH_UTILISATION,
     DECODE_COMPUTE_UTILISATION,
@@ -52,9 +60,15 @@ def serving_peak(w: Workload, gpu: DeviceSpec | None) -> tuple[float | None, Msg
     return peak, None
 
 
+def serving_groups(w: Workload) -> int:
+    """Copies of the model the deployment serves: GPUs / (t x p x expert-parallel group). An
+    expert-parallel group holds one copy between its GPUs (issue 24: it was counted as e)."""
+    return max(1, w.total_gpus // (w.tp_size * w.pp_size * expert_parallel.ep_group(w)))
+
+
 @record
 class _Group:
-    """One tensor x pipeline-parallel group serving ``arch`` on ``gpu``."""
+    """One tensor x pipeline x expert-parallel group serving ``arch`` on ``gpu``."""
 
     w: Workload
     arch: TransformerArch
@@ -62,6 +76,7 @@ class _Group:
     bandwidth: float | None
     weights_per_gpu: float
     link: Link | None
+    gpu: DeviceSpec | None = None
 
     @property
     def t(self) -> int:
@@ -70,6 +85,11 @@ class _Group:
     @property
     def p(self) -> int:
         return max(1, self.w.pp_size)
+
+    @property
+    def e(self) -> int:
+        """GPUs of the expert-parallel group (1 without expert parallelism)."""
+        return expert_parallel.ep_group(self.w)
 
     @property
     def act(self) -> float:
@@ -90,25 +110,49 @@ class _Group:
         pp = 0.0 if p == 1 else (p - 1) * (link.latency_s + h / link.busbw_bps)
         return tp + pp
 
+    def ep_comm(self, tokens: float) -> float:
+        """Seconds of the dispatch and combine all-to-alls of every MoE layer when one GPU of
+        the expert-parallel group holds ``tokens`` (:mod:`.expert_parallel`); 0 without expert
+        parallelism or a GPU with known links."""
+        gpu, e = self.gpu, self.e
+        if e <= 1 or gpu is None or gpu.intra_link is None:
+            return 0.0
+        payload = expert_parallel.all_to_all_payload(self.w, self.arch, tokens)
+        one = expert_parallel.all_to_all_seconds(payload, e, self.w.gpus_per_node,
+                                                 gpu.intra_link, gpu.inter_link,
+                                                 gpu.nics_per_node)
+        return expert_parallel.A2A_PER_MOE_LAYER * self.arch.moe_layers * one
+
+    def _expert_flops_elsewhere(self, tokens: float) -> float:
+        """FLOPs of ``tokens``' routed experts the group's other GPUs compute: (e-1)/e of
+        2 x the active routed weights per token."""
+        a = self.arch
+        routed = a.moe_layers * a.active_experts * 3 * a.hidden * a.expert_ffn
+        return 2 * routed * tokens * (self.e - 1) / self.e
+
     def prefill_flops(self, prompt: int) -> float:
         # (2N + 4·L·s·h) per token: the causal attention averages s/2 keys per query.
         n = self.arch.forward_matmul_params(lm_head=True)
         return float((2 * n + 4 * self.arch.layers * self.arch.hidden * prompt) * prompt)
 
     def time_to_first_token(self, prompt: int) -> float | None:
-        """One prompt on an idle group: its stages run one after the other."""
+        """One prompt on an idle group: its stages run one after the other; with expert
+        parallelism its attention runs on one GPU and its routed experts on all e."""
         if not self.peak:
             return None
-        return (self.prefill_flops(prompt) / (self.peak * PREFILL_UTILISATION * self.t)
-                + self.comm(prompt))
+        flops = self.prefill_flops(prompt) - self._expert_flops_elsewhere(prompt)
+        return (flops / (self.peak * PREFILL_UTILISATION * self.t) + self.comm(prompt)
+                + self.ep_comm(prompt))
 
     def prefill_per_request(self, prompt: int) -> float | None:
         """Group time one request's prefill takes in a full engine: the pipeline's stages work
-        on different prompts at once."""
+        on different prompts at once, and so do an expert-parallel group's e GPUs (each with
+        1/e of the prompts, its all-to-alls at the same time as theirs)."""
         if not self.peak:
             return None
-        return (self.prefill_flops(prompt) / (self.peak * PREFILL_UTILISATION * self.t * self.p)
-                + self.comm(prompt) / self.p)
+        return (self.prefill_flops(prompt)
+                / (self.peak * PREFILL_UTILISATION * self.t * self.p * self.e)
+                + self.comm(prompt) / self.p + self.ep_comm(prompt) / self.e)
 
     def kv_per_gpu(self, sequences: float, context: float) -> float:
         # A mean context need not be a whole number of tokens: the formula is linear in it.
@@ -130,8 +174,10 @@ class _Group:
         flops = (2 * n + 4 * self.arch.layers * self.arch.hidden * context) * sequences
         memory = self.read_per_step(sequences, context) / (
             self.bandwidth * DECODE_BANDWIDTH_UTILISATION)
-        compute = flops / (self.t * self.p) / (self.peak * DECODE_COMPUTE_UTILISATION)
-        return max(memory, compute) + self.comm(sequences)
+        compute = flops / (self.t * self.p * self.e) / (self.peak * DECODE_COMPUTE_UTILISATION)
+        # Megatron TP and the pipeline move every sequence's token; an expert-parallel GPU
+        # sends only its 1/e of the sequences' tokens.
+        return max(memory, compute) + self.comm(sequences) + self.ep_comm(sequences / self.e)
 
     def output_rate(self, sequences: float) -> float | None:
         """Output tokens per second of the group with ``sequences`` requests at once: with an
@@ -162,7 +208,7 @@ def llm_serving_items(w: Workload, arch: TransformerArch, gpu: DeviceSpec | None
     peak, refused = serving_peak(w, gpu)
     unknown = refused or no_gpu
     group = _Group(w, arch, peak, gpu.memory_bandwidth_bps if gpu else None,
-                   vram["weights"].value or 0.0, _link(w, gpu))
+                   vram["weights"].value or 0.0, _link(w, gpu), gpu)
     items = _prefill_items(w, group, unknown)
     items.update(_decode_items(w, group, unknown, gpu))
     items.update(_budget_items(w, group, gpu, vram, unknown))
@@ -178,10 +224,15 @@ def _prefill_items(w: Workload, g: _Group, unknown: Msg) -> dict[str, Item]:
     prefill = None if each is None else each * batch + g.comm(prompt) * (1 - 1 / g.p)
     comm = (Msg("", "") if g.comm(prompt) == 0 else
             Msg(" + tensor/pipeline-parallel transfers", " + 张量/流水线并行通信"))
+    gpus = Msg(f"{t} tensor-parallel GPUs", f"{t} 个张量并行 GPU")
+    if g.e > 1:
+        gpus = Msg(f"{g.e} expert-parallel GPUs", f"{g.e} 个专家并行 GPU")
+        if g.ep_comm(prompt):
+            comm = Msg(" + the MoE layers' all-to-alls", " + MoE 层的 all-to-all")
     items["prefill_time_s"] = Item(prefill, Msg(
-        f"FLOPs / ({PREFILL_UTILISATION:.0%} of the dense peak x {t} tensor-parallel GPUs)"
-        f"{comm.en}", f"FLOPs /（稠密峰值的 {PREFILL_UTILISATION:.0%} × {t} 个张量并行 GPU）"
-        f"{comm.zh}") if prefill else unknown)
+        f"FLOPs / ({PREFILL_UTILISATION:.0%} of the dense peak x {gpus.en}){comm.en}",
+        f"FLOPs /（稠密峰值的 {PREFILL_UTILISATION:.0%} × {gpus.zh}）{comm.zh}")
+        if prefill else unknown)
     items["prefill_tokens_per_s"] = Item(
         None if not prefill else prompt * batch / prefill,
         Msg("prompt tokens / prefill time", "提示 token / 预填充时间") if prefill else unknown)
@@ -210,19 +261,23 @@ def _decode_items(w: Workload, g: _Group, unknown: Msg, gpu: DeviceSpec | None
         "docs/estimation.md sec. 7)", "显存带宽 / 每步读取字节 × 批大小（解码受带宽限制）")
         if upper else (unknown if gpu is None else no_bw))
     tpot = g.time_per_output_token(batch, context)
+    moved = Msg("tensor/pipeline-parallel transfers", "张量/流水线并行通信")
+    if g.e > 1:
+        moved = Msg(f"the MoE layers' all-to-alls ({batch / g.e:g} requests per GPU of "
+                    f"{g.e})", f"MoE 层的 all-to-all（{g.e} 个 GPU 每个 {batch / g.e:g} 个请求）")
     items["time_per_output_token_s"] = Item(tpot, Msg(
         f"a decode step of {batch} requests: reading the GPU's weights and KV cache "
         f"({fmt_gib(read)}) at {DECODE_BANDWIDTH_UTILISATION:.0%} of the bandwidth, or "
         f"computing 2N per request at {DECODE_COMPUTE_UTILISATION:.0%} of the peak, whichever "
-        "is slower, + tensor/pipeline-parallel transfers",
+        f"is slower, + {moved.en}",
         f"{batch} 个请求的一个解码步：以带宽的 {DECODE_BANDWIDTH_UTILISATION:.0%} 读取本 GPU 的"
         f"权重与 KV 缓存（{fmt_gib(read)}），或以峰值的 {DECODE_COMPUTE_UTILISATION:.0%} "
-        "每请求计算 2N，取较慢者，再加张量/流水线并行通信") if tpot else no_bw)
+        f"每请求计算 2N，取较慢者，再加{moved.zh}") if tpot else no_bw)
     items["decode_tokens_per_s"] = Item(None if not tpot else batch / tpot, Msg(
         f"batch {batch} / time per output token (one serving group)",
         f"批大小 {batch} / 每输出 token 时间（一个服务组）") if tpot else no_bw)
     rate = g.output_rate(batch)
-    replicas = w.data_parallel
+    replicas = serving_groups(w)
     items["output_tokens_per_s"] = Item(None if rate is None else rate * replicas, Msg(
         f"{replicas} serving group(s) x {batch} requests at once"
         + (f", each {prompt:,} prompt + {out:,} output tokens: prefill and decode in turn"
@@ -257,12 +312,13 @@ def _budget_items(w: Workload, g: _Group, gpu: DeviceSpec | None, vram: dict[str
         if fit is not None else no_gpu)
     most = None if fit is None else min(fit, ENGINE_MAX_BATCH)
     rate = g.output_rate(most) if most else None
+    groups = serving_groups(w)
     items["max_output_tokens_per_s"] = Item(
-        None if rate is None else rate * w.data_parallel, Msg(
+        None if rate is None else rate * groups, Msg(
             f"output tokens/s with the requests that fit ({most:,.0f}, at most the engine's "
-            f"{ENGINE_MAX_BATCH:,}) on each of {w.data_parallel} serving group(s)",
+            f"{ENGINE_MAX_BATCH:,}) on each of {groups} serving group(s)",
             f"装得下的请求数（{most:,.0f}，至多引擎的 {ENGINE_MAX_BATCH:,}）下每秒输出 token，"
-            f"{w.data_parallel} 个服务组") if rate is not None else (
+            f"{groups} 个服务组") if rate is not None else (
             Msg("no request fits in the KV budget", "KV 预算装不下一个请求") if most == 0
             else unknown if gpu is None or not g.peak else no_gpu))
     return items

@@ -60,6 +60,9 @@ def throughput_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
     scaling = _scaling_efficiency(w, gpu, per_gpu)
     items["scaling_efficiency"] = scaling
     total, total_note = _all_gpus(w, per_gpu, scaling)
+    if w.offload != "none" and gpu is not None and per_gpu is not None and total is not None:
+        total, total_note = _offloaded(w, model, gpu, per_gpu, scaling, total, total_note,
+                                       items, assumptions)
     if w.task == "reinforcement_learning":
         env = _environment_rate(w, assumptions)
         items["environment_steps_per_s"] = env
@@ -235,6 +238,23 @@ def _pipelined(w: Workload, per_gpu: float, note: Msg, assumptions: list[Assumpt
             Msg(f"{note.en}; {busy.en}", f"{note.zh}；{busy.zh}"))
 
 
+def _offloaded(w: Workload, model: ResolvedModel, gpu: DeviceSpec, per_gpu: float,
+               scaling: Item, total: float, note: Msg, items: dict[str, Item],
+               assumptions: list[Assumption]) -> tuple[float, Msg]:
+    """ZeRO-Offload's wait per optimizer step (:mod:`.offload_time`) as its own item, and the
+    samples per second of all GPUs slowed by it: an optimizer step is m micro-batches at the
+    scaling efficiency, then the wait."""
+    from torchrig.planning.requirements.offload_time import offload_item
+
+    compute = w.batch_size / per_gpu
+    eff = scaling.value if scaling.value is not None else 1.0
+    item, share = offload_item(w, model, compute, gpu.host_link,
+                               w.grad_accumulation * compute / eff, assumptions)
+    items["offload_time_s"] = item
+    return total * share, Msg(f"{note.en} x {share:.0%} (the rest waits for ZeRO-Offload)",
+                              f"{note.zh} × {share:.0%}（其余时间等待 ZeRO-Offload）")
+
+
 def _all_gpus(w: Workload, per_gpu: float | None, scaling: Item) -> tuple[float | None, Msg]:
     """Samples per second of every data-parallel rank, at the scaling efficiency.
 
@@ -301,6 +321,10 @@ def _scaling_efficiency(w: Workload, gpu: DeviceSpec | None, per_gpu: float | No
             "upper bound", "此链路未建模（GPU 链路未知）：时间按理想扩展计算，为上界"))
     if w.tp_size * w.pp_size > 1:
         return _model_parallel_efficiency(w, gpu, per_gpu)
+    if w.strategy == "expert_parallel":  # the MoE all-to-alls the passes wait for (issue 24)
+        from torchrig.planning.requirements.expert_parallel_step import expert_parallel_efficiency
+
+        return expert_parallel_efficiency(w, gpu, per_gpu)
     # The scaling model (and its collective maths) only once a GPU's links are known.
     from torchrig.planning.requirements.scaling import scaling_curve
 

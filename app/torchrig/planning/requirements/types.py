@@ -99,6 +99,9 @@ class Requirements:
                 else self.device.intra_link.id,
                 "inter_link": None if self.device.inter_link is None
                 else self.device.inter_link.id,
+                "nics_per_node": self.device.nics_per_node,
+                "host_link": None if self.device.host_link is None
+                else self.device.host_link.id,
             },
         }
         for name in ("vram_per_gpu", "system_ram", "storage", "cpu", "interconnect",
