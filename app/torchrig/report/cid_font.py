@@ -22,7 +22,7 @@ from weakref import WeakKeyDictionary
 from reportlab.pdfbase import pdfdoc
 from reportlab.pdfbase.ttfonts import SUBSETN, TTEncoding, TTFont
 
-from torchrig.report.font_metrics import FastFace
+from torchrig.report.font_metrics import FastFace, FontBytes
 
 _NOTDEF = -1
 """The character put in slot 0 of the subset: one no font maps, so slot 0 is glyph 0."""
@@ -48,7 +48,7 @@ class EmbeddedTTFont(TTFont):
     """
 
     def __init__(self, name: str, filename: str, subfont_index: int = 0,
-                 data: bytes | None = None) -> None:
+                 data: FontBytes | None = None) -> None:
         # TTFont.__init__ without its face and its subset state (reportlab 4 and 5).
         self.fontName = name
         self.face = FastFace(filename, validate=0, subfontIndex=subfont_index, data=data)
