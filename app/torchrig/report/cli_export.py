@@ -105,7 +105,7 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     if not args.build:
         raise InputError(f"the {fmt} export is a build's priced parts list: give a BUILD file")
     build_path = Path(args.build).expanduser()
-    catalog = load_catalog()
+    catalog = load_catalog(lazy=True)  # the parts the build names, parsed when looked up
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
         raise InputError(f"{args.output}: the output would overwrite the build; choose another "
                          "name")
@@ -157,7 +157,7 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
     inputs = [build_path, *(Path(p).expanduser() for p in (args.workload, args.bench) if p)]
     if any(_same_file(out, p) for p in inputs):
         raise InputError(f"{out}: the output would overwrite an input file; choose another name")
-    catalog = load_catalog()
+    catalog = load_catalog(lazy=True)  # the parts the build names, parsed when looked up
     build = with_default_rate(load_build_or_sheet(build_path, catalog),
                               getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
     workload = _load_workload(Path(args.workload).expanduser()) if args.workload else None
