@@ -36,6 +36,7 @@ from typing import Any
 
 from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
+from torchrig.process_exit import mark_output_done
 from torchrig.report.open_build import load_build_or_sheet
 from torchrig.terminal import safe_text, write_error, write_lines
 
@@ -64,6 +65,9 @@ def run_export_cli(args: argparse.Namespace) -> int:
 
     if find_cjk_font() is None:
         _err(f"torchrig export: note: {MISSING_CJK_FONT.get(args.lang or 'en')}")
+    # Written atomically (fsynced, closed, renamed): a process run from the command line may
+    # end without the interpreter's teardown (torchrig/process_exit.py says when it is safe).
+    mark_output_done()
     return EXIT_OK
 
 
