@@ -64,5 +64,16 @@ def test_string_cells_draw_where_the_paragraphs_did(valign):
                 tall] for a, b in texts]
     assert all(isinstance(row[0], str) and isinstance(row[1], str) for row in strings)
     styled = Table(strings, colWidths=[*widths, 60], style=TableStyle(
-        base + text_column_style(0, CELL, 0) + text_column_style(1, RIGHT, 0)))
+        base + text_column_style([CELL, RIGHT], 0)))
     assert _positions(styled) == _positions(paragraphs)
+
+
+def test_neighbouring_columns_that_agree_share_a_command():
+    small = ParagraphStyle("small", parent=CELL, fontSize=6.8, leading=8.4)
+    commands = text_column_style([CELL, CELL, small, RIGHT, RIGHT], 1)
+    assert ("FONTNAME", (0, 1), (4, -1), "Helvetica") in commands
+    assert [c[1:] for c in commands if c[0] == "FONTSIZE"] == [
+        ((0, 1), (1, -1), 8), ((2, 1), (2, -1), 6.8), ((3, 1), (4, -1), 8)]
+    assert [c[1:] for c in commands if c[0] == "ALIGN"] == [((3, 1), (4, -1), "RIGHT")]
+    # one font; size and leading 8 | 6.8 | 8; colour black (CELL and small) | grey (RIGHT)
+    assert len(commands) == 1 + 3 + 3 + 2 + 1

@@ -478,9 +478,7 @@ class _Renderer:
                 cell(5, fmt_money(row.line_total, no_price)),
                 self.p(self._price_source(row), self.cell_small),
             ])
-        columns = [command for column, style in enumerate(styles)
-                   for command in text_column_style(column, style)]
-        out: list[Flowable] = [self._table(rows, widths, extra=columns)]
+        out: list[Flowable] = [self._table(rows, widths, extra=text_column_style(styles))]
         if any("*" in row.key_spec for row in sheet.bom):
             out += [Spacer(1, 2), self.p(self.t("bom.derived_note"), self.small)]
         return self._section("section.bom", out)

@@ -159,15 +159,28 @@ def one_line_text(text: str, style: Any, width: float, wide_font: str | None) ->
     return text
 
 
-def text_column_style(column: int, style: Any, first_row: int = 1) -> list[tuple[Any, ...]]:
-    """Table style commands that draw the string cells of ``column`` (from ``first_row``
-    down) as a Paragraph in ``style`` would: font, size, leading, colour, alignment.
-    Paragraph cells ignore them."""
-    align = {TA_RIGHT: "RIGHT", TA_CENTER: "CENTER"}.get(style.alignment, "LEFT")
-    cells = ((column, first_row), (column, -1))
-    return [("FONTNAME", *cells, style.fontName), ("FONTSIZE", *cells, style.fontSize),
-            ("LEADING", *cells, style.leading), ("TEXTCOLOR", *cells, style.textColor),
-            ("ALIGN", *cells, align)]
+def text_column_style(styles: list[Any], first_row: int = 1) -> list[tuple[Any, ...]]:
+    """Table style commands that draw the string cells of columns 0, 1, ... (from
+    ``first_row`` down) as a Paragraph in ``styles[column]`` would: font, size, leading,
+    colour, alignment. Paragraph cells ignore them. Neighbouring columns that agree share one
+    command (the table applies each command to every cell it covers, twice with the probe:
+    on a 500-line list, thousands of calls per command), and left alignment is the table's
+    own default."""
+    commands: list[tuple[Any, ...]] = []
+    attributes = (("FONTNAME", lambda st: st.fontName), ("FONTSIZE", lambda st: st.fontSize),
+                  ("LEADING", lambda st: st.leading), ("TEXTCOLOR", lambda st: st.textColor),
+                  ("ALIGN", lambda st: {TA_RIGHT: "RIGHT", TA_CENTER: "CENTER"}.get(
+                      st.alignment, "LEFT")))
+    for command, value_of in attributes:
+        values = [value_of(style) for style in styles]
+        first = 0
+        for column in range(1, len(values) + 1):
+            if column == len(values) or values[column] != values[first]:
+                if not (command == "ALIGN" and values[first] == "LEFT"):
+                    commands.append((command, (first, first_row), (column - 1, -1),
+                                     values[first]))
+                first = column
+    return commands
 
 
 def numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
