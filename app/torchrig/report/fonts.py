@@ -142,7 +142,10 @@ def _read_font(font_path: Path) -> FontBytes:
     A sheet touches a few hundred kB of a 5 MB CJK font (its header tables, the character
     map and metrics entries it looks up, the outlines it embeds): mapping the file leaves the
     rest unread (the read was 5 ms of every export; issue 27). The map is read-only and
-    lives as long as the registered font, that is the process. An empty file cannot be
+    lives as long as the registered font, that is the process. A font file replaced the
+    usual way (a package upgrade renames a new file in) leaves the map on the old file; a
+    changed file has a new key (size, time) and is mapped again (:func:`register_ttf`). On
+    Windows a mapped file cannot be deleted while the process runs. An empty file cannot be
     mapped: it is read, and then refused as a font."""
     try:
         with font_path.open("rb") as fh:
