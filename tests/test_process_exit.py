@@ -32,6 +32,12 @@ CHILD = textwrap.dedent(
     if sys.argv[2] == "leave-a-file-open":
         left = open(marks + ".open", "w")
         left.write("buffered, not flushed")  # opened during the run: only a teardown flushes it
+    if sys.argv[2] == "leave-a-thread-running":
+        import threading, time
+        def late():
+            time.sleep(0.3)
+            open(marks + ".thread", "w").close()
+        threading.Thread(target=late).start()  # not a daemon: the normal exit waits for it
     sys.argv = ["torchrig", *sys.argv[3:]]
     entry_point()
     """
@@ -62,6 +68,14 @@ def test_a_file_left_open_for_writing_keeps_the_normal_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "mark.open").read_text() == "buffered, not flushed"
     assert (tmp_path / "mark.teardown").exists()
+
+
+def test_a_thread_still_running_keeps_the_normal_exit(tmp_path):
+    out = tmp_path / "quote.pdf"
+    done = _run(tmp_path, "leave-a-thread-running", "export", str(BUILD), "-o", str(out),
+                "--invariant")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "mark.thread").exists()  # the exit waited for the thread to finish
 
 
 def test_a_failed_export_exits_normally_with_its_code(tmp_path):

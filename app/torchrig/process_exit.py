@@ -15,7 +15,7 @@ at the end (read from ``/proc/self``) are those it inherited, listed when this m
 imported, at the process's start (``torchrig.cli`` and ``torchrig.__main__`` import it first).
 A descriptor inherited from the parent (a pipe of the shell that started it) has no buffer in
 this process to lose. Where there is no ``/proc`` the normal exit runs; so it does when
-flushing fails (a closed pipe).
+flushing fails (a closed pipe), and while another thread runs (the normal exit waits for it).
 
 Only the processes' entry points call :func:`end_process` (``python -m torchrig``,
 ``python -m torchrig.cli`` and the installed scripts), never ``cli.main``: tests and other
@@ -53,9 +53,12 @@ def end_process(code: int) -> NoReturn:
 
 
 def can_end_early() -> bool:
-    """Whether the output is marked done and every descriptor this process opened for
-    writing is closed."""
+    """Whether the output is marked done, no other thread is running (the normal exit waits
+    for them) and every descriptor this process opened for writing is closed."""
     if not _OUTPUT_DONE or _INHERITED is None:
+        return False
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
         return False
     now = open_for_writing()
     return now is not None and not set(now) - set(_INHERITED)
