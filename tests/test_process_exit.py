@@ -33,9 +33,11 @@ CHILD = textwrap.dedent(
         left = open(marks + ".open", "w")
         left.write("buffered, not flushed")  # opened during the run: only a teardown flushes it
     if sys.argv[2] == "leave-a-thread-running":
-        import threading, time
-        def late():
-            time.sleep(0.3)
+        import os, threading, time
+        def late():  # still running when the quote is written
+            while not os.path.exists(sys.argv[-2]):
+                time.sleep(0.01)
+            time.sleep(0.2)
             open(marks + ".thread", "w").close()
         threading.Thread(target=late).start()  # not a daemon: the normal exit waits for it
     sys.argv = ["torchrig", *sys.argv[3:]]
