@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from torchrig import process_exit  # first: lists what the process inherited (process_exit.py)
+
 
 def main() -> int:
     if len(sys.argv) > 1:
@@ -15,5 +17,11 @@ def main() -> int:
     return run_gui(sys.argv)
 
 
+def entry_point() -> None:
+    """The ``torchrig`` script: :func:`main` as a process, ended by
+    :func:`torchrig.process_exit.end_process` (no interpreter teardown after an export)."""
+    process_exit.end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from torchrig import __version__
+from torchrig import __version__, process_exit  # process_exit first: what was open at start
 from torchrig.errors import InputError
 from torchrig.terminal import write_error, write_json, write_lines
 
@@ -637,5 +637,11 @@ def _path(value: str) -> Path:
     return Path(value).expanduser()
 
 
+def entry_point() -> None:
+    """The ``torchrig-cli`` script: :func:`main` as a process, ended by
+    :func:`torchrig.process_exit.end_process` (no interpreter teardown after an export)."""
+    process_exit.end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

@@ -99,3 +99,19 @@ def test_bytes_already_read_are_not_read_from_the_file_again(monkeypatch):
     theirs = TTFontFace(str(path))
     for attribute in ATTRIBUTES:
         assert getattr(face, attribute) == getattr(theirs, attribute), attribute
+
+
+@pytest.mark.parametrize("name", ["Vera.ttf", "cjk"])
+def test_string_widths_are_reportlabs(name):
+    """EmbeddedTTFont.stringWidth keeps the widths it has seen in a dict: the sums must be
+    reportlab's own TTFont's, to the bit, for characters seen and unseen and ones the font
+    lacks (the default width)."""
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    path = find_cjk_font() if name == "cjk" else REPORTLAB_FONTS / name
+    if path is None:
+        pytest.skip("no CJK font installed (the paperang-p2-fonts-cjk dependency is missing)")
+    ours = EmbeddedTTFont(f"pdf27-widths-{name}", str(path))
+    theirs = TTFont(f"pdf27-widths-rl-{name}", str(path))
+    for text in ("Qty 1,599.00", "整机报价单 GPU ≤ 450 mm", "Qty 整机 \U0001f600\u00a0", b"bytes"):
+        assert ours.stringWidth(text, 8.5) == theirs.stringWidth(text, 8.5), text

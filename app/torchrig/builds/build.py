@@ -351,7 +351,8 @@ def _upgrade_v1(doc: dict[str, Any]) -> dict[str, Any]:
         return doc
     from torchrig.catalog import load_catalog
 
-    tier = load_catalog().tiers.get(tier_id)
+    # The tiers only: loaded with the catalog whichever way, so no need to parse all parts.
+    tier = load_catalog(lazy=True).tiers.get(tier_id)
     if tier is None:
         return doc
     written = f"{tier.starter_note.en}\n{tier.starter_note.zh}"

@@ -11,7 +11,7 @@ Resource folder, first match wins: the ``root`` argument, ``$TORCHRIG_RESOURCES`
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,38 +63,102 @@ def default_resources_dir() -> Path:
     return resources_dir()
 
 
-def load_catalog(root: str | Path | None = None) -> Catalog:
+def load_catalog(root: str | Path | None = None, *, lazy: bool = False) -> Catalog:
     """Load parts, sources, seed rules and tiers from ``root`` (see module doc); cached per
-    resolved folder, so callers may call it freely. ``clear_catalog_cache()`` forgets it."""
+    resolved folder, so callers may call it freely. ``clear_catalog_cache()`` forgets it.
+
+    Every part is parsed and checked before this returns, unless ``lazy``: then the part
+    files are read and each entry's id checked (form and uniqueness), but a part is parsed,
+    with the very same checks, the first time it is looked up (:class:`PartEntries`). A
+    process that needs a few parts - an export quotes about ten of 200, and the tiers name
+    25 - does not pay for the rest (most of the load; issue 27); a bad part it looks up is
+    reported as the full load reports it. Iterating the parts' values parses them all."""
     folder = Path(root) if root is not None else default_resources_dir()
-    return _load_cached(str(folder.resolve()))
+    key = str(folder.resolve())
+    catalog = _CATALOGS.get(key)
+    if catalog is None:
+        catalog = _read_catalog(Path(key), lazy)
+        if len(_CATALOGS) >= 8:  # a bounded cache, as it was (tests load many copies)
+            del _CATALOGS[next(iter(_CATALOGS))]
+        _CATALOGS[key] = catalog
+    if not lazy and isinstance(catalog.parts, PartEntries):
+        catalog.parts.parse_all()  # loaded lazily before: now every part is checked
+    return catalog
 
 
 def clear_catalog_cache() -> None:
-    _load_cached.cache_clear()
+    _CATALOGS.clear()
 
 
-@lru_cache(maxsize=8)
-def _load_cached(folder: str) -> Catalog:
+_CATALOGS: dict[str, Catalog] = {}
+"""Resolved resources folder -> its catalog."""
+
+
+class PartEntries(Mapping[str, Part]):
+    """The catalog's parts by id, in file order; each parsed (``_parse_part``: the one
+    validation path) the first time it is looked up, and kept. Ids, membership and length
+    need no parsing."""
+
+    def __init__(self, sources: dict[str, SourceRef]) -> None:
+        self._sources = sources
+        self._raw: dict[str, tuple[Path, int, dict[str, Any], str]] = {}
+        self._parsed: dict[str, Part] = {}
+
+    def add(self, part_id: str, path: Path, index: int, entry: dict[str, Any], category: str,
+            part: Part | None = None) -> None:
+        self._raw[part_id] = (path, index, entry, category)
+        if part is not None:
+            self._parsed[part_id] = part
+
+    def __getitem__(self, part_id: str) -> Part:
+        part = self._parsed.get(part_id)
+        if part is None:
+            path, index, entry, category = self._raw[part_id]  # KeyError: not in the catalog
+            part = self._parsed[part_id] = _parse_part(path, index, entry, category,
+                                                       self._sources)
+        return part
+
+    def __contains__(self, part_id: object) -> bool:
+        return part_id in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def parse_all(self) -> None:
+        """Parse (and so check) every part not parsed yet, in file order."""
+        for part_id in self._raw:
+            self[part_id]
+
+
+def _read_catalog(root: Path, lazy: bool) -> Catalog:
     from torchrig.catalog.tiers import load_tiers
 
-    root = Path(folder)
     cat_dir = root / "catalog"
     if not cat_dir.is_dir():
         raise InputError(f"{cat_dir}: catalog folder not found (set TORCHRIG_RESOURCES?)")
     sources = _load_sources(cat_dir / "sources.json")
-    parts: dict[str, Part] = {}
+    parts = PartEntries(sources)
     origin: dict[str, Path] = {}
     for path in sorted(cat_dir.glob("*.json")):
         if path.name in NOT_PART_FILES:
             continue
-        for part in load_parts_file(path, sources):
-            if part.id in parts:
+        category, entries = _parts_document(path)
+        # A full load checks a file's parts in order, then their ids against the files
+        # before (the order of the messages a bad catalog gets, as before); a lazy one checks
+        # only each entry's id here.
+        found = [(_part_id(path, i, entry), i, entry,
+                  None if lazy else _parse_part(path, i, entry, category, sources))
+                 for i, entry in enumerate(entries)]
+        for part_id, i, entry, part in found:
+            if part_id in parts:
                 raise InputError(
-                    f"{path}: part {part.id!r}: id already used in {origin[part.id].name}"
+                    f"{path}: part {part_id!r}: id already used in {origin[part_id].name}"
                 )
-            parts[part.id] = part
-            origin[part.id] = path
+            parts.add(part_id, path, i, entry, category, part)
+            origin[part_id] = path
     catalog = Catalog(parts=parts, tiers={}, seed_rules={}, sources=sources, root=str(root))
     tiers, rules = load_tiers(root / "tiers.json", catalog)
     catalog.tiers = tiers
@@ -139,6 +203,12 @@ def _load_sources(path: Path) -> dict[str, SourceRef]:
 
 def load_parts_file(path: Path, sources: dict[str, SourceRef]) -> list[Part]:
     """Parse one catalog file; every problem names ``path``, the part id and the field."""
+    category, entries = _parts_document(path)
+    return [_parse_part(path, i, e, category, sources) for i, e in enumerate(entries)]
+
+
+def _parts_document(path: Path) -> tuple[str, list[Any]]:
+    """(category, part entries) of a parts file, its document-level fields checked."""
     doc = _load_document(path, CATALOG_FORMAT)
     category = doc.get("category")
     if category not in CATEGORIES:
@@ -148,15 +218,14 @@ def load_parts_file(path: Path, sources: dict[str, SourceRef]) -> list[Part]:
     entries = doc.get("parts")
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{path}: field 'parts' must be a non-empty list")
-    return [_parse_part(path, i, e, category, sources) for i, e in enumerate(entries)]
+    return category, entries
 
 
 _PART_KEYS = {"id", "vendor", "name", "specs", "sources", "prices", "notes", "match_names",
               "end_of_life"}
 
 
-def _parse_part(path: Path, index: int, entry: Any, category: str,
-                sources: dict[str, SourceRef]) -> Part:
+def _part_id(path: Path, index: int, entry: Any) -> str:
     if not isinstance(entry, dict):
         raise InputError(f"{path}: parts[{index}] must be an object")
     raw_id = entry.get("id")
@@ -165,6 +234,12 @@ def _parse_part(path: Path, index: int, entry: Any, category: str,
             f"{path}: parts[{index}]: field 'id' must be kebab-case text "
             f"(e.g. 'nvidia-rtx-4090'), got {raw_id!r}"
         )
+    return raw_id
+
+
+def _parse_part(path: Path, index: int, entry: Any, category: str,
+                sources: dict[str, SourceRef]) -> Part:
+    raw_id = _part_id(path, index, entry)
     where = f"{path}: part {raw_id!r}"
     unknown = sorted(set(entry) - _PART_KEYS)
     if unknown:

@@ -6,7 +6,7 @@ edits live in a build, never in these objects.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal, TypeVar
@@ -383,7 +383,7 @@ class Tier:
 class Catalog:
     """All parts, tiers and seed rules, with lookups by id, category and detected name."""
 
-    parts: dict[str, Part]
+    parts: Mapping[str, Part]
     tiers: dict[str, Tier]
     seed_rules: dict[str, SeedRule]
     sources: dict[str, SourceRef]

@@ -36,6 +36,7 @@ from typing import Any
 
 from torchrig.builds.build import with_default_rate
 from torchrig.errors import InputError
+from torchrig.process_exit import mark_output_done
 from torchrig.report.open_build import load_build_or_sheet
 from torchrig.terminal import safe_text, write_error, write_lines
 
@@ -64,6 +65,9 @@ def run_export_cli(args: argparse.Namespace) -> int:
 
     if find_cjk_font() is None:
         _err(f"torchrig export: note: {MISSING_CJK_FONT.get(args.lang or 'en')}")
+    # Written atomically (fsynced, closed, renamed): a process run from the command line may
+    # end without the interpreter's teardown (torchrig/process_exit.py says when it is safe).
+    mark_output_done()
     return EXIT_OK
 
 
@@ -105,7 +109,7 @@ def _export_text(args: argparse.Namespace, fmt: str) -> int:
     if not args.build:
         raise InputError(f"the {fmt} export is a build's priced parts list: give a BUILD file")
     build_path = Path(args.build).expanduser()
-    catalog = load_catalog()
+    catalog = load_catalog(lazy=True)  # the parts the build names, parsed when looked up
     if args.output != "-" and _same_file(Path(args.output).expanduser(), build_path):
         raise InputError(f"{args.output}: the output would overwrite the build; choose another "
                          "name")
@@ -157,7 +161,7 @@ def export(args: argparse.Namespace, fmt: str = "pdf") -> tuple[Path, int]:
     inputs = [build_path, *(Path(p).expanduser() for p in (args.workload, args.bench) if p)]
     if any(_same_file(out, p) for p in inputs):
         raise InputError(f"{out}: the output would overwrite an input file; choose another name")
-    catalog = load_catalog()
+    catalog = load_catalog(lazy=True)  # the parts the build names, parsed when looked up
     build = with_default_rate(load_build_or_sheet(build_path, catalog),
                               getattr(args, "cny_per_usd", None), getattr(args, "rate_date", None))
     workload = _load_workload(Path(args.workload).expanduser()) if args.workload else None

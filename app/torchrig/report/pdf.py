@@ -68,9 +68,11 @@ from torchrig.report.pdf_layout import (
     height_of,
     lead_height,
     numbered_canvas,
+    one_line_text,
     row_split,
     rule,
     table_layout,
+    text_column_style,
 )
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text
@@ -457,17 +459,26 @@ class _Renderer:
         widths = [22 * mm, 38 * mm, 38 * mm, 10 * mm, 21 * mm, 23 * mm]
         widths.append(CONTENT_W - sum(widths))
         rows = [head]
+        styles = [self.cell, self.cell, self.cell_small, *[self.cell_right] * 3]
+        wide = None if self.fonts.body == self.fonts.wide else self.fonts.wide
+
+        def cell(column: int, value: str) -> Any:
+            # A one-line cell is a string the table draws (pdf_layout.one_line_text).
+            style = styles[column]
+            plain = one_line_text(value, style, widths[column], wide)
+            return plain if plain is not None else self.p(self.u(value), style)
+
         for row in sheet.bom:
             rows.append([
-                self.p(self._category(row.category)),
-                self.p(self.u(row.part)),
-                self.p(self.u(row.key_spec), self.cell_small),
-                self.p(escape_text(str(row.qty)), self.cell_right),
-                self.p(escape_text(fmt_money(row.unit_price, no_price)), self.cell_right),
-                self.p(escape_text(fmt_money(row.line_total, no_price)), self.cell_right),
+                cell(0, label(CATEGORIES, row.category, self.lang)),
+                cell(1, row.part),
+                cell(2, row.key_spec),
+                cell(3, str(row.qty)),
+                cell(4, fmt_money(row.unit_price, no_price)),
+                cell(5, fmt_money(row.line_total, no_price)),
                 self.p(self._price_source(row), self.cell_small),
             ])
-        out: list[Flowable] = [self._table(rows, widths)]
+        out: list[Flowable] = [self._table(rows, widths, extra=text_column_style(styles))]
         if any("*" in row.key_spec for row in sheet.bom):
             out += [Spacer(1, 2), self.p(self.t("bom.derived_note"), self.small)]
         return self._section("section.bom", out)

@@ -12,8 +12,10 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Table
 from reportlab.platypus.flowables import HRFlowable
@@ -23,6 +25,7 @@ from reportlab.platypus.paraparser import ParaFrag, ParaParser
 from torchrig.builds.targets import Status
 from torchrig.findings import Severity
 from torchrig.report import chart_style
+from torchrig.report.markup import clean_text, needs_wide_font
 
 PAGE_W, PAGE_H = A4
 MARGIN_X = 16 * mm
@@ -127,6 +130,57 @@ def plain_frags(text: str, style: Any) -> list[ParaFrag] | None:
     frags = [frag]
     textTransformFrags(frags, style)
     return frags
+
+
+CELL_PAD_X = 4
+"""Left and right padding of a table cell (``_Renderer._table``)."""
+
+
+def one_line_text(text: str, style: Any, width: float, wide_font: str | None) -> str | None:
+    """``text`` as a plain string cell - drawn by the table itself with the column's
+    :func:`text_column_style` - when a Paragraph in ``style`` would show it as one line in a
+    column ``width`` wide: no markup to keep (line breaks, a switch to ``wide_font`` for text
+    beyond Latin-1), nothing Paragraph would change (runs of white space), and narrower than
+    the cell's inside. None otherwise: the caller makes a Paragraph.
+
+    A Paragraph cell costs its markup fragment, a line-breaking pass per width and a text
+    object per draw: on a 500-line quote's parts list, most of its time (issue 27). The
+    string is drawn where the Paragraph's one line was: the table puts a string's baseline
+    one font size below the cell's top padding (valign TOP) or its lines' leading above the
+    bottom padding (BOTTOM), as a Paragraph of one line of that leading places it, and
+    left/right alignment at the same padding."""
+    if not text or text != " ".join(text.split()) or clean_text(text) != text:
+        return None  # blank, white space runs or line breaks, or characters Paragraph drops
+    if wide_font is not None and needs_wide_font(text):
+        return None
+    # A hair of margin: at the very edge the Paragraph's own sum of word widths decides.
+    if stringWidth(text, style.fontName, style.fontSize) > width - 2 * CELL_PAD_X - 0.01:
+        return None
+    return text
+
+
+def text_column_style(styles: list[Any], first_row: int = 1) -> list[tuple[Any, ...]]:
+    """Table style commands that draw the string cells of columns 0, 1, ... (from
+    ``first_row`` down) as a Paragraph in ``styles[column]`` would: font, size, leading,
+    colour, alignment. Paragraph cells ignore them. Neighbouring columns that agree share one
+    command (the table applies each command to every cell it covers, twice with the probe:
+    on a 500-line list, thousands of calls per command), and left alignment is the table's
+    own default."""
+    commands: list[tuple[Any, ...]] = []
+    attributes = (("FONTNAME", lambda st: st.fontName), ("FONTSIZE", lambda st: st.fontSize),
+                  ("LEADING", lambda st: st.leading), ("TEXTCOLOR", lambda st: st.textColor),
+                  ("ALIGN", lambda st: {TA_RIGHT: "RIGHT", TA_CENTER: "CENTER"}.get(
+                      st.alignment, "LEFT")))
+    for command, value_of in attributes:
+        values = [value_of(style) for style in styles]
+        first = 0
+        for column in range(1, len(values) + 1):
+            if column == len(values) or values[column] != values[first]:
+                if not (command == "ALIGN" and values[first] == "LEFT"):
+                    commands.append((command, (first, first_row), (column - 1, -1),
+                                     values[first]))
+                first = column
+    return commands
 
 
 def numbered_canvas(footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
