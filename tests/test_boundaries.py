@@ -244,11 +244,11 @@ def test_no_module_imports_itself_back():
 
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("torchrig", "torchrig.errors"),
+    ("torchrig", "torchrig.errors", "torchrig.records"),
     ("torchrig.i18n", "torchrig.jsonio", "torchrig.resources", "torchrig.terminal",
      "torchrig.units", "torchrig.paths", "torchrig.file_names", "torchrig.collective_math",
      "torchrig.process_exit"),
-    ("torchrig.labels", "torchrig.file_kinds"),
+    ("torchrig.labels", "torchrig.file_kinds", "torchrig.part_id_scan"),
     ("torchrig.findings",),
     ("torchrig.hardware", "torchrig.catalog"),
     ("torchrig.builds",),

@@ -47,3 +47,27 @@ def test_a_width_given_to_the_formatter_is_used_as_given() -> None:
     stock.add_argument("--option", help="word " * 30)
     assert parser.format_help() == stock.format_help()
     assert max(len(line) for line in parser.format_help().splitlines()) <= 50
+
+
+def _commands(argv: list[str]) -> list[str]:
+    parser = cli.build_parser(argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+def test_a_line_that_starts_with_a_command_builds_that_command_alone() -> None:
+    # Each parser argparse builds costs three gettext look-ups; a plan needs only plan's.
+    assert _commands(["plan", "--task", "llm_inference"]) == ["plan"]
+    assert _commands(["check", "x.json"]) == ["check"]
+    # Whatever can print the top-level help or the list of commands still has every command.
+    for argv in ([], ["-h"], ["-h", "plan"], ["--version", "plan"], ["plna"]):
+        assert _commands(argv) == list(COMMANDS), argv
+
+
+def test_a_mistyped_command_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["plna", "--task", "llm_inference"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "torchrig: argument COMMAND: invalid choice: 'plna' (choose from 'detect', 'plan', "
+        "'check', 'export', 'verify', 'bench')")

@@ -81,6 +81,30 @@ def test_a_plan_of_a_workload_alone_imports_no_catalog_no_device_and_no_scaling_
     assert [m for m in ("shutil", "bz2", "lzma") if m in modules] == []
 
 
+def test_a_plan_imports_neither_dataclasses_nor_datetime() -> None:
+    # The planner's value classes are torchrig.records classes: defining them compiles nothing,
+    # and dataclasses (with inspect, ast and dis under it) is left out; datetime is read only
+    # for a measurement's date, which this workload has none of.
+    done = _run(PLAN)
+    assert done["code"] == 0 and "VRAM" in done["out"]
+    assert "torchrig.records" in done["modules"]  # its value classes were defined
+    assert [m for m in ("dataclasses", "inspect", "ast", "dis", "datetime")
+            if m in done["modules"]] == []
+
+
+def test_an_unknown_gpu_is_refused_without_loading_the_catalog() -> None:
+    done = _run([*PLAN, "--gpu", "no-such-gpu"])
+    assert done["code"] == 2 and done["out"] == ""
+    # The catalog's own words for an id it does not hold (Catalog.get).
+    assert done["err"].strip() == "torchrig plan: unknown catalog part id 'no-such-gpu'"
+    assert _under(done["modules"], ("torchrig.catalog",)) == []
+    # A string the catalog's files hold that is no part id is left to the catalog to refuse.
+    done = _run([*PLAN, "--gpu", "gpu"])
+    assert done["code"] == 2
+    assert done["err"].strip() == "torchrig plan: unknown catalog part id 'gpu'"
+    assert "torchrig.catalog.loader" in done["modules"]
+
+
 def test_a_multi_gpu_plan_without_a_gpu_still_skips_the_scaling_model() -> None:
     # Four GPUs of DDP training: efficiency is "unknown without a GPU", so the scaling model is
     # not consulted - and not imported.

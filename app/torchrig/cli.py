@@ -180,6 +180,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # of the workload alone reads neither, and loading it was most of that plan's run.
     catalog = None
     device = None
+    if args.gpu and args.gpu != "this":
+        from torchrig.part_id_scan import surely_unknown_part
+
+        if surely_unknown_part(args.gpu):  # Catalog.get's message, without loading it
+            raise InputError(f"unknown catalog part id {args.gpu!r}")
     if args.gpu or args.recommend:
         from torchrig.catalog import load_catalog
         from torchrig.planning.device import device_spec, subject_device
@@ -582,8 +587,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     ``torchrig --help`` lists each command by the name and help given to ``add_parser``, so it
     reads the same either way, and a command's own parser is complete whenever it parses.
+
+    A command line that starts with a command's name gets that command's parser alone: each
+    parser argparse makes looks up three gettext translations (a few stat calls each, 0.2 ms
+    apiece on a plain Linux), and nothing after the command's name goes to the top-level
+    parser, whose help and command list only a line with no command, an unknown one, or
+    options before it can print.
     """
     wanted = None if argv is None else invoked_command(argv)
+    alone = argv is not None and wanted in COMMANDS and argv[0] == wanted
     parser = _Parser(
         prog="torchrig",
         description="TorchRig (PyTorch 硬件配置助手): plan, build, check and benchmark "
@@ -592,6 +604,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"torchrig {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_text, add_options, handler) in COMMANDS.items():
+        if alone and name != wanted:
+            continue
         p = sub.add_parser(name, help=help_text)
         if argv is None or name == wanted:
             add_options(p)

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from torchrig.errors import InputError
+from torchrig.records import record
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
 
 
-@dataclass(frozen=True)
+@record
 class Msg:
     """One piece of user-facing text in English and Simplified Chinese."""
 

@@ -16,15 +16,15 @@ Wizard filled in (:func:`changed_options`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from torchrig.i18n import Msg, counted
 from torchrig.labels import MODELS, OPTIMIZERS, STRATEGIES, label, precision_label
 from torchrig.planning.workload import TEXT_TASKS, Workload, default_workload
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class _Setting:
     field: str                     # the workload's field ("dataset.x": the dataset's)
     flag: str                      # the `torchrig plan` option that sets it
@@ -144,7 +144,7 @@ SETTINGS: tuple[_Setting, ...] = (
 "given" for a setting; ``field`` is the Wizard's field for it."""
 
 
-@dataclass(frozen=True)
+@record
 class AssumedSetting:
     """One setting the user did not choose: the field, its value, the option that changes it,
     the words for it, and its basis - "task" (the task's defaults) or "sized" (chosen for the

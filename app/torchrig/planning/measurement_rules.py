@@ -7,7 +7,6 @@ requirements/activations.py)."""
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Callable
 
 from torchrig.planning.rule_kit import Facts, Rule, given_without_arch, group
@@ -20,8 +19,10 @@ def _measured_date_broken(c: Facts) -> bool:
         return False
     if not isinstance(value, str) or len(value) != 10:
         return True
+    import datetime  # only for a workload that gives a measurement's date (issue 27)
+
     try:
-        _dt.date.fromisoformat(value)
+        datetime.date.fromisoformat(value)
     except ValueError:
         return True
     return False

@@ -17,17 +17,17 @@ embedding is the input embedding's matrix, counted once, as ``model.parameters()
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from torchrig.planning.presets import TransformerArch
+from torchrig.records import record
 
 PRESET_HEAD = {"bert": "base", "gpt": "lm", "llama": "lm"}
 """The head a preset's published parameter count includes: BERT's is BertModel with its pooler
 (Devlin et al.'s 110M), GPT-2's and Llama's the causal-LM model (docs/estimation.md sec. 2)."""
 
 
-@dataclass(frozen=True)
+@record
 class ParamParts:
     embeddings: int
     blocks: int

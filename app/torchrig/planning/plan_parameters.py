@@ -7,7 +7,6 @@ say the same figures; the counts are the ones the memory figures use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from torchrig.i18n import Msg
@@ -15,9 +14,10 @@ from torchrig.labels import HEADS, label
 from torchrig.planning.param_parts import ParamParts, param_parts
 from torchrig.planning.requirements.model_states import lora_trainable_params
 from torchrig.planning.workload import Workload, counted_head, resolve_model
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class PlanParameters:
     """``total``: the model's parameters plus LoRA adapters; ``trainable``: what trains (a
     full run: the model; LoRA: the adapters; inference: 0); ``parts``: a transformer's

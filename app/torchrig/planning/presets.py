@@ -9,13 +9,13 @@ either cannot pass silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.jsonio import get_num, get_str, load_versioned, req
+from torchrig.records import field, record
 
 PRESETS_FORMAT = "torchrig.model-presets"
 PRESETS_VERSION = 1
@@ -26,7 +26,7 @@ STYLES = ("gpt", "bert", "llama")
 (post-LN, GELU, dropout) and Llama (RMSNorm, rotary, SwiGLU, no dropout, grouped K/V)."""
 
 
-@dataclass(frozen=True)
+@record
 class TransformerArch:
     """The shape facts of a transformer that memory, FLOPs and KV cache depend on.
 
@@ -223,7 +223,7 @@ class TransformerArch:
         return per_layer * ((self.layers - sliding) * tokens + sliding * window)
 
 
-@dataclass(frozen=True)
+@record
 class DiffusionActs:
     """Bytes autograd saves for one precision (fp32, amp, bf16) at the preset's resolution, and
     the inference working set; measured by ``scripts/calibrate_diffusion.py``."""
@@ -235,7 +235,7 @@ class DiffusionActs:
     inference_peak_bytes_per_sample: int
 
 
-@dataclass(frozen=True)
+@record
 class InferenceReference:
     """A published end-to-end generation time the utilisation of eager inference is derived
     from (see ``source``)."""
@@ -246,7 +246,7 @@ class InferenceReference:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class DiffusionFacts:
     """A latent diffusion model: the trained denoiser (U-Net or DiT; the preset's ``params``)
     beside the frozen VAE and text encoder(s) that stay in memory.
@@ -275,7 +275,7 @@ class DiffusionFacts:
         return (self.forward_flops - q) * s + q * s * s
 
 
-@dataclass(frozen=True)
+@record
 class ModelPreset:
     id: str
     name: str
@@ -321,7 +321,7 @@ class ModelPreset:
 # --- calibration ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class VisionPrecisionCal:
     """Saved-for-backward bytes measured for one vision preset at one precision."""
 
@@ -330,14 +330,14 @@ class VisionPrecisionCal:
     units: tuple[tuple[int, int], ...]  # per residual block: (saved bytes, input bytes) / sample
 
 
-@dataclass(frozen=True)
+@record
 class VisionCal:
     image_size: int
     forward_flops_per_sample: int
     precisions: dict[str, VisionPrecisionCal]
 
 
-@dataclass(frozen=True)
+@record
 class TransformerCal:
     """Per-token coefficients (bytes) fitted exactly from measurements of small shapes."""
 
@@ -362,7 +362,7 @@ class TransformerCal:
         return seq * per_token + s["constant"] + s["hidden"] * arch.hidden
 
 
-@dataclass(frozen=True)
+@record
 class Calibration:
     date: str
     torch_version: str

@@ -8,16 +8,16 @@ this module needs nothing from workload.py (which imports it).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from torchrig.records import record, replace
 
 Facts = Any
 """workload._Facts: ``w``, ``model``, ``arch``, ``preset``."""
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """A cross-field rule: when ``broken`` holds, the workload is refused with ``message``
     (text, or made from the facts) naming ``field``, the one the user can change."""
@@ -36,7 +36,7 @@ def group(guard: Callable[[Facts], object], *rules: Rule) -> tuple[Rule, ...]:
     def both(broken: Callable[[Facts], object]) -> Callable[[Facts], object]:
         return lambda c: guard(c) and broken(c)
 
-    return tuple(dataclasses.replace(r, broken=both(r.broken)) for r in rules)
+    return tuple(replace(r, broken=both(r.broken)) for r in rules)
 
 
 def given(name: str) -> Callable[[Facts], bool]:

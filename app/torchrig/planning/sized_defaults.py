@@ -31,9 +31,7 @@ the rule chose is printed as an assumption with the rule's reason
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from torchrig.errors import InputError
@@ -41,6 +39,7 @@ from torchrig.i18n import Msg
 from torchrig.planning.requirements import plan
 from torchrig.planning.requirements.types import vram_verdict
 from torchrig.planning.workload import Workload, default_workload, resolve_model
+from torchrig.records import record, replace
 from torchrig.units import fmt_gib
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ SERVING_SETUPS: tuple[dict[str, Any], ...] = (
 of 1, 2, 4 or 8 GPUs."""
 
 
-@dataclass(frozen=True)
+@record
 class Sizing:
     """The workload after the rule, the fields it decided (changed, or kept at the task's
     defaults when no smaller setup fits) and why (None: the rule did not apply)."""
@@ -119,7 +118,7 @@ def _candidates(w: Workload, given: Collection[str]) -> list[Workload]:
     out: list[Workload] = []
     for setup in setups:
         try:
-            candidate = dataclasses.replace(w, **{f: setup[f] for f in free}).validate()
+            candidate = replace(w, **{f: setup[f] for f in free}).validate()
         except InputError:
             continue  # the user's own choices (or the model's heads) rule this setup out
         if candidate.gpus_per_node % candidate.tp_size == 0 and candidate not in out:

@@ -18,9 +18,7 @@ same things with the same messages.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +55,7 @@ from torchrig.planning.workload_fields import OFFLOADS as OFFLOADS
 from torchrig.planning.workload_fields import OPTIMIZERS as OPTIMIZERS
 from torchrig.planning.workload_fields import PRECISIONS as PRECISIONS
 from torchrig.planning.workload_fields import STRATEGIES as STRATEGIES
+from torchrig.records import field, field_names, record
 
 WORKLOAD_FORMAT = "torchrig.workload"
 WORKLOAD_VERSION = 1
@@ -82,7 +81,7 @@ CONFIG_FIELDS = ("hidden_dropout", "attention_dropout", "embedding_dropout", "he
 allowed on a preset too (fine-tuning BERT-base without dropout is a choice, not a new model)."""
 
 
-@dataclass(frozen=True)
+@record
 class Dataset:
     """The training data as the planner needs it.
 
@@ -100,7 +99,7 @@ class Dataset:
     cache_in_ram: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Workload:
     """One planned run. Sizes are per GPU where it matters: ``batch_size`` is the micro-batch
     on one GPU (one data-parallel rank). See the module docstring for defaults."""
@@ -242,13 +241,13 @@ class Workload:
         """The versioned JSON document (fields in a stable, readable order)."""
         out: dict[str, Any] = {"format": WORKLOAD_FORMAT, "version": WORKLOAD_VERSION,
                                "name": self.name}
-        for f in dataclasses.fields(self):
-            if f.name == "name":
+        for name in field_names(self):
+            if name == "name":
                 continue
-            value = getattr(self, f.name)
-            if f.name == "dataset":
-                value = dataclasses.asdict(value)
-            out[f.name] = value
+            value = getattr(self, name)
+            if name == "dataset":
+                value = {key: getattr(value, key) for key in field_names(value)}
+            out[name] = value
         return out
 
     @classmethod
@@ -377,8 +376,7 @@ def _build(flat: Mapping[str, Any], where: str, keys: Mapping[str, str]) -> Work
     def error(name: str, problem: str) -> InputError:
         return InputError(f"{where}: field '{keys.get(name, name)}' {problem}")
 
-    known = {f.name for f in dataclasses.fields(Workload)} | {
-        f"dataset.{f.name}" for f in dataclasses.fields(Dataset)}
+    known = set(field_names(Workload)) | {f"dataset.{name}" for name in field_names(Dataset)}
     unknown = sorted(k for k in flat if k not in known)
     if unknown:
         raise InputError(f"{where}: unknown field {keys.get(unknown[0], unknown[0])!r}")
@@ -421,7 +419,7 @@ def _default(name: str, base: Workload, preset: ModelPreset | None, new_model: b
 # --- the model a workload refers to ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedModel:
     """The workload's model with everything the planner needs filled in."""
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from torchrig.errors import InputError
 from torchrig.planning.presets import STYLES
+from torchrig.records import record
 
 TASKS = (
     "image_classification", "detection_segmentation", "nlp_transformer", "llm_finetune_full",
@@ -67,7 +67,7 @@ LABEL = "label"  # text of at most limits[1] characters; null is refused, not de
 FREE = "free"  # read as given; its rule is a cross-field one (see workload._RULES)
 
 
-@dataclass(frozen=True)
+@record
 class Field:
     name: str
     kind: str

@@ -11,9 +11,7 @@ come from :mod:`torchrig.planning.diffusion`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 
 from torchrig.i18n import Msg
 from torchrig.planning import diffusion
@@ -22,6 +20,7 @@ from torchrig.planning.requirements import dropout_masks, fp8_training
 from torchrig.planning.requirements.assumptions import PREFILL_CHUNK_TOKENS
 from torchrig.planning.workload import LOW_PRECISION, QUANTIZED, ResolvedModel, Workload
 from torchrig.planning.workload import model_head as workload_head
+from torchrig.records import record, replace
 from torchrig.units import fmt_gib
 
 
@@ -150,7 +149,7 @@ def _mlm_transform_per_token(w: Workload, arch: TransformerArch, prec: str) -> f
     return 0.0
 
 
-@dataclass(frozen=True)
+@record
 class Activations:
     bytes: float | None
     note: Msg
@@ -497,7 +496,7 @@ def training_activations(w: Workload, model: ResolvedModel,
         if w.activation_bytes_per_sample is not None and w.measured_device is not None:
             # The planner's own figure, without the user's (its calibration or published
             # figure; unknown for a custom model), beside which the measurement is judged.
-            own = dataclasses.replace(w, activation_bytes_per_sample=None)
+            own = replace(w, activation_bytes_per_sample=None)
             return measured_vision_activations(
                 w, model, cal, vision_activations(own, model, cal, w.gradient_checkpointing))
         return vision_activations(w, model, cal, w.gradient_checkpointing)
@@ -549,7 +548,7 @@ def context_mismatch(w: Workload) -> Msg | None:
     """Why a measurement's precision, checkpointing or layout does not stand for this plan
     (None: they do): another precision class, checkpointing on one side only, or the plan's
     layers split over tensor or pipeline ranks where verify measured one device."""
-    measured = dataclasses.replace(w, precision=w.measured_precision or w.precision)
+    measured = replace(w, precision=w.measured_precision or w.precision)
     if cal_precision(measured) != cal_precision(w):
         return Msg(f"measured at {w.measured_precision}, planned {w.precision} (another "
                    "precision class)", f"实测精度 {w.measured_precision}，规划为 {w.precision}"
@@ -584,7 +583,7 @@ def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: in
         why = Msg("the planner cannot scale it (no calibration for this architecture)",
                   "规划无法缩放它（该结构未校准）")
     if why is not None:
-        return dataclasses.replace(formula, note=Msg(
+        return replace(formula, note=Msg(
             f"{formula.note.en}; the figure {src.en} is not used: {why.en}",
             f"{formula.note.zh}；{src.zh}的数值未采用：{why.zh}"))
     assert w.activation_bytes_per_sample is not None and w.measured_batch is not None
@@ -593,7 +592,7 @@ def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: in
 
     def per_sample(form: str, tokens: int) -> float:
         """The formula's bytes per sample (weight copies out) in ``form`` at ``tokens``."""
-        one = dataclasses.replace(w, attention=form, batch_size=1, seq_len=tokens)
+        one = replace(w, attention=form, batch_size=1, seq_len=tokens)
         got = transformer_activations(one, arch, tokens, cal, ck).bytes
         assert got is not None  # the same calibration as the formula's, which had one
         return got - autocast_weight_copies(one, arch)
@@ -601,7 +600,7 @@ def measured_transformer_activations(w: Workload, arch: TransformerArch, seq: in
     b_m, s_m = w.measured_batch, w.measured_seq_len
     measured_form, planned_form = _FORM[w.measured_attention], w.attention
     # verify measures one device with plain data parallelism, at the measured precision.
-    ran = dataclasses.replace(w, precision=w.measured_precision or w.precision,
+    ran = replace(w, precision=w.measured_precision or w.precision,
                               strategy="ddp", tp_size=1, pp_size=1)
     copies_m = autocast_weight_copies(ran, arch)
     total_m = w.activation_bytes_per_sample * b_m
@@ -670,7 +669,7 @@ def measured_vision_activations(w: Workload, model: ResolvedModel, cal: Calibrat
     vc = cal.vision.get(model.preset.id) if (cal is not None and model.preset) else None
     has_formula = formula.bytes is not None
     if why is not None and has_formula:
-        return dataclasses.replace(formula, note=Msg(
+        return replace(formula, note=Msg(
             f"{formula.note.en}; the figure {src.en} is not used: {why.en}",
             f"{formula.note.zh}；{src.zh}的数值未采用：{why.zh}"))
     step = vc.precisions[cal_precision(w)].bytes_per_step if vc is not None else 0.0

@@ -29,11 +29,10 @@ attention probability applies to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torchrig.i18n import Msg
 from torchrig.planning.presets import TransformerArch
 from torchrig.planning.workload import Workload
+from torchrig.records import record
 
 CALIBRATED_DROPOUT: dict[str, float] = {"gpt": 0.1, "bert": 0.1, "llama": 0.0}
 """The dropout probability each style's calibration model runs with
@@ -41,7 +40,7 @@ CALIBRATED_DROPOUT: dict[str, float] = {"gpt": 0.1, "bert": 0.1, "llama": 0.0}
 the default when a workload does not say (GPT-2's and BERT's published configs are 0.1)."""
 
 
-@dataclass(frozen=True)
+@record
 class Dropout:
     """Probabilities of the three places a transformer drops out."""
 

@@ -6,16 +6,15 @@ store them); and the trainable parameters of a LoRA run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, label
 from torchrig.planning import diffusion
 from torchrig.planning.requirements.assumptions import INT4_GROUP, NVFP4_BLOCK
 from torchrig.planning.workload import ResolvedModel, Workload
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class ModelStates:
     weights: float
     gradients: float

@@ -6,7 +6,6 @@ a run spans nodes with no network known, the assumption that says so.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
@@ -26,6 +25,10 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
     (docs/estimation.md sec. 6.1)."""
     if gpu is None:
         return None
+    # DeviceSpec (planning/device.py) is a dataclass, loaded only with a GPU: a plan without
+    # one never gets here, nor imports dataclasses (issue 27).
+    from dataclasses import replace
+
     if w.network is not None:
         from torchrig.planning.links import LINKS  # with a GPU only, as the device model
 

@@ -5,7 +5,6 @@ print for this workload, and the seed document's claims recomputed for it.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from torchrig.i18n import Msg
@@ -22,6 +21,7 @@ from torchrig.planning.requirements.model_states import model_state_bytes
 from torchrig.planning.requirements.types import Item, SeedClaim
 from torchrig.planning.requirements.vram import VramExtras
 from torchrig.planning.workload import ResolvedModel, Workload
+from torchrig.records import replace
 from torchrig.units import GB, fmt_gb, fmt_gib
 
 if TYPE_CHECKING:
@@ -110,15 +110,15 @@ def seed_claims(w: Workload, model: ResolvedModel, cal: Calibration | None,
             f"若存为 float32 张量则为 4 倍{mine.zh}")))
     if w.is_training and not w.is_lora and w.precision in ("fp32", "tf32", "amp_fp16",
                                                           "amp_bf16"):
-        fp32 = _vram_body(dataclasses.replace(w, precision="fp32"), model, cal)
-        amp = _vram_body(dataclasses.replace(w, precision="amp_bf16"), model, cal)
+        fp32 = _vram_body(replace(w, precision="fp32"), model, cal)
+        amp = _vram_body(replace(w, precision="amp_bf16"), model, cal)
         saving = None if not fp32 or amp is None else 1 - amp / fp32
         claims.append(SeedClaim(
             "seed 3.1", Msg("mixed precision cuts memory by 50%", "混合精度减少 50% 显存"),
             "-50%", None if saving is None else -saving, "fraction",
             _amp_note(w.strategy)))
     if w.is_training and extras.activations.without_checkpointing:
-        on = _activation_bytes(dataclasses.replace(w, gradient_checkpointing=True), model, cal)
+        on = _activation_bytes(replace(w, gradient_checkpointing=True), model, cal)
         off = extras.activations.without_checkpointing
         saving = None if on is None or not off else 1 - on / off
         claims.append(SeedClaim(

@@ -15,7 +15,6 @@ tokens routed to them, and each MoE layer's dispatch and combine all-to-all move
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from torchrig.i18n import Msg
@@ -35,6 +34,7 @@ from torchrig.planning.requirements.kv_cache import (
 )
 from torchrig.planning.requirements.types import Item
 from torchrig.planning.workload import Workload
+from torchrig.records import record
 from torchrig.units import fmt_gib
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def serving_groups(w: Workload) -> int:
     return max(1, w.total_gpus // (w.tp_size * w.pp_size * expert_parallel.ep_group(w)))
 
 
-@dataclass(frozen=True)
+@record
 class _Group:
     """One tensor x pipeline x expert-parallel group serving ``arch`` on ``gpu``."""
 

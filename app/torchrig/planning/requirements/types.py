@@ -6,18 +6,18 @@ note), the :class:`Assumption` and :class:`SeedClaim` records, and the VRAM verd
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from torchrig.i18n import Msg
 from torchrig.planning.workload import Workload
+from torchrig.records import record
 
 if TYPE_CHECKING:
     # Annotations only: a plan without a GPU never imports the device model or its links.
     from torchrig.planning.device import DeviceSpec
 
 
-@dataclass(frozen=True)
+@record
 class Item:
     """One figure of a breakdown: value in SI units (None = unknown) and why."""
 
@@ -25,14 +25,14 @@ class Item:
     note: Msg
 
 
-@dataclass(frozen=True)
+@record
 class Assumption:
     key: str
     text: Msg
     value: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class SeedClaim:
     """A number the seed document states, beside what the planner computes for this workload."""
 
@@ -44,7 +44,7 @@ class SeedClaim:
     note: Msg
 
 
-@dataclass(frozen=True)
+@record
 class Requirements:
     """Everything :func:`plan` computes. Sections are ordered dicts of :class:`Item`; each has a
     "total" item where a total makes sense."""

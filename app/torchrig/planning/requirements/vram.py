@@ -5,8 +5,6 @@ fragmentation headroom, summed into the total the VRAM verdict compares with the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torchrig.i18n import Msg
 from torchrig.labels import OPTIMIZERS, PRECISIONS, label
 from torchrig.planning import diffusion
@@ -35,9 +33,10 @@ from torchrig.planning.requirements.model_states import (
 from torchrig.planning.requirements.serving import kv_cache_item
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class VramExtras:
     activations: Activations
     states: ModelStates | None
