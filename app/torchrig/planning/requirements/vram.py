@@ -250,7 +250,7 @@ def _largest_layer_assumption(g: LayerEstimate) -> Assumption:
     bn = g.params / 1e9
     h_en, h_zh = src("hidden", f"GPT-3 paper Table 2.1, interpolated for {bn:.2f}B parameters",
                      f"GPT-3 论文表 2.1 中 {bn:.2f}B 参数的插值")
-    f_en, f_zh = src("ffn", "4 x hidden, as there", "4 × hidden，同该表")
+    f_en, f_zh = src("ffn", "4 x hidden, as there", "4 × 隐藏维度，同该表")
     v_en, v_zh = src("vocab", "the planner's custom-model default", "本工具自定义模型默认值")
     return Assumption("zero3_largest_layer", Msg(
         f"ZeRO-3 gather buffer: layer shapes not given, largest layer estimated at "
@@ -259,8 +259,8 @@ def _largest_layer_assumption(g: LayerEstimate) -> Assumption:
         "(docs/estimation.md sec. 1.2). Give the real shape with --layers --hidden --heads "
         "(and --vocab, --ffn)",
         f"ZeRO-3 收集缓冲：未给出层形状，最大层估计为 {g.largest / 1e6:.1f}M 参数 = max(词表 "
-        f"{g.vocab:,} × hidden {g.hidden:,}, hidden × ffn {g.ffn:,})；hidden：{h_zh}；ffn：{f_zh}；"
-        f"词表：{v_zh}（docs/estimation.md 第 1.2 节）。用 --layers --hidden --heads"
+        f"{g.vocab:,} × 隐藏维度 {g.hidden:,}, 隐藏维度 × 前馈宽度 {g.ffn:,})；隐藏维度：{h_zh}；"
+        f"前馈宽度：{f_zh}；词表：{v_zh}（估算文档第 1.2 节）。用 --layers --hidden --heads"
         "（及 --vocab、--ffn）给出实际形状"), float(g.largest))
 
 
