@@ -21,6 +21,7 @@ from torchrig.planning.requirements.estimators import (
     PREFETCH_BUCKET_ELEMENTS,
     REDUCE_BUCKET_ELEMENTS,
 )
+from torchrig.planning.requirements.largest_layer import LayerEstimate, estimate_largest_layer
 from torchrig.planning.requirements.model_states import (
     ModelStates,
     expert_parallel_share,
@@ -34,6 +35,7 @@ from torchrig.planning.requirements.serving import kv_cache_item
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
 from torchrig.records import record
+from torchrig.planning.workload import QUANTIZED, TEXT_TASKS, ResolvedModel, Workload
 
 
 @record
@@ -66,7 +68,7 @@ def vram_items(w: Workload, model: ResolvedModel, cal: Calibration | None,
             comm = _ddp_buckets(items["gradients"].value)
         acts = training_activations(w, model, cal)
     if w.is_training and w.strategy == "zero3":
-        comm = _zero3_gather_buffer(model.largest_layer_params, model.params * ep / mp)
+        comm = _zero3_gather_buffer(w, model, model.params * ep / mp, assumptions)
     items.update(_frozen_and_ema(w, model, mp, ep))
     items.update(_activation_items(acts, incomplete))
     step = _optimizer_step_transient(w, model, mp, ep)
@@ -200,22 +202,28 @@ def _ddp_buckets(gradients: float | None) -> Item:
         "DDP 梯度桶：梯度的第二份拷贝（gradient_as_bucket_view=True 可省去）"))
 
 
-def _zero3_gather_buffer(largest_layer_params: int | None, params: float) -> Item:
+def _zero3_gather_buffer(w: Workload, model: ResolvedModel, params: float,
+                         assumptions: list[Assumption]) -> Item:
     """What stage 3 gathers on the GPU at once: the module in use (at most the largest layer)
     and the prefetched parameters behind it (:data:`PREFETCH_BUCKET_ELEMENTS`), never more than
     :data:`MAX_LIVE_PARAMETERS`, in 16 bit; plus the largest layer's 16-bit gradient before
     its reduce-scatter. With the layer known this is DeepSpeed's estimator's 4 x largest layer
-    plus the prefetch bucket; without the layer shapes it is the most stage 3 lets live."""
-    if largest_layer_params:
-        live = min(largest_layer_params + PREFETCH_BUCKET_ELEMENTS, MAX_LIVE_PARAMETERS,
-                   params)
-        return Item(2.0 * live + 2.0 * largest_layer_params, Msg(
-            f"ZeRO-3 gathered parameters: the largest layer ({largest_layer_params / 1e6:.1f}M) "
-            "+ the 5e7-parameter prefetch bucket in 16 bit, and the largest layer's 16-bit "
-            "gradient (DeepSpeed's estimator counts 4 B x largest layer; stage3 defaults)",
-            f"ZeRO-3 收集的参数：最大层（{largest_layer_params / 1e6:.1f}M）+ 5e7 参数的预取桶"
-            "（16 位），以及最大层的 16 位梯度（DeepSpeed 估算器计 4 字节 × 最大层；"
-            "stage3 默认值）"))
+    plus the prefetch bucket; a language model given by its parameter count gets its largest
+    layer estimated (:mod:`.largest_layer`, an assumption); otherwise, with no layer shapes, it
+    is the most stage 3 lets live."""
+    largest = model.largest_layer_params
+    if largest:
+        return _gather_item(largest, params, Msg(
+            f"ZeRO-3 gathered parameters: the largest layer ({largest / 1e6:.1f}M) ",
+            f"ZeRO-3 收集的参数：最大层（{largest / 1e6:.1f}M）"))
+    guess = (estimate_largest_layer(model.params, w.hidden, w.vocab, w.ffn)
+             if w.task in TEXT_TASKS else None)
+    if guess is not None:
+        assumptions.append(_largest_layer_assumption(guess))
+        mil = guess.largest / 1e6
+        return _gather_item(guess.largest, params, Msg(
+            f"ZeRO-3 gathered parameters: the largest layer, estimated ({mil:.1f}M, see "
+            "assumptions) ", f"ZeRO-3 收集的参数：最大层，估计值（{mil:.1f}M，见假设）"))
     live = min(params, MAX_LIVE_PARAMETERS)
     return Item(2.0 * live, Msg(
         "ZeRO-3 gathered parameters, upper bound: layer shapes unknown, so the most stage 3 "
@@ -223,6 +231,37 @@ def _zero3_gather_buffer(largest_layer_params: int | None, params: float) -> Ite
         "in 16 bit",
         "ZeRO-3 收集的参数（上界）：层形状未知，按 ZeRO-3 最多保留的参数计（"
         f"'stage3_max_live_parameters' = 1e9，或整个模型：{live / 1e6:,.0f}M），16 位"))
+
+
+def _gather_item(largest: int, params: float, head: Msg) -> Item:
+    """2 x min(largest + prefetch bucket, max live, params) + 2 x largest (16 bit)."""
+    live = min(largest + PREFETCH_BUCKET_ELEMENTS, MAX_LIVE_PARAMETERS, params)
+    return Item(2.0 * live + 2.0 * largest, Msg(
+        head.en + "+ the 5e7-parameter prefetch bucket in 16 bit, and the largest layer's 16-bit "
+        "gradient (DeepSpeed's estimator counts 4 B x largest layer; stage3 defaults)",
+        head.zh + "+ 5e7 参数的预取桶（16 位），以及最大层的 16 位梯度（DeepSpeed 估算器计 4 字节 "
+        "× 最大层；stage3 默认值）"))
+
+
+def _largest_layer_assumption(g: LayerEstimate) -> Assumption:
+    """The estimated largest layer, how it was formed and how to give the real shape."""
+    def src(part: str, en: str, zh: str) -> tuple[str, str]:
+        return ("given", "已给出") if part in g.given else (en, zh)
+    bn = g.params / 1e9
+    h_en, h_zh = src("hidden", f"GPT-3 paper Table 2.1, interpolated for {bn:.2f}B parameters",
+                     f"GPT-3 论文表 2.1 中 {bn:.2f}B 参数的插值")
+    f_en, f_zh = src("ffn", "4 x hidden, as there", "4 × 隐藏维度，同该表")
+    v_en, v_zh = src("vocab", "the planner's custom-model default", "本工具自定义模型默认值")
+    return Assumption("zero3_largest_layer", Msg(
+        f"ZeRO-3 gather buffer: layer shapes not given, largest layer estimated at "
+        f"{g.largest / 1e6:.1f}M parameters = max(vocab {g.vocab:,} x hidden {g.hidden:,}, "
+        f"hidden x ffn {g.ffn:,}); hidden: {h_en}; ffn: {f_en}; vocab: {v_en} "
+        "(docs/estimation.md sec. 1.2). Give the real shape with --layers --hidden --heads "
+        "(and --vocab, --ffn)",
+        f"ZeRO-3 收集缓冲：未给出层形状，最大层估计为 {g.largest / 1e6:.1f}M 参数 = max(词表 "
+        f"{g.vocab:,} × 隐藏维度 {g.hidden:,}, 隐藏维度 × 前馈宽度 {g.ffn:,})；隐藏维度：{h_zh}；"
+        f"前馈宽度：{f_zh}；词表：{v_zh}（估算文档第 1.2 节）。用 --layers --hidden --heads"
+        "（及 --vocab、--ffn）给出实际形状"), float(g.largest))
 
 
 def _zero_reduce_bucket() -> Item:
