@@ -14,7 +14,6 @@ instead?", builds/part_fit.py), asked once per build and kept; nothing is checke
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from torchrig.builds.check_node import Node
@@ -23,6 +22,7 @@ from torchrig.builds.system_parts import is_system
 from torchrig.catalog.specs import SOCKETED_GPU_FORMS
 from torchrig.i18n import Msg, counted
 from torchrig.planning.gpu_choice import BASEBOARD_GPUS, buyable_for, candidate_gpus
+from torchrig.records import record
 
 if TYPE_CHECKING:
     from torchrig.builds.build import Build
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 MachineKind = Literal["workstation", "server", "workload"]
 
 
-@dataclass(frozen=True)
+@record
 class BuyingFor:
     """The machine a recommendation is for.
 

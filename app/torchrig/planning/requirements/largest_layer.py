@@ -21,7 +21,8 @@ estimate, and the gather buffer keeps its upper bound.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from torchrig.records import record
 
 GPT3_D_MODEL: tuple[tuple[float, int], ...] = (
     (125e6, 768), (350e6, 1024), (760e6, 1536), (1.3e9, 2048), (2.7e9, 2560),
@@ -37,7 +38,7 @@ ASSUMED_VOCAB = 32_000
 (``workload._custom_arch``): Llama and Llama 2's 32,000-token SentencePiece vocabulary."""
 
 
-@dataclass(frozen=True)
+@record
 class LayerEstimate:
     """The assumed shape and which of its parts the workload gave."""
 

@@ -21,14 +21,13 @@ Copies in one direction share the link; the two directions do not (PCIe is full 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torchrig.i18n import Msg
 from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements.model_states import lora_trainable_params
 from torchrig.planning.requirements.scaling import BACKWARD_SHARE, BACKWARD_SHARE_CHECKPOINTED
 from torchrig.planning.requirements.types import Assumption, Item
 from torchrig.planning.workload import ResolvedModel, Workload
+from torchrig.records import record
 from torchrig.units import fmt_seconds
 
 CPU_ADAM_PARAMS_PER_S = 11.6e9 / 8.2
@@ -46,7 +45,7 @@ ASSUMED_HOST_LINK = LINKS["pcie4_x16"]
 """The host link when the GPU's is unknown (a detected GPU, a module without a PCIe figure)."""
 
 
-@dataclass(frozen=True)
+@record
 class OffloadStep:
     """One optimizer step of ZeRO-Offload, in seconds unless named.
 

@@ -33,9 +33,8 @@ from torchrig.planning.requirements.model_states import (
 )
 from torchrig.planning.requirements.serving import kv_cache_item
 from torchrig.planning.requirements.types import Assumption, Item
-from torchrig.planning.workload import QUANTIZED, ResolvedModel, Workload
-from torchrig.records import record
 from torchrig.planning.workload import QUANTIZED, TEXT_TASKS, ResolvedModel, Workload
+from torchrig.records import record
 
 
 @record
