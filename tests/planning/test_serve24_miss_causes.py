@@ -7,7 +7,9 @@ here by hand from the published rate: (B x out / published - B x prefill) / out.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from published.harness import _gpu, _workload, evaluate
@@ -63,3 +65,39 @@ def test_the_vllm_70b_cause_quotes_todays_plan():
     implied = (1186 * out / row.published - t["prefill_time_s"]) / out
     assert implied * 1e3 == pytest.approx(214.3, abs=0.5)
     assert "214 ms" in row.known_miss and "14.2 ms" in row.known_miss
+
+
+def _variant():
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "serving_step_variant.py"
+    spec = importlib.util.spec_from_file_location("serving_step_variant", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_candidate_step_is_the_one_the_causes_describe_by_hand():
+    # Llama 3.1 8B FP8 on one H200 (1,979 TFLOP/s fp8, 4.8 TB/s), 884 requests at a mean
+    # context of 128 + 2,048 / 2 = 1,152 tokens: GEMMs max(9.08 GB / (4.8 TB/s x 0.65),
+    # 2N x 884 / (1,979 TFLOP/s x 0.44)), then attention max(884 x 1,152 x 64 KiB / (4.8 TB/s
+    # x 0.85), 4·L·h·c x 884 / (1,979 TFLOP/s x 0.44)).
+    n = 32 * (4096 * (4096 + 2 * 1024) + 4096 * 4096 + 3 * 4096 * 14336) + 128256 * 4096
+    weights = 6_979_321_856 * 1 + 1_050_939_392 * 2
+    gemm = max(weights / (4.8e12 * 0.65), 2 * n * 884 / (1979e12 * 0.44))
+    attention = max(884 * 1152 * 2 * 32 * 8 * 128 / (4.8e12 * 0.85),
+                    4 * 32 * 4096 * 1152 * 884 / (1979e12 * 0.44))
+    assert (gemm + attention) * 1e3 == pytest.approx(31.6, abs=0.05)  # as the cause quotes
+    with _variant().kernels_in_sequence(0.44, 0.85, 0.65):
+        t = _plan("trt-8b-h200-128-2048", 884)
+    assert t["time_per_output_token_s"] == pytest.approx(gemm + attention, rel=1e-9)
+    # The planner's own step is back once the block ends.
+    assert _plan("trt-8b-h200-128-2048", 884)["time_per_output_token_s"] * 1e3 == (
+        pytest.approx(24.3, abs=0.05))
+
+
+def test_the_candidate_ratios_the_causes_quote():
+    quoted = {"trt-8b-h200-128-2048": 1.04, "trt-8b-h200-500-2000": 1.08,
+              "vllm-v0.6-70b-h100tp4-sharegpt": 1.42, "sglang-v0.3-70b-h100tp4-sharegpt": 1.36}
+    with _variant().kernels_in_sequence(0.44, 0.85, 0.65):
+        got = {rid: evaluate(BY_ID[rid]).ratio for rid in quoted}
+    assert got == {rid: pytest.approx(x, abs=0.005) for rid, x in quoted.items()}

@@ -2,7 +2,8 @@
 setup and ruled out, with its figures (docs/estimation.md sec. 8.6, "What the serving misses
 are not"). The figures are the planner's own items for the row (``bytes_read_per_step``,
 ``time_per_output_token_s``, ``prefill_time_s``) and hand arithmetic on them; the candidate step
-model quoted here was run as a throw-away variant of ``serving_time.py``, not kept.
+model quoted here is not the planner's: ``benchmarks/serving_step_variant.py`` runs it and
+prints its figures.
 
 The implied step of a row is the decode step the published rate needs with the planner's
 concurrency B and prefill per request: (B x out / published - B x prefill) / out.
