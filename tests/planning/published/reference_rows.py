@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from published import serving_causes
 from published.engine_rows import SERVING_ENGINES
 from published.mlperf_rows import MLPERF_TRAINING
 from published.row_types import (
@@ -673,6 +674,11 @@ _SERVE_H200_DECODE = (
     "(0.65) was fitted on the H100's 3.35 TB/s, and TensorRT-LLM's H200 figures reach a smaller "
     "share of its 4.8 TB/s on long outputs; the model has no cause for that written down (the "
     "H200's 128/128 and 2048/128 rows, prefill- or compute-bound, are within 7 %)")
+_ZERO3_NO_SHAPE = (
+    "a model given by its parameter count only has no largest layer in the planner, so its "
+    "ZeRO-3 gather buffer is the most stage 3 keeps gathered, 2 x min(P, "
+    "stage3_max_live_parameters = 1e9) = 2 GB, an upper bound, where DeepSpeed's worked "
+    "example takes 4 x 32M = 128 MB{extra} (issue 24)")
 
 
 
@@ -698,13 +704,7 @@ KNOWN_MISSES: dict[str, str] = {
         "x1.09); the planner has one traffic per image for every implementation and batch of a "
         "CNN. Which of batch and node count costs the 64-GPU run its 37 % per GPU, these two "
         "results cannot separate"),
-    "vllm-v0.6-70b-h100tp4-sharegpt": (
-        "x1.30 (SGLang on the same four H100s x1.24, inside 25 %): decode is planned "
-        "bandwidth-bound at the 0.65 share fitted on TensorRT-LLM FP8 on one H100, every step "
-        "reading each GPU's quarter of the bf16 weights and its KV cache; the engines reach less "
-        "at TP 4. The cause is not established: the source measures neither the TP-4 all-reduce "
-        "cost at about 1,200 sequences nor the spread of ShareGPT lengths around the planned "
-        "mean, and TensorRT-LLM's Llama-3.3-70B TP 2 H100 rows are also high (x1.10-1.15)"),
+    "vllm-v0.6-70b-h100tp4-sharegpt": serving_causes.VLLM_70B_TP4,
     "dle-bertl-a100-tf32-s512-1gpu": _BERT_FLOPS.format(util="78 %"),
     "dle-bertl-a100-amp-s512-1gpu": _BERT_FLOPS.format(util="74 %"),
     "dle-bertl-a100-tf32-s512-8gpu": _BERT_FLOPS.format(util="76 %"),
@@ -738,8 +738,8 @@ KNOWN_MISSES: dict[str, str] = {
         "(6.4 GB), an AdamW step temporary (3.2 GB) and a 10 % fragmentation margin (5.2 GB): "
         "58.5 GB against the card's 48 GiB; QLoRA's paged optimizers (sec. 3) move optimizer "
         "states to CPU RAM when the GPU runs short, which the planner does not model"),
-    "trt-8b-h200-128-2048": _SERVE_H200_DECODE,
-    "trt-8b-h200-500-2000": _SERVE_H200_DECODE,
+    "trt-8b-h200-128-2048": serving_causes.H200_DECODE_128_2048,
+    "trt-8b-h200-500-2000": serving_causes.H200_DECODE_500_2000,
 }
 
 ROWS = tuple(replace(r, known_miss=KNOWN_MISSES.get(r.id)) for r in ROWS)
