@@ -669,17 +669,6 @@ _PAPER_FP32_GRADS = (
     "the planner counts ZeRO as DeepSpeed's code and estimator hold it (issue 24): each rank "
     "also keeps the fp32 gradient shard the optimizer steps on, 4Psi / N_d = {extra} here, "
     "which the paper's K = 12 leaves out (docs/estimation.md sec. 1.2)")
-_SERVE_H200_DECODE = (
-    "decode-heavy rows on the H200 come out x1.25-1.35: the decode share of the bandwidth "
-    "(0.65) was fitted on the H100's 3.35 TB/s, and TensorRT-LLM's H200 figures reach a smaller "
-    "share of its 4.8 TB/s on long outputs; the model has no cause for that written down (the "
-    "H200's 128/128 and 2048/128 rows, prefill- or compute-bound, are within 7 %)")
-_ZERO3_NO_SHAPE = (
-    "a model given by its parameter count only has no largest layer in the planner, so its "
-    "ZeRO-3 gather buffer is the most stage 3 keeps gathered, 2 x min(P, "
-    "stage3_max_live_parameters = 1e9) = 2 GB, an upper bound, where DeepSpeed's worked "
-    "example takes 4 x 32M = 128 MB{extra} (issue 24)")
-
 
 
 KNOWN_MISSES: dict[str, str] = {
