@@ -40,8 +40,9 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
         assumptions.append(Assumption("network", Msg(
             f"no network between the {w.nodes} nodes given: the time assumes perfect scaling "
             f"across them, an upper bound; give --network ({ids}) and --nics-per-node",
-            f"未给出 {w.nodes} 个节点之间的网络：时间按跨节点理想扩展计算，为上界；可用 --network"
-            f"（{ids}）和 --nics-per-node 指定")))
+            # The ids read as code only behind the option (the zh text has no English words).
+            f"未给出 {w.nodes} 个节点之间的网络：时间按跨节点理想扩展计算，为上界；可用 "
+            + "、".join(f"--network {i}" for i in NETWORKS) + " 与 --nics-per-node 指定")))
     return gpu
 
 
