@@ -468,8 +468,9 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attention", choices=ATTENTIONS,
                    help="sdpa (fused, the default) or eager (saves the attention scores)")
     custom = p.add_argument_group("custom model (--model custom, or what --hf-config reads)")
-    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab", "ffn",
-                 "head-dim"):
+    custom.add_argument("--params", type=count, metavar="N",
+                        help="parameters, e.g. 2850000000 or 2.85e9")
+    for flag in ("layers", "hidden", "heads", "kv-heads", "vocab", "ffn", "head-dim"):
         custom.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=int)
     custom.add_argument("--style", choices=STYLES, help="transformer block style")
     custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
@@ -498,6 +499,17 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     moe.add_argument("--active-experts", dest="active_experts", type=int,
                      help="experts each token is routed to")
     moe.add_argument("--expert-ffn", dest="expert_ffn", type=int, help="one expert's MLP width")
+
+
+def count(text: str) -> int | float:
+    """A count as typed, ``2850000000`` or ``2.85e9``: read as a number here, and judged
+    (whole, finite, in range) by the workload's own field rule (planning/workload_fields.py),
+    the one place a workload file's ``params`` is checked too. Named for argparse's message
+    ("invalid count value: 'x'") when the text is no number at all."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
 
 
 def _add_detect_options(p: argparse.ArgumentParser) -> None:
