@@ -219,7 +219,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
               if args.recommend and catalog is not None else None)
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
     assumed = [] if sizing is None else assumed_settings(workload, given, sizing.fields,
-                                                         sizing.reason)
+                                                         sizing.reason, req.assumptions)
     if args.json:
         data = req.to_dict()
         data["parameters"] = plan_parameters(workload).to_dict()
