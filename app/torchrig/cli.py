@@ -180,6 +180,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # of the workload alone reads neither, and loading it was most of that plan's run.
     catalog = None
     device = None
+    if args.bought_for is not None and not args.recommend:
+        raise InputError("--for names the machine a recommendation is for: add --recommend")
     if args.gpu and args.gpu != "this":
         from torchrig.part_id_scan import surely_unknown_part
 
@@ -222,7 +224,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
               if args.recommend and catalog is not None else None)
     # A workload file chose every setting; flags alone leave the rest to the task's defaults.
     assumed = [] if sizing is None else assumed_settings(workload, given, sizing.fields,
-                                                         sizing.reason)
+                                                         sizing.reason, req.assumptions)
     if args.json:
         data = req.to_dict()
         data["parameters"] = plan_parameters(workload).to_dict()
@@ -271,7 +273,30 @@ def _recommendation(args: argparse.Namespace, workload: Workload, catalog: Catal
     if args.time_target_hours is not None:
         target = time_target_seconds(args.time_target_hours, "--time-target-hours")
     return advise(workload, catalog, currency=args.currency, cny_per_usd=rate,
-                  hourly_prices=hourly, time_target_s=target)
+                  hourly_prices=hourly, time_target_s=target,
+                  subject=_bought_for(args.bought_for, catalog))
+
+
+def _bought_for(spec: str | None, catalog: Catalog) -> Capabilities | None:
+    """``plan --for``: the machine the recommendation is bought for, named as the Wizard's
+    "Check against" box names it - a build file (or sheet PDF), a catalog tier, or this
+    machine - and made into capabilities by the same functions (``from_build``, ``from_tier``,
+    ``from_profile``), which advise() reads as the Wizard's plan does. A path that exists is a
+    build even when its name is a tier's."""
+    if spec is None:
+        return None
+    path = _path(spec)
+    if spec in catalog.tiers and not path.exists():
+        from torchrig.builds.capabilities import from_tier
+
+        return from_tier(catalog.tier(spec), catalog)
+    if spec != "this" and not path.exists() and path.suffix.lower() not in (".json", ".pdf"):
+        raise InputError(f"--for {spec}: not a build file, a tier ({', '.join(catalog.tiers)}) "
+                         "or 'this'")
+    try:
+        return _subject(spec, catalog)[0]
+    except InputError as exc:
+        raise InputError(f"--for {exc}") from None
 
 
 def _default_rate_arguments(p: argparse.ArgumentParser) -> None:
@@ -448,8 +473,9 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attention", choices=ATTENTIONS,
                    help="sdpa (fused, the default) or eager (saves the attention scores)")
     custom = p.add_argument_group("custom model (--model custom, or what --hf-config reads)")
-    for flag in ("params", "layers", "hidden", "heads", "kv-heads", "vocab", "ffn",
-                 "head-dim"):
+    custom.add_argument("--params", type=count, metavar="N",
+                        help="parameters, e.g. 2850000000 or 2.85e9")
+    for flag in ("layers", "hidden", "heads", "kv-heads", "vocab", "ffn", "head-dim"):
         custom.add_argument(f"--{flag}", dest=flag.replace("-", "_"), type=int)
     custom.add_argument("--style", choices=STYLES, help="transformer block style")
     custom.add_argument("--tied-embeddings", dest="tied_embeddings", choices=["on", "off"],
@@ -480,6 +506,17 @@ def _add_plan_options(p: argparse.ArgumentParser) -> None:
     moe.add_argument("--expert-ffn", dest="expert_ffn", type=int, help="one expert's MLP width")
 
 
+def count(text: str) -> int | float:
+    """A count as typed, ``2850000000`` or ``2.85e9``: read as a number here, and judged
+    (whole, finite, in range) by the workload's own field rule (planning/workload_fields.py),
+    the one place a workload file's ``params`` is checked too. Named for argparse's message
+    ("invalid count value: 'x'") when the text is no number at all."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def _add_detect_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="full profile as JSON (SI units)")
     p.add_argument(
@@ -500,6 +537,12 @@ def _add_plan_command_options(p: argparse.ArgumentParser) -> None:
     money.add_argument("--recommend", action="store_true",
                        help="the lowest tier that runs it, and every catalog GPU with its time "
                             "and price")
+    money.add_argument("--for", dest="bought_for", metavar="BUILD|TIER|this",
+                       help="the machine the GPU is bought for, as the Wizard's Check against: "
+                            "a build file (workstation: PCIe cards that fit it; server: SXM "
+                            "modules only as the whole system), a tier (entry, professional, "
+                            "enterprise: its starter build) or this machine; without it the "
+                            "GPUs per node decide")
     money.add_argument("--currency", choices=["USD", "CNY"], default="USD")
     money.add_argument("--cny-per-usd", dest="cny_per_usd", metavar="RATE",
                        help="exchange rate to compare catalog prices in either currency")

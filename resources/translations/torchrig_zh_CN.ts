@@ -2140,6 +2140,30 @@ It was kept as {1}.</source>
         <translation>关闭</translation>
     </message>
     <message>
+        <source>Not given: the machine&apos;s own, if known</source>
+        <translation>未指定：用所核对机器自带的网络（如已知）</translation>
+    </message>
+    <message>
+        <source>10 GbE</source>
+        <translation>10 GbE 以太网</translation>
+    </message>
+    <message>
+        <source>25 GbE</source>
+        <translation>25 GbE 以太网</translation>
+    </message>
+    <message>
+        <source>100 GbE</source>
+        <translation>100 GbE 以太网</translation>
+    </message>
+    <message>
+        <source>InfiniBand HDR (200 Gb/s)</source>
+        <translation>InfiniBand HDR（每端口 200 Gb/s）</translation>
+    </message>
+    <message>
+        <source>InfiniBand NDR (400 Gb/s)</source>
+        <translation>InfiniBand NDR（每端口 400 Gb/s）</translation>
+    </message>
+    <message>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2270,6 +2294,14 @@ It was kept as {1}.</source>
     <message>
         <source>Nodes</source>
         <translation>节点数</translation>
+    </message>
+    <message>
+        <source>Network between nodes</source>
+        <translation>节点间网络</translation>
+    </message>
+    <message>
+        <source>Network ports per node</source>
+        <translation>每节点网络端口数</translation>
     </message>
     <message>
         <source>Strategy</source>
@@ -2414,6 +2446,14 @@ It was kept as {1}.</source>
     <message>
         <source>Machines; more than one adds network traffic</source>
         <translation>机器台数；多于一台会增加网络通信</translation>
+    </message>
+    <message>
+        <source>The link between the nodes (for more than one node); not given, the network of the machine checked against when it has one, else the time assumes perfect scaling across nodes, an upper bound</source>
+        <translation>节点之间的连接（多于一个节点时）；未指定时，用所核对机器自带的网络，若没有则时间按跨节点理想扩展计算，为上界</translation>
+    </message>
+    <message>
+        <source>Ports of that network each node has for the GPUs&apos; traffic (empty = 1; a DGX H100 has 8)</source>
+        <translation>每个节点用于 GPU 通信的该网络端口数（留空 = 1；DGX H100 有 8 个）</translation>
     </message>
     <message>
         <source>How the work is split over GPUs: DDP copies the model to every GPU, ZeRO/FSDP shard its states, tensor and pipeline parallelism split the model (seed 3.2)</source>
@@ -2681,6 +2721,14 @@ It was kept as {1}.</source>
     <message>
         <source>(assumes {0} of {1})</source>
         <translation>（假设达到 {1} 的 {0}）</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Scaling efficiency:</source>
+        <translation>扩展效率：</translation>
     </message>
     <message>
         <source>planned in {0} ms</source>

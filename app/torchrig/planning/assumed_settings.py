@@ -15,13 +15,17 @@ Wizard filled in (:func:`changed_options`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from torchrig.i18n import Msg, counted
 from torchrig.labels import MODELS, OPTIMIZERS, STRATEGIES, label, precision_label
+from torchrig.planning.requirements.network import NETWORK_ASSUMPTION
 from torchrig.planning.workload import TEXT_TASKS, Workload, default_workload
 from torchrig.records import record
+
+if TYPE_CHECKING:
+    from torchrig.planning.requirements.types import Assumption
 
 
 @record
@@ -163,15 +167,31 @@ class AssumedSetting:
                 "reason": None if self.reason is None else self.reason.to_dict()}
 
 
+NO_NETWORK = Msg("no network given: perfect scaling assumed",
+                 "未给出网络：按理想扩展计算")
+
+
 def assumed_settings(workload: Workload, given: Collection[str], sized: Collection[str] = (),
-                     reason: Msg | None = None) -> list[AssumedSetting]:
+                     reason: Msg | None = None, planned: Sequence[Assumption] = ()
+                     ) -> list[AssumedSetting]:
     """The settings of ``workload`` that apply to its task and whose option is not among
     ``given`` (the options the user gave, spelled as on the command line, e.g. "--gpus");
-    those in ``sized`` (fields) were chosen for the model's size, for ``reason``."""
-    return [AssumedSetting(s.field, s.flag, value_of(workload, s.field),
-                           Msg(s.shown(workload, "en"), s.shown(workload, "zh")),
-                           *(("sized", reason) if s.field in sized else ()))
-            for s in SETTINGS if s.applies(workload) and s.flag not in given]
+    those in ``sized`` (fields) were chosen for the model's size, for ``reason``.
+
+    ``planned``: the plan's assumptions. When the planner assumed perfect scaling across
+    nodes for want of a network (its "network" assumption, requirements/network.py), the
+    network is listed too, after the nodes: that assumption is the one rule of when a
+    multi-node plan lacks a network (a GPU's own link counts; a plan with no GPU times
+    nothing), so it is read here rather than decided again."""
+    out = [AssumedSetting(s.field, s.flag, value_of(workload, s.field),
+                          Msg(s.shown(workload, "en"), s.shown(workload, "zh")),
+                          *(("sized", reason) if s.field in sized else ()))
+           for s in SETTINGS if s.applies(workload) and s.flag not in given]
+    if any(a.key == NETWORK_ASSUMPTION for a in planned):
+        network = AssumedSetting("network", "--network", workload.network, NO_NETWORK)
+        after = next((i + 1 for i, a in enumerate(out) if a.field == "nodes"), len(out))
+        out.insert(after, network)
+    return out
 
 
 def options_for(fields: Collection[str]) -> set[str]:
@@ -232,5 +252,5 @@ def _change_with(assumed: list[AssumedSetting], lang: str,
                "；可在字段" + "、".join(f"\u201c{n}\u201d" for n in names) + "中修改").get(lang)
 
 
-__all__ = ["DATASETS", "SETTINGS", "AssumedSetting", "assumed_line", "assumed_lines",
+__all__ = ["DATASETS", "NO_NETWORK", "SETTINGS", "AssumedSetting", "assumed_line", "assumed_lines",
            "assumed_settings", "changed_options", "options_for", "value_of"]

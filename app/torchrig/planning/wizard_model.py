@@ -20,7 +20,7 @@ parse.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -46,6 +46,7 @@ from torchrig.planning.device import device_spec, subject_device
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
 from torchrig.planning.presets import ModelPreset, load_presets
 from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.types import Assumption
 from torchrig.planning.scaling_series import Series, scaling_series
 from torchrig.planning.sized_defaults import REFERENCE_GPU, Sizing, size_to_model
 from torchrig.planning.workload import (
@@ -62,6 +63,7 @@ from torchrig.planning.workload import (
     default_workload,
     load_workload,
 )
+from torchrig.planning.workload_fields import NETWORKS
 
 FIELD_KINDS: dict[str, str] = {
     "task": "choice", "mode": "choice",
@@ -74,19 +76,26 @@ FIELD_KINDS: dict[str, str] = {
     "ema": "bool", "denoising_steps": "int", "guidance": "choice",
     "dataset.samples": "int", "dataset.sample_bytes": "float", "dataset.decoded_bytes": "float",
     "dataset.cache_in_ram": "bool", "precomputed_latents": "bool",
-    "gpus_per_node": "int", "nodes": "int", "strategy": "choice", "tp_size": "int",
+    "gpus_per_node": "int", "nodes": "int", "network": "choice", "nics_per_node": "int",
+    "strategy": "choice", "tp_size": "int",
     "pp_size": "int", "vp_size": "int", "ep_size": "int", "offload": "choice",
 }
 """Every Wizard field in form order: its key in the workload document (``dataset.x`` for the
 dataset's fields; the keys are what validation errors name) and its kind: choice, int, float
 or bool. A choice holds a code, a bool a flag, a number the text as typed."""
+NO_NETWORK = ""
+"""The network choice's code for "not given" (the workload's None: perfect scaling across
+nodes is assumed, which the plan says)."""
 GUIDANCE: dict[str, bool | None] = {"default": None, "on": True, "off": False}
 """The guidance choice's codes and the workload's values (None: the model's usual setting)."""
 CHOICES: dict[str, tuple[str, ...]] = {
     "task": TASKS, "mode": MODES, "precision": PRECISIONS, "optimizer": OPTIMIZERS,
     "strategy": STRATEGIES, "offload": OFFLOADS, "guidance": tuple(GUIDANCE),
-    "kv_cache_dtype": KV_CACHE_DTYPES}
+    "kv_cache_dtype": KV_CACHE_DTYPES, "network": (NO_NETWORK, *NETWORKS)}
 """The codes each choice offers (the model's depend on the task: :meth:`WizardModel.models_for`)."""
+NETWORK_FIELDS = ("network", "nics_per_node")
+"""The network between nodes (``torchrig plan --network --nics-per-node``): they count only
+with more than one node, and the page disables them for one."""
 CUSTOM_ONLY = ("params", "layers", "hidden", "heads", "kv_heads", "vocab")
 """Fields that describe a custom model; a preset model ignores them."""
 CUSTOM_MODEL = "custom"
@@ -207,6 +216,8 @@ def fields_of(workload: Workload) -> dict[str, Any]:
         value = flat.get(key)
         if key == "guidance":
             value = next(k for k, v in GUIDANCE.items() if v is value)
+        elif key == "network":
+            value = NO_NETWORK if value is None else value
         elif kind == "bool":
             value = bool(value)
         elif kind != "choice":
@@ -319,7 +330,7 @@ class WizardModel:
         sizing = size_to_model(workload, (), device)
         return self._filled(sizing.workload, sizing if sizing.reason is not None else None)
 
-    def assumed(self) -> list[AssumedSetting]:
+    def assumed(self, planned: Sequence[Assumption] = ()) -> list[AssumedSetting]:
         """The settings the user has not chosen: those whose field still holds the value the
         Wizard filled in (:attr:`origin`), as ``torchrig plan`` lists those no option gave.
         The size rule's choices keep its reason while all of them stand; once the user
@@ -332,15 +343,18 @@ class WizardModel:
             given |= options_for({"model"})
         s = self.sizing
         if s is None:
-            return assumed_settings(self.workload, given)
+            return assumed_settings(self.workload, given, planned=planned)
         if any(value_of(self.workload, f) != value_of(s.workload, f) for f in s.fields):
-            return assumed_settings(self.workload, given | options_for(s.fields))
-        return assumed_settings(self.workload, given, s.fields, s.reason)
+            return assumed_settings(self.workload, given | options_for(s.fields),
+                                    planned=planned)
+        return assumed_settings(self.workload, given, s.fields, s.reason, planned)
 
-    def assumed_note(self, lang: str, fields: Mapping[str, str] | None = None) -> str:
+    def assumed_note(self, lang: str, fields: Mapping[str, str] | None = None,
+                     planned: Sequence[Assumption] = ()) -> str:
         """:meth:`assumed` in words, each line saying which of the Wizard's ``fields`` (key ->
-        the label it shows) change them; "" when nothing is assumed."""
-        return "\n".join(assumed_lines(self.assumed(), lang, fields))
+        the label it shows) change them; "" when nothing is assumed. ``planned``: the
+        assumptions of the plan shown (its "no network given" among them)."""
+        return "\n".join(assumed_lines(self.assumed(planned), lang, fields))
 
     def for_task(self, task: str) -> Workload:
         """The workload a newly chosen task starts from: that task's typical defaults, keeping
@@ -365,6 +379,13 @@ class WizardModel:
         return [preset.id for preset in self.presets.values() if task in preset.tasks]
 
     @property
+    def multi_node(self) -> bool:
+        """The nodes field holds more than one node (as typed; while it does not parse, the
+        last valid workload's): the network fields count only then."""
+        nodes, _error = parse_number(str(self.fields.get("nodes", "")), "int")
+        return (self.workload.nodes if nodes is None else nodes) > 1
+
+    @property
     def custom(self) -> bool:
         """The model is typed in (custom), so the custom-model fields count."""
         return self.fields.get("model") == CUSTOM_MODEL
@@ -379,6 +400,8 @@ class WizardModel:
             value: Any = self.fields.get(key)
             if key == "guidance":
                 value = GUIDANCE[value]
+            elif key == "network":
+                value = value or None
             elif kind == "bool":
                 value = bool(value)
             elif kind != "choice":

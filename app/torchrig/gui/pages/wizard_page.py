@@ -59,6 +59,7 @@ from torchrig.planning.wizard_model import (
     CUSTOM_MODEL,
     CUSTOM_ONLY,
     FIELD_KINDS,
+    NETWORK_FIELDS,
     FieldError,
     MoneyFields,
     PlanResult,
@@ -466,8 +467,11 @@ class WizardPage(QWidget):
     def replan(self) -> None:
         self._read_fields()
         custom = self.model.custom
+        # The network between nodes means nothing for one node: its fields are greyed out.
+        multi_node = self.model.multi_node
         for key, widget in self.widgets.items():
-            widget.setEnabled(custom or key not in CUSTOM_ONLY)
+            widget.setEnabled((custom or key not in CUSTOM_ONLY)
+                              and (multi_node or key not in NETWORK_FIELDS))
         check = self.model.check()
         if check.workload is None:
             self._show_errors(check.errors, check.general)
@@ -475,12 +479,8 @@ class WizardPage(QWidget):
             return
         self._show_errors({})
         self.results.mark_stale(False)
-        # The settings the user has not chosen, in the core's words, each pointing at the
-        # Wizard's own fields by the labels the form shows (not the CLI's options).
-        note = self.model.assumed_note(self.lang, {key: self.tr(label)
-                                                   for key, (_step, label) in FIELDS.items()})
-        self.assumed_label.setText(note)
-        self.assumed_label.setVisible(bool(note))
+        analysis = self.model.analysis
+        self._show_assumed(analysis.requirements.assumptions if analysis else ())
         workload = check.workload
         # Grey out what the planner refuses for this workload (fp8 for a CNN...).
         enable_items(self.widgets["precision"], precisions_for(workload))  # type: ignore[arg-type]
@@ -498,6 +498,16 @@ class WizardPage(QWidget):
         self.model.request_plan(caps, terms)
         self._plan_next()
         self.workload_changed.emit(workload)
+
+    def _show_assumed(self, planned: Any) -> None:
+        """The settings the user has not chosen, in the core's words, each pointing at the
+        Wizard's own fields by the labels the form shows (not the CLI's options); ``planned``:
+        the shown plan's assumptions, whose "no network given" is listed with them."""
+        note = self.model.assumed_note(self.lang, {key: self.tr(label)
+                                                   for key, (_step, label) in FIELDS.items()},
+                                       planned)
+        self.assumed_label.setText(note)
+        self.assumed_label.setVisible(bool(note))
 
     @property
     def planning(self) -> bool:
@@ -518,6 +528,7 @@ class WizardPage(QWidget):
     def _on_planned(self, result: PlanResult) -> None:
         if not self.model.accept(result):
             return  # a newer edit is on its way
+        self._show_assumed(result.analysis.requirements.assumptions)
         self.results.show(result, self.model.priced, self.model.collective_report)
 
     def _on_plan_failed(self, message: str, details: str) -> None:

@@ -136,6 +136,14 @@ class WizardResults(QObject):
             parts.append(f"{throughput} {escape(text)}")
         elif speed is not None:
             parts.append(f"{throughput} {escape(speed.note.get(self.lang))}")
+        scaling = t.get("scaling_efficiency")
+        if scaling is not None and req.workload.total_gpus > 1:
+            # Over the GPUs' links and, between nodes, the network given (or none: the
+            # planner's note says perfect scaling is assumed).
+            value = (self.tr("unknown") if scaling.value is None
+                     else f"{scaling.value:.1%}")
+            parts.append(_bold(self.tr("Scaling efficiency:"))
+                         + f" {escape(value)} — {escape(scaling.note.get(self.lang))}")
         parts.append(_coloured(self.tr("planned in {0} ms").format(f"{ms:.1f}"),
                                colour("muted")))
         self.headline.setText("<br/>".join(p for p in parts if p))

@@ -61,6 +61,14 @@ CHOICE_LABELS = {
     "default": QT_TRANSLATE_NOOP("WizardPage", "The model's usual setting (on)"),
     "on": QT_TRANSLATE_NOOP("WizardPage", "On: two denoiser passes per step"),
     "off": QT_TRANSLATE_NOOP("WizardPage", "Off"),
+    # the network between nodes: planning/links.py's names of its inter-node links (a test
+    # holds them equal), keyed "network.code"; "network." is none given
+    "network.": QT_TRANSLATE_NOOP("WizardPage", "Not given: the machine's own, if known"),
+    "network.eth_10g": QT_TRANSLATE_NOOP("WizardPage", "10 GbE"),
+    "network.eth_25g": QT_TRANSLATE_NOOP("WizardPage", "25 GbE"),
+    "network.eth_100g": QT_TRANSLATE_NOOP("WizardPage", "100 GbE"),
+    "network.ib_hdr": QT_TRANSLATE_NOOP("WizardPage", "InfiniBand HDR (200 Gb/s)"),
+    "network.ib_ndr": QT_TRANSLATE_NOOP("WizardPage", "InfiniBand NDR (400 Gb/s)"),
 }
 """Display names of the workload's choice values (the values stay codes in the file)."""
 
@@ -115,6 +123,8 @@ FIELDS: dict[str, tuple[str, str]] = {
         "WizardPage", "Images already encoded to VAE latents")),
     "gpus_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "GPUs per node")),
     "nodes": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Nodes")),
+    "network": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Network between nodes")),
+    "nics_per_node": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Network ports per node")),
     "strategy": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Strategy")),
     "tp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Tensor-parallel size")),
     "pp_size": (SCALE_STEP, QT_TRANSLATE_NOOP("WizardPage", "Pipeline-parallel size")),
@@ -197,6 +207,13 @@ FIELD_HELP = {
         "the disk (seed 1.2)"),
     "gpus_per_node": QT_TRANSLATE_NOOP("WizardPage", "GPUs in each machine"),
     "nodes": QT_TRANSLATE_NOOP("WizardPage", "Machines; more than one adds network traffic"),
+    "network": QT_TRANSLATE_NOOP(
+        "WizardPage", "The link between the nodes (for more than one node); not given, the "
+        "network of the machine checked against when it has one, else the time assumes "
+        "perfect scaling across nodes, an upper bound"),
+    "nics_per_node": QT_TRANSLATE_NOOP(
+        "WizardPage", "Ports of that network each node has for the GPUs' traffic (empty = 1; "
+        "a DGX H100 has 8)"),
     "strategy": QT_TRANSLATE_NOOP(
         "WizardPage", "How the work is split over GPUs: DDP copies the model to every GPU, "
         "ZeRO/FSDP shard its states, tensor and pipeline parallelism split the model "

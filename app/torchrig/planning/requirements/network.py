@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from torchrig.planning.device import DeviceSpec
 
 
+NETWORK_ASSUMPTION = "network"
+"""The key of the assumption :func:`on_network` adds: a run over several nodes with no network
+given (planning/assumed_settings.py reads it to say so among the settings not given)."""
+
+
 def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption]
                ) -> DeviceSpec | None:
     """``gpu`` with the workload's network between nodes (and its ports per node) in place of
@@ -37,7 +42,7 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
         gpu = replace(gpu, nics_per_node=w.nics_per_node)
     if w.nodes > 1 and gpu.inter_link is None:
         ids = ", ".join(NETWORKS)
-        assumptions.append(Assumption("network", Msg(
+        assumptions.append(Assumption(NETWORK_ASSUMPTION, Msg(
             f"no network between the {w.nodes} nodes given: the time assumes perfect scaling "
             f"across them, an upper bound; give --network ({ids}) and --nics-per-node",
             # The ids read as code only behind the option (the zh text has no English words).
@@ -46,4 +51,4 @@ def on_network(w: Workload, gpu: DeviceSpec | None, assumptions: list[Assumption
     return gpu
 
 
-__all__ = ["on_network"]
+__all__ = ["NETWORK_ASSUMPTION", "on_network"]
