@@ -61,7 +61,8 @@ GPUS.update({
     # tensor 500 / 250 x 66.94 / 125 = 267.8 / 133.9 (note 5.11).
     "nvidia-rtx-pro-5000-blackwell": (48, 1344, 66.94, 267.8, 133.9, 300, 5, 16, None),
     "nvidia-rtx-pro-4500-blackwell": (32, 896, 54.94, 219.8, 109.9, 200, 5, 16, None),
-    "nvidia-rtx-pro-4000-blackwell": (24, None, 46.9, 187.6, 93.8, 140, 5, 16, None),
+    # PRO 4000 bandwidth: the cited compare page's 672.0 GB/s = 192-bit x 28 Gbps GDDR7 / 8.
+    "nvidia-rtx-pro-4000-blackwell": (24, 672, 46.9, 187.6, 93.8, 140, 5, 16, None),
     "nvidia-h100-nvl": (94, 3938, None, 835.5, 417.75, 400, 5, 16, "9.0"),
     "nvidia-h200-nvl": (141, 4800, None, None, None, 600, 5, None, "9.0"),
     "amd-instinct-mi325x": (256, 6000, 163.4, 1307.4, 653.7, 1000, None, None, None),

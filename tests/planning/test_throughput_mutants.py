@@ -277,7 +277,12 @@ def test_resnet18_traffic_scales_with_its_measured_activations():
                                                              rel=1e-12)
     assert t["samples_per_s_per_gpu"].note.en.startswith("compute-bound")
     no_bw = dataclasses.replace(GPU, memory_bandwidth_bps=None)
-    assert _t(w, no_bw)["samples_per_s_per_gpu"].value == pytest.approx(compute, rel=1e-12)
+    unbounded = _t(w, no_bw)["samples_per_s_per_gpu"]
+    assert unbounded.value == pytest.approx(compute, rel=1e-12)
+    assert unbounded.note.en.endswith("memory bandwidth is unknown, so the memory bound that "
+                                      "usually limits a CNN is not applied: an upper bound")
+    assert "上界" in unbounded.note.zh
+    assert "unknown" not in _t(w)["samples_per_s_per_gpu"].note.en  # with the bandwidth
 
 
 def test_reinforcement_learning_is_bound_by_the_environments():

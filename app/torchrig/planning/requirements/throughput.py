@@ -202,6 +202,14 @@ def _per_gpu_rate(w: Workload, model: ResolvedModel, cal: Calibration | None,
                 "differ from this model by up to +-55%",
                 "CNN 每图内存流量与激活字节成比例，以 ResNet-50 AMP A100（2470 img/s）标定；"
                 "其他 GPU 的公开数据与此模型相差可达 ±55%")))
+    elif model.family == "cnn" and w.task == "image_classification":
+        # Without the bandwidth the memory bound, which usually decides a CNN, cannot be
+        # applied: say the figure is a ceiling (issue 24: a card with no bandwidth in the
+        # catalog came out faster than an A100 and was recommended first).
+        note = Msg(f"{note.en}; {gpu.name}'s memory bandwidth is unknown, so the memory bound "
+                   "that usually limits a CNN is not applied: an upper bound",
+                   f"{note.zh}；{gpu.name} 的显存带宽未知，无法套用通常限制 CNN 的带宽上限：此为"
+                   "上界")
     per_gpu, note = _pipelined(w, per_gpu, note, assumptions)
     if w.task == "reinforcement_learning":
         note = Msg(f"{note.en}; GPU side only - the environment simulation usually limits",
