@@ -21,13 +21,20 @@ and reports the median - and prints both side by side:
   both ``--bs=8M --ioengine=psync --iodepth=1`` at the suite's file size; a round's ratio is
   the suite over the geometric mean of the fio runs around it, the row's the median of the
   rounds', and fio's after/before ratio shows what the machine allows (needs fio);
-* collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
-  --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
-  between two barriers, per rank).
+* dataload: TorchRig's DataLoader measurement (``dataload.measure_workers``) vs a plain
+  DataLoader loop over the same samples, batch and ``num_workers``, alternated ``--rounds``
+  times (benchmarks/verify_loops.py);
+* collective: gloo all_reduce busbw of 256 KiB, 1 MiB and 4 MiB over 2 local processes,
+  ``torchrig.bench.collective`` vs a plain loop under ``python -m torch.distributed.run
+  --standalone --nproc-per-node 2`` (benchmarks/plain_allreduce.py; busbw = algbw x 2(n-1)/n),
+  alternated ``--rounds`` times.
 
-    python benchmarks/bench_suite_verify.py [--min-run-time 5] [--skip-collective]
-        [--only membw,train,checkpointing,storage,cpu_matmul]
+    python benchmarks/bench_suite_verify.py [--quick] [--min-run-time 5] [--skip-collective]
+        [--only membw,train,checkpointing,dataload,storage,cpu_matmul] [--rounds 3]
         [--storage-folders /tmp,/work] [--storage-rounds 3]
+
+``--quick`` checks the quick preset's figures (256 MiB storage files, the quick networks)
+with 1 s per independent measurement: about five minutes on two cores instead of twenty.
 
 Each row's verdict: "ok" within 15 % (TOLERANCE), "OFF" beyond, "scale" for a row shown for
 scale only (numpy's single-threaded copy). Agreement on a quiet machine means the suite's
@@ -50,6 +57,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # verify_loops, beside this script
+
+import verify_loops  # noqa: E402
 
 TOLERANCE = 0.15
 """A figure agrees with its independent method when their ratio is within 15 % of 1."""
@@ -103,11 +114,17 @@ def _usable_cpus() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--min-run-time", type=float, default=5.0,
-                        help="seconds per independent measurement (default 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick preset's figures, 1 s per independent measurement")
+    parser.add_argument("--min-run-time", type=float, default=None,
+                        help="seconds per independent measurement (default 5, --quick 1)")
     parser.add_argument("--skip-collective", action="store_true")
-    parser.add_argument("--only", default="membw,train,checkpointing,storage,cpu_matmul",
+    parser.add_argument("--only",
+                        default="membw,train,checkpointing,dataload,storage,cpu_matmul",
                         help="the suite's benchmarks to check (comma-separated)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternated rounds for the dataload and collective checks "
+                             "(default 3)")
     parser.add_argument("--storage-folders", default=tempfile.gettempdir(),
                         help="folders for the storage check, comma-separated (default: the "
                              "system temp folder)")
@@ -116,9 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folders = [Path(f) for f in args.storage_folders.split(",") if f]
     missing = [str(f) for f in folders if not f.is_dir()]
-    if missing or args.storage_rounds < 1:
+    if missing or args.storage_rounds < 1 or args.rounds < 1:
         parser.error(f"no such folder: {', '.join(missing)}" if missing else
-                     "--storage-rounds must be at least 1")
+                     "--storage-rounds and --rounds must be at least 1")
+    preset = "quick" if args.quick else "full"
+    min_run_time = args.min_run_time if args.min_run_time is not None else (
+        1.0 if args.quick else 5.0)
 
     import torch
 
@@ -129,30 +149,45 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}, {threads} usable CPUs, "
           f"load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
     only = tuple(args.only.split(","))
-    # storage has its own paired rounds against fio (below), not one run of the suite
-    cpu_only = tuple(b for b in only if b != "storage")
+    # storage, dataload and the collective have their own alternated rounds (below), not
+    # one run of the suite
+    cpu_only = tuple(b for b in only if b not in ("storage", "dataload"))
     rows: list[Row] = []
     if cpu_only:
         t0 = time.perf_counter()
-        report = run_suite(BenchSettings(preset="full", device="cpu", only=cpu_only),
+        report = run_suite(BenchSettings(preset=preset, device="cpu", only=cpu_only),
                            cancel=threading.Event())
-        print(f"suite ({', '.join(cpu_only)}; full) took "
+        print(f"suite ({', '.join(cpu_only)}; {preset}) took "
               f"{time.perf_counter() - t0:.1f} s; machine busy: "
               f"{(report.machine_state or {}).get('busy')}")
         for warning in report.busy_warnings:
             print(f"  WARNING {warning.en}")
-        rows += _cpu_rows(report, threads, args.min_run_time)
+        for result in report.results:  # a figure from fewer steps or a cut batch says so
+            if result.status != "ok":
+                print(f"  {result.id}: {result.status}")
+            notes = {n.en for m in result.measurements for n in m.notes if "instead of" in n.en}
+            for note in sorted(notes):
+                print(f"  {result.id}: {note}")
+        rows += _cpu_rows(report, threads, min_run_time, preset)
+    if "dataload" in only:
+        rows += paired_rows(verify_loops.dataload_pairs(preset, args.rounds, min_run_time))
     if "storage" in only:
-        rows += storage_rows(storage_rounds(folders, args.storage_rounds, "full"))
+        rows += storage_rows(storage_rounds(folders, args.storage_rounds, preset))
     if not args.skip_collective:
-        rows += _collective_rows()
+        rows += paired_rows(verify_loops.collective_pairs(args.rounds))
 
     print()
     print(format_table(rows))
     return 0
 
 
-def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
+def paired_rows(pairs: Sequence[verify_loops.Paired]) -> list[Row]:
+    """A row per alternated figure: the medians of each side and of the rounds' ratios."""
+    return [Row(p.name, statistics.median(p.suite), statistics.median(p.plain), p.described(),
+                ratio=p.ratio) for p in pairs]
+
+
+def _cpu_rows(report, threads: int, min_run_time: float, preset: str) -> list[Row]:
     import numpy as np
     import torch
     from torch.utils.benchmark import Timer
@@ -198,7 +233,7 @@ def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
                      2 * size / times[len(times) // 2], "np.copyto median (single thread)",
                      tolerance=None))
 
-    rows += _training_rows(report, threads, min_run_time)
+    rows += _training_rows(report, threads, min_run_time, preset)
     return rows
 
 
@@ -286,7 +321,7 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
         torch.set_num_threads(previous)
 
 
-def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
+def _training_rows(report, threads: int, min_run_time: float, preset: str) -> list[Row]:
     import torch
 
     from torchrig.bench.benchmarks import nets
@@ -297,7 +332,7 @@ def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
     speedup = train.measurement("cnn_amp_speedup") if train else None
     if fp32 is not None and speedup is not None:
         d = fp32.details
-        shape = nets.cnn_shape("cpu", "full")
+        shape = nets.cnn_shape("cpu", preset)
         assert (shape.batch, shape.image) == (d["batch"], d["image"])
         torch.manual_seed(0)
         model = nets.build_cnn(shape)
@@ -313,7 +348,7 @@ def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
     plain = ckpt.measurement("step_s_plain") if ckpt else None
     if added is not None and plain is not None:
         d = plain.details
-        shape = nets.transformer_shape("cpu", "full", layers=d["layers"])
+        shape = nets.transformer_shape("cpu", preset, layers=d["layers"])
         torch.manual_seed(0)
         model = nets.build_transformer(shape)
         x, y = nets.token_batch_maker(shape, "cpu")(d["batch"])
@@ -512,44 +547,6 @@ def storage_rounds(folders: Sequence[Path], rounds: int, preset: str) -> list[St
                   + ("" if suite["state"] == "ok" else f" [suite {suite['state']}]"),
                   flush=True)
     return out
-
-
-def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
-    import torch
-    import torch.distributed as dist
-
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
-    buf = torch.zeros((1 << 20) // 4, dtype=torch.float32)
-    for _ in range(20):
-        dist.all_reduce(buf)
-    dist.barrier()
-    began = time.perf_counter()
-    n = 200
-    for _ in range(n):
-        dist.all_reduce(buf)
-    dist.barrier()
-    out[rank] = (time.perf_counter() - began) / n
-    dist.destroy_process_group()
-
-
-def _collective_rows() -> list[Row]:
-    import torch.multiprocessing as mp
-
-    from torchrig.bench.collective.launch import launch_local
-    from torchrig.bench.collective.report import load_collective_report
-
-    with tempfile.TemporaryDirectory(prefix="torchrig-verify-") as tmp:
-        path = launch_local(2, "gloo", ["--sizes", "1M", "--ops", "all_reduce"], 300,
-                            json_path=Path(tmp) / "c.json")
-        row = load_collective_report(path).results_for("all_reduce")[0]
-        manager = mp.Manager()
-        out = manager.dict()
-        mp.spawn(_hand_allreduce, args=(2, str(Path(tmp) / "store"), out), nprocs=2)
-        per_op = max(out.values())
-    # 2 ranks: busbw = algbw x 2(n-1)/n = algbw.
-    return [Row("gloo all_reduce 1 MiB, 2 processes, busbw (B/s)", row.busbw,
-             (1 << 20) / per_op, "hand loop: 200 back-to-back ops between barriers")]
 
 
 if __name__ == "__main__":
