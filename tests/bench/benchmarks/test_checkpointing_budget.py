@@ -64,7 +64,7 @@ def test_a_slow_machine_gets_a_smaller_batch_and_a_figure_within_the_hard_limit(
     ctx, got = _run(monkeypatch, per_sample_s=0.03, budget_s=0.8)
     assert ctx.elapsed() < 1.8
     added = got["time_added"]
-    assert added.value == pytest.approx(ADDED, abs=0.12)
+    assert added.value == pytest.approx(ADDED, abs=0.2)  # sleeps stretch on a busy machine
     step = got["step_s_plain"]
     assert step.details["batch"] < 8
     notes = " ".join(n.en for n in step.notes)

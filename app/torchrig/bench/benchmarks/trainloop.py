@@ -126,6 +126,18 @@ class ABResult:
                 "max": max(self.ratios)}
 
 
+MIN_TIMED_S = 1.0
+"""Steps timed alone settle only once they span this long (or half their budget, if less).
+Five quick-CNN steps are 0.1 s, shorter than the bursts other work gets from a shared
+machine's scheduler (a 2-thread step measured 20 ms, then 450-1,550 ms, then 20 ms again), so
+a median of five depended on whether a burst fell inside them: the quick suite's CNN FP32
+figure spread 22 % over three runs at load 2.3 (issue 27)."""
+
+
+def min_window_s(budget_s: float) -> float:
+    return min(MIN_TIMED_S, max(0.0, budget_s) / 2)
+
+
 class _Stepper:
     """Training steps of one precision on a shared model and optimizer."""
 
@@ -193,15 +205,18 @@ class _Stepper:
             self.peak = max(self.peak or 0, peak)
 
     def time_alone(self, ctx: BenchContext, budget_s: float, min_steps: int = 3) -> None:
-        """Steps back to back until their times settle or ``budget_s`` is spent; at least
-        ``min_steps`` so a median exists even on a slow device."""
+        """Steps back to back until their times settle over a long enough window
+        (:func:`min_window_s`) or ``budget_s`` is spent; at least ``min_steps`` so a median
+        exists even on a slow device."""
         started = time.perf_counter()
+        window = min_window_s(budget_s)
         while True:
             self.timed(into=self.alone)
             ctx.check()
             spent = time.perf_counter() - started
             if len(self.alone) >= min_steps and (
-                    settled(self.alone) or spent + self.alone[-1] > budget_s):
+                    (settled(self.alone) and spent >= window)
+                    or spent + self.alone[-1] > budget_s):
                 return
 
     def result(self, batch: int) -> PhaseResult:
