@@ -56,7 +56,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from torchrig.bench.settings import Preset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # verify_loops, beside this script
 
@@ -136,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing or args.storage_rounds < 1 or args.rounds < 1:
         parser.error(f"no such folder: {', '.join(missing)}" if missing else
                      "--storage-rounds and --rounds must be at least 1")
-    preset = "quick" if args.quick else "full"
+    preset: Preset = "quick" if args.quick else "full"
     min_run_time = args.min_run_time if args.min_run_time is not None else (
         1.0 if args.quick else 5.0)
 
@@ -187,7 +190,7 @@ def paired_rows(pairs: Sequence[verify_loops.Paired]) -> list[Row]:
                 ratio=p.ratio) for p in pairs]
 
 
-def _cpu_rows(report, threads: int, min_run_time: float, preset: str) -> list[Row]:
+def _cpu_rows(report, threads: int, min_run_time: float, preset: Preset) -> list[Row]:
     import numpy as np
     import torch
     from torch.utils.benchmark import Timer
@@ -222,7 +225,7 @@ def _cpu_rows(report, threads: int, min_run_time: float, preset: str) -> list[Ro
         a_np = np.ones(size, dtype=np.uint8)
         b_np = np.zeros(size, dtype=np.uint8)
         np.copyto(b_np, a_np)
-        times = []
+        times: list[float] = []
         deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(times) < 3:
             s = time.perf_counter()
@@ -303,7 +306,8 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
 
         step(False)
         step(True)
-        fp32, ratios = [], []
+        fp32: list[float] = []
+        ratios: list[float] = []
         deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(fp32) < 5:
             fp32.append(step(False))
@@ -321,7 +325,7 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
         torch.set_num_threads(previous)
 
 
-def _training_rows(report, threads: int, min_run_time: float, preset: str) -> list[Row]:
+def _training_rows(report, threads: int, min_run_time: float, preset: Preset) -> list[Row]:
     import torch
 
     from torchrig.bench.benchmarks import nets
@@ -348,10 +352,10 @@ def _training_rows(report, threads: int, min_run_time: float, preset: str) -> li
     plain = ckpt.measurement("step_s_plain") if ckpt else None
     if added is not None and plain is not None:
         d = plain.details
-        shape = nets.transformer_shape("cpu", preset, layers=d["layers"])
+        tshape = nets.transformer_shape("cpu", preset, layers=d["layers"])
         torch.manual_seed(0)
-        model = nets.build_transformer(shape)
-        x, y = nets.token_batch_maker(shape, "cpu")(d["batch"])
+        model = nets.build_transformer(tshape)
+        x, y = nets.token_batch_maker(tshape, "cpu")(d["batch"])
         run = min_run_time / ROUNDS
 
         used = int(d.get("torch_threads", threads))
@@ -481,7 +485,7 @@ def _run_fio(fio: str, folder: Path, size: int) -> tuple[float, float]:
 STORAGE_BUDGET_S = 600.0
 
 
-def _run_suite_storage(folder: Path, preset: str) -> dict[str, Any]:
+def _run_suite_storage(folder: Path, preset: Preset) -> dict[str, Any]:
     import threading
 
     from torchrig.bench.runner import run_suite
@@ -495,7 +499,8 @@ def _run_suite_storage(folder: Path, preset: str) -> dict[str, Any]:
     result = report.result("storage")
     write = result.measurement("seq_write") if result else None
     read = result.measurement("seq_read") if result else None
-    if write is None or read is None or write.value is None or read.value is None:
+    if (result is None or write is None or read is None or write.value is None
+            or read.value is None):
         raise RuntimeError(f"the suite's storage benchmark measured nothing in {folder}: "
                            f"{result.status if result else 'no result'}")
     return {"write": write.value, "read": read.value, "bytes": int(read.details["bytes"]),
@@ -512,7 +517,7 @@ def _settle_disk() -> None:
     time.sleep(1.0)
 
 
-def storage_rounds(folders: Sequence[Path], rounds: int, preset: str) -> list[StorageRound]:
+def storage_rounds(folders: Sequence[Path], rounds: int, preset: Preset) -> list[StorageRound]:
     """``rounds`` rounds of fio, suite, fio per folder, folders interleaved round by round."""
     import shutil
 

@@ -27,7 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from torchrig.bench.settings import Preset
 
 HERE = Path(__file__).resolve().parent
 PLAIN_ALLREDUCE = HERE / "plain_allreduce.py"
@@ -111,7 +114,7 @@ def plain_loader_rate(dataset: Any, workers: int, batch: int, run_s: float) -> f
             shutdown()
 
 
-def dataload_pairs(preset: str, rounds: int, run_s: float) -> list[Paired]:
+def dataload_pairs(preset: Preset, rounds: int, run_s: float) -> list[Paired]:
     """Per worker count the suite would try here: TorchRig's measure_workers vs the plain
     loop, alternately, at the preset's batch and image size."""
     import threading
@@ -128,12 +131,16 @@ def dataload_pairs(preset: str, rounds: int, run_s: float) -> list[Paired]:
                        cancel=threading.Event(), budget_s=3600.0)
     out = []
     for workers in dataload.worker_counts(usable_cpus()):
+
+        def suite(w: int = workers) -> float:
+            return dataload.measure_workers(ctx, dataset, w, batch, run_s)[0]
+
+        def plain(w: int = workers) -> float:
+            return plain_loader_rate(dataset, w, batch, run_s)
+
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
-            pairs = alternate(
-                rounds,
-                lambda w=workers: dataload.measure_workers(ctx, dataset, w, batch, run_s)[0],
-                lambda w=workers: plain_loader_rate(dataset, w, batch, run_s))
+            pairs = alternate(rounds, suite, plain)
         out.append(Paired(f"DataLoader {crop}px images, batch {batch}, num_workers={workers} "
                           "(samples/s)", tuple(s for s, _ in pairs), tuple(p for _, p in pairs),
                           "plain DataLoader loop, same samples"))
