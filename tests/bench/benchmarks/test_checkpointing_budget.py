@@ -60,9 +60,9 @@ def _run(monkeypatch, per_sample_s: float, budget_s: float):
 def test_a_slow_machine_gets_a_smaller_batch_and_a_figure_within_the_hard_limit(monkeypatch):
     # The quick CPU shape's batch is 8: a pair there sleeps 8 x 0.03 x (1 + 4/3) = 0.56 s,
     # the first steps as much again, and the old sequence (first steps, a pair, 3 + 3 steps
-    # alone: 2.8 s) runs past the 1.8 s hard limit with nothing measured (last test).
-    ctx, got = _run(monkeypatch, per_sample_s=0.03, budget_s=0.8)
-    assert ctx.elapsed() < 1.8
+    # alone: 2.8 s) runs past the 2 s hard limit with nothing measured (last test).
+    ctx, got = _run(monkeypatch, per_sample_s=0.03, budget_s=1.0)
+    assert ctx.elapsed() < 2.0
     added = got["time_added"]
     assert added.value == pytest.approx(ADDED, abs=0.2)  # sleeps stretch on a busy machine
     step = got["step_s_plain"]
@@ -84,12 +84,13 @@ def test_a_fast_machine_keeps_the_presets_batch_and_times_each_side_alone(monkey
 
 
 def test_the_batch_is_cut_in_proportion_to_what_the_budget_holds():
-    # first steps 0.9 s together; MIN_PAIRS (3) pairs need 2.7 s
+    # a pair took 0.9 s; MIN_PAIRS (3) pairs need 2.7 s
     assert MIN_PAIRS == 3
     assert sized_batch(8, 0.9, 2.7) == 8  # fits exactly
     assert sized_batch(8, 0.9, 0.9) == 2  # a third of the room: 8 / 3 = 2.67 -> 2
     assert sized_batch(8, 0.9, 0.01) == 1  # never below one sample
     assert sized_batch(8, 0.0, 0.01) == 8  # no measurement, no cut
+    assert sized_batch(8, 0.9, -0.5) == 1  # the first pair already spent the budget
 
 
 @pytest.mark.slow  # it runs to the hard limit by design
@@ -101,10 +102,10 @@ def test_the_old_single_run_ab_ran_out_of_time_on_the_same_fake(monkeypatch):
     model = _SleepyTransformer(2048, 0.03)
     x = torch.randint(0, 2048, (8, 16))
     ctx = BenchContext(settings=BenchSettings(preset="quick", device="cpu"), device="cpu",
-                       cancel=threading.Event(), budget_s=0.8, hard_limit_s=1.8)
+                       cancel=threading.Event(), budget_s=1.0, hard_limit_s=2.0)
 
     def switch(on: bool) -> Variant:
         return Variant(amp=False, prepare=lambda: setattr(model, "checkpointing", on))
 
     with pytest.raises(OutOfTime):
-        run_ab(ctx, model, x, x, switch(False), switch(True), slice_s=0.72, batch=8)
+        run_ab(ctx, model, x, x, switch(False), switch(True), slice_s=0.9, batch=8)

@@ -41,51 +41,54 @@ _HOW = {False: Msg("without checkpointing", "不启用检查点"),
 MIN_PAIRS = 3
 """Pairs the budget must hold for a ratio worth reporting; below that the batch is cut."""
 BUDGET_SHARE = 0.8
-"""Of the time left after the first steps, what the pairs and the steps alone may spend:
+"""Of the time left after the first pair, what the pairs and the steps alone may spend:
 the rest is for the figures and the step in flight (the hard limit is budget + grace)."""
 
 
-def sized_batch(batch: int, first_s: float, left_s: float) -> int:
-    """The batch that lets :data:`MIN_PAIRS` pairs fit in ``left_s``, given that the untimed
-    first step of each side took ``first_s`` together at ``batch`` (an upper bound of a pair:
-    the first steps also pay one-off costs); a step's time is taken as proportional to its
-    batch, which overstates a small batch's speed-up and so errs on the side of fitting."""
-    if first_s <= 0 or MIN_PAIRS * first_s <= left_s:
+def sized_batch(batch: int, pair_s: float, left_s: float) -> int:
+    """The batch that lets :data:`MIN_PAIRS` pairs fit in ``left_s``, given that one timed
+    pair took ``pair_s`` at ``batch``; a step's time is taken as proportional to its batch,
+    which overstates a small batch's speed-up and so errs on the side of fitting."""
+    if pair_s <= 0 or MIN_PAIRS * pair_s <= left_s:
         return batch
-    return max(1, min(batch, int(batch * left_s / (MIN_PAIRS * first_s))))
+    return max(1, min(batch, int(batch * max(0.0, left_s) / (MIN_PAIRS * pair_s))))
 
 
 def _measure(ctx: BenchContext, model: Any, make: nets.BatchMaker, batch: int, off: Variant,
              on: Variant) -> tuple[ABResult, int, tuple[Msg, ...]]:
     """(the interleaved timing, the batch it ran at, notes on how the budget shaped it).
 
-    The first steps say how fast this machine is now; where :data:`MIN_PAIRS` pairs at the
-    preset's batch would not fit the budget (a loaded machine: one run_ab at the preset's
-    size measured nothing before the hard limit, issue 27) the batch is cut to fit, and the
-    steps timed alone are left out unless the pairs leave room for them."""
+    The first timed pair says how fast this machine is now (the untimed first steps before it
+    also pay one-off costs: 1.2 s for a quick pair of about 0.4 s at load 4); where
+    :data:`MIN_PAIRS` pairs at the preset's batch would not fit the budget (a loaded machine:
+    one run_ab at the preset's size measured nothing before the hard limit, issue 27) the
+    batch is cut to fit, and the steps timed alone are left out unless the pairs leave room
+    for them. Where the batch stands, that first pair counts."""
     x, y = make(batch)
     run = ABRun(ctx, model, x, y, off, on)
-    first_s = run.start()
+    run.start()
+    run.pairs(0.0)  # exactly one pair
+    pair_s = run.sides[0].times[-1] + run.sides[1].times[-1]
     notes: list[Msg] = []
-    cut = sized_batch(batch, first_s, ctx.time_left() * BUDGET_SHARE)
+    cut = sized_batch(batch, pair_s, ctx.time_left() * BUDGET_SHARE)
     if cut < batch:
-        notes.append(Msg(f"batch {cut} instead of {batch}: the first steps took "
-                         f"{first_s:.2f} s, so {MIN_PAIRS} pairs at {batch} would not fit "
-                         "the time budget (step times are for this batch; the ratios hardly "
-                         "depend on it)",
-                         f"批大小 {cut}（而非 {batch}）：首步耗时 {first_s:.2f} 秒，"
+        notes.append(Msg(f"batch {cut} instead of {batch}: a pair of steps took {pair_s:.2f} s, "
+                         f"so {MIN_PAIRS} pairs at {batch} would not fit the time budget (step "
+                         "times are for this batch; the ratios hardly depend on it)",
+                         f"批大小 {cut}（而非 {batch}）：一组步耗时 {pair_s:.2f} 秒，"
                          f"按 {batch} 跑 {MIN_PAIRS} 组无法在时间预算内完成"
                          "（步时对应该批大小；比值几乎与之无关）"))
+        pair_s *= cut / batch
         batch = cut
         x, y = make(batch)
         run = ABRun(ctx, model, x, y, off, on)
-        first_s = run.start()
+        run.start()
     left = ctx.time_left() * BUDGET_SHARE
-    pair_guess = first_s
     # Steps alone (three of each, about 1.5 pairs) only where the pairs leave room for them.
-    alone = left > (MIN_PAIRS + 2) * pair_guess
+    alone = left > (MIN_PAIRS + 2) * pair_s
     started = time.perf_counter()
-    run.pairs(left / 2 if alone else left)
+    if not run.settled:
+        run.pairs(left / 2 if alone else left)
     if alone:
         run.alone(max(0.0, left - (time.perf_counter() - started)))
     else:
