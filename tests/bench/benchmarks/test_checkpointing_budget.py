@@ -84,10 +84,13 @@ def test_a_fast_machine_keeps_the_presets_batch_and_times_each_side_alone(monkey
 
 
 def test_the_batch_is_cut_in_proportion_to_what_the_budget_holds():
-    # a pair took 0.9 s; MIN_PAIRS (3) pairs need 2.7 s
+    # a pair took 0.9 s; MIN_PAIRS (3) pairs need 2.7 s at this batch
     assert MIN_PAIRS == 3
     assert sized_batch(8, 0.9, 2.7) == 8  # fits exactly
-    assert sized_batch(8, 0.9, 0.9) == 2  # a third of the room: 8 / 3 = 2.67 -> 2
+    # a smaller batch pays its first steps again (about a pair): 4 pairs' room, 3.6 s at 8;
+    # 1.8 s holds half of that: 8 x 1.8 / 3.6 = 4
+    assert sized_batch(8, 0.9, 1.8) == 4
+    assert sized_batch(8, 0.9, 0.9) == 2  # a quarter: 8 x 0.9 / 3.6 = 2
     assert sized_batch(8, 0.9, 0.01) == 1  # never below one sample
     assert sized_batch(8, 0.0, 0.01) == 8  # no measurement, no cut
     assert sized_batch(8, 0.9, -0.5) == 1  # the first pair already spent the budget

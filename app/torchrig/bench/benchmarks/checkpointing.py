@@ -46,12 +46,14 @@ the rest is for the figures and the step in flight (the hard limit is budget + g
 
 
 def sized_batch(batch: int, pair_s: float, left_s: float) -> int:
-    """The batch that lets :data:`MIN_PAIRS` pairs fit in ``left_s``, given that one timed
-    pair took ``pair_s`` at ``batch``; a step's time is taken as proportional to its batch,
-    which overstates a small batch's speed-up and so errs on the side of fitting."""
+    """The batch that lets :data:`MIN_PAIRS` more pairs fit in ``left_s``, given that one
+    timed pair took ``pair_s`` at ``batch``. A smaller batch first pays its own untimed first
+    step of each side (about a pair), so it must leave room for MIN_PAIRS + 1 pairs; a step's
+    time is taken as proportional to its batch, which overstates a small batch's speed-up and
+    so errs on the side of fitting."""
     if pair_s <= 0 or MIN_PAIRS * pair_s <= left_s:
         return batch
-    return max(1, min(batch, int(batch * max(0.0, left_s) / (MIN_PAIRS * pair_s))))
+    return max(1, min(batch, int(batch * max(0.0, left_s) / ((MIN_PAIRS + 1) * pair_s))))
 
 
 def _measure(ctx: BenchContext, model: Any, make: nets.BatchMaker, batch: int, off: Variant,
