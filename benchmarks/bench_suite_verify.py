@@ -9,8 +9,9 @@ and reports the median - and prints both side by side:
   thread count (Timer's default is ONE thread, so num_threads is set explicitly);
 * memory bandwidth: the suite's membw copy vs Timer around torch's copy_ with the same buffer
   and threads, and vs a long single-threaded numpy copy (np.copyto) for scale;
-* training: the CNN's FP32 samples/s vs a plain loop of whole training steps (perf_counter
-  around each, the median), its AMP speed-up vs plain steps interleaved FP32 / AMP (the
+* training: the CNN's FP32 samples/s (TorchRig's trainloop.run_alone) vs a plain loop of
+  whole training steps (perf_counter around each, the median), alternated in 5 rounds, its
+  AMP speed-up (where the suite measured one) vs plain steps interleaved FP32 / AMP (the
   median of adjacent pairs' ratios), and the checkpointing time ratio vs Timer; all with the
   thread count the suite used (it leaves busy cores to other work, free_cores.py), the same
   network and batch (torchrig.bench.benchmarks.nets);
