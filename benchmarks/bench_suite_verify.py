@@ -9,8 +9,9 @@ and reports the median - and prints both side by side:
   thread count (Timer's default is ONE thread, so num_threads is set explicitly);
 * memory bandwidth: the suite's membw copy vs Timer around torch's copy_ with the same buffer
   and threads, and vs a long single-threaded numpy copy (np.copyto) for scale;
-* training: the CNN's FP32 samples/s vs a plain loop of whole training steps (perf_counter
-  around each, the median), its AMP speed-up vs plain steps interleaved FP32 / AMP (the
+* training: the CNN's FP32 samples/s (TorchRig's trainloop.run_alone) vs a plain loop of
+  whole training steps (perf_counter around each, the median), alternated in 5 rounds, its
+  AMP speed-up (where the suite measured one) vs plain steps interleaved FP32 / AMP (the
   median of adjacent pairs' ratios), and the checkpointing time ratio vs Timer; all with the
   thread count the suite used (it leaves busy cores to other work, free_cores.py), the same
   network and batch (torchrig.bench.benchmarks.nets);
@@ -21,13 +22,20 @@ and reports the median - and prints both side by side:
   both ``--bs=8M --ioengine=psync --iodepth=1`` at the suite's file size; a round's ratio is
   the suite over the geometric mean of the fio runs around it, the row's the median of the
   rounds', and fio's after/before ratio shows what the machine allows (needs fio);
-* collective: gloo all_reduce of 1 MiB over 2 local processes, busbw from ``torchrig bench
-  --collective`` vs a hand-written loop (FileStore rendezvous, 200 back-to-back all_reduce
-  between two barriers, per rank).
+* dataload: TorchRig's DataLoader measurement (``dataload.measure_workers``) vs a plain
+  DataLoader loop over the same samples, batch and ``num_workers``, alternated ``--rounds``
+  times (benchmarks/verify_loops.py);
+* collective: gloo all_reduce busbw of 256 KiB, 1 MiB and 4 MiB over 2 local processes,
+  ``torchrig.bench.collective`` vs a plain loop under ``python -m torch.distributed.run
+  --standalone --nproc-per-node 2`` (benchmarks/plain_allreduce.py; busbw = algbw x 2(n-1)/n),
+  alternated ``--rounds`` times.
 
-    python benchmarks/bench_suite_verify.py [--min-run-time 5] [--skip-collective]
-        [--only membw,train,checkpointing,storage,cpu_matmul]
+    python benchmarks/bench_suite_verify.py [--quick] [--min-run-time 5] [--skip-collective]
+        [--only membw,train,checkpointing,dataload,storage,cpu_matmul] [--rounds 3]
         [--storage-folders /tmp,/work] [--storage-rounds 3]
+
+``--quick`` checks the quick preset's figures (256 MiB storage files, the quick networks)
+with 1 s per independent measurement: about five minutes on two cores instead of twenty.
 
 Each row's verdict: "ok" within 15 % (TOLERANCE), "OFF" beyond, "scale" for a row shown for
 scale only (numpy's single-threaded copy). Agreement on a quiet machine means the suite's
@@ -49,7 +57,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from torchrig.bench.settings import Preset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # verify_loops, beside this script
+
+import verify_loops  # noqa: E402
 
 TOLERANCE = 0.15
 """A figure agrees with its independent method when their ratio is within 15 % of 1."""
@@ -103,11 +118,17 @@ def _usable_cpus() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--min-run-time", type=float, default=5.0,
-                        help="seconds per independent measurement (default 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick preset's figures, 1 s per independent measurement")
+    parser.add_argument("--min-run-time", type=float, default=None,
+                        help="seconds per independent measurement (default 5, --quick 1)")
     parser.add_argument("--skip-collective", action="store_true")
-    parser.add_argument("--only", default="membw,train,checkpointing,storage,cpu_matmul",
+    parser.add_argument("--only",
+                        default="membw,train,checkpointing,dataload,storage,cpu_matmul",
                         help="the suite's benchmarks to check (comma-separated)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternated rounds for the dataload and collective checks "
+                             "(default 3)")
     parser.add_argument("--storage-folders", default=tempfile.gettempdir(),
                         help="folders for the storage check, comma-separated (default: the "
                              "system temp folder)")
@@ -116,9 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folders = [Path(f) for f in args.storage_folders.split(",") if f]
     missing = [str(f) for f in folders if not f.is_dir()]
-    if missing or args.storage_rounds < 1:
+    if missing or args.storage_rounds < 1 or args.rounds < 1:
         parser.error(f"no such folder: {', '.join(missing)}" if missing else
-                     "--storage-rounds must be at least 1")
+                     "--storage-rounds and --rounds must be at least 1")
+    preset: Preset = "quick" if args.quick else "full"
+    min_run_time = args.min_run_time if args.min_run_time is not None else (
+        1.0 if args.quick else 5.0)
 
     import torch
 
@@ -129,30 +153,45 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}, {threads} usable CPUs, "
           f"load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
     only = tuple(args.only.split(","))
-    # storage has its own paired rounds against fio (below), not one run of the suite
-    cpu_only = tuple(b for b in only if b != "storage")
+    # storage, dataload and the collective have their own alternated rounds (below), not
+    # one run of the suite
+    cpu_only = tuple(b for b in only if b not in ("storage", "dataload"))
     rows: list[Row] = []
     if cpu_only:
         t0 = time.perf_counter()
-        report = run_suite(BenchSettings(preset="full", device="cpu", only=cpu_only),
+        report = run_suite(BenchSettings(preset=preset, device="cpu", only=cpu_only),
                            cancel=threading.Event())
-        print(f"suite ({', '.join(cpu_only)}; full) took "
+        print(f"suite ({', '.join(cpu_only)}; {preset}) took "
               f"{time.perf_counter() - t0:.1f} s; machine busy: "
               f"{(report.machine_state or {}).get('busy')}")
         for warning in report.busy_warnings:
             print(f"  WARNING {warning.en}")
-        rows += _cpu_rows(report, threads, args.min_run_time)
+        for result in report.results:  # a figure from fewer steps or a cut batch says so
+            if result.status != "ok":
+                print(f"  {result.id}: {result.status}")
+            notes = {n.en for m in result.measurements for n in m.notes if "instead of" in n.en}
+            for note in sorted(notes):
+                print(f"  {result.id}: {note}")
+        rows += _cpu_rows(report, threads, min_run_time, preset)
+    if "dataload" in only:
+        rows += paired_rows(verify_loops.dataload_pairs(preset, args.rounds, min_run_time))
     if "storage" in only:
-        rows += storage_rows(storage_rounds(folders, args.storage_rounds, "full"))
+        rows += storage_rows(storage_rounds(folders, args.storage_rounds, preset))
     if not args.skip_collective:
-        rows += _collective_rows()
+        rows += paired_rows(verify_loops.collective_pairs(args.rounds))
 
     print()
     print(format_table(rows))
     return 0
 
 
-def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
+def paired_rows(pairs: Sequence[verify_loops.Paired]) -> list[Row]:
+    """A row per alternated figure: the medians of each side and of the rounds' ratios."""
+    return [Row(p.name, statistics.median(p.suite), statistics.median(p.plain), p.described(),
+                ratio=p.ratio) for p in pairs]
+
+
+def _cpu_rows(report, threads: int, min_run_time: float, preset: Preset) -> list[Row]:
     import numpy as np
     import torch
     from torch.utils.benchmark import Timer
@@ -187,7 +226,7 @@ def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
         a_np = np.ones(size, dtype=np.uint8)
         b_np = np.zeros(size, dtype=np.uint8)
         np.copyto(b_np, a_np)
-        times = []
+        times: list[float] = []
         deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(times) < 3:
             s = time.perf_counter()
@@ -198,7 +237,7 @@ def _cpu_rows(report, threads: int, min_run_time: float) -> list[Row]:
                      2 * size / times[len(times) // 2], "np.copyto median (single thread)",
                      tolerance=None))
 
-    rows += _training_rows(report, threads, min_run_time)
+    rows += _training_rows(report, threads, min_run_time, preset)
     return rows
 
 
@@ -242,9 +281,10 @@ def _ratio_rounds(measure_a, measure_b) -> tuple[float, float, float]:
     return statistics.median(a_times), statistics.median(b_times), statistics.median(ratios)
 
 
-def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float, float]:
-    """(median FP32 step s, median AMP/FP32 ratio of adjacent interleaved pairs): a plain
-    loop, perf_counter around each whole step, no harness."""
+def _plain_steps(model, x, y, threads: int, min_run_time: float,
+                 amp: bool = True) -> tuple[float, float | None]:
+    """(median FP32 step s, median AMP/FP32 ratio of adjacent interleaved pairs, or None
+    without ``amp``): a plain loop, perf_counter around each whole step, no harness."""
     import contextlib
     import statistics
 
@@ -267,11 +307,15 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
             return time.perf_counter() - t0
 
         step(False)
-        step(True)
-        fp32, ratios = [], []
+        if amp:
+            step(True)
+        fp32: list[float] = []
+        ratios: list[float] = []
         deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(fp32) < 5:
             fp32.append(step(False))
+        if not amp:  # the suite did not time AMP here (no native bf16): FP32 only
+            return statistics.median(fp32), None
         deadline = time.perf_counter() + min_run_time
         while time.perf_counter() < deadline or len(ratios) < 5:
             if len(ratios) % 2 == 0:
@@ -286,7 +330,41 @@ def _plain_steps(model, x, y, threads: int, min_run_time: float) -> tuple[float,
         torch.set_num_threads(previous)
 
 
-def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
+def _cnn_fp32_paired(model, x, y, threads: int, run_s: float, batch: int) -> Row:
+    """TorchRig's FP32 timing (trainloop.run_alone: an untimed step, then steps back to back
+    until they settle) beside the plain loop, alternated round by round at the thread count
+    the suite chose: the suite's own figure was taken minutes earlier, under another load."""
+    import threading
+
+    import torch
+
+    from torchrig.bench.base import BenchContext
+    from torchrig.bench.benchmarks.trainloop import Variant, run_alone
+    from torchrig.bench.settings import BenchSettings
+
+    ctx = BenchContext(settings=BenchSettings(preset="quick", device="cpu"), device="cpu",
+                       cancel=threading.Event(), budget_s=3600.0)
+
+    def suite() -> float:
+        previous = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            return run_alone(ctx, model, x, y, Variant(amp=False), slice_s=run_s,
+                             batch=batch).samples_per_s
+        finally:
+            torch.set_num_threads(previous)
+
+    def plain() -> float:
+        return batch / _plain_steps(model, x, y, threads, run_s, amp=False)[0]
+
+    pairs = verify_loops.alternate(ROUNDS, suite, plain)
+    (row,) = paired_rows([verify_loops.Paired(
+        f"CNN training FP32, {threads} threads (samples/s)", tuple(a for a, _ in pairs),
+        tuple(b for _, b in pairs), "plain loop of whole steps, median")])
+    return row
+
+
+def _training_rows(report, threads: int, min_run_time: float, preset: Preset) -> list[Row]:
     import torch
 
     from torchrig.bench.benchmarks import nets
@@ -295,28 +373,30 @@ def _training_rows(report, threads: int, min_run_time: float) -> list[Row]:
     train = report.result("train")
     fp32 = train.measurement("cnn_fp32") if train else None
     speedup = train.measurement("cnn_amp_speedup") if train else None
-    if fp32 is not None and speedup is not None:
+    if fp32 is not None and fp32.value is not None:
         d = fp32.details
-        shape = nets.cnn_shape("cpu", "full")
+        shape = nets.cnn_shape("cpu", preset)
         assert (shape.batch, shape.image) == (d["batch"], d["image"])
         torch.manual_seed(0)
         model = nets.build_cnn(shape)
         x, y = nets.image_batch_maker(shape, "cpu")(d["batch"])
         used = int(d.get("torch_threads", threads))
-        t_fp32, amp_over_fp32 = _plain_steps(model, x, y, used, min_run_time)
-        rows.append(Row(f"CNN training FP32, {used} threads (samples/s)", fp32.value,
-                     d["batch"] / t_fp32, "plain loop of whole steps, median"))
-        rows.append(Row("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value, 1 / amp_over_fp32,
-                     "plain loop, FP32/AMP steps interleaved, median pair ratio"))
+        rows.append(_cnn_fp32_paired(model, x, y, used, min_run_time, d["batch"]))
+        if speedup is not None:
+            _t, amp_over_fp32 = _plain_steps(model, x, y, used, min_run_time)
+            assert amp_over_fp32 is not None
+            rows.append(Row("CNN AMP (bf16) speed-up over FP32 (x)", speedup.value,
+                            1 / amp_over_fp32,
+                            "plain loop, FP32/AMP steps interleaved, median pair ratio"))
     ckpt = report.result("checkpointing")
     added = ckpt.measurement("time_added") if ckpt else None
     plain = ckpt.measurement("step_s_plain") if ckpt else None
     if added is not None and plain is not None:
         d = plain.details
-        shape = nets.transformer_shape("cpu", "full", layers=d["layers"])
+        tshape = nets.transformer_shape("cpu", preset, layers=d["layers"])
         torch.manual_seed(0)
-        model = nets.build_transformer(shape)
-        x, y = nets.token_batch_maker(shape, "cpu")(d["batch"])
+        model = nets.build_transformer(tshape)
+        x, y = nets.token_batch_maker(tshape, "cpu")(d["batch"])
         run = min_run_time / ROUNDS
 
         used = int(d.get("torch_threads", threads))
@@ -446,7 +526,7 @@ def _run_fio(fio: str, folder: Path, size: int) -> tuple[float, float]:
 STORAGE_BUDGET_S = 600.0
 
 
-def _run_suite_storage(folder: Path, preset: str) -> dict[str, Any]:
+def _run_suite_storage(folder: Path, preset: Preset) -> dict[str, Any]:
     import threading
 
     from torchrig.bench.runner import run_suite
@@ -460,7 +540,8 @@ def _run_suite_storage(folder: Path, preset: str) -> dict[str, Any]:
     result = report.result("storage")
     write = result.measurement("seq_write") if result else None
     read = result.measurement("seq_read") if result else None
-    if write is None or read is None or write.value is None or read.value is None:
+    if (result is None or write is None or read is None or write.value is None
+            or read.value is None):
         raise RuntimeError(f"the suite's storage benchmark measured nothing in {folder}: "
                            f"{result.status if result else 'no result'}")
     return {"write": write.value, "read": read.value, "bytes": int(read.details["bytes"]),
@@ -477,7 +558,7 @@ def _settle_disk() -> None:
     time.sleep(1.0)
 
 
-def storage_rounds(folders: Sequence[Path], rounds: int, preset: str) -> list[StorageRound]:
+def storage_rounds(folders: Sequence[Path], rounds: int, preset: Preset) -> list[StorageRound]:
     """``rounds`` rounds of fio, suite, fio per folder, folders interleaved round by round."""
     import shutil
 
@@ -512,44 +593,6 @@ def storage_rounds(folders: Sequence[Path], rounds: int, preset: str) -> list[St
                   + ("" if suite["state"] == "ok" else f" [suite {suite['state']}]"),
                   flush=True)
     return out
-
-
-def _hand_allreduce(rank: int, world: int, store: str, out: dict) -> None:
-    import torch
-    import torch.distributed as dist
-
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
-    buf = torch.zeros((1 << 20) // 4, dtype=torch.float32)
-    for _ in range(20):
-        dist.all_reduce(buf)
-    dist.barrier()
-    began = time.perf_counter()
-    n = 200
-    for _ in range(n):
-        dist.all_reduce(buf)
-    dist.barrier()
-    out[rank] = (time.perf_counter() - began) / n
-    dist.destroy_process_group()
-
-
-def _collective_rows() -> list[Row]:
-    import torch.multiprocessing as mp
-
-    from torchrig.bench.collective.launch import launch_local
-    from torchrig.bench.collective.report import load_collective_report
-
-    with tempfile.TemporaryDirectory(prefix="torchrig-verify-") as tmp:
-        path = launch_local(2, "gloo", ["--sizes", "1M", "--ops", "all_reduce"], 300,
-                            json_path=Path(tmp) / "c.json")
-        row = load_collective_report(path).results_for("all_reduce")[0]
-        manager = mp.Manager()
-        out = manager.dict()
-        mp.spawn(_hand_allreduce, args=(2, str(Path(tmp) / "store"), out), nprocs=2)
-        per_op = max(out.values())
-    # 2 ranks: busbw = algbw x 2(n-1)/n = algbw.
-    return [Row("gloo all_reduce 1 MiB, 2 processes, busbw (B/s)", row.busbw,
-             (1 << 20) / per_op, "hand loop: 200 back-to-back ops between barriers")]
 
 
 if __name__ == "__main__":

@@ -176,3 +176,20 @@ def test_bad_folders_and_round_counts_are_one_clear_message(verify, tmp_path, ca
     with pytest.raises(SystemExit):
         verify.main(["--only", "storage", "--storage-rounds", "0"])
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_alternated_figures_become_rows_of_medians_judged_on_the_rounds_ratio(verify):
+    paired = verify.verify_loops.Paired("DataLoader, num_workers=2 (samples/s)",
+                                        (900.0, 1000.0, 1300.0), (1000.0, 800.0, 1000.0),
+                                        "plain DataLoader loop")
+    (row,) = verify.paired_rows([paired])
+    assert row.suite == 1000.0 and row.indep == 1000.0  # medians of each side
+    # rounds 0.9, 1.25, 1.3 -> median 1.25: OFF, though the medians' ratio is 1.00
+    assert row.suite_over_indep == pytest.approx(1.25) and row.verdict == "OFF"
+    assert "range 0.90-1.30" in row.method
+
+
+def test_a_zero_round_count_for_the_alternated_checks_is_one_clear_message(verify, capsys):
+    with pytest.raises(SystemExit):
+        verify.main(["--only", "dataload", "--rounds", "0"])
+    assert "at least 1" in capsys.readouterr().err

@@ -72,6 +72,31 @@ def test_direct_reads_fill_an_aligned_buffer_and_leave_the_cache_alone(tmp_path)
     assert storage_cache.resident_share(path) == 0.0  # O_DIRECT did not fill the cache
 
 
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc (Linux)")
+def test_the_read_buffer_is_private_anonymous_memory_as_fios_malloc(tmp_path):
+    import ctypes
+
+    buf = storage_cache.aligned_buffer(8 * MiB)
+    anchor = ctypes.c_char.from_buffer(buf)
+    try:
+        address = ctypes.addressof(anchor)
+        assert address % 4096 == 0  # page-aligned: O_DIRECT's requirement
+        for line in Path("/proc/self/maps").read_text().splitlines():
+            span, perms, *rest = line.split()
+            low, high = (int(x, 16) for x in span.split("-"))
+            if low <= address < high:
+                # "rw-p" with no file: private anonymous (malloc's large blocks); a shared
+                # one reads "rw-s /dev/zero (deleted)"
+                assert perms == "rw-p", line
+                assert len(rest) < 4 or not rest[3].startswith("/dev/zero"), line
+                break
+        else:
+            pytest.fail("the buffer's mapping is not in /proc/self/maps")
+    finally:
+        del anchor
+        buf.close()
+
+
 def test_vm_detection_reads_the_hypervisor_flag():
     assert storage_cache.host_may_cache({"hypervisor", "avx2"}) is True
 

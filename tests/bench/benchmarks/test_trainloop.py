@@ -52,3 +52,21 @@ def test_without_a_share_for_timing_alone_throughput_comes_from_the_pairs():
                 slice_s=0.2, batch=4, alone_share=0)
     assert len(log) == 2 + 2 * len(ab.ratios)
     assert ab.a.repeats == ab.b.repeats == len(ab.ratios)
+
+
+def test_steps_timed_alone_span_a_minimum_window_even_when_they_settle_at_once(monkeypatch):
+    # A step that sleeps 10 ms, and a settle rule that is always satisfied: the old loop
+    # stopped after min_steps (3 steps, 30 ms); now the timed steps must span
+    # min(MIN_TIMED_S, half the budget) first: with a 1 s slice, 0.5 s less the untimed
+    # first step's share (a busy machine's first step is slow).
+    import time
+
+    from torchrig.bench.benchmarks import trainloop
+
+    monkeypatch.setattr(trainloop, "settled", lambda values, *a, **k: True)
+    model, x, y = _tiny()
+    slow = Variant(amp=False, prepare=lambda: time.sleep(0.01))
+    result = trainloop.run_alone(_ctx(), model, x, y, slow, slice_s=1.0, batch=4)
+    assert trainloop.min_window_s(0.5) == 0.25 and trainloop.min_window_s(10.0) == 1.0
+    assert result.repeats > 3  # the old loop's min_steps exactly
+    assert result.repeats * result.step_s >= 0.15  # about the window (median x steps)

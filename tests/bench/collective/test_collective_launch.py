@@ -290,7 +290,7 @@ def _check_report(path: Path, world: int) -> None:
         assert row.busbw == row.algbw * bus_factor(row.op, world)
         assert [t.rank for t in row.per_rank] == list(range(world))
         assert all(0 < t.min_s <= t.median_s <= t.max_s for t in row.per_rank)
-        # The row's time is a median of per-iteration maxima over ranks.
+        # The row's time is the mean of per-iteration maxima over ranks.
         assert row.time_s <= max(t.max_s for t in row.per_rank)
         assert row.time_s >= max(t.min_s for t in row.per_rank)
     for op in ("all_reduce", "all_gather", "reduce_scatter"):
@@ -407,3 +407,14 @@ def test_a_local_run_listens_on_loopback_only(tmp_path, no_leftovers):
     assert seen, "gloo listens for its peers: the look happened while the run was alive"
     outside = [s for s in seen if not ipaddress.ip_address(s[0]).is_loopback]
     assert not outside, f"listening beyond loopback: {outside}"
+
+
+def test_ranks_get_one_openmp_thread_as_under_torchrun_unless_the_user_set_it(monkeypatch):
+    from torchrig.bench.collective.launch import local_child_env
+
+    # torchrun sets OMP_NUM_THREADS=1 for each process when nproc-per-node > 1 and the
+    # variable is unset (its "Setting OMP_NUM_THREADS environment variable" banner)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert local_child_env()["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert local_child_env()["OMP_NUM_THREADS"] == "3"

@@ -9,12 +9,20 @@ every block, the same weights with and without it.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
+from typing import Any
 
 from torchrig.bench.base import BenchContext, Benchmark, Event, Progress
 from torchrig.bench.benchmarks import nets
 from torchrig.bench.benchmarks.free_cores import free_threads, threads_note, torch_threads
-from torchrig.bench.benchmarks.trainloop import Variant, fit_batch, run_ab, warm_optimizer
+from torchrig.bench.benchmarks.trainloop import (
+    ABResult,
+    ABRun,
+    Variant,
+    fit_batch,
+    warm_optimizer,
+)
 from torchrig.bench.report import Measurement, Reference
 from torchrig.i18n import Msg
 
@@ -30,6 +38,73 @@ _HOW = {False: Msg("without checkpointing", "不启用检查点"),
         True: Msg("with checkpointing", "启用检查点")}
 
 
+MIN_PAIRS = 3
+"""Pairs the budget must hold for a ratio worth reporting; below that the batch is cut."""
+BUDGET_SHARE = 0.8
+"""Of the time left after the first pair, what the pairs and the steps alone may spend:
+the rest is for the figures and the step in flight (the hard limit is budget + grace)."""
+
+
+def sized_batch(batch: int, pair_s: float, left_s: float) -> int:
+    """The batch that lets :data:`MIN_PAIRS` more pairs fit in ``left_s``, given that one
+    timed pair took ``pair_s`` at ``batch``. A smaller batch first pays its own untimed first
+    step of each side (about a pair), so it must leave room for MIN_PAIRS + 1 pairs; a step's
+    time is taken as proportional to its batch, which overstates a small batch's speed-up and
+    so errs on the side of fitting."""
+    if pair_s <= 0 or MIN_PAIRS * pair_s <= left_s:
+        return batch
+    return max(1, min(batch, int(batch * max(0.0, left_s) / ((MIN_PAIRS + 1) * pair_s))))
+
+
+def _measure(ctx: BenchContext, model: Any, make: nets.BatchMaker, batch: int, off: Variant,
+             on: Variant) -> tuple[ABResult, int, tuple[Msg, ...]]:
+    """(the interleaved timing, the batch it ran at, notes on how the budget shaped it).
+
+    The first timed pair says how fast this machine is now (the untimed first steps before it
+    also pay one-off costs: 1.2 s for a quick pair of about 0.4 s at load 4); where
+    :data:`MIN_PAIRS` pairs at the preset's batch would not fit the budget (a loaded machine:
+    one run_ab at the preset's size measured nothing before the hard limit, issue 27) the
+    batch is cut to fit, and the steps timed alone are left out unless the pairs leave room
+    for them. Where the batch stands, that first pair counts."""
+    x, y = make(batch)
+    run = ABRun(ctx, model, x, y, off, on)
+    run.start()
+    run.pairs(0.0)  # exactly one pair
+    pair_s = run.sides[0].times[-1] + run.sides[1].times[-1]
+    notes: list[Msg] = []
+    cut = sized_batch(batch, pair_s, ctx.time_left() * BUDGET_SHARE)
+    if cut < batch:
+        notes.append(Msg(f"batch {cut} instead of {batch}: a pair of steps took {pair_s:.2f} s, "
+                         f"so {MIN_PAIRS} pairs at {batch} would not fit the time budget (step "
+                         "times are for this batch; the ratios hardly depend on it)",
+                         f"批大小 {cut}（而非 {batch}）：一组步耗时 {pair_s:.2f} 秒，"
+                         f"按 {batch} 跑 {MIN_PAIRS} 组无法在时间预算内完成"
+                         "（步时对应该批大小；比值几乎与之无关）"))
+        pair_s *= cut / batch
+        batch = cut
+        x, y = make(batch)
+        run = ABRun(ctx, model, x, y, off, on)
+        run.start()
+    left = ctx.time_left() * BUDGET_SHARE
+    # Steps alone (three of each, about 1.5 pairs) only where the pairs leave room for them.
+    alone = left > (MIN_PAIRS + 2) * pair_s
+    started = time.perf_counter()
+    if not run.settled:
+        run.pairs(left / 2 if alone else left)
+    if alone:
+        run.alone(max(0.0, left - (time.perf_counter() - started)))
+    else:
+        notes.append(Msg(f"step times are the medians of the {len(run.ratios)} interleaved "
+                         "pairs' steps: the budget left no time to time each side alone",
+                         f"步时取 {len(run.ratios)} 组交替步的中位数：预算不足以单独计时"))
+    if not run.settled:
+        ctx.note_budget_stop(Msg(
+            f"the time ratio is the median of {len(run.ratios)} pairs, stopped by the time "
+            "budget before it settled",
+            f"时间比为 {len(run.ratios)} 组的中位数，在稳定前因时间预算停止"))
+    return run.result(batch), batch, tuple(notes)
+
+
 def run(ctx: BenchContext) -> Iterator[Event]:
     import torch
 
@@ -41,7 +116,6 @@ def run(ctx: BenchContext) -> Iterator[Event]:
     make = nets.token_batch_maker(shape, ctx.device)
     # Sized for the run without checkpointing, the one that needs the memory.
     batch = fit_batch(ctx, model, make, shape.batch)
-    x, y = make(batch)
     details = {"batch": batch, "seq": shape.seq, "d_model": shape.d_model,
                "layers": shape.layers}
     yield Progress("checkpointing", 1, 3, Msg("timing with and without, interleaved",
@@ -59,8 +133,9 @@ def run(ctx: BenchContext) -> Iterator[Event]:
         threads_notes = (threads_note(threads, usable, other),)
         details["torch_threads"] = threads
     with torch_threads(threads) if ctx.kind == "cpu" else contextlib.nullcontext():
-        ab = run_ab(ctx, model, x, y, switch(False), switch(True),
-                    slice_s=max(0.0, ctx.time_left() * 0.9), batch=batch)
+        ab, batch, sizing = _measure(ctx, model, make, batch, switch(False), switch(True))
+    details["batch"] = batch
+    threads_notes += sizing
     plain, ckpt = ab.a, ab.b
     yield Progress("checkpointing", 2, 3, Msg("results", "结果"))
     for checkpointing, r in ((False, plain), (True, ckpt)):

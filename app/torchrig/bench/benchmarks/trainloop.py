@@ -126,6 +126,18 @@ class ABResult:
                 "max": max(self.ratios)}
 
 
+MIN_TIMED_S = 1.0
+"""Steps timed alone settle only once they span this long (or half their budget, if less).
+Five quick-CNN steps are 0.1 s, shorter than the bursts other work gets from a shared
+machine's scheduler (a 2-thread step measured 20 ms, then 450-1,550 ms, then 20 ms again), so
+a median of five depended on whether a burst fell inside them: the quick suite's CNN FP32
+figure spread 22 % over three runs at load 2.3 (issue 27)."""
+
+
+def min_window_s(budget_s: float) -> float:
+    return min(MIN_TIMED_S, max(0.0, budget_s) / 2)
+
+
 class _Stepper:
     """Training steps of one precision on a shared model and optimizer."""
 
@@ -193,15 +205,18 @@ class _Stepper:
             self.peak = max(self.peak or 0, peak)
 
     def time_alone(self, ctx: BenchContext, budget_s: float, min_steps: int = 3) -> None:
-        """Steps back to back until their times settle or ``budget_s`` is spent; at least
-        ``min_steps`` so a median exists even on a slow device."""
+        """Steps back to back until their times settle over a long enough window
+        (:func:`min_window_s`) or ``budget_s`` is spent; at least ``min_steps`` so a median
+        exists even on a slow device."""
         started = time.perf_counter()
+        window = min_window_s(budget_s)
         while True:
             self.timed(into=self.alone)
             ctx.check()
             spent = time.perf_counter() - started
             if len(self.alone) >= min_steps and (
-                    settled(self.alone) or spent + self.alone[-1] > budget_s):
+                    (settled(self.alone) and spent >= window)
+                    or spent + self.alone[-1] > budget_s):
                 return
 
     def result(self, batch: int) -> PhaseResult:
@@ -242,6 +257,56 @@ def run_alone(ctx: BenchContext, model: Any, inputs: Any, targets: Any, variant:
     return side.result(batch)
 
 
+class ABRun:
+    """:func:`run_ab` in its parts, for a caller that decides between them (checkpointing
+    sizes its batch from how long the untimed first steps took): :meth:`start`, then
+    :meth:`pairs`, then optionally :meth:`alone`, then :meth:`result`."""
+
+    def __init__(self, ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant,
+                 b: Variant) -> None:
+        import torch
+
+        self.ctx = ctx
+        model.train()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        self.sides = (_Stepper(ctx, model, opt, inputs, targets, a),
+                      _Stepper(ctx, model, opt, inputs, targets, b))
+        self.ratios: list[float] = []
+        self.settled = False
+
+    def start(self) -> float:
+        """One untimed step of each side; returns their seconds together (an upper bound of
+        a pair's: the first steps also pay one-off costs)."""
+        took = sum(side.first() for side in self.sides)
+        self.ctx.check()
+        return took
+
+    def pairs(self, budget_s: float) -> None:
+        """Adjacent pairs, order alternating (A B, B A, ...), until their ratio settles or a
+        further pair would end past ``budget_s`` seconds from now; at least one pair."""
+        started = time.perf_counter()
+        sides = self.sides
+        while len(self.ratios) < MAX_PAIRS:
+            order = sides if len(self.ratios) % 2 == 0 else sides[::-1]
+            for side in order:
+                side.timed()
+                self.ctx.check()
+            self.ratios.append(sides[1].times[-1] / sides[0].times[-1])
+            pair_s = sides[0].times[-1] + sides[1].times[-1]
+            self.settled = settled(self.ratios)
+            if self.settled or time.perf_counter() - started + pair_s > budget_s:
+                return
+
+    def alone(self, budget_s: float) -> None:
+        """Each side's steps back to back, half of ``budget_s`` each (at least three)."""
+        for side in self.sides:
+            side.time_alone(self.ctx, budget_s / 2)
+
+    def result(self, batch: int) -> ABResult:
+        return ABResult(a=self.sides[0].result(batch), b=self.sides[1].result(batch),
+                        ratios=tuple(self.ratios))
+
+
 def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant, b: Variant,
            *, slice_s: float, batch: int, alone_share: float = 0.5) -> ABResult:
     """Time A and B step by step in alternation (A B, B A, A B, ...) until their ratio has
@@ -254,30 +319,11 @@ def run_ab(ctx: BenchContext, model: Any, inputs: Any, targets: Any, a: Variant,
     ratio (measured: 0.07x to 2.16x for AMP under load); adjacent pairs share the load, and
     alternating the order cancels a steady drift (a clock ramping, a cache warming).
     """
-    import torch
-
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    sides = (_Stepper(ctx, model, opt, inputs, targets, a),
-             _Stepper(ctx, model, opt, inputs, targets, b))
+    run = ABRun(ctx, model, inputs, targets, a, b)
     started = time.perf_counter()
-    for side in sides:
-        side.first()
-    ctx.check()
-    ratios: list[float] = []
-    pairs_s = slice_s * (1 - alone_share)
-    while len(ratios) < MAX_PAIRS:
-        order = sides if len(ratios) % 2 == 0 else sides[::-1]
-        for side in order:
-            side.timed()
-            ctx.check()
-        ratios.append(sides[1].times[-1] / sides[0].times[-1])
-        pair_s = sides[0].times[-1] + sides[1].times[-1]
-        if settled(ratios) or time.perf_counter() - started + pair_s > pairs_s:
-            break
+    run.start()
+    run.pairs(slice_s * (1 - alone_share) - (time.perf_counter() - started))
     if alone_share > 0:
         # What the pairs left (all of it when they settled early), half to each side.
-        remaining = max(0.0, slice_s - (time.perf_counter() - started))
-        for side in sides:
-            side.time_alone(ctx, remaining / 2)
-    return ABResult(a=sides[0].result(batch), b=sides[1].result(batch), ratios=tuple(ratios))
+        run.alone(max(0.0, slice_s - (time.perf_counter() - started)))
+    return run.result(batch)

@@ -286,6 +286,10 @@ def local_child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    # As torchrun does for several processes per node: one OpenMP thread per rank unless the
+    # user says otherwise, so the ranks' torch ops do not fight over the cores (the plain
+    # torchrun loop bench_suite_verify.py compares with runs that way).
+    env.setdefault("OMP_NUM_THREADS", "1")
     loopback = loopback_interface()
     # Loopback only, even where the user's environment names another interface: a run on
     # one machine has no reason to be reachable from the network.
