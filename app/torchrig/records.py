@@ -15,6 +15,11 @@ real Field objects from a dataclass copy of the class. Code on the plan path use
 module's :func:`replace` and :func:`field_names` instead, which need no ``dataclasses``.
 Records support what the project's value classes use: no ClassVar or InitVar fields, no
 ``__post_init__``, no inheritance between records (each is checked when defined).
+
+``@mutable_record`` is the same for a plain ``@dataclass`` (not frozen): fields may be assigned,
+and, as the dataclass's, instances compare by value and are unhashable (``__hash__`` None).
+The export's build, catalog and capabilities are such classes (issue 27: an export process
+then imports no ``dataclasses`` either).
 """
 
 from __future__ import annotations
@@ -50,6 +55,16 @@ def field(*, default_factory: Callable[[], T]) -> T:
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def record(cls: C) -> C:
     """Make ``cls`` a frozen value class over its annotated fields (see the module docstring)."""
+    return _make(cls, frozen=True)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def mutable_record(cls: C) -> C:
+    """Make ``cls`` a value class whose fields may be assigned: ``@dataclass``'s behaviour."""
+    return _make(cls, frozen=False)
+
+
+def _make(cls: C, *, frozen: bool) -> C:
     if any("__record_fields__" in vars(base) for base in cls.__mro__[1:]):
         raise TypeError(f"{cls.__qualname__}: records do not inherit from records")
     if "__post_init__" in vars(cls):
@@ -73,10 +88,15 @@ def record(cls: C) -> C:
     attrs: dict[str, Any] = {
         "__record_fields__": tuple(fields),
         "__match_args__": tuple(name for name, _, _ in fields),
-        "__init__": _init, "__repr__": _repr, "__eq__": _eq, "__hash__": _hash,
-        "__setattr__": _setattr, "__delattr__": _delattr,
+        "__init__": _init, "__repr__": _repr, "__eq__": _eq,
         "__dataclass_fields__": _DataclassView(), "__dataclass_params__": _DataclassView(),
     }
+    if frozen:
+        attrs.update({"__hash__": _hash, "__setattr__": _setattr, "__delattr__": _delattr})
+    elif "__hash__" in vars(cls) and vars(cls)["__hash__"] is not None:
+        raise TypeError(f"{cls.__qualname__} defines __hash__; a record makes its own")
+    else:
+        cls.__hash__ = None  # type: ignore[assignment]  # as @dataclass's eq=True: unhashable
     for name, value in attrs.items():
         if name in vars(cls):
             raise TypeError(f"{cls.__qualname__} defines {name}; a record makes its own")
@@ -174,7 +194,8 @@ class _DataclassView:
                 namespace[name] = dataclasses.field(default_factory=make)
             elif default is not _NO_DEFAULT:
                 namespace[name] = default
-        twin: Any = dataclasses.dataclass(frozen=True)(type(owner.__name__, (), namespace))
+        frozen = vars(owner).get("__setattr__") is _setattr
+        twin: Any = dataclasses.dataclass(frozen=frozen)(type(owner.__name__, (), namespace))
         type.__setattr__(owner, "__dataclass_fields__", twin.__dataclass_fields__)
         type.__setattr__(owner, "__dataclass_params__", twin.__dataclass_params__)
         return vars(owner)[self.name]

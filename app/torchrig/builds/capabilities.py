@@ -9,13 +9,13 @@ Values are per node; ``None`` means unknown, with the reason in ``unknown``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from torchrig.catalog.matching import match_gpu
 from torchrig.catalog.specs import SXM_FORMS
 from torchrig.i18n import Msg
 from torchrig.labels import CATEGORIES, STORAGE_KINDS, joined
+from torchrig.records import field, mutable_record
 
 if TYPE_CHECKING:
     from torchrig.builds.build import Build
@@ -31,7 +31,7 @@ STORAGE_RANK = {"hdd": 0, "network": 1, "sata-ssd": 2, "nvme": 3}
 THIS_MACHINE = Msg("This machine", "本机")
 
 
-@dataclass
+@mutable_record
 class Capabilities:
     label: Msg  # what findings and tables call the subject: "This machine", a tier, a build
     kind: SubjectKind
