@@ -145,7 +145,7 @@ def test_the_top_level_help_imports_no_command_package() -> None:
     assert _under(done["modules"], (*NOT_FOR_A_PLAN, "torchrig.planning")) == []
 
 
-def test_a_pdf_export_imports_no_dataclasses(tmp_path: Path) -> None:
+def test_a_pdf_export_imports_neither_dataclasses_nor_the_name_matcher(tmp_path: Path) -> None:
     # A 10-line quote, as benchmarks/bench_export_quote.py builds it: the catalog's, the
     # build's, the pricing's and the sheet's value classes are torchrig.records classes, so
     # the export compiles no dataclass methods and leaves dataclasses out (issue 27).
@@ -163,3 +163,5 @@ def test_a_pdf_export_imports_no_dataclasses(tmp_path: Path) -> None:
     for name in ("torchrig.report.pdf", "torchrig.catalog.specs", "torchrig.builds.capabilities"):
         assert name in modules, name  # the quote's own path ran
     assert "dataclasses" not in modules
+    # The name matcher is for a detected machine's GPU; a build names its parts by id.
+    assert "torchrig.catalog.matching" not in modules

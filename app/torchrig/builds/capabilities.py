@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from torchrig.catalog.matching import match_gpu
 from torchrig.catalog.specs import SXM_FORMS
 from torchrig.i18n import Msg
 from torchrig.labels import CATEGORIES, STORAGE_KINDS, joined
@@ -115,6 +114,10 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
         caps.gpu_links = [(g.pcie_gen_max, g.pcie_width_max) for g in gpus]
         caps.gpu_interconnect = (
             "nvlink" if any(any(link.active for link in g.nvlinks) for g in gpus) else "pcie")
+        # Only a detected machine is matched by name: a build or a tier names its parts' ids,
+        # so an export leaves the matcher (and its patterns) unimported (issue 27).
+        from torchrig.catalog.matching import match_gpu
+
         part = match_gpu(catalog, first.name or "", first.vram_total_bytes) if catalog else None
         if part is not None:
             _gpu_figures(caps, part)
