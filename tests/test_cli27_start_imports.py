@@ -143,3 +143,25 @@ def test_the_top_level_help_imports_no_command_package() -> None:
     for command in ("detect", "plan", "check", "export", "verify", "bench"):
         assert command in done["out"]
     assert _under(done["modules"], (*NOT_FOR_A_PLAN, "torchrig.planning")) == []
+
+
+def test_a_pdf_export_imports_neither_dataclasses_nor_the_name_matcher(tmp_path: Path) -> None:
+    # A 10-line quote, as benchmarks/bench_export_quote.py builds it: the catalog's, the
+    # build's, the pricing's and the sheet's value classes are torchrig.records classes, so
+    # the export compiles no dataclass methods and leaves dataclasses out (issue 27).
+    build = json.loads(Path(BUILD).read_text(encoding="utf-8"))
+    sample = build["line_items"]
+    build["line_items"] = [sample[i % len(sample)] for i in range(10)]
+    path = tmp_path / "quote.json"
+    path.write_text(json.dumps(build, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "quote.pdf"
+    done = _run(["export", str(path), "-o", str(out), "--format", "pdf", "--cny-per-usd", "7.1",
+                 "--rate-date", "2026-11-30"])
+    assert done["code"] == 0, done["err"]
+    assert out.read_bytes().startswith(b"%PDF")
+    modules = done["modules"]
+    for name in ("torchrig.report.pdf", "torchrig.catalog.specs", "torchrig.builds.capabilities"):
+        assert name in modules, name  # the quote's own path ran
+    assert "dataclasses" not in modules
+    # The name matcher is for a detected machine's GPU; a build names its parts by id.
+    assert "torchrig.catalog.matching" not in modules

@@ -8,12 +8,12 @@ reference), so a user can check the rule.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from torchrig.i18n import Msg
 from torchrig.labels import citation
+from torchrig.records import field, record
 
 
 class Severity(str, Enum):
@@ -47,7 +47,7 @@ _SEVERITY_LABELS = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One observation with its evidence.
 

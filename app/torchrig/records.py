@@ -15,6 +15,11 @@ real Field objects from a dataclass copy of the class. Code on the plan path use
 module's :func:`replace` and :func:`field_names` instead, which need no ``dataclasses``.
 Records support what the project's value classes use: no ClassVar or InitVar fields, no
 ``__post_init__``, no inheritance between records (each is checked when defined).
+
+``@mutable_record`` is the same for a plain ``@dataclass`` (not frozen): fields may be assigned,
+and, as the dataclass's, instances compare by value and are unhashable (``__hash__`` None).
+The export's build, catalog and capabilities are such classes (issue 27: an export process
+then imports no ``dataclasses`` either).
 """
 
 from __future__ import annotations
@@ -50,6 +55,16 @@ def field(*, default_factory: Callable[[], T]) -> T:
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def record(cls: C) -> C:
     """Make ``cls`` a frozen value class over its annotated fields (see the module docstring)."""
+    return _make(cls, frozen=True)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def mutable_record(cls: C) -> C:
+    """Make ``cls`` a value class whose fields may be assigned: ``@dataclass``'s behaviour."""
+    return _make(cls, frozen=False)
+
+
+def _make(cls: C, *, frozen: bool) -> C:
     if any("__record_fields__" in vars(base) for base in cls.__mro__[1:]):
         raise TypeError(f"{cls.__qualname__}: records do not inherit from records")
     if "__post_init__" in vars(cls):
@@ -72,11 +87,17 @@ def record(cls: C) -> C:
         fields.append((name, default, None))
     attrs: dict[str, Any] = {
         "__record_fields__": tuple(fields),
+        "__record_init__": _InitPlan(fields),
         "__match_args__": tuple(name for name, _, _ in fields),
-        "__init__": _init, "__repr__": _repr, "__eq__": _eq, "__hash__": _hash,
-        "__setattr__": _setattr, "__delattr__": _delattr,
+        "__init__": _init, "__repr__": _repr, "__eq__": _eq,
         "__dataclass_fields__": _DataclassView(), "__dataclass_params__": _DataclassView(),
     }
+    if frozen:
+        attrs.update({"__hash__": _hash, "__setattr__": _setattr, "__delattr__": _delattr})
+    elif "__hash__" in vars(cls) and vars(cls)["__hash__"] is not None:
+        raise TypeError(f"{cls.__qualname__} defines __hash__; a record makes its own")
+    else:
+        cls.__hash__ = None  # type: ignore[assignment]  # as @dataclass's eq=True: unhashable
     for name, value in attrs.items():
         if name in vars(cls):
             raise TypeError(f"{cls.__qualname__} defines {name}; a record makes its own")
@@ -90,34 +111,52 @@ def _has_default(f: tuple[str, Any, Callable[[], Any] | None]) -> bool:
     return f[1] is not _NO_DEFAULT or f[2] is not None
 
 
+class _InitPlan:
+    """What ``__init__`` needs of a record's fields, worked out once when the class is made:
+    every field in order with its plain default (a placeholder where it has none, always
+    overwritten), the names, the required names and the factories. An instance is then a copy
+    of the template updated with the arguments - dict and set operations in C, where a loop over
+    the fields was three times a dataclass's ``__init__`` for a 500-line quote's rows."""
+
+    __slots__ = ("factories", "names", "required", "template")
+
+    def __init__(self, fields: list[tuple[str, Any, Callable[[], Any] | None]]) -> None:
+        self.template = {name: None if default is _NO_DEFAULT else default
+                         for name, default, _ in fields}
+        self.names = frozenset(self.template)
+        self.required = frozenset(name for name, default, make in fields
+                                  if default is _NO_DEFAULT and make is None)
+        self.factories = tuple((name, make) for name, _, make in fields if make is not None)
+
+
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     cls = type(self)
-    fields = cls.__record_fields__
-    if len(args) > len(fields):
-        raise TypeError(f"{cls.__qualname__}.__init__() takes {len(fields) + 1} positional "
-                        f"arguments but {len(args) + 1} were given")
-    for (name, _, _), value in zip(fields, args, strict=False):  # fewer args than fields: defaults
-        if name in kwargs:
-            raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument "
-                            f"{name!r}")
-        kwargs[name] = value
-    values = {}
-    missing = []
-    for name, default, make in fields:
-        if name in kwargs:
-            values[name] = kwargs.pop(name)
-        elif make is not None:
-            values[name] = make()
-        elif default is not _NO_DEFAULT:
-            values[name] = default
-        else:
-            missing.append(name)
-    if missing:
+    if args:
+        names = cls.__match_args__
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional "
+                            f"arguments but {len(args) + 1} were given")
+        for name, value in zip(names, args, strict=False):  # fewer args than fields: defaults
+            if name in kwargs:
+                raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for "
+                                f"argument {name!r}")
+            kwargs[name] = value
+    plan: _InitPlan = cls.__record_init__
+    given = kwargs.keys()
+    if not plan.required <= given:
+        missing = [name for name in cls.__match_args__
+                   if name in plan.required and name not in kwargs]
         raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required "
                         f"argument(s): {', '.join(map(repr, missing))}")
-    if kwargs:
+    if not given <= plan.names:
+        unexpected = next(name for name in kwargs if name not in plan.names)
         raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument "
-                        f"{next(iter(kwargs))!r}")
+                        f"{unexpected!r}")
+    values = plan.template.copy()  # field order, as the dataclass's __init__ assigns them
+    values.update(kwargs)
+    for name, make in plan.factories:
+        if name not in kwargs:
+            values[name] = make()
     self.__dict__.update(values)  # the instance dict, as the frozen dataclass's object.__setattr__
 
 
@@ -174,7 +213,8 @@ class _DataclassView:
                 namespace[name] = dataclasses.field(default_factory=make)
             elif default is not _NO_DEFAULT:
                 namespace[name] = default
-        twin: Any = dataclasses.dataclass(frozen=True)(type(owner.__name__, (), namespace))
+        frozen = vars(owner).get("__setattr__") is _setattr
+        twin: Any = dataclasses.dataclass(frozen=frozen)(type(owner.__name__, (), namespace))
         type.__setattr__(owner, "__dataclass_fields__", twin.__dataclass_fields__)
         type.__setattr__(owner, "__dataclass_params__", twin.__dataclass_params__)
         return vars(owner)[self.name]

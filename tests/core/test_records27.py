@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from torchrig.records import field, field_names, record, replace
+from torchrig.records import field, field_names, mutable_record, record, replace
 
 
 @record
@@ -154,3 +154,52 @@ def test_what_a_record_does_not_support_is_refused_when_defined(body: dict, erro
         _define(body)
     with pytest.raises(TypeError):
         record(type("Child", (Point,), {"__annotations__": {"y": "int"}, "y": 0}))
+
+
+@mutable_record
+class Basket:
+    """A mutable record: what ``@dataclass`` (not frozen) gives."""
+
+    name: str
+    items: list[int] = field(default_factory=list)
+    count: int = 1
+
+
+@dataclasses.dataclass
+class BasketDC:
+    name: str
+    items: list[int] = dataclasses.field(default_factory=list)
+    count: int = 1
+
+
+def test_a_mutable_record_assigns_compares_and_is_unhashable_as_the_dataclass() -> None:
+    rec, dc = Basket("b", [1]), BasketDC("b", [1])
+    assert repr(rec) == repr(dc).replace("BasketDC", "Basket")
+    rec.count, dc.count = 3, 3  # assignment is allowed on both
+    rec.items.append(2)
+    dc.items.append(2)
+    assert vars(rec) == vars(dc) == {"name": "b", "items": [1, 2], "count": 3}
+    assert rec == Basket("b", [1, 2], 3) and rec != Basket("b")
+    assert Basket.__hash__ is None and BasketDC.__hash__ is None
+    with pytest.raises(TypeError):
+        hash(rec)
+    del rec.count  # as the dataclass's: the instance value goes, the class default shows
+    del dc.count
+    assert rec.count == dc.count == 1
+
+
+def test_a_mutable_record_is_a_non_frozen_dataclass_to_the_dataclasses_functions() -> None:
+    rec = Basket("b", [1])
+    params = Basket.__dataclass_params__  # type: ignore[attr-defined]
+    assert not params.frozen and params.eq
+    assert [f.name for f in dataclasses.fields(rec)] == ["name", "items", "count"]
+    assert dataclasses.asdict(rec) == dataclasses.asdict(BasketDC("b", [1]))
+    # replace (ours and dataclasses') shares the field values, as dataclasses.replace does.
+    ours, theirs = replace(rec, count=2), dataclasses.replace(rec, count=2)
+    assert ours == theirs == Basket("b", [1], 2) and ours.items is rec.items is theirs.items
+    assert pickle.loads(pickle.dumps(rec)) == rec
+    with pytest.raises(TypeError):
+        mutable_record(type("Child", (Basket,), {"__annotations__": {"y": "int"}, "y": 0}))
+    with pytest.raises(TypeError):
+        mutable_record(type("Hashed", (), {"__annotations__": {"a": "int"},
+                                           "__hash__": lambda self: 1}))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from torchrig.catalog.specs import CATEGORIES
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.jsonio import atomic_write_json, load_versioned, upgrade_document
+from torchrig.records import field, mutable_record, record, replace
 
 BUILD_FORMAT = "torchrig.build"
 BUILD_VERSION = 2
@@ -49,7 +49,7 @@ MAX_LINE_TEXT = 500
 Scope = Literal["node", "cluster"]
 
 
-@dataclass(frozen=True)
+@record
 class ExchangeRate:
     """CNY per USD as the user set it, with the date (and optionally where it came from)."""
 
@@ -62,7 +62,7 @@ class ExchangeRate:
                 "source": self.source}
 
 
-@dataclass(frozen=True)
+@record
 class Discount:
     """A discount on the subtotal: a fixed amount in the build's currency, or a percentage."""
 
@@ -73,7 +73,7 @@ class Discount:
         return {"kind": self.kind, "value": plain_decimal(self.value)}
 
 
-@dataclass(frozen=True)
+@record
 class LineItem:
     """A catalog part (``part_id``) or a custom line (``text`` + ``category``).
 
@@ -129,7 +129,7 @@ class LineItem:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class TierNote:
     """A tier's starter note, with the fingerprint (:func:`lines_fingerprint`) of the lines and
     node count it describes: it speaks of those parts ("the 1,300 W supply covers the 853 W
@@ -152,7 +152,7 @@ def lines_fingerprint(items: list[LineItem] | tuple[LineItem, ...], nodes: int) 
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-@dataclass
+@mutable_record
 class Build:
     """A build (see module doc). ``tier`` is the tier id it started from, if any."""
 

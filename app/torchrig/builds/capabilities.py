@@ -9,13 +9,12 @@ Values are per node; ``None`` means unknown, with the reason in ``unknown``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from torchrig.catalog.matching import match_gpu
 from torchrig.catalog.specs import SXM_FORMS
 from torchrig.i18n import Msg
 from torchrig.labels import CATEGORIES, STORAGE_KINDS, joined
+from torchrig.records import field, mutable_record
 
 if TYPE_CHECKING:
     from torchrig.builds.build import Build
@@ -31,7 +30,7 @@ STORAGE_RANK = {"hdd": 0, "network": 1, "sata-ssd": 2, "nvme": 3}
 THIS_MACHINE = Msg("This machine", "本机")
 
 
-@dataclass
+@mutable_record
 class Capabilities:
     label: Msg  # what findings and tables call the subject: "This machine", a tier, a build
     kind: SubjectKind
@@ -115,6 +114,10 @@ def from_profile(profile: SystemProfile, catalog: Catalog | None = None,
         caps.gpu_links = [(g.pcie_gen_max, g.pcie_width_max) for g in gpus]
         caps.gpu_interconnect = (
             "nvlink" if any(any(link.active for link in g.nvlinks) for g in gpus) else "pcie")
+        # Only a detected machine is matched by name: a build or a tier names its parts' ids,
+        # so an export leaves the matcher (and its patterns) unimported (issue 27).
+        from torchrig.catalog.matching import match_gpu
+
         part = match_gpu(catalog, first.name or "", first.vram_total_bytes) if catalog else None
         if part is not None:
             _gpu_figures(caps, part)

@@ -7,15 +7,15 @@ a node). Parts or fields the catalog does not know are skipped, never guessed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from torchrig.builds.build import SERVER_PLATFORM, Build
 from torchrig.catalog.model import Catalog, Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class NodeLine:
     part: Part
     quantity: int

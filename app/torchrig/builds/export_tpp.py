@@ -41,12 +41,12 @@ What TorchRig computes here, from the catalog's figures only (never a guess):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 from torchrig.catalog.model import Part
 from torchrig.catalog.specs import GpuSpec
 from torchrig.i18n import Msg
+from torchrig.records import record
 from torchrig.units import TERA
 
 TPP_THRESHOLD = 4800.0
@@ -80,7 +80,7 @@ GEFORCE = "GeForce "
 Status = Literal["over", "under", "undecided"]
 
 
-@dataclass(frozen=True)
+@record
 class Tpp:
     """A GPU's TPP as far as the catalog tells it. ``low`` is the highest dense catalog figure
     times its bit length (``field``: its catalog key, ``words``: the figure as a finding names

@@ -15,13 +15,13 @@ supply. The part fields read here are listed in ``builds/power_fields.py``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from torchrig.builds.check_node import PSU_CONNECTOR_SPECS, Node, finding
 from torchrig.builds.system_parts import system_supply
 from torchrig.catalog.model import Part
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg, counted
+from torchrig.records import record
 
 REST_OF_SYSTEM_W = 150.0
 """Board, memory, drives and fans: Intel's ATX 3.0 sizing example and PSU makers' guides."""
@@ -47,7 +47,7 @@ POWER_SOURCE = Msg(
     "（硬件参考第 6 节）；装机经验 ×1.3（估算参考第 7 节）")
 
 
-@dataclass(frozen=True)
+@record
 class PowerEstimate:
     """Sustained and transient draw of one node, in watts, with what was not counted."""
 
@@ -83,7 +83,7 @@ def estimate_power(node: Node) -> PowerEstimate:
                          unknown=tuple(dict.fromkeys(unknown)))
 
 
-@dataclass(frozen=True)
+@record
 class _Supply:
     name: str
     watts: float

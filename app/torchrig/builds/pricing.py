@@ -18,7 +18,6 @@ ships, ``catalog/exchange_rates.py``). The priced build names where its rate cam
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import Any, Literal
 
@@ -34,6 +33,7 @@ from torchrig.catalog.exchange_rates import (
 from torchrig.catalog.model import Catalog, best_catalog_price
 from torchrig.i18n import Msg, one_language
 from torchrig.labels import PRICE_KINDS
+from torchrig.records import field, record
 
 CENT = Decimal("0.01")
 
@@ -62,7 +62,7 @@ OriginKind = Literal["override", "catalog", "missing"]
 BUILD_RATE_ORIGIN = Msg("the build's rate", "配置单中的汇率")
 
 
-@dataclass(frozen=True)
+@record
 class DefaultRate:
     """A CNY-per-USD rate for a build that has none of its own, and where it comes from."""
 
@@ -87,7 +87,7 @@ def round_cents(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP, context=MONEY_CONTEXT)
 
 
-@dataclass(frozen=True)
+@record
 class PricedLine:
     """One priced line. ``unit_price`` and ``total`` are in the build currency (None when the
     price is missing); ``source_amount``/``source_currency`` are the price before conversion."""
@@ -138,7 +138,7 @@ class PricedLine:
         }
 
 
-@dataclass(frozen=True)
+@record
 class PricedBuild:
     """The priced build. ``incomplete`` is true when any line lacks a usable price, and
     ``missing_price_lines`` lists those line indexes."""

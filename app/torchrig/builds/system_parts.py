@@ -9,10 +9,9 @@ supplies the power check counts all follow one rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from torchrig.builds.check_node import Node
 from torchrig.catalog.model import Part
+from torchrig.records import record
 
 
 def is_system(part: Part) -> bool:
@@ -33,7 +32,7 @@ def node_system(node: Node) -> Part | None:
     return None
 
 
-@dataclass(frozen=True)
+@record
 class SystemSupply:
     name: str
     watts: float

@@ -8,7 +8,6 @@ twice the target (or a faster class of device), so a user sees where money may b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -16,6 +15,7 @@ from torchrig.builds.capabilities import STORAGE_RANK, Capabilities
 from torchrig.catalog.model import Catalog, Tier
 from torchrig.i18n import Msg, pick
 from torchrig.labels import INTERCONNECTS, STORAGE_KINDS, cores, joined, label
+from torchrig.records import record
 from torchrig.units import fmt_gb, fmt_gib
 
 EXCEEDS_FACTOR = 2.0
@@ -39,14 +39,14 @@ class Status(str, Enum):
         }[self]
 
 
-@dataclass(frozen=True)
+@record
 class Cell:
     text: str
     status: Status
     value: float | str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     key: str
     dimension: Msg

@@ -16,15 +16,15 @@ Each node is checked on its own outlet (a cluster's nodes do not share one).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from torchrig.builds.check_node import Node, finding
 from torchrig.builds.power_checks import estimate_power
 from torchrig.findings import Finding, Severity
 from torchrig.i18n import Msg
+from torchrig.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Outlet:
     name: Msg
     amps: float
@@ -33,7 +33,7 @@ class Outlet:
     rated current only)."""
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     code: str
     name: Msg
@@ -115,7 +115,7 @@ def psu_efficiency(level: str | None, programme: str) -> float | None:
     return EIGHTY_PLUS_MIN[programme][match.group(1) or ""]
 
 
-@dataclass(frozen=True)
+@record
 class WallDraw:
     """One node's draw at the wall: DC sustained draw / efficiency."""
 

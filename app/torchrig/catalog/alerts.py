@@ -7,16 +7,16 @@ months; the maker's end-of-life date) lives in one place.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
 
 from torchrig.catalog.model import Part, Price
 from torchrig.i18n import Msg
+from torchrig.records import record
 
 STALE_AFTER_MONTHS = 6
 """A price older than this no longer says what the part costs today."""
 
 
-@dataclass(frozen=True)
+@record
 class Alert:
     """One warning: ``code`` is ``"price.stale"`` or ``"part.eol"``."""
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from torchrig.catalog.fields import msg_field, parse_money, text_field
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
+from torchrig.records import record
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog
@@ -56,7 +56,7 @@ KIND_ZH = {
 }
 """Chinese names of the rate kinds the shipped file uses (the file's ``kind`` is English)."""
 
-@dataclass(frozen=True)
+@record
 class ReferenceRate:
     """One published rate: ``rate`` units of ``quote`` per ``base`` on ``date``."""
 

@@ -17,7 +17,6 @@ Schema (exact)::
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from torchrig.catalog.fields import msg_field, text_field
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
 from torchrig.jsonio import check_keys, parse_json_text, read_text_file, upgrade_document
+from torchrig.records import field, record
 
 EXPORT_CONTROLS_FORMAT = "torchrig-export-controls"
 EXPORT_CONTROLS_VERSION = 1
@@ -39,7 +39,7 @@ _RULE_KEYS = {"id", "title", "date", "source", "summary"}
 _PART_KEYS = {"part_id", "rules", "alternatives", "note"}
 
 
-@dataclass(frozen=True)
+@record
 class ExportRule:
     id: str
     title: Msg
@@ -48,7 +48,7 @@ class ExportRule:
     summary: Msg
 
 
-@dataclass(frozen=True)
+@record
 class ControlledPart:
     """A part under one or more rules, and what a China-market build uses instead."""
 
@@ -58,7 +58,7 @@ class ControlledPart:
     note: Msg
 
 
-@dataclass(frozen=True)
+@record
 class ExportControls:
     note: Msg
     rules: dict[str, ExportRule]

@@ -7,7 +7,6 @@ edits live in a build, never in these objects.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal, TypeVar
 
@@ -25,6 +24,7 @@ from torchrig.catalog.specs import (
 )
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.records import field, mutable_record, record
 from torchrig.units import GB, TERA, GiB, fmt_gb, fmt_rate
 
 Currency = Literal["CNY", "USD"]
@@ -35,7 +35,7 @@ PRICE_KINDS: tuple[str, ...] = ("launch-msrp", "retail", "estimate")
 _S = TypeVar("_S")
 
 
-@dataclass(frozen=True)
+@record
 class Price:
     """One sourced price. ``source`` is a URL/source key, or ``"estimate: <basis>"``: the
     catalog's record of what was read, in the catalog author's words.
@@ -72,7 +72,7 @@ class Price:
         }
 
 
-@dataclass(frozen=True)
+@record
 class EndOfLife:
     """The maker stopped producing the part (``date`` YYYY-MM[-DD]), with the source saying so."""
 
@@ -80,7 +80,7 @@ class EndOfLife:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class SourceRef:
     """A source named in the catalog: a short key (``"TPU"``) with its URL and description.
     ``name`` is how a customer document names it ("PCPartPicker"): the key is for the catalog's
@@ -92,7 +92,7 @@ class SourceRef:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Part:
     """A catalog part.
 
@@ -269,7 +269,7 @@ def _key_spec(part: Part, lang: str) -> str:
     return text or _unknown(lang)
 
 
-@dataclass(frozen=True)
+@record
 class SeedRule:
     """One of the seed document's general rules (sections 1.1/1.2), kept as data."""
 
@@ -279,7 +279,7 @@ class SeedRule:
     text: Msg
 
 
-@dataclass(frozen=True)
+@record
 class TierPartChoice:
     """The seed's recommended part for one role and its alternatives, as catalog ids."""
 
@@ -292,7 +292,7 @@ class TierPartChoice:
         return (self.recommended, *self.alternatives)
 
 
-@dataclass(frozen=True)
+@record
 class TierRequirements:
     """What a tier implies for a machine. Part-derived minimums (cores, VRAM) are computed from
     the tier's recommended parts at load time, so the data states them only once."""
@@ -308,7 +308,7 @@ class TierRequirements:
     interconnect: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class LinePrice:
     """``unit_price`` in ``currency`` (both None when the line has no price yet), where it came
     from, the day it was taken (``YYYY-MM[-DD]``, or empty) and, when the price is a published
@@ -326,7 +326,7 @@ class LinePrice:
     price_remark: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class StarterLine:
     """One line of a tier's starter build: a catalog part, or (``part_id`` None) a custom line
     for something the catalog cannot hold, such as a distributed storage system.
@@ -343,7 +343,7 @@ class StarterLine:
     price: LinePrice = LinePrice()
 
 
-@dataclass(frozen=True)
+@record
 class Tier:
     """A target tier from the seed (section 2.x), in both languages.
 
@@ -379,7 +379,7 @@ class Tier:
                 yield line.part_id
 
 
-@dataclass
+@mutable_record
 class Catalog:
     """All parts, tiers and seed rules, with lookups by id, category and detected name."""
 

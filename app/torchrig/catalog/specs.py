@@ -9,9 +9,9 @@ sources do not give stays ``None`` and the UI shows "unknown".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from torchrig.records import record
 from torchrig.units import GB, MB, GiB
 
 CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "memory", "storage", "motherboard", "psu", "network",
@@ -32,7 +32,7 @@ SOCKETED_GPU_FORMS: tuple[str, ...] = (*SXM_FORMS, "oam")
 GPU_FORMS: tuple[str, ...] = ("pcie", *SOCKETED_GPU_FORMS, "module")
 
 
-@dataclass(frozen=True)
+@record
 class FieldDef:
     """How one JSON spec key maps to one model attribute.
 
@@ -51,7 +51,7 @@ class FieldDef:
     choices: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class MemorySupport:
     """One memory type a CPU supports, with its rated speed when the source gives one."""
 
@@ -62,7 +62,7 @@ class MemorySupport:
         return f"{self.type}-{self.speed_mts}" if self.speed_mts else self.type
 
 
-@dataclass(frozen=True)
+@record
 class GpuSlot:
     """The electrical width a board gives one GPU in a given population of x16-size slots."""
 
@@ -71,7 +71,7 @@ class GpuSlot:
     via: Literal["cpu", "chipset"]
 
 
-@dataclass(frozen=True)
+@record
 class M2Slot:
     """One M.2 slot as the board manual wires it: where its lanes come from and what using it
     takes away (the first x16 slot drops to ``gpu_slot_lanes``; ``sata_ports_off`` go dark)."""
@@ -88,7 +88,7 @@ class M2Slot:
         return self.gpu_slot_lanes is not None or bool(self.sata_ports_off)
 
 
-@dataclass(frozen=True)
+@record
 class RadiatorMount:
     """Where a case takes a radiator: the position, the sizes (120, 240, 280, 360…) and the
     thickest radiator with fans it takes there (None: the source gives no thickness)."""
@@ -98,7 +98,7 @@ class RadiatorMount:
     max_thickness_mm: float | None
 
 
-@dataclass(frozen=True)
+@record
 class BiosRequirement:
     """A CPU family the board runs only from a given BIOS version on (the vendor's CPU support
     list); boards in stock may still ship with an older one."""
@@ -107,7 +107,7 @@ class BiosRequirement:
     bios: str
 
 
-@dataclass(frozen=True)
+@record
 class GpuSpec:
     """A GPU. Tensor figures are dense (no 2:4 sparsity) with FP32 accumulate, the rate that
     PyTorch AMP/bf16 matmuls see; ``tensor_accumulate`` states that convention per part."""
@@ -165,7 +165,7 @@ SIDE_BY_SIDE_COOLING = ("blower", "passive", "liquid")
 (Dettmers: open-air cards side by side throttle; use blower or water cooling)."""
 
 
-@dataclass(frozen=True)
+@record
 class CpuSpec:
     """A CPU. ``tdp_w`` is AMD TDP or Intel base power (PBP); ``max_turbo_power_w`` is the most
     the package draws under sustained boost: Intel Maximum Turbo Power (PL2) or AMD PPT.
@@ -205,7 +205,7 @@ class CpuSpec:
         return self.threads > self.cores
 
 
-@dataclass(frozen=True)
+@record
 class MemorySpec:
     """A memory kit (a box of identical modules)."""
 
@@ -225,7 +225,7 @@ class MemorySpec:
         return self.modules * self.module_bytes
 
 
-@dataclass(frozen=True)
+@record
 class StorageSpec:
     """A drive. Sequential rates are the vendor's best-case figures (HDD: outer tracks)."""
 
@@ -240,7 +240,7 @@ class StorageSpec:
     endurance_tbw: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class MotherboardSpec:
     """A motherboard or a GPU server's system board.
 
@@ -295,7 +295,7 @@ class MotherboardSpec:
     extra_x16_slots: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class PsuSpec:
     """A power supply. ``transient_peak_w`` is the maker's stated power-excursion peak (the
     ATX 3.x 100 µs figure), which replaces the one the design guide's rule gives."""
@@ -311,7 +311,7 @@ class PsuSpec:
     transient_peak_w: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class NetworkSpec:
     """A network adapter or a GPU link (NVLink bridge)."""
 
@@ -326,7 +326,7 @@ class NetworkSpec:
     gpus_bridged: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class CaseSpec:
     """A chassis. ``board_form_factors`` lists the board sizes it takes (``ATX``, ``E-ATX``…);
     ``max_gpu_length_mm`` and ``max_cooler_height_mm`` are the maker's clearances."""
@@ -343,7 +343,7 @@ class CaseSpec:
     radiator_mounts: tuple[RadiatorMount, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class CpuCoolerSpec:
     """A CPU cooler. ``rated_heat_w`` is the maker's heat-load (TDP) rating."""
 

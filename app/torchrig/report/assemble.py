@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from torchrig.builds.build import Build, LineItem
@@ -31,6 +30,7 @@ from torchrig.catalog.model import Catalog, Part, best_catalog_price
 from torchrig.findings import Finding, sort_findings
 from torchrig.i18n import Lang, one_language, plural
 from torchrig.labels import MODELS, PRICE_RELIABILITY, TASKS, label, precision_label
+from torchrig.records import replace
 from torchrig.report.sheet import (
     BenchRow,
     BomRow,

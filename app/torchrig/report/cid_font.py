@@ -35,6 +35,7 @@ class _DocumentGlyphs:
         self.codes: list[int] = [_NOTDEF]  # number -> character (slot 0: .notdef)
         self.by_char: dict[int, int] = {}
         self.by_glyph: dict[int, int] = {0: 0}
+        self.encoded: dict[str, bytes] = {}  # character -> its two-byte code
         self.internal_name: str | None = None
 
 
@@ -90,10 +91,19 @@ class EmbeddedTTFont(TTFont):
         if isinstance(text, bytes):
             text = text.decode(encoding)
         glyphs = self._glyphs(doc)
+        encoded = glyphs.encoded
+        try:  # the common case: every character already has its code (a join in C)
+            return [(0, b"".join(map(encoded.__getitem__, text)))]
+        except KeyError:
+            pass
         by_char, by_glyph, codes = glyphs.by_char, glyphs.by_glyph, glyphs.codes
         char_to_glyph = self.face.charToGlyph
-        out = bytearray()
-        for char in map(ord, text):
+        # New characters numbered in the order they come, as the document draws them: the
+        # subset's glyph order, and so the PDF's bytes, stay what they were.
+        for text_char in dict.fromkeys(text):
+            if text_char in encoded:
+                continue
+            char = ord(text_char)
             number = by_char.get(char)
             if number is None:
                 glyph = char_to_glyph.get(char, 0)
@@ -102,8 +112,8 @@ class EmbeddedTTFont(TTFont):
                     number = by_glyph[glyph] = len(codes)
                     codes.append(char)
                 by_char[char] = number
-            out += number.to_bytes(2, "big")
-        return [(0, bytes(out))]
+            encoded[text_char] = number.to_bytes(2, "big")
+        return [(0, b"".join(map(encoded.__getitem__, text)))]
 
     def getSubsetInternalName(self, subset: int, doc: Any) -> str:  # noqa: N802
         """The PDF name of the font; there is one subset, number 0."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import mmap
-from dataclasses import dataclass
 from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
@@ -31,6 +30,7 @@ from reportlab.pdfbase.ttfonts import TTFError
 
 from torchrig.errors import InputError
 from torchrig.i18n import Msg
+from torchrig.records import record
 from torchrig.report.cid_font import EmbeddedTTFont
 from torchrig.report.font_metrics import FontBytes
 
@@ -57,7 +57,7 @@ LATIN = "Helvetica"
 LATIN_BOLD = "Helvetica-Bold"
 
 
-@dataclass(frozen=True)
+@record
 class FontSet:
     """The font names one sheet uses.
 

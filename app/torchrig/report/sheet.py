@@ -14,7 +14,6 @@ Hardware numbers are SI base units (bytes, FLOP/s, ...) with the unit named besi
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -22,6 +21,7 @@ from torchrig import __version__
 from torchrig.builds.targets import Status
 from torchrig.findings import Finding
 from torchrig.i18n import Lang
+from torchrig.records import field, record
 
 SectionId = Literal[
     "bom", "totals", "comparison", "requirements", "verify", "bench", "claims", "scaling",
@@ -37,7 +37,7 @@ ATTACHMENT_NAME = "build.json"
 """File name of the embedded build inside the PDF (what :func:`extract_build_json` looks for)."""
 
 
-@dataclass(frozen=True)
+@record
 class Header:
     """The top of the sheet. Every field except ``kind`` and ``validity_days`` is user text.
 
@@ -74,7 +74,7 @@ class Header:
         return (start + _dt.timedelta(days=self.validity_days)).isoformat()
 
 
-@dataclass(frozen=True)
+@record
 class BomRow:
     """One line of the bill of materials, as pricing priced it.
 
@@ -110,7 +110,7 @@ class BomRow:
     price_remark: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Totals:
     """The money summary as pricing computed it.
 
@@ -141,7 +141,7 @@ class Totals:
     discount_percent: Decimal | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ComparisonRow:
     """One dimension of the target-tier table: the target and how the build (and optionally
     the machine the sheet was made on) compare with it."""
@@ -154,7 +154,7 @@ class ComparisonRow:
     machine_status: Status | None = None
 
 
-@dataclass(frozen=True)
+@record
 class BreakdownItem:
     """One slice of a requirement (``"weights"``, ``"optimizer states"``), in ``unit``."""
 
@@ -162,7 +162,7 @@ class BreakdownItem:
     amount: float
 
 
-@dataclass(frozen=True)
+@record
 class BreakdownGroup:
     """One stacked bar of the requirement chart.
 
@@ -185,7 +185,7 @@ class BreakdownGroup:
         return sum(item.amount for item in self.items)
 
 
-@dataclass(frozen=True)
+@record
 class BenchRow:
     """A measured figure against its reference (a spec peak, a theoretical rate).
 
@@ -211,7 +211,7 @@ class BenchRow:
         return 100.0 * self.measured / self.reference
 
 
-@dataclass(frozen=True)
+@record
 class ThroughputRow:
     """One bar of the matmul chart: ``kind`` is "measured", "spec" (this GPU's catalog peak)
     or "tier" (a tier's reference GPU, from the catalog)."""
@@ -224,7 +224,7 @@ class ThroughputRow:
 ClaimVerdict = Literal["holds", "below", "above", "unknown"]
 
 
-@dataclass(frozen=True)
+@record
 class ClaimRow:
     """A seed claim (AMP speed-up, checkpointing memory saving) next to what was measured.
 
@@ -257,7 +257,7 @@ class ClaimRow:
         return "holds"
 
 
-@dataclass(frozen=True)
+@record
 class ScalingSeries:
     """Parallel efficiency (0..1, 1 = perfect) at each GPU count; ``measured`` False for a
     modelled curve (drawn dashed, so nobody mistakes an estimate for a measurement)."""
@@ -267,7 +267,7 @@ class ScalingSeries:
     measured: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class SheetOptions:
     """How to print the sheet.
 
@@ -292,7 +292,7 @@ class SheetOptions:
     internal: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Sheet:
     """Everything one build sheet shows.
 
