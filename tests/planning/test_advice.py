@@ -174,8 +174,11 @@ def test_overkill_advice_never_names_a_gpu_that_is_much_slower(catalog):
 
 def test_the_best_value_gpu_is_priced_per_unit_of_work(catalog):
     w = _workload("imagenet-resnet50-amp-8gpu")
+    # Among the cards a buyer can put 8 of in one node (GeForce open-air coolers cannot go
+    # side by side: gpu_choice.buyable_for); the 5070 Ti is cheaper per image but not one.
     options = [o for o in gpu_options(w, catalog, "USD") if o.verdict == "fits"
-               and o.price_per_throughput is not None]
+               and o.price_per_throughput is not None and o.buyable]
+    assert "nvidia-rtx-5070-ti" not in {o.part.id for o in options}
     rec = recommend(w, catalog, currency="USD")
     best = min(options, key=lambda o: o.price_per_throughput)
     assert rec.gpu is not None and rec.gpu.id == best.part.id
