@@ -117,8 +117,11 @@ def one(kind: str, idle_s: float, exit_after_paint: bool) -> int:
 
 
 def _sample(kind: str, idle_s: float) -> dict[str, str]:
+    # With bytecode, as an installed TorchRig runs (PYTHONDONTWRITEBYTECODE in the shell
+    # would time TorchRig's modules compiled from source against PySide6's installed bytecode).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out = subprocess.run([sys.executable, __file__, kind, "--idle", str(idle_s)],
-                         capture_output=True, text=True, timeout=120, check=True)
+                         capture_output=True, text=True, timeout=120, check=True, env=env)
     line = out.stdout.strip().splitlines()[-1]
     return dict(field.split("=", 1) for field in line.split())
 
