@@ -243,6 +243,16 @@ def _fit_line(req: Requirements, lang: str) -> str:
                           "（未选择 GPU：未检查是否装得下）").get(lang)
     assert req.device is not None and req.device.vram_bytes is not None
     spare = req.device.vram_bytes - req.vram_total
+    unknown = [LABELS.get(key.split(".", 1)[1], Msg(key, key)) for key in req.incomplete
+               if key.startswith("vram_per_gpu.")]
+    if fits and unknown:
+        # The sum leaves the unknown items out: it fits only if they take less than the rest
+        # (issue 24: a params-only 2.85B model "fit" with its activations unknown).
+        names = Msg(", ".join(m.en.lower() for m in unknown), "、".join(m.zh for m in unknown))
+        return "  " + Msg(f"fits in {fmt_gib(req.device.vram_bytes)} without the {names.en}, "
+                          f"which are unknown: {fmt_gib(spare)} left for them",
+                          f"不计未知的{names.zh}可装入 {fmt_gib(req.device.vram_bytes)}：为其"
+                          f"剩余 {fmt_gib(spare)}").get(lang)
     if fits:
         return "  " + Msg(f"fits in {fmt_gib(req.device.vram_bytes)} ({fmt_gib(spare)} spare)",
                           f"可装入 {fmt_gib(req.device.vram_bytes)}（剩余 {fmt_gib(spare)}）"
