@@ -10,8 +10,9 @@ Which size: a sweep measures busbw at many message sizes and small messages reac
 of the link, so the plan takes the measured size nearest (by ratio) to the message the
 workload's gradient sync sends - DDP's 25 MiB bucket (tensor / pipeline / expert parallel runs
 sync their data-parallel gradients the same way), DeepSpeed ZeRO's ``reduce_bucket_size``
-16-bit elements - rather than interpolating between sizes (a sweep's busbw is not monotone in
-size, and the nearest row is a figure that was actually measured).
+16-bit elements, or all the gradients when they fill less than a bucket - rather than
+interpolating between sizes (a sweep's busbw is not monotone in size, and the nearest row is
+a figure that was actually measured).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.collective_math import fmt_size
 from torchrig.errors import InputError
 from torchrig.planning.links import Link
+from torchrig.planning.requirements.interconnect import gradient_sync_bytes
 from torchrig.planning.requirements.scaling import (
     DDP_BUCKET_BYTES,
     ZERO_BUCKET_BYTES,
@@ -34,9 +36,12 @@ if TYPE_CHECKING:
     from torchrig.planning.device import DeviceSpec
 
 
-def sync_message_bytes(w: Workload) -> int:
-    """The message one gradient all-reduce of ``w`` sends (the size its busbw is read at)."""
-    return ZERO_BUCKET_BYTES if w.strategy.startswith("zero") else DDP_BUCKET_BYTES
+def sync_message_bytes(w: Workload) -> float:
+    """The message one gradient all-reduce of ``w`` sends (the size its busbw is read at):
+    a full bucket, or all the gradients when they fill less than one."""
+    bucket = ZERO_BUCKET_BYTES if w.strategy.startswith("zero") else DDP_BUCKET_BYTES
+    grads = gradient_sync_bytes(w)
+    return min(bucket, grads) if grads > 0 else bucket
 
 
 def nearest_result(report: Any, n_bytes: float, op: str = "all_reduce") -> Any:
