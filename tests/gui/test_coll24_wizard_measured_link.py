@@ -41,8 +41,8 @@ def test_this_machine_is_planned_over_its_measured_link(window, qtbot, monkeypat
         gpus=[GpuInfo(index=i, name="NVIDIA GeForce RTX 4090", vram_total_bytes=24 * 2**30)
               for i in range(8)])
     detect(qtbot, window, monkeypatch, profile)
-    page = window.wizard_page
     go_to(qtbot, window, "wizard")
+    page = window.wizard_page
     pick_with_keys(qtbot, page.subject_box, "machine")
     type_text(qtbot, page.widgets["gpus_per_node"], "8")
     qtbot.waitUntil(lambda: page.workload.gpus_per_node == 8, timeout=10_000)
@@ -53,7 +53,7 @@ def test_this_machine_is_planned_over_its_measured_link(window, qtbot, monkeypat
     report = write_collective_report(tmp_path / "c.json", {4 * MiB: 1e9, 32 * MiB: 2e9})
     file_dialogs[0].append(str(report))
     click(qtbot, window.bench_page.cluster.open_button)
-    qtbot.waitUntil(lambda: "measured link" in _headline(page), timeout=60_000)
+    qtbot.waitUntil(lambda: "measured link" in _headline(page), timeout=20_000)
     text = _headline(page)
     assert ("scaling model over the measured link (collective benchmark of 2026-12-01 on "
             "node0, 8 ranks inside one node: all-reduce busbw 2.0 GB/s at 32 MiB): 89.5 ms of "
