@@ -1,4 +1,4 @@
-"""A collective benchmark's link in the plan (issue 24; docs/estimation.md sec. 6.4): the
+"""A collective benchmark's link in the plan (issue 24; docs/estimation.md sec. 6.3): the
 scaling efficiency uses the all-reduce busbw measured at the size nearest the workload's
 gradient message (no interpolation), inside a node for a one-node report, between nodes
 otherwise.

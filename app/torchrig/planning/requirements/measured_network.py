@@ -1,7 +1,7 @@
 """A measured link in a plan: ``torchrig plan --collective-report FILE`` and the Wizard's "This
 machine" with a collective report attached put the all-reduce bus bandwidth the collective
 benchmark measured (``torchrig bench --collective``, docs/collective.md) in place of the
-catalog link the scaling model would use (docs/estimation.md sec. 6.4).
+catalog link the scaling model would use (docs/estimation.md sec. 6.3).
 
 One path for both: the CLI and the GUI only find the report; :func:`plan_link` makes it a link
 for the workload, and the planner (:func:`on_measured_link`) puts it in the device.

@@ -26,7 +26,7 @@ def plan(workload: Workload, gpu: DeviceSpec | None = None,
          measured_link: Link | None = None) -> Requirements:
     """Requirements of ``workload``; with ``gpu``, also throughput, time and fit.
     ``measured_link``: a collective benchmark's link (:func:`.measured_network.plan_link`) in
-    place of the GPU's own of its scope (docs/estimation.md sec. 6.4)."""
+    place of the GPU's own of its scope (docs/estimation.md sec. 6.3)."""
     w = workload.validate()
     model = resolve_model(w)
     cal = load_calibration()
