@@ -182,6 +182,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     device = None
     if args.bought_for is not None and not args.recommend:
         raise InputError("--for names the machine a recommendation is for: add --recommend")
+    report = _collective_report(args)
     if args.gpu and args.gpu != "this":
         from torchrig.part_id_scan import surely_unknown_part
 
@@ -214,7 +215,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         # without --gpu it is sized for the rule's reference GPU (the catalog is read then).
         sizing = size_to_model(workload, given, device)
         workload = sizing.workload
-    req = plan(workload, device)
+    measured = None
+    if report is not None:  # the link the benchmark measured, for this workload's messages
+        from torchrig.planning.requirements.measured_network import plan_link
+
+        measured = plan_link(report, workload)
+    req = plan(workload, device, measured)
     answer = None
     if device is not None and catalog is not None:
         from torchrig.planning.solver import solve
@@ -231,6 +237,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         data["assumed_settings"] = [a.to_dict() for a in assumed]
         data["sized_to_model"] = None if sizing is None else sizing.to_dict()
         data["solver"] = None if answer is None else answer.to_dict()
+        data["measured_link"] = None if measured is None else measured.to_dict()
         if advice is not None:
             data["recommendation"] = advice.to_dict()
         _print_json(data)
@@ -241,6 +248,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
             text += "\n" + format_advice_text(advice, args.lang)
         _out(text)
     return EXIT_OK
+
+
+def _collective_report(args: argparse.Namespace) -> Any:
+    """``plan --collective-report``: the report, read and checked by the benchmark's own
+    loader (the one the GUI uses); its link is weighed against a GPU's step time."""
+    if args.collective_report is None:
+        return None
+    if not args.gpu:
+        raise InputError("--collective-report needs --gpu (PART_ID or this): the measured link "
+                         "is weighed against a GPU's step time")
+    from torchrig.bench.collective.report import load_collective_report
+
+    try:
+        return load_collective_report(_path(args.collective_report))
+    except InputError as exc:
+        raise InputError(f"--collective-report {exc}") from None
 
 
 def _options_given(args: argparse.Namespace) -> set[str]:
@@ -531,6 +554,11 @@ def _add_plan_command_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", metavar="PART_ID|this",
                    help="plan for a catalog GPU (e.g. nvidia-rtx-4090) or this machine's GPU: "
                         "adds throughput and time per epoch")
+    p.add_argument("--collective-report", dest="collective_report", metavar="FILE",
+                   help="a report of torchrig bench --collective: the scaling model uses the "
+                        "all-reduce busbw it measured (inside a node for a one-node report, "
+                        "between nodes otherwise) in place of the catalog link "
+                        "(docs/collective.md)")
     p.add_argument("--json", action="store_true", help="every breakdown in SI units")
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     money = p.add_argument_group("recommendation by time and money (--recommend)")

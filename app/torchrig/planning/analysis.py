@@ -45,6 +45,7 @@ from torchrig.units import fmt_gb, fmt_gib, fmt_rate, fmt_seconds
 
 if TYPE_CHECKING:
     from torchrig.catalog.model import Catalog, Part, Tier
+    from torchrig.planning.links import Link
 
 _GPU, _GPUS = Msg("{n} GPU", "{n} 块 GPU"), Msg("{n} GPUs", "{n} 块 GPU")
 
@@ -563,13 +564,16 @@ def _pcie_rules(w: Workload, caps: Capabilities) -> list[Finding]:
         PCIE_SOURCE, link_share=share)]
 
 
-def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[Finding]:
+def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements,
+                   measured: Link | None = None) -> list[Finding]:
     if w.total_gpus <= 1 or w.mode == "infer" or not w.is_training:
         return []
     step = _value(req.throughput, "step_time_s")
     if not step:
         return []
     intra, inter = link_for(caps)
+    if measured is not None:  # the plan's measured link, in place of the catalog's
+        intra, inter = (intra, measured) if measured.scope == "inter" else (measured, inter)
     if intra is None:
         return []
     if w.nodes > 1 and inter is None:
@@ -612,10 +616,12 @@ def _scaling_rules(w: Workload, caps: Capabilities, req: Requirements) -> list[F
         efficiency=point.efficiency, comm_time_s=point.comm_time_s)]
 
 
-def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = None
-            ) -> Analysis:
-    """Plan ``workload`` for the subject's GPU and run every rule."""
-    req = plan(workload, subject_device(caps))
+def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = None,
+            measured_link: Link | None = None) -> Analysis:
+    """Plan ``workload`` for the subject's GPU and run every rule; ``measured_link``: a
+    collective benchmark's link for the scaling model (planning/requirements/
+    measured_network.py)."""
+    req = plan(workload, subject_device(caps), measured_link)
     answer = None
     vram = caps.vram_per_gpu_bytes
     if caps.gpu_count and vram is not None \
@@ -631,7 +637,7 @@ def analyze(workload: Workload, caps: Capabilities, catalog: Catalog | None = No
     findings = (_gpu_rules(workload, caps, req, catalog, answer)
                 + _ram_rules(workload, caps, req) + _cpu_rules(workload, caps, req)
                 + _storage_rules(workload, caps, req) + _pcie_rules(workload, caps)
-                + _scaling_rules(workload, caps, req))
+                + _scaling_rules(workload, caps, req, measured_link))
     return Analysis(caps, req, sort_findings(findings), answer)
 
 

@@ -44,8 +44,10 @@ from torchrig.planning.assumed_settings import (
 )
 from torchrig.planning.device import device_spec, subject_device
 from torchrig.planning.hf_config import hf_workload_fields, load_hf_config
+from torchrig.planning.links import Link
 from torchrig.planning.presets import ModelPreset, load_presets
 from torchrig.planning.requirements import plan
+from torchrig.planning.requirements.measured_network import plan_link
 from torchrig.planning.requirements.types import Assumption
 from torchrig.planning.scaling_series import Series, scaling_series
 from torchrig.planning.sized_defaults import REFERENCE_GPU, Sizing, size_to_model
@@ -166,6 +168,8 @@ class PlanRequest:
     workload: Workload
     subject: Capabilities
     terms: MoneyTerms
+    measured_link: Link | None = None
+    """This machine's collective benchmark as a link (:meth:`WizardModel.measured_link`)."""
 
 
 @dataclass(frozen=True)
@@ -245,7 +249,7 @@ def compute_plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
     (the same path as ``torchrig plan --recommend``). Pure, so it runs on a worker thread."""
     started = time.perf_counter()
     workload, terms = request.workload, request.terms
-    analysis = analyze(workload, request.subject, catalog)
+    analysis = analyze(workload, request.subject, catalog, request.measured_link)
     # gpu_options' cache makes the re-plans the overkill rule did cheap here.
     # The GPU is recommended for the subject's machine (its build, a tier's starter build).
     advice = advise(workload, catalog, terms.currency, terms.cny_per_usd, terms.hourly,
@@ -522,8 +526,25 @@ class WizardModel:
         ``pending`` until :meth:`take_pending` (an earlier request still waiting is dropped)."""
         self.generation += 1
         self.priced = tuple(terms.hourly)
-        self.pending = PlanRequest(self.generation, self.workload, subject, terms)
+        self.pending = PlanRequest(self.generation, self.workload, subject, terms,
+                                   self.measured_link())
         return self.pending
+
+    def measured_link(self) -> Link | None:
+        """The link the plan uses from the attached collective report: only for This machine
+        and a report measured on it (its hosts include this machine's name, when both are
+        known), as ``torchrig plan --gpu this --collective-report`` (the same plan_link). A
+        report without an all-reduce leaves the catalog's link."""
+        report = self.collective_report
+        if report is None or self.subject_choice != "machine":
+            return None
+        host = self.profile.hostname if self.profile is not None else None
+        if host and report.transport.hosts and host not in report.transport.hosts:
+            return None
+        try:
+            return plan_link(report, self.workload)
+        except InputError:
+            return None
 
     def take_pending(self) -> PlanRequest | None:
         request, self.pending = self.pending, None

@@ -19,16 +19,24 @@ from torchrig.planning.workload import Workload, resolve_model
 if TYPE_CHECKING:
     # Annotations only: a plan without a GPU never imports the device model or its links.
     from torchrig.planning.device import DeviceSpec
+    from torchrig.planning.links import Link
 
 
-def plan(workload: Workload, gpu: DeviceSpec | None = None) -> Requirements:
-    """Requirements of ``workload``; with ``gpu``, also throughput, time and fit."""
+def plan(workload: Workload, gpu: DeviceSpec | None = None,
+         measured_link: Link | None = None) -> Requirements:
+    """Requirements of ``workload``; with ``gpu``, also throughput, time and fit.
+    ``measured_link``: a collective benchmark's link (:func:`.measured_network.plan_link`) in
+    place of the GPU's own of its scope (docs/estimation.md sec. 6.3)."""
     w = workload.validate()
     model = resolve_model(w)
     cal = load_calibration()
     assumptions: list[Assumption] = []
     incomplete: list[str] = []
     gpu = on_network(w, gpu, assumptions)  # the workload's network, over the device's own
+    if measured_link is not None:  # what was measured, over both
+        from torchrig.planning.requirements.measured_network import on_measured_link
+
+        gpu = on_measured_link(gpu, measured_link)
 
     vram, extras = vram_items(w, model, cal, assumptions, incomplete)
     throughput, samples_per_s = throughput_items(w, model, cal, gpu, vram, assumptions)
