@@ -52,7 +52,7 @@ def test_the_plan_uses_the_measured_link(capsys, tmp_path):
     assert "89.5 ms of gradient traffic" in note_after
     assert after["measured_link"]["busbw_bps"] == pytest.approx(2e9, rel=1e-9)
     assert before["measured_link"] is None
-    assert after["device"]["intra_link"] == "measured_measured"
+    assert after["device"]["intra_link"] == "measured"
     assert eff_after < eff_before
     assert main(["plan", *RESNET_8, "--collective-report", str(report)]) == 0
     text = capsys.readouterr().out

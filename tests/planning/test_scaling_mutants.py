@@ -276,7 +276,7 @@ def _report(busbw: float, nnodes: int | None = 1, world: int = 8, op: str = "all
 def test_measured_link_takes_the_measured_busbw_and_latency():
     link = measured_link(_report(123e9))
     assert (link.busbw_bps, link.latency_s, link.scope) == (123e9, 3e-5, "intra")
-    assert link.id == "measured_measured" and link.name == "measured (8 ranks)"
+    assert link.id == "measured" and link.name == "measured (8 ranks)"
     assert link.source == "collective benchmark: all-reduce busbw at 1073741824 B"
     assert link.fraction_basis == "measured" and link.achievable_fraction == 1.0
     inter = measured_link(_report(20e9, nnodes=2, world=16))

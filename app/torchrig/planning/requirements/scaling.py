@@ -90,7 +90,8 @@ def measured_link(report: Any, base: Link | None = None, op: str = "all_reduce")
     template = base or Link("measured", "measured", 0.0, 1.0, 0.0,
                             "inter" if nodes > 1 else "intra", "", "")
     return replace(
-        template, id=f"measured_{template.id}", name=f"measured ({world} ranks)",
+        template, id="measured" if base is None else f"measured_{base.id}",
+        name=f"measured ({world} ranks)",
         bandwidth_bps=summary.busbw_at_largest, achievable_fraction=1.0,
         latency_s=summary.latency_s,
         source=f"collective benchmark: all-reduce busbw at {summary.largest_bytes} B",
