@@ -88,3 +88,19 @@ def test_a_report_over_two_nodes_replaces_the_network(rtx4090):
     # The catalog NDR x 8 would give min(25.2e9, 8 x 40e9) = 25.2e9: a higher efficiency.
     assert plan(w, rtx4090).throughput["scaling_efficiency"].value > \
         req.throughput["scaling_efficiency"].value
+
+
+def test_the_charts_measured_curve_agrees_with_the_plan(rtx4090):
+    # The Wizard's and the PDF's "measured" curve reads the same 32 MiB row as the plan (it read
+    # the 24 GB/s at the largest size before), so at the workload's 8 GPUs the curve's
+    # efficiency is the plan's.
+    from torchrig.planning.scaling_series import scaling_series
+
+    w = _resnet(gpus_per_node=8)
+    report = collective_report(ROWS)
+    req = plan(w, rtx4090, plan_link(report, w))
+    measured = next(s for s in scaling_series(w, req, collective_report=report)
+                    if s.kind == "measured")
+    at_8 = next(p for p in measured.points if p.gpus == 8)
+    assert at_8.efficiency == pytest.approx(req.throughput["scaling_efficiency"].value,
+                                            rel=1e-9)

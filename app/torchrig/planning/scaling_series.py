@@ -17,7 +17,8 @@ from torchrig.i18n import Msg
 from torchrig.planning.device import link_for
 from torchrig.planning.links import LINKS, Link
 from torchrig.planning.requirements import Requirements
-from torchrig.planning.requirements.scaling import ScalingPoint, measured_link, scaling_curve
+from torchrig.planning.requirements.measured_network import plan_link
+from torchrig.planning.requirements.scaling import ScalingPoint, scaling_curve
 from torchrig.planning.workload import Workload
 
 INTRA_CANDIDATES = ("pcie4_x16", "pcie5_x16", "nvlink3", "nvlink4")
@@ -78,7 +79,9 @@ def scaling_series(workload: Workload, requirements: Requirements,
             curve(Msg(f"{subject.label.en}: {subject_intra.name}",
                       f"{subject.label.zh}：{subject_intra.name}"), "subject", subject_intra, None)
     if collective_report is not None:
-        measured = measured_link(collective_report)
+        # The busbw the plan itself reads (at the workload's gradient message), so the chart's
+        # measured curve and the plan's efficiency agree.
+        measured = plan_link(collective_report, workload)
         if multi_node:
             curve(Msg("measured (collective benchmark)", "实测（集合通信基准）"), "measured",
                   subject_intra or LINKS["nvlink4"], measured)
