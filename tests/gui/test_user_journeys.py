@@ -439,10 +439,10 @@ def test_wizard_plans_the_last_keystroke_on_a_worker_thread(window, qtbot, monke
     planned: list[tuple[int, bool]] = []
     real = wizard_model.analyze
 
-    def recording(workload, caps, catalog=None):
+    def recording(workload, *args, **kwargs):  # the subject, the catalog, a measured link
         planned.append((workload.batch_size,
                         threading.current_thread() is threading.main_thread()))
-        return real(workload, caps, catalog)
+        return real(workload, *args, **kwargs)
 
     monkeypatch.setattr(wizard_model, "analyze", recording)
     page = window.wizard_page
