@@ -28,15 +28,10 @@ from pathlib import Path
 
 import pytest
 
+from plan_cli_checks import SERVER_CARDS, SXM, TOO_HOT_FOR_ENTRY, refused
 from torchrig.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SXM = {"nvidia-a100-80gb-sxm", "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-h20",
-       "nvidia-b200-sxm"}
-SERVER_CARDS = {"nvidia-l4", "nvidia-l40s", "nvidia-a100-40gb-pcie", "nvidia-h100-pcie",
-                "nvidia-rtx-pro-5000-blackwell", "nvidia-rtx-pro-4500-blackwell",
-                "nvidia-rtx-pro-4000-blackwell"}
-TOO_HOT_FOR_ENTRY = {"nvidia-rtx-pro-6000-blackwell", "nvidia-h200-nvl"}
 LORA_8B = ("--task", "llm_finetune_lora", "--model", "llama-3-8b", "--gpus", "1")
 SERVE_70B_ON_8 = ("--task", "llm_inference", "--model", "llama-2-70b", "--gpus", "8")
 
@@ -48,15 +43,6 @@ def _recommend(capsys, *argv: str) -> dict:
 
 def _buyable(rec: dict) -> set[str]:
     return {g["part"] for g in rec["gpus"] if g["buyable"]}
-
-
-def _bad(capsys, *argv: str) -> str:
-    assert main(["plan", *argv]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err
-    return lines[0]
 
 
 def test_a_workstation_build_gets_only_cards_that_fit_it(capsys):
@@ -132,13 +118,13 @@ def test_a_file_named_like_a_tier_is_the_build(capsys, tmp_path, monkeypatch):
 def test_bad_for_gives_one_line(capsys, tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text('{"format": "torchrig.build"', "utf-8")
-    line = _bad(capsys, *LORA_8B, "--recommend", "--for", "bogus")
+    line = refused(capsys, *LORA_8B, "--recommend", "--for", "bogus")
     assert line == ("torchrig plan: --for bogus: not a build file, a tier (entry, professional, "
                     "enterprise) or 'this'")
-    line = _bad(capsys, *LORA_8B, "--recommend", "--for", str(tmp_path / "missing.json"))
+    line = refused(capsys, *LORA_8B, "--recommend", "--for", str(tmp_path / "missing.json"))
     assert line.startswith("torchrig plan: --for ") and line.endswith("missing.json: no such file")
-    line = _bad(capsys, *LORA_8B, "--recommend", "--for", str(bad))
+    line = refused(capsys, *LORA_8B, "--recommend", "--for", str(bad))
     assert line.startswith(f"torchrig plan: --for {bad}: not valid JSON")
-    line = _bad(capsys, *LORA_8B, "--for", "entry")
+    line = refused(capsys, *LORA_8B, "--for", "entry")
     assert line == ("torchrig plan: --for names the machine a recommendation is for: add "
                     "--recommend")

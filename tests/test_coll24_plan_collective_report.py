@@ -15,19 +15,11 @@ import json
 import pytest
 
 from collective_fixture import write_collective_report
+from plan_cli_checks import refused
 from torchrig.cli import main
 
 MiB = 1024**2
 RESNET_8 = ("--task", "image_classification", "--gpus", "8", "--gpu", "nvidia-rtx-4090")
-
-
-def _bad(capsys, *argv: str) -> str:
-    assert main(["plan", *argv]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err
-    return lines[0]
 
 
 def _plan(capsys, *argv: str) -> dict:
@@ -61,21 +53,21 @@ def test_the_plan_uses_the_measured_link(capsys, tmp_path):
 
 def test_bad_reports_get_one_line(capsys, tmp_path):
     missing = tmp_path / "none.json"
-    assert "none.json" in _bad(capsys, *RESNET_8, "--collective-report", str(missing))
+    assert "none.json" in refused(capsys, *RESNET_8, "--collective-report", str(missing))
     corrupt = tmp_path / "corrupt.json"
     corrupt.write_text("{not json", encoding="utf-8")
-    line = _bad(capsys, *RESNET_8, "--collective-report", str(corrupt))
+    line = refused(capsys, *RESNET_8, "--collective-report", str(corrupt))
     assert line.count("corrupt.json") == 1
     workload = tmp_path / "w.json"
     workload.write_text('{"format": "torchrig.workload", "version": 1}', encoding="utf-8")
-    line = _bad(capsys, *RESNET_8, "--collective-report", str(workload))
+    line = refused(capsys, *RESNET_8, "--collective-report", str(workload))
     assert "expected 'torchrig.collective-report'" in line
     # An edited busbw that no longer matches its time: the loader's own check.
     edited = write_collective_report(tmp_path / "e.json", {32 * MiB: 2e9})
     doc = json.loads(edited.read_text(encoding="utf-8"))
     doc["results"][-1]["busbw"] *= 10
     edited.write_text(json.dumps(doc), encoding="utf-8")
-    assert "busbw" in _bad(capsys, *RESNET_8, "--collective-report", str(edited))
-    line = _bad(capsys, "--task", "image_classification", "--gpus", "8",
+    assert "busbw" in refused(capsys, *RESNET_8, "--collective-report", str(edited))
+    line = refused(capsys, "--task", "image_classification", "--gpus", "8",
                 "--collective-report", str(missing))
     assert "--collective-report needs --gpu" in line

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 
+from plan_cli_checks import SERVER_CARDS, SXM, TOO_HOT_FOR_ENTRY
 from torchrig.builds.build import load_build
 from torchrig.builds.capabilities import from_build, from_tier
 from torchrig.catalog import load_catalog
@@ -39,12 +40,6 @@ from torchrig.planning.plan_output import format_advice_text
 from torchrig.planning.workload import default_workload
 
 ROOT = Path(__file__).resolve().parents[2]
-SXM = {"nvidia-a100-80gb-sxm", "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-h20",
-       "nvidia-b200-sxm"}
-SERVER_CARDS = {"nvidia-l4", "nvidia-l40s", "nvidia-a100-40gb-pcie", "nvidia-h100-pcie",
-                "nvidia-rtx-pro-5000-blackwell", "nvidia-rtx-pro-4500-blackwell",
-                "nvidia-rtx-pro-4000-blackwell"}
-TOO_HOT_FOR_ENTRY = {"nvidia-rtx-pro-6000-blackwell", "nvidia-h200-nvl"}
 WORKSTATION_EN = "For this workstation: PCIe cards that fit its case and power supply."
 WORKSTATION_ZH = "适用于这台工作站：装得进其机箱、其电源带得动的 PCIe 显卡。"
 

@@ -329,15 +329,22 @@ def _disjoint(firsts: Sequence[int], lasts: Sequence[int]) -> bool:
     return all(lasts[n] < firsts[n + 1] for n in range(len(firsts) - 1))
 
 
-def _format4_lookup(data: FontBytes, start: int) -> Callable[[int], int | None] | None:
+def _format4_arrays(data: FontBytes, start: int) -> tuple[
+        int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], int, tuple[int, ...]]:
+    """A cmap format 4 subtable's parts at ``start``: (end of the subtable, segment count,
+    end codes, start codes, deltas, where the range offsets begin, range offsets)."""
     length, _lang, seg_x2 = struct.unpack_from(">HHH", data, start + 2)
-    limit = start + length
     segs = seg_x2 // 2
     ends = struct.unpack_from(f">{segs}H", data, start + 14)
     starts = struct.unpack_from(f">{segs}H", data, start + 16 + 2 * segs)
     deltas = struct.unpack_from(f">{segs}h", data, start + 16 + 4 * segs)
     range_base = start + 16 + 6 * segs
     range_offsets = struct.unpack_from(f">{segs}H", data, range_base)
+    return start + length, segs, ends, starts, deltas, range_base, range_offsets
+
+
+def _format4_lookup(data: FontBytes, start: int) -> Callable[[int], int | None] | None:
+    limit, segs, ends, starts, deltas, range_base, range_offsets = _format4_arrays(data, start)
     # Empty segments (end before start) map nothing: left out of the search.
     kept = [n for n in range(segs) if ends[n] >= starts[n]]
     firsts = [starts[n] for n in kept]
@@ -382,14 +389,7 @@ def _format12_lookup(data: FontBytes, start: int) -> Callable[[int], int | None]
 
 def _cmap_format4(data: FontBytes, start: int) -> dict[int, int]:
     """The whole format 4 subtable as a dict (to iterate the map; a sheet never does)."""
-    length, _lang, seg_x2 = struct.unpack_from(">HHH", data, start + 2)
-    limit = start + length
-    segs = seg_x2 // 2
-    ends = struct.unpack_from(f">{segs}H", data, start + 14)
-    starts = struct.unpack_from(f">{segs}H", data, start + 16 + 2 * segs)
-    deltas = struct.unpack_from(f">{segs}h", data, start + 16 + 4 * segs)
-    range_base = start + 16 + 6 * segs
-    range_offsets = struct.unpack_from(f">{segs}H", data, range_base)
+    limit, segs, ends, starts, deltas, range_base, range_offsets = _format4_arrays(data, start)
     out: dict[int, int] = {}
     for n in range(segs):
         first, last, delta, range_offset = starts[n], ends[n], deltas[n], range_offsets[n]
