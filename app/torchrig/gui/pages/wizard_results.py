@@ -130,7 +130,12 @@ class WizardResults(QObject):
             per_epoch = fmt_seconds(epoch.value if epoch else None, self.lang)
             text = (self.tr("1 sample/s; time per epoch {0}").format(per_epoch) if rate == "1"
                     else self.tr("{0} samples/s; time per epoch {1}").format(rate, per_epoch))
-            if util is not None and util.value:
+            per_gpu = t.get("samples_per_s_per_gpu")
+            if per_gpu is not None and per_gpu.note.en.startswith("memory-bound"):
+                # A CNN timed by its memory traffic: the peak's share was not what set it
+                # (issue 24 review: ResNet-50 read "assumes 40% of 312.0 TFLOP/s").
+                text += " (" + per_gpu.note.get(self.lang) + ")"
+            elif util is not None and util.value:
                 text += " " + self.tr("(assumes {0} of {1})").format(
                     f"{util.value:.0%}", fmt_flops(t["peak_flops"].value))
             parts.append(f"{throughput} {escape(text)}")
