@@ -26,6 +26,14 @@ def _planned_for(qtbot, page, build_name: str) -> None:
                     and page.model.analysis.subject.label.en == build_name, timeout=60_000)
 
 
+def _model_on_gpus(qtbot, page, model: str, gpus: int) -> None:
+    """Pick ``model`` and type the GPUs per node in the Wizard's fields, then wait for both."""
+    choose(page.widgets["model"], model)
+    type_text(qtbot, page.widgets["gpus_per_node"], str(gpus))
+    qtbot.waitUntil(lambda: page.workload.model == model
+                    and page.workload.gpus_per_node == gpus, timeout=10_000)
+
+
 def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_dialogs):
     window, (answers, _) = shown_window, file_dialogs
     go_to(qtbot, window, "build")
@@ -35,10 +43,7 @@ def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_d
     page = window.wizard_page
     pick_with_keys(qtbot, page.subject_box, "build")
     choose(page.widgets["task"], "llm_inference")
-    choose(page.widgets["model"], "llama-2-70b")
-    type_text(qtbot, page.widgets["gpus_per_node"], "8")
-    qtbot.waitUntil(lambda: page.workload.model == "llama-2-70b"
-                    and page.workload.gpus_per_node == 8, timeout=10_000)
+    _model_on_gpus(qtbot, page, "llama-2-70b", 8)
     _planned_for(qtbot, page, server)
     text = _shown(page)
     assert "For this server: B200 SXM6 180GB (HGX) only as the whole DGX B200" in text
@@ -55,10 +60,7 @@ def test_the_wizard_says_what_machine_the_gpu_is_for(shown_window, qtbot, file_d
     assert "For this workstation: PCIe cards that fit its case and power supply, 8 of them. " \
            "None of them runs this workload." in text
     assert "SXM" not in text
-    choose(page.widgets["model"], "llama-2-7b")
-    type_text(qtbot, page.widgets["gpus_per_node"], "1")
-    qtbot.waitUntil(lambda: page.workload.model == "llama-2-7b"
-                    and page.workload.gpus_per_node == 1, timeout=10_000)
+    _model_on_gpus(qtbot, page, "llama-2-7b", 1)
     _planned_for(qtbot, page, workstation)
     text = _shown(page)
     assert "For this workstation: PCIe cards that fit its case and power supply." in text
