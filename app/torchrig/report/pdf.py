@@ -24,18 +24,6 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import (
-    CondPageBreak,
-    Flowable,
-    Image,
-    KeepTogether,
-    LongTable,
-    Paragraph,
-    SimpleDocTemplate,
-    Spacer,
-    Table,
-    TableStyle,
-)
 
 from torchrig import jsonio
 from torchrig.builds.targets import Status
@@ -73,6 +61,18 @@ from torchrig.report.pdf_layout import (
     rule,
     table_layout,
     text_column_style,
+)
+from torchrig.report.platypus import (
+    CondPageBreak,
+    Flowable,
+    Image,
+    KeepTogether,
+    LongTable,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
 )
 from torchrig.report.sheet import ATTACHMENT_NAME, BomRow, Sheet
 from torchrig.report.strings import incomplete_note, text

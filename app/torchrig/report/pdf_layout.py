@@ -17,15 +17,22 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Flowable, KeepTogether, Paragraph, Table
-from reportlab.platypus.flowables import HRFlowable
-from reportlab.platypus.paragraph import cleanBlockQuotedText, textTransformFrags
-from reportlab.platypus.paraparser import ParaFrag, ParaParser
 
 from torchrig.builds.targets import Status
 from torchrig.findings import Severity
 from torchrig.report import chart_style
 from torchrig.report.markup import clean_text, needs_wide_font
+from torchrig.report.platypus import (
+    Flowable,
+    HRFlowable,
+    KeepTogether,
+    ParaFrag,
+    Paragraph,
+    ParaParser,
+    Table,
+    cleanBlockQuotedText,
+    textTransformFrags,
+)
 
 PAGE_W, PAGE_H = A4
 MARGIN_X = 16 * mm

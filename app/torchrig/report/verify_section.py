@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 from torchrig.report.markup import escape_text
 
 if TYPE_CHECKING:
-    from reportlab.platypus import Flowable
-
+    from torchrig.report.platypus import Flowable
     from torchrig.verify.compare import VerifyResult
 
 
@@ -44,10 +43,10 @@ def verify_section(result: VerifyResult, lang: str) -> VerifySection:
 def verify_flowables(renderer: Any, section: VerifySection) -> list[Flowable]:
     """Flowables for ``section`` in the renderer's fonts and table style."""
     from reportlab.lib.units import mm
-    from reportlab.platypus import Spacer
 
     from torchrig.findings import Severity
     from torchrig.report.pdf_layout import CONTENT_W, SEVERITY_COLORS
+    from torchrig.report.platypus import Spacer
 
     r = renderer
     out: list[Flowable] = [r.p(r.u(line), r.small) for line in section.context]
