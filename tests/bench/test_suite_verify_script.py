@@ -82,7 +82,9 @@ def test_rows_take_the_median_of_the_rounds_ratios_and_judge_them(verify):
         _round(verify, suite=(300e6, 900e6)),  # write 1.00, read 1.00
         _round(verify, suite=(360e6, 1200e6)),  # write 1.20, read 1.333
         _round(verify, suite=(330e6, 450e6)),  # write 1.10, read 0.50
-        _round(verify, folder="/e", suite=(150e6, 990e6), direct=False, cached=True),
+        # fio agreed with itself in /e (300 and 300, 900 and 900): a disagreement is the suite's
+        _round(verify, folder="/e", suite=(150e6, 990e6), fio_w=(300e6, 300e6),
+               fio_r=(900e6, 900e6), direct=False, cached=True),
     ]
     rows = verify.storage_rows(rounds)
     assert [r.name.rsplit(", ", 1)[1] for r in rows] == ["/d (B/s)"] * 2 + ["/e (B/s)"] * 2
@@ -96,6 +98,21 @@ def test_rows_take_the_median_of_the_rounds_ratios_and_judge_them(verify):
     assert write_e.suite_over_indep == pytest.approx(0.5) and write_e.verdict == "OFF"
     assert "evicted, mincore-checked; CACHED in some round" in read_e.name
     assert read_e.suite_over_indep == pytest.approx(1.1) and read_e.verdict == "ok"
+
+
+def test_a_disagreement_where_fio_disagrees_with_itself_is_noisy_not_off(verify):
+    # fio's write 200 then 450 (x2.25), read 1000 then 810 (x1/0.81 = 1.235): both beyond 15 %
+    rows = verify.storage_rows([_round(verify, suite=(450e6, 1200e6))])
+    write, read = rows
+    assert write.suite_over_indep == pytest.approx(1.5)  # 450 / sqrt(200 x 450) = 450 / 300
+    assert write.noise == pytest.approx(2.25) and write.verdict == "noisy"
+    assert read.noise == pytest.approx(1 / 0.81) and read.verdict == "noisy"
+    # fio within 15 % of itself (300 then 330: x1.10): the same disagreement is OFF
+    quiet = verify.storage_rows([_round(verify, suite=(450e6, 900e6),
+                                        fio_w=(300e6, 330e6))])[0]
+    assert quiet.noise == pytest.approx(1.1) and quiet.verdict == "OFF"
+    # and agreement is ok however noisy fio was
+    assert verify.storage_rows([_round(verify)])[0].verdict == "ok"
 
 
 def test_verdicts_at_the_tolerance_edges(verify):
