@@ -1,8 +1,9 @@
-"""A parts-list cell of one line is a plain string the table draws (issue 27: Paragraph cells
+"""A parts-list cell of plain lines is a string the table draws (issue 27: Paragraph cells
 were most of a 500-line quote's rendering). The independent method is the Paragraph itself:
-the same cells drawn both ways must put the same text at the same place; and the choice of a
-string is checked by hand-computed widths (Helvetica's advance widths from its AFM: "0" and
-"1" 556, "." 278 per 1000 em)."""
+the same cells drawn both ways must put the same text at the same place, and its own line
+breaking (``Paragraph.breakLines``) must break every catalog name and specification where the
+string does; the choice of a string and its breaks are checked by hand-computed widths
+(Helvetica's advance widths from its AFM: "0" and "1" 556, "." 278, space 278 per 1000 em)."""
 
 from __future__ import annotations
 
@@ -14,24 +15,43 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
 
-from torchrig.report.pdf_layout import CELL_PAD_X, one_line_text, text_column_style
+from torchrig.report.pdf_layout import CELL_PAD_X, string_cell_text, text_column_style
 
 CELL = ParagraphStyle("cell", fontName="Helvetica", fontSize=8, leading=10)
 RIGHT = ParagraphStyle("right", parent=CELL, alignment=TA_RIGHT, textColor="#555555")
+CJK_WRAP = ParagraphStyle("cjk", parent=CELL, wordWrap="CJK")
 
 
-def test_a_string_only_where_one_plain_line_fits():
+def test_a_string_only_where_plain_lines_fit():
     # "100.00" in Helvetica 8: five digits and a point, (5 x 556 + 278) / 1000 x 8 = 24.464 pt
     inside = 24.464 + 2 * CELL_PAD_X
-    assert one_line_text("100.00", CELL, inside + 0.02, None) == "100.00"
-    assert one_line_text("100.00", CELL, inside - 0.02, None) is None  # would wrap
-    assert one_line_text("a  b", CELL, 100, None) is None  # Paragraph joins the spaces
-    assert one_line_text("a\nb", CELL, 100, None) is None  # a line break
-    assert one_line_text("a\x07b", CELL, 100, None) is None  # Paragraph drops the control
-    assert one_line_text("", CELL, 100, None) is None
+    assert string_cell_text("100.00", CELL, inside + 0.02, None) == "100.00"
+    assert string_cell_text("100.00", CELL, inside - 0.02, None) is None  # Paragraph splits it
+    assert string_cell_text("a  b", CELL, 100, None) is None  # Paragraph joins the spaces
+    assert string_cell_text("a\nb", CELL, 100, None) is None  # a line break
+    assert string_cell_text("a\x07b", CELL, 100, None) is None  # Paragraph drops the control
+    assert string_cell_text("co\xadoler", CELL, 100, None) is None  # a soft hyphen
+    assert string_cell_text("", CELL, 100, None) is None
     # Beyond Latin-1 in an English sheet: the markup switches to the wide font.
-    assert one_line_text("GPU ≤ 450 mm", CELL, 200, "SomeCJKFont") is None
-    assert one_line_text("GPU ≤ 450 mm", CELL, 200, None) == "GPU ≤ 450 mm"  # zh: one font
+    assert string_cell_text("GPU ≤ 450 mm", CELL, 200, "SomeCJKFont") is None
+    assert string_cell_text("GPU ≤ 450 mm", CELL, 200, None) == "GPU ≤ 450 mm"  # zh: one font
+    # ... unless Chinese line breaking is on: that is the Paragraph's to do
+    assert string_cell_text("GPU ≤ 450 mm", CJK_WRAP, 200, None) is None
+    assert string_cell_text("GPU 450 mm", CJK_WRAP, 200, None) == "GPU 450 mm"
+
+
+def test_lines_break_where_the_words_and_spaces_pass_the_inside():
+    # "100.00 100.00": 24.464 + 2.224 (a space, 278 / 1000 x 8) + 24.464 = 51.152 pt; a line
+    # may pass the inside by 5 % of its spaces (reportlab's spaceShrinkage): 0.05 x 2.224 =
+    # 0.1112 pt with one space, so two words fit from 51.152 - 0.1112 = 51.0408 pt inside
+    two = "100.00 100.00"
+    assert string_cell_text(two, CELL, 51.1 + 2 * CELL_PAD_X, None) == two
+    assert string_cell_text(two, CELL, 51.0 + 2 * CELL_PAD_X, None) == "100.00\n100.00"
+    # three words at 52 pt: two fit on the first line, the third would make 77.84 > 52.22
+    assert (string_cell_text("100.00 100.00 100.00", CELL, 52 + 2 * CELL_PAD_X, None)
+            == "100.00 100.00\n100.00")
+    # within 0.01 pt of the edge the Paragraph decides
+    assert string_cell_text(two, CELL, 51.045 + 2 * CELL_PAD_X, None) is None
 
 
 def _positions(table: Table) -> list[tuple[str, float, float]]:
@@ -50,8 +70,13 @@ def _positions(table: Table) -> list[tuple[str, float, float]]:
 
 
 @pytest.mark.parametrize("valign", ["TOP", "BOTTOM"])
-def test_string_cells_draw_where_the_paragraphs_did(valign):
-    texts = [["Motherboard", "1,599.00"], ["GPU", "35.90"]]
+@pytest.mark.parametrize("texts", [
+    [["Motherboard", "1,599.00"], ["GPU", "35.90"]],
+    # lines broken in a 80 pt column: two and three lines, beside a two-line Paragraph
+    [["Corsair Vengeance 64GB (2x32GB) DDR5-5600", "1,599.00"],
+     ["Western Digital WD Black 4TB 7200 rpm HDD (WD4001FAEX)", "35.90"]],
+])
+def test_string_cells_draw_where_the_paragraphs_did(valign, texts):
     widths = [80.0, 60.0]
     base = [("VALIGN", (0, 0), (-1, -1), valign),
             ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD_X),
@@ -60,8 +85,8 @@ def test_string_cells_draw_where_the_paragraphs_did(valign):
     tall = Paragraph("a<br/>second line", CELL)  # rows taller than one line: valign matters
     paragraphs = Table([[Paragraph(a, CELL), Paragraph(b, RIGHT), tall] for a, b in texts],
                        colWidths=[*widths, 60], style=TableStyle(base))
-    strings = [[one_line_text(a, CELL, widths[0], None), one_line_text(b, RIGHT, widths[1], None),
-                tall] for a, b in texts]
+    strings = [[string_cell_text(a, CELL, widths[0], None),
+                string_cell_text(b, RIGHT, widths[1], None), tall] for a, b in texts]
     assert all(isinstance(row[0], str) and isinstance(row[1], str) for row in strings)
     styled = Table(strings, colWidths=[*widths, 60], style=TableStyle(
         base + text_column_style([CELL, RIGHT], 0)))
@@ -77,3 +102,42 @@ def test_neighbouring_columns_that_agree_share_a_command():
     assert [c[1:] for c in commands if c[0] == "ALIGN"] == [((3, 1), (4, -1), "RIGHT")]
     # one font; size and leading 8 | 6.8 | 8; colour black (CELL and small) | grey (RIGHT)
     assert len(commands) == 1 + 3 + 3 + 2 + 1
+
+
+def _catalog_texts() -> list[str]:
+    """Every name and key specification the catalog gives a parts list, in both languages."""
+    from torchrig.catalog.loader import load_catalog
+
+    texts = set()
+    for part in load_catalog().parts.values():
+        texts.add(part.name)
+        for lang in ("en", "zh"):
+            texts.add(part.key_spec(lang))
+    return sorted(t for t in texts if t)
+
+
+@pytest.mark.parametrize("font", ["Helvetica", "cjk"])
+def test_every_catalog_text_breaks_where_reportlabs_paragraph_breaks_it(font):
+    """The parts list's columns (38 mm, pdf.py _bom) in its two cell styles, in Helvetica and
+    in the embedded Chinese font with Chinese line breaking; the reference for a string is a
+    Paragraph with the same font and size and reportlab's ordinary (space) line breaking."""
+    from reportlab.lib.units import mm
+
+    from torchrig.report.fonts import font_set
+
+    name = font_set("zh").body if font == "cjk" else "Helvetica"
+    width = 38 * mm
+    strings = 0
+    for size, leading in ((8, 10), (6.8, 8.4)):
+        style = ParagraphStyle("s", fontName=name, fontSize=size, leading=leading,
+                               wordWrap="CJK" if font == "cjk" else None)
+        plain = ParagraphStyle("p", parent=style, wordWrap=None)
+        for text in _catalog_texts():
+            got = string_cell_text(text, style, width, None)
+            if got is None:
+                continue
+            strings += 1
+            lines = Paragraph(text, plain).breakLines(width - 2 * CELL_PAD_X).lines
+            assert got.split("\n") == [" ".join(words) for _unused, words in lines], text
+    # most of the catalog's texts are drawn as strings (the point of the change)
+    assert strings > len(_catalog_texts())

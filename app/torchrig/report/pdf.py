@@ -56,9 +56,9 @@ from torchrig.report.pdf_layout import (
     height_of,
     lead_height,
     numbered_canvas,
-    one_line_text,
     row_split,
     rule,
+    string_cell_text,
     table_layout,
     text_column_style,
 )
@@ -463,9 +463,9 @@ class _Renderer:
         wide = None if self.fonts.body == self.fonts.wide else self.fonts.wide
 
         def cell(column: int, value: str) -> Any:
-            # A one-line cell is a string the table draws (pdf_layout.one_line_text).
+            # A cell of plain lines is a string the table draws (pdf_layout.string_cell_text).
             style = styles[column]
-            plain = one_line_text(value, style, widths[column], wide)
+            plain = string_cell_text(value, style, widths[column], wide)
             return plain if plain is not None else self.p(self.u(value), style)
 
         for row in sheet.bom:

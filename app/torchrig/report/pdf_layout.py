@@ -12,7 +12,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from reportlab.lib import colors
-from reportlab.lib.enums import TA_CENTER, TA_RIGHT
+from reportlab.lib.enums import TA_CENTER, TA_JUSTIFY, TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -143,27 +143,56 @@ CELL_PAD_X = 4
 """Left and right padding of a table cell (``_Renderer._table``)."""
 
 
-def one_line_text(text: str, style: Any, width: float, wide_font: str | None) -> str | None:
+def string_cell_text(text: str, style: Any, width: float,
+                     wide_font: str | None) -> str | None:
     """``text`` as a plain string cell - drawn by the table itself with the column's
-    :func:`text_column_style` - when a Paragraph in ``style`` would show it as one line in a
-    column ``width`` wide: no markup to keep (line breaks, a switch to ``wide_font`` for text
-    beyond Latin-1), nothing Paragraph would change (runs of white space), and narrower than
-    the cell's inside. None otherwise: the caller makes a Paragraph.
+    :func:`text_column_style` - when a Paragraph in ``style`` would show it as plain lines in
+    a column ``width`` wide: its lines joined by line breaks, broken where the Paragraph breaks
+    them. None where the Paragraph is needed: markup to keep (a switch to ``wide_font`` for
+    text beyond Latin-1), something Paragraph would change (runs of white space, line breaks,
+    soft hyphens, characters it drops), a word wider than the column (Paragraph splits it),
+    Chinese text under Chinese line breaking, or a line within a hair of the column's edge.
 
     A Paragraph cell costs its markup fragment, a line-breaking pass per width and a text
-    object per draw: on a 500-line quote's parts list, most of its time (issue 27). The
-    string is drawn where the Paragraph's one line was: the table puts a string's baseline
+    object per draw: on a 500-line quote's parts list, most of its time (issue 27). The lines
+    are broken as reportlab's ``Paragraph.breakLines`` breaks one plain fragment (words at
+    spaces, a line full when its words and the spaces between them pass the cell's inside plus
+    the style's ``spaceShrinkage`` of each space, summed in the same order). A Chinese sheet's Latin-only cell (a part number, a
+    specification) is broken the same way, at spaces, as it is on an English sheet. The
+    string is drawn where the Paragraph's lines were: the table puts a string's first baseline
     one font size below the cell's top padding (valign TOP) or its lines' leading above the
-    bottom padding (BOTTOM), as a Paragraph of one line of that leading places it, and
-    left/right alignment at the same padding."""
-    if not text or text != " ".join(text.split()) or clean_text(text) != text:
-        return None  # blank, white space runs or line breaks, or characters Paragraph drops
-    if wide_font is not None and needs_wide_font(text):
+    bottom padding (BOTTOM) and the next ones a leading apart, as a Paragraph of that leading
+    places them, and left/right alignment at the same padding."""
+    if not text or text != " ".join(text.split()) or clean_text(text) != text or "\xad" in text:
+        return None  # blank, white space runs or line breaks, or characters Paragraph changes
+    if needs_wide_font(text) and (wide_font is not None or style.wordWrap == "CJK"):
         return None
-    # A hair of margin: at the very edge the Paragraph's own sum of word widths decides.
-    if stringWidth(text, style.fontName, style.fontSize) > width - 2 * CELL_PAD_X - 0.01:
-        return None
-    return text
+    if style.alignment == TA_JUSTIFY:
+        return None  # the table cannot stretch a string's spaces
+    font, size = style.fontName, style.fontSize
+    inside = width - 2 * CELL_PAD_X
+    space = stringWidth(" ", font, size)
+    shrink = (style.spaceShrinkage or 0) * space
+    lines: list[str] = []
+    line: list[str] = []
+    current = -space  # as reportlab: no space before a line's first word
+    for word in text.split(" "):
+        word_width = stringWidth(word, font, size)
+        if word_width > inside:
+            return None
+        new = current + space + word_width
+        # reportlab lets a line's spaces shrink by spaceShrinkage (5 % by default) each
+        limit = inside + shrink * len(line)
+        if abs(new - limit) < 0.01:
+            return None  # at the very edge the Paragraph's own sums decide
+        if new > limit and line:
+            lines.append(" ".join(line))
+            line, new = [word], word_width
+        else:
+            line.append(word)
+        current = new
+    lines.append(" ".join(line))
+    return "\n".join(lines)
 
 
 def text_column_style(styles: list[Any], first_row: int = 1) -> list[tuple[Any, ...]]:
