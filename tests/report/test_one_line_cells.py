@@ -35,8 +35,11 @@ def test_a_string_only_where_plain_lines_fit():
     # Beyond Latin-1 in an English sheet: the markup switches to the wide font.
     assert string_cell_text("GPU ≤ 450 mm", CELL, 200, "SomeCJKFont") is None
     assert string_cell_text("GPU ≤ 450 mm", CELL, 200, None) == "GPU ≤ 450 mm"  # zh: one font
-    # ... unless Chinese line breaking is on: that is the Paragraph's to do
-    assert string_cell_text("GPU ≤ 450 mm", CJK_WRAP, 200, None) is None
+    # ... and under Chinese line breaking only as one line that fits: more lines are the
+    # Paragraph's to break ("GPU 450 mm" alone is 8 x (778+667+722 + 278 + 3x556 + 278 +
+    # 2x833) / 1000 = 48.456 pt, so twice that with the "≤"s cannot fit 52 pt inside)
+    assert string_cell_text("GPU ≤ 450 mm", CJK_WRAP, 200, None) == "GPU ≤ 450 mm"
+    assert string_cell_text("GPU ≤ 450 mm GPU ≤ 450 mm", CJK_WRAP, 60, None) is None
     assert string_cell_text("GPU 450 mm", CJK_WRAP, 200, None) == "GPU 450 mm"
 
 

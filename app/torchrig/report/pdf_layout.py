@@ -165,12 +165,16 @@ def string_cell_text(text: str, style: Any, width: float,
     places them, and left/right alignment at the same padding."""
     if not text or text != " ".join(text.split()) or clean_text(text) != text or "\xad" in text:
         return None  # blank, white space runs or line breaks, or characters Paragraph changes
-    if needs_wide_font(text) and (wide_font is not None or style.wordWrap == "CJK"):
+    wide = needs_wide_font(text)
+    if wide and wide_font is not None:
         return None
     if style.alignment == TA_JUSTIFY:
         return None  # the table cannot stretch a string's spaces
     font, size = style.fontName, style.fontSize
     inside = width - 2 * CELL_PAD_X
+    if wide and style.wordWrap == "CJK":
+        # Chinese line breaking is the Paragraph's; one line that fits needs none
+        return text if stringWidth(text, font, size) <= inside - 0.01 else None
     space = stringWidth(" ", font, size)
     shrink = (style.spaceShrinkage or 0) * space
     lines: list[str] = []
