@@ -31,8 +31,9 @@ def test_measuring_here_attaches_a_report_to_wizard_and_report(window, qtbot, fi
     """A real 2-process gloo run from the button, over the top of the panel's size sweep only
     (1 to 4 MiB, the same largest size, whose bus bandwidth feeds the scaling model): the
     whole 8 B..4 MiB sweep, 60 timed points at about 0.3 s each, took 19-26 s of this test.
-    The panel's own arguments are checked as it passes them; the whole sweep through the
-    launcher is tests/bench/collective/test_collective_launch.py's."""
+    The panel's own arguments are checked as it passes them; sweeps from 8 B through the
+    launcher (2 and 4 processes, their progress lines) are
+    tests/bench/collective/test_collective_launch.py's."""
     import torchrig.bench.collective.launch as launch
 
     real_launch = launch.launch_local
