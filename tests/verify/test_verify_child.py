@@ -33,10 +33,22 @@ def _children() -> list[psutil.Process]:
             if "torchrig.verify.child" in " ".join(p.cmdline())]
 
 
-def test_the_result_comes_back_as_the_child_measured_it():
-    progress = []
+@pytest.fixture(scope="module")
+def measured_in_a_child(tmp_path_factory):
+    """One real measurement in a child (its result and progress records), shared by the two
+    tests that read it: each child imports torch, 5-8 s of the suite. The child gets folders
+    of its own, as the function-scoped autouse fixture gives every test."""
+    home = tmp_path_factory.mktemp("child-home")
+    env = {"TORCHRIG_DATA_DIR": str(home / "data"), "TORCHRIG_CONFIG_DIR": str(home / "config"),
+           "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
+    progress: list = []
     result = run_verify_isolated(tiny_gpt(), cancel=threading.Event(),
-                                 progress=progress.append, device="cpu")
+                                 progress=progress.append, device="cpu", env=env)
+    return result, progress
+
+
+def test_the_result_comes_back_as_the_child_measured_it(measured_in_a_child):
+    result, progress = measured_in_a_child
     assert isinstance(result, VerifyResult)
     assert result.workload == tiny_gpt() and result.device == "cpu"
     assert result.row("weights").diff_percent == pytest.approx(0.0, abs=0.5)
@@ -86,10 +98,10 @@ def test_cancel_ends_the_child_and_returns_nothing():
     assert asked and not _children()
 
 
-def test_a_document_that_is_not_a_result_is_bad_input():
+def test_a_document_that_is_not_a_result_is_bad_input(measured_in_a_child):
     with pytest.raises(InputError, match="not a TorchRig verify result"):
         VerifyResult.from_dict({"format": "torchrig.bench-report"})
-    good = run_verify_isolated(tiny_gpt(), cancel=threading.Event(), device="cpu").to_dict()
+    good = measured_in_a_child[0].to_dict()
     broken = {**good, "rows": [{**good["rows"][0], "measured": "lots"}]}
     with pytest.raises(InputError, match=r"rows\[0\].*'measured' must be a number"):
         VerifyResult.from_dict(broken)

@@ -44,11 +44,14 @@ def smoke_report(tmp_path_factory) -> BenchReport:
     before_threads = torch.get_num_threads()
     torch.backends.cuda.matmul.allow_tf32 = not before_tf32
     try:
-        # Smoke sizes do minimal repeats, so the generous budget only matters on a machine
-        # that is busy with other work (a shared CI runner); where it still runs out, a
-        # benchmark reads "partial" and says so, which the test accepts.
+        # train and checkpointing time their steps until they settle or their share of the
+        # budget is spent (issue 27), so the budget sets this run's length: 28 s at 60 s,
+        # 13-14 s at 25 s with two runs side by side on 2 cores (as under pytest -n 2), with
+        # the same statuses and every figure measured in both (2026-12-07). Where a busy
+        # machine still runs a benchmark out of time, it reads "partial" and says so, which
+        # the test accepts.
         report = run_suite(BenchSettings(preset="smoke", device="cpu", dataset_dir=folder,
-                                         budget_s=60),
+                                         budget_s=25),
                            cancel=threading.Event(), profile=profile)
         report.settings["_torch_after"] = {
             "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
