@@ -63,3 +63,37 @@ def test_one_size_is_not_a_fit():
     assert fit_time([(1e9, 1.0), (1e9, 1.1)]) is None
     est = extrapolate_time([(1e9, 1.0)], 5e9)
     assert est.fit is None and est.step_s == pytest.approx(5.0) and not est.is_estimate
+
+
+def test_the_budget_scales_the_per_step_cost_with_the_layers():
+    from torchrig.verify.timefit import budget_step_s
+
+    # Pilots at one layer, batch 1 and 2: 0.30 s at 1 GFLOP, 0.40 s at 2 GFLOP, so 0.2 s a
+    # step that does not grow with the samples and 0.1 ns per FLOP.
+    pilots = [(1e9, 0.30), (2e9, 0.40)]
+    # 7 layers at batch 1: 7 x the FLOPs and 7 x the parameters: 7 x 0.2 + 7 x 0.1 = 2.1 s
+    # (a constant 0.2 s would give 0.9 s)
+    assert budget_step_s(pilots, 7.0, 7.0) == pytest.approx(2.1)
+    # reduced by the batch only (one layer, batch 4): 0.2 + 4 x 0.1 = 0.6 s
+    assert budget_step_s(pilots, 4.0, 1.0) == pytest.approx(0.6)
+    # one pilot: its step scaled by the FLOPs
+    assert budget_step_s(pilots[:1], 7.0, 7.0) == pytest.approx(2.1)
+
+
+def test_dit_xl_2s_pilots_no_longer_fit_the_whole_model_into_the_budget():
+    """The run that showed it (tests/gui/test_verify_panel.py, 2026-12-07): DiT-XL/2's 1-block
+    pilots took 0.31 s (batch 1) and 0.25 s (batch 2) a step; all 28 blocks, 7.9 s a step."""
+    from torchrig.verify.timefit import budget_step_s
+
+    flops = 1e9  # one block at batch 1; only ratios matter
+    pilots = [(flops, 0.31), (2 * flops, 0.25)]
+    # Time fell as the FLOPs doubled: no slope, the mean 0.28 s is the per-step cost; the
+    # per-FLOP floor is half the larger pilot's 0.25 s / 2 GFLOP. At 28 blocks:
+    # 0.28 x 28 + 0.5 x 0.25 / 2e9 x 28e9 = 7.84 + 1.75 = 9.59 s, at least the measured 7.9 s
+    full = budget_step_s(pilots, 28.0, 28.0)
+    assert full == pytest.approx(9.59)
+    assert full >= 7.9
+    # verify's rule, 25 s on a CPU for (steps + 1) = 4 step-times a run: the full model
+    # (38 s) is out, 3 and 7 blocks (4 x (1.03 + 2.40) = 13.7 s) are in
+    assert 4 * full > 25
+    assert 4 * (budget_step_s(pilots, 3.0, 3.0) + budget_step_s(pilots, 7.0, 7.0)) < 25

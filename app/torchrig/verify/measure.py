@@ -42,7 +42,7 @@ from torchrig.planning.workload import (
 from torchrig.verify.compare import Measured, VerifyResult, compare
 from torchrig.verify.measured_layout import default_source, denoiser_only, single_gpu
 from torchrig.verify.sources import REFERENCE, VERIFY_IMAGE_SIZE, ModelSource
-from torchrig.verify.timefit import extrapolate_time, fit_time
+from torchrig.verify.timefit import budget_step_s, extrapolate_time
 
 if TYPE_CHECKING:
     from torchrig.planning.device import DeviceSpec
@@ -649,7 +649,7 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         # and a cost per FLOP (one small run is mostly fixed cost).
         pilots.append(_run_guarded(spec, Size(pilot_size.layers, 2 * min_batch,
                                               pilot_size.seq), rt, MIN_STEPS, cancel))
-    pilot_fit = fit_time([(p.forward_flops, p.step_s) for p in pilots])
+    pilot_points = [(p.forward_flops, p.step_s) for p in pilots]
 
     def estimate(size: Size) -> tuple[float, float]:
         """(bytes, seconds per step) at ``size``: the pilot scaled by the planner's ratio, or
@@ -661,17 +661,9 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         mem = peak * (bytes_now / pilot_cost[0] if bytes_now and pilot_cost[0]
                       else proportional)
         ratio = flops_now / pilot_cost[1] if flops_now and pilot_cost[1] else proportional
-        if pilot_fit is None:
-            return mem, pilot.step_s * ratio
-        # Two small pilots a few hundred ms apart can show any slope on a busy machine (a
-        # DiT block at batch 1 and 2: 0.92 and 0.89 s, so "no cost per FLOP" and the full
-        # model looked like a second - it ran four minutes). For the budget the cost per FLOP
-        # is at least half the larger pilot's own seconds per FLOP: the check may pick a
-        # smaller size than needed, never one that blows the budget.
-        largest = max(pilots, key=lambda p: p.forward_flops)
-        floor = 0.5 * largest.step_s / largest.forward_flops if largest.forward_flops else 0.0
-        per_flop = max(pilot_fit.per_flop_s, floor)
-        return mem, pilot_fit.fixed_s + per_flop * pilot.forward_flops * ratio
+        layers = (size.layers / pilot_size.layers
+                  if size.layers and pilot_size.layers else 1.0)
+        return mem, budget_step_s(pilot_points, ratio, layers)
 
     def fits_memory(grid: list[Size]) -> bool:
         return max(estimate(s)[0] for s in grid) <= memory_budget

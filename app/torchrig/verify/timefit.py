@@ -102,3 +102,32 @@ def extrapolate_time(points: Sequence[tuple[float, float]], target_flops: float
     low = min(step, proportional) * (1.0 - min(fit.max_error, 0.9))
     high = max(step, proportional) * (1.0 + fit.max_error)
     return TimeEstimate(step, low, high, factor, fit)
+
+
+def budget_step_s(pilots: Sequence[tuple[float, float]], flop_ratio: float,
+                  layer_ratio: float) -> float:
+    """Seconds per step at a size ``flop_ratio`` times the first pilot's FLOPs and
+    ``layer_ratio`` times its layers, for choosing the sizes that fit verify's time budget;
+    ``pilots`` are the pilot runs' (forward FLOPs, seconds per step), the smallest first.
+
+    The pilots (one layer, batch 1 and 2) fit a cost per step that does not grow with the
+    samples and one per FLOP. The part that does not grow with the samples grows with the
+    layers: the optimizer's update, the gradients' zeroing and the weights' reads are per
+    parameter. Counted once, as a constant, it put DiT-XL/2's 28 blocks at about 8 s a run
+    from 1-block pilots of 0.31 and 0.25 s a step, and the run took 49 s at 7.9 s a step
+    (AdamW over 750M parameters on a CPU; issue 27). So it is scaled by the layers; where it
+    is only Python's overhead this over-estimates, and the check picks a smaller size than
+    needed, never one that blows the budget.
+
+    Two small pilots a few hundred ms apart can also show any slope on a busy machine (a DiT
+    block at batch 1 and 2: 0.92 and 0.89 s, so "no cost per FLOP"): the cost per FLOP is at
+    least half the larger pilot's own seconds per FLOP. With one pilot, its step scaled by
+    the FLOPs."""
+    fit = fit_time(pilots)
+    first_flops, first_s = pilots[0]
+    if fit is None:
+        return first_s * flop_ratio
+    largest_flops, largest_s = max(pilots)
+    floor = 0.5 * largest_s / largest_flops if largest_flops else 0.0
+    per_flop = max(fit.per_flop_s, floor)
+    return fit.fixed_s * layer_ratio + per_flop * first_flops * flop_ratio
