@@ -568,3 +568,47 @@ def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, m
     qtbot.waitUntil(lambda: "page" in report.status.text() and out.is_file(), timeout=30_000)
     sheet_pages = len(pypdf.PdfReader(io.BytesIO(report.pdf_bytes)).pages)
     assert len(pypdf.PdfReader(out).pages) == sheet_pages >= 1
+
+
+@pytest.mark.parametrize(("dpi", "rendered_width"), [
+    # A4 is 595.28 pt wide: 595.28 / 72 x dpi pixels, at most 600 dpi (4,961 px)
+    (1200, 4961),
+    (300, 2480),
+])
+def test_print_rasterises_a_page_at_most_at_600_dpi(window, qtbot, tmp_path, monkeypatch, dpi,
+                                                   rendered_width):
+    """Through the Print button and dialog, with QtPdf's render() watched: a 1200 dpi printer
+    ("Print to file") gets pages rendered at 600 dpi and drawn over the whole page; a 300 dpi
+    one at its own resolution."""
+    import torchrig.gui.printing as printing
+    from torchrig.gui.qt import QPrintDialog, QPrinter
+
+    if QPrinter is None or printing.QPdfDocument is None:
+        pytest.skip("this Qt has no QtPrintSupport or QtPdf")
+    rendered = []
+
+    class Watched(printing.QPdfDocument):  # type: ignore[misc, valid-type]
+        def render(self, index, size, *args):
+            rendered.append((size.width(), size.height()))
+            return super().render(index, size, *args)
+
+    monkeypatch.setattr(printing, "QPdfDocument", Watched)
+    out = tmp_path / "printed.pdf"
+
+    def accept(dialog):
+        printer = dialog.printer()
+        printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+        printer.setOutputFileName(str(out))
+        printer.setResolution(dpi)
+        printer.setFullPage(True)  # the page's whole width is the drawing area
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(QPrintDialog, "exec", accept)
+    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
+    report = window.report_page
+    go_to(qtbot, window, "report")
+    click(qtbot, report.print_button)
+    qtbot.waitUntil(lambda: "page" in report.status.text() and out.is_file(), timeout=60_000)
+    # within 0.5 %: the printer's page area is whole device pixels (A4 at 1200 dpi: 9,916)
+    assert rendered and all(abs(w - rendered_width) <= 0.005 * rendered_width
+                            for w, _h in rendered)
