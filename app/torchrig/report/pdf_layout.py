@@ -157,8 +157,9 @@ def string_cell_text(text: str, style: Any, width: float,
     object per draw: on a 500-line quote's parts list, most of its time (issue 27). The lines
     are broken as reportlab's ``Paragraph.breakLines`` breaks one plain fragment (words at
     spaces, a line full when its words and the spaces between them pass the cell's inside plus
-    the style's ``spaceShrinkage`` of each space, summed in the same order). A Chinese sheet's Latin-only cell (a part number, a
-    specification) is broken the same way, at spaces, as it is on an English sheet. The
+    the style's ``spaceShrinkage`` of each space, summed in the same order). A Chinese sheet's
+    Latin-only cell (a part number, a specification) is broken the same way, at spaces, as it
+    is on an English sheet. The
     string is drawn where the Paragraph's lines were: the table puts a string's first baseline
     one font size below the cell's top padding (valign TOP) or its lines' leading above the
     bottom padding (BOTTOM) and the next ones a leading apart, as a Paragraph of that leading
