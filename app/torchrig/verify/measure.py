@@ -655,14 +655,12 @@ def verify(workload: Workload, device: str = "cpu", steps: int = MIN_STEPS,
         """(bytes, seconds per step) at ``size``: the pilot scaled by the planner's ratio, or
         proportionally (an over-estimate) where the planner cannot tell."""
         bytes_now, flops_now = planned_cost(single, size, mp.layers)
-        proportional = (tokens(size) / tokens(pilot_size)) * (
-            (size.layers / pilot_size.layers) if size.layers and pilot_size.layers else 1.0)
+        layers = size.layers / pilot_size.layers if size.layers and pilot_size.layers else 1.0
+        proportional = tokens(size) / tokens(pilot_size) * layers
         peak = pilot.reserved_peak or pilot.step_peak or 0.0
         mem = peak * (bytes_now / pilot_cost[0] if bytes_now and pilot_cost[0]
                       else proportional)
         ratio = flops_now / pilot_cost[1] if flops_now and pilot_cost[1] else proportional
-        layers = (size.layers / pilot_size.layers
-                  if size.layers and pilot_size.layers else 1.0)
         return mem, budget_step_s(pilot_points, ratio, layers)
 
     def fits_memory(grid: list[Size]) -> bool:
