@@ -9,7 +9,11 @@ each action runs, from the user's gesture until its result is shown. Goal: no st
   other as fast as the event loop takes them), until the plan of the last one is shown;
 - ``verify start``: the Wizard's "Measure on this machine" button, for the first second of the
   run (the child process starting; the run itself is then cancelled with Cancel);
-- ``PDF preview``: the Report page's preview of a sample build, until the preview is shown.
+- ``PDF preview``: the Report page's preview of a sample build, until the preview is shown;
+- ``print``: the Report page's Print button, the print dialog answered OK with "Print to file"
+  (a PDF at the 1200 dpi Qt gives a file printer, so pages are rasterised at 600 dpi), until
+  the status says the pages were sent. The dialog itself is the user's time, not a stall: it
+  is answered at once.
 
 Each action is run ``--repeat`` times (default 3); the worst and the median worst are printed.
 Before the first action the window is shown and left to settle (its first paint, the pages'
@@ -78,7 +82,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", action="append",
-                        choices=["detection", "wizard keys", "verify start", "PDF preview"])
+                        choices=["detection", "wizard keys", "verify start", "PDF preview",
+                                 "print"])
     parser.add_argument("--code", type=Path, default=ROOT / "app",
                         help="the folder holding the torchrig package to measure")
     args = parser.parse_args()
@@ -159,8 +164,25 @@ def main() -> int:
         return beat.measure(lambda: QTest.mouseClick(report.preview_button, left),
                             lambda: not report.runner.running and bool(report.model.pdf_bytes))
 
+    def print_run() -> float:
+        from torchrig.gui.qt import QDialog, QPrintDialog, QPrinter
+
+        def accept(dialog: object) -> object:
+            printer = dialog.printer()  # type: ignore[attr-defined]
+            printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+            printer.setOutputFileName(str(Path(home) / "printed.pdf"))
+            return QDialog.DialogCode.Accepted
+
+        QPrintDialog.exec = accept  # type: ignore[method-assign]
+        window.show_page("report")
+        report.status.setText("")
+        shown = time.monotonic()
+        beat.measure(lambda: None, lambda: time.monotonic() > shown + 0.2)
+        return beat.measure(lambda: QTest.mouseClick(report.print_button, left),
+                            lambda: report.status.text().startswith("Sent "))
+
     actions = {"detection": detection, "wizard keys": wizard_keys,
-               "verify start": verify_start, "PDF preview": preview}
+               "verify start": verify_start, "PDF preview": preview, "print": print_run}
     results: dict[str, list[float]] = {}
     for name, action in actions.items():
         if args.only and name not in args.only:

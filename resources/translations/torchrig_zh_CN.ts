@@ -1582,6 +1582,22 @@ It was kept as {1}.</source>
         <translation>图片 (*.png *.jpg *.jpeg)</translation>
     </message>
     <message>
+        <source>Qt&apos;s PDF module (PySide6 QtPdf) is not installed.</source>
+        <translation>未安装 Qt 的 PDF 模块（PySide6 QtPdf）。</translation>
+    </message>
+    <message>
+        <source>The sheet could not be read back for printing.</source>
+        <translation>无法读回报价单以进行打印。</translation>
+    </message>
+    <message>
+        <source>The printer could not be started.</source>
+        <translation>无法启动打印机。</translation>
+    </message>
+    <message>
+        <source>The window closes when the print run has been sent.</source>
+        <translation>打印任务发送完毕后窗口将关闭。</translation>
+    </message>
+    <message>
         <source>logo {0}: no such file</source>
         <translation>标志 {0}：文件不存在</translation>
     </message>
@@ -1652,6 +1668,18 @@ It was kept as {1}.</source>
     <message>
         <source>This Qt installation has no print support (QtPrintSupport); export the PDF and print it from a PDF reader.</source>
         <translation>当前 Qt 安装不支持打印（缺少 QtPrintSupport）；请导出 PDF 后用 PDF 阅读器打印。</translation>
+    </message>
+    <message>
+        <source>A print run is still being sent to the printer.</source>
+        <translation>上一个打印任务仍在发送到打印机。</translation>
+    </message>
+    <message>
+        <source>Printing…</source>
+        <translation>正在打印…</translation>
+    </message>
+    <message>
+        <source>Printing page {0} of {1}…</source>
+        <translation>正在打印第 {0} 页，共 {1} 页…</translation>
     </message>
     <message>
         <source>Sent 1 page to the printer.</source>

@@ -31,7 +31,6 @@ from gui_gestures import (
 from torchrig.builds.build import load_build
 from torchrig.gui.qt import (
     QApplication,
-    QDialog,
     QDialogButtonBox,
     QFileDialog,
     QKeySequence,
@@ -534,72 +533,3 @@ def test_language_switch_from_the_menu_keeps_unsaved_work(window, qtbot, zh):
     assert window.lang == "zh"
     assert window.build_page.build.name == "Unsaved quote" and window.build_page.dirty
     assert window.menuBar().actions()[0].text().replace("&", "").startswith("文件")
-
-
-def _print_to_file(window, qtbot, monkeypatch, out, dpi, full_page=False):
-    """Open the sample build, go to the Report page and click Print; the print dialog is
-    answered OK with the printer writing a PDF file at ``dpi``, as a user choosing "Print to
-    file" does. Returns the Report page once the status says the pages were sent."""
-    from torchrig.gui.qt import QPrintDialog, QPrinter
-
-    if QPrinter is None:
-        pytest.skip("this Qt has no QtPrintSupport")
-
-    def accept(dialog):
-        printer = dialog.printer()
-        printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
-        printer.setOutputFileName(str(out))
-        printer.setResolution(dpi)
-        printer.setFullPage(full_page)
-        return QDialog.DialogCode.Accepted
-
-    monkeypatch.setattr(QPrintDialog, "exec", accept)
-    # A build with parts first: the empty "New build" is no quote (issue 25).
-    open_from_menu(window, ROOT / "builds" / "pro-dual-4090.json")
-    report = window.report_page
-    go_to(qtbot, window, "report")
-    click(qtbot, report.print_button)
-    qtbot.waitUntil(lambda: "page" in report.status.text() and out.is_file(), timeout=60_000)
-    return report
-
-
-def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, monkeypatch):
-    """The printout has the sheet's pages. A 150 dpi printer: the pages are drawn by the same
-    code at any resolution, and 1200 dpi (the window's printer for a file) took seconds."""
-    import io
-
-    import pypdf
-
-    out = tmp_path / "printed.pdf"
-    report = _print_to_file(window, qtbot, monkeypatch, out, 150)
-    sheet_pages = len(pypdf.PdfReader(io.BytesIO(report.pdf_bytes)).pages)
-    assert len(pypdf.PdfReader(out).pages) == sheet_pages >= 1
-
-
-@pytest.mark.parametrize(("dpi", "rendered_width"), [
-    # A4 is 595.28 pt wide: 595.28 / 72 x dpi pixels, at most 600 dpi (4,961 px)
-    (1200, 4961),
-    (300, 2480),
-])
-def test_print_rasterises_a_page_at_most_at_600_dpi(window, qtbot, tmp_path, monkeypatch, dpi,
-                                                   rendered_width):
-    """Through the Print button and dialog, with QtPdf's render() watched: a 1200 dpi printer
-    ("Print to file") gets pages rendered at 600 dpi and drawn over the whole page; a 300 dpi
-    one at its own resolution."""
-    import torchrig.gui.printing as printing
-
-    if printing.QPdfDocument is None:
-        pytest.skip("this Qt has no QtPdf")
-    rendered = []
-
-    class Watched(printing.QPdfDocument):  # type: ignore[misc, valid-type]
-        def render(self, index, size, *args):
-            rendered.append((size.width(), size.height()))
-            return super().render(index, size, *args)
-
-    monkeypatch.setattr(printing, "QPdfDocument", Watched)
-    # the whole page is the drawing area: its width is the rendered width
-    _print_to_file(window, qtbot, monkeypatch, tmp_path / "printed.pdf", dpi, full_page=True)
-    # within 0.5 %: the printer's page area is whole device pixels (A4 at 1200 dpi: 9,916)
-    assert rendered and all(abs(w - rendered_width) <= 0.005 * rendered_width
-                            for w, _h in rendered)

@@ -619,6 +619,11 @@ class MainWindow(QMainWindow):
         self.settings.last_page = self.current_page()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        for page in self.pages.values():
+            close_later = getattr(page, "close_later", None)  # a print run being drawn
+            if close_later is not None and close_later(self.close):
+                event.ignore()
+                return
         build_page = self.pages.get("build")
         maybe_save = getattr(build_page, "maybe_save", None)
         if maybe_save is not None and not maybe_save():

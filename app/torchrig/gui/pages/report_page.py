@@ -10,7 +10,8 @@ A render runs on the page's worker thread, which makes the PDF and then its page
 (:mod:`torchrig.gui.pdf_pages`); the GUI thread reads the fields before and draws the images
 after. A preview asked for while one renders replaces it (the older result is dropped, never
 shown); an export or a print is never dropped: it waits its turn. Nothing is shown after the
-page has closed.
+page has closed. Printing then draws the pages on a thread of its own
+(:mod:`torchrig.gui.printing`); closing the window waits for a print run being drawn.
 """
 
 from __future__ import annotations
@@ -283,6 +284,14 @@ class ReportPage(QWidget):
         self.export_button.clicked.connect(self.export_dialog)
         self.open_button.clicked.connect(self.open_exported)
         self.print_button.clicked.connect(lambda: self.start_render(self._print))
+        # Printing has its own thread: a print run takes seconds (every page rasterised) and
+        # previews and exports need not wait for it.
+        self.print_runner = TaskRunner(self)
+        self.print_runner.progress.connect(self._on_print_progress)
+        self.print_runner.succeeded.connect(self._on_printed)
+        self.print_runner.failed.connect(self._on_print_failed)
+        self.print_runner.finished.connect(self._on_print_finished)
+        self._close_after_print: Callable[[], object] | None = None
         self._update_context()
 
     # --- inputs from the other pages --------------------------------------------------------
@@ -547,7 +556,10 @@ class ReportPage(QWidget):
         # Whatever is still rendering or queued is dropped: nothing is shown after a close.
         self._closed = True
         self._queue.clear()
-        return self.runner.shutdown()
+        # A print run still going (the window waited for it once, close_later) stops between
+        # bands; a printer that can abort drops the job.
+        printed = self.print_runner.shutdown()
+        return self.runner.shutdown() and printed
 
     def export_dialog(self) -> None:
         name = self.build.name if self.model.has_build() else (
@@ -598,7 +610,8 @@ class ReportPage(QWidget):
         return True
 
     def _print(self, pdf: bytes) -> None:
-        from torchrig.gui.printing import print_pdf
+        """The print dialog, then the print run on :attr:`print_runner`'s thread."""
+        from torchrig.gui import printing
         from torchrig.gui.qt import QPrintDialog, QPrinter
 
         if QPrinter is None or QPrintDialog is None:
@@ -606,17 +619,62 @@ class ReportPage(QWidget):
                 "This Qt installation has no print support (QtPrintSupport); export the PDF "
                 "and print it from a PDF reader."))
             return
+        if self.print_runner.running:  # a second Print clicked while the first one renders
+            self.status.setText(self.tr("A print run is still being sent to the printer."))
+            return
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         dialog = QPrintDialog(printer, self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        try:
-            pages = print_pdf(pdf, printer)
-        except RuntimeError as exc:
-            QMessageBox.warning(self, self.tr("Cannot print"), str(exc))
+        said = {printing.NO_QTPDF: self.tr("Qt's PDF module (PySide6 QtPdf) is not installed."),
+                printing.UNREADABLE: self.tr("The sheet could not be read back for printing."),
+                printing.NOT_STARTED: self.tr("The printer could not be started.")}
+
+        def print_run(cancel: Any, progress: Any) -> int | None:
+            # The closure keeps the printer alive until this thread is done with it.
+            try:
+                return printing.print_pdf(pdf, printer, cancel, progress)
+            except RuntimeError as exc:  # said in the window's language, without a class name
+                raise InputError(said.get(str(exc), str(exc))) from exc
+
+        self.print_button.setEnabled(False)
+        self.status.setText(self.tr("Printing…"))
+        self.print_runner.start(print_run)
+
+    def _on_print_progress(self, step: object) -> None:
+        if self._closed or not isinstance(step, tuple):
             return
+        page, pages = step
+        self.status.setText(self.tr("Printing page {0} of {1}…").format(page, pages))
+
+    def _on_printed(self, pages: object) -> None:
+        if self._closed or not isinstance(pages, int):
+            return  # cancelled when the window closed: the print run was aborted
         self.status.setText(self.tr("Sent 1 page to the printer.") if pages == 1
                             else self.tr("Sent {0} pages to the printer.").format(pages))
+
+    def _on_print_finished(self) -> None:
+        self.print_button.setEnabled(True)
+        close, self._close_after_print = self._close_after_print, None
+        if close is not None and not self._closed:
+            close()
+
+    def close_later(self, close: Callable[[], object]) -> bool:
+        """While a print run is being drawn, ask for ``close`` to be called once it has gone
+        to the printer and return True, so the window waits instead of cutting the printout
+        short. A second request while waiting returns False: the window closes and the print
+        run stops between pages."""
+        if not self.print_runner.running or self._close_after_print is not None:
+            return False
+        self._close_after_print = close
+        self.status.setText(self.tr("The window closes when the print run has been sent."))
+        return True
+
+    def _on_print_failed(self, message: str, details: str) -> None:
+        if self._closed:
+            return
+        self.status.setText(message)
+        QMessageBox.warning(self, self.tr("Cannot print"), message)
 
     def open_exported(self) -> None:
         if self.last_export is not None:
