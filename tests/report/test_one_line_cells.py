@@ -15,7 +15,12 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
 
-from torchrig.report.pdf_layout import CELL_PAD_X, string_cell_text, text_column_style
+from torchrig.report.pdf_layout import (
+    CELL_PAD_X,
+    keep_last_word,
+    string_cell_text,
+    text_column_style,
+)
 
 CELL = ParagraphStyle("cell", fontName="Helvetica", fontSize=8, leading=10)
 RIGHT = ParagraphStyle("right", parent=CELL, alignment=TA_RIGHT, textColor="#555555")
@@ -114,6 +119,7 @@ def _catalog_texts() -> list[str]:
     texts = set()
     for part in load_catalog().parts.values():
         texts.add(part.name)
+        texts.add(keep_last_word(part.name))  # as the parts list shows it
         for lang in ("en", "zh"):
             texts.add(part.key_spec(lang))
     return sorted(t for t in texts if t)
@@ -144,3 +150,37 @@ def test_every_catalog_text_breaks_where_reportlabs_paragraph_breaks_it(font):
             assert got.split("\n") == [" ".join(words) for _unused, words in lines], text
     # most of the catalog's texts are drawn as strings (the point of the change)
     assert strings > len(_catalog_texts())
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090\u00a0D"),
+    ("GeForce RTX 5090 D V2", "GeForce RTX 5090\u00a0D\u00a0V2"),
+    ("Pro WS WRX90E-SAGE SE", "Pro WS WRX90E-SAGE\u00a0SE"),
+    ("Intel Core i9-13900K", "Intel Core i9-13900K"),  # nothing short at the end
+    ("RTX D", "RTX D"),  # a two-word name keeps its one space
+    ("a  b", "a  b"),  # runs of spaces are left to the Paragraph
+])
+def test_a_short_last_word_is_bound_to_the_word_before(name, shown):
+    assert keep_last_word(name) == shown
+
+
+@pytest.mark.parametrize("font", ["Helvetica", "cjk"])
+def test_a_wrapped_part_name_never_ends_on_a_lone_letter(font):
+    """The parts list's name column (38 mm, 8 pt, pdf.py _bom): "NVIDIA GeForce RTX 4090 D"
+    takes two lines, and "D" stays with "4090" - as string lines and as reportlab breaks the
+    same text in a Paragraph."""
+    from reportlab.lib.units import mm
+
+    from torchrig.report.fonts import font_set
+
+    name = font_set("zh").body if font == "cjk" else "Helvetica"
+    style = ParagraphStyle("s", fontName=name, fontSize=8, leading=10)
+    shown = keep_last_word("NVIDIA GeForce RTX 4090 D")
+    lines = string_cell_text(shown, style, 38 * mm, None)
+    assert lines is not None and lines.split("\n") == ["NVIDIA GeForce RTX",
+                                                        "4090\u00a0D"]
+    reference = Paragraph(shown, style).breakLines(38 * mm - 2 * CELL_PAD_X).lines
+    assert [" ".join(words) for _unused, words in reference] == lines.split("\n")
+    # and the plain name did leave it alone: the case this guards
+    plain = string_cell_text("NVIDIA GeForce RTX 4090 D", style, 38 * mm, None)
+    assert plain is not None and plain.split("\n")[-1] == "D"

@@ -54,6 +54,7 @@ from torchrig.report.pdf_layout import (
     CachedParagraph,
     draw_draft_stamp,
     height_of,
+    keep_last_word,
     lead_height,
     numbered_canvas,
     row_split,
@@ -471,7 +472,7 @@ class _Renderer:
         for row in sheet.bom:
             rows.append([
                 cell(0, label(CATEGORIES, row.category, self.lang)),
-                cell(1, row.part),
+                cell(1, keep_last_word(row.part)),
                 cell(2, row.key_spec),
                 cell(3, str(row.qty)),
                 cell(4, fmt_money(row.unit_price, no_price)),

@@ -7,6 +7,7 @@ back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -142,6 +143,26 @@ def plain_frags(text: str, style: Any) -> list[ParaFrag] | None:
 CELL_PAD_X = 4
 """Left and right padding of a table cell (``_Renderer._table``)."""
 
+NO_BREAK_SPACE = "\u00a0"
+_BREAKING_WHITE_SPACE = re.compile(r"[^\S\u00a0]+")
+"""White space a line may break at: every kind but the no-break space."""
+
+
+def keep_last_word(name: str) -> str:
+    """A part name whose last words are one or two characters ("RTX 4090 D", "RTX 5090 D V2",
+    "4070 Ti") with those words bound to the word before them by no-break spaces, so a name
+    that wraps never leaves "D" alone on its last line. reportlab's Paragraph does not break
+    at a no-break space, and neither does :func:`string_cell_text`."""
+    words = name.split(" ")
+    if "" in words:
+        return name  # runs of spaces: the cell is a Paragraph, which shows them as it likes
+    keep = len(words)
+    while keep > 2 and 0 < len(words[keep - 1]) <= 2:
+        keep -= 1
+    if keep == len(words):
+        return name
+    return " ".join(words[: keep - 1]) + " " + NO_BREAK_SPACE.join(words[keep - 1:])
+
 
 def string_cell_text(text: str, style: Any, width: float,
                      wide_font: str | None) -> str | None:
@@ -164,7 +185,8 @@ def string_cell_text(text: str, style: Any, width: float,
     one font size below the cell's top padding (valign TOP) or its lines' leading above the
     bottom padding (BOTTOM) and the next ones a leading apart, as a Paragraph of that leading
     places them, and left/right alignment at the same padding."""
-    if not text or text != " ".join(text.split()) or clean_text(text) != text or "\xad" in text:
+    words = [word for word in _BREAKING_WHITE_SPACE.split(text) if word]
+    if not text or text != " ".join(words) or clean_text(text) != text or "\xad" in text:
         return None  # blank, white space runs or line breaks, or characters Paragraph changes
     wide = needs_wide_font(text)
     if wide and wide_font is not None:
