@@ -70,7 +70,13 @@ def test_master_addr_is_local(addr, expected):
 
 def test_options_defaults_and_round_trip():
     options = parse_options([])
-    assert options.iters == 20 and options.warmup == 5 and options.timeout_s == 60
+    assert options.iters == 20 and options.timeout_s == 60
+    # nccl-tests' -w 5 on GPUs; 20 for gloo ranks on CPUs, as the plain loop warms up
+    # (docs/collective.md, "How it is timed")
+    assert options.warmup is None
+    assert (options.warmup_for("nccl"), options.warmup_for("gloo")) == (5, 20)
+    assert parse_options(["--warmup", "7"]).warmup_for("gloo") == 7
+    assert parse_options(options.to_argv()) == options
     assert options.sizes_for("gloo")[-1] == 1024**2
     assert options.sizes_for("nccl")[-1] == 256 * 1024**2
     given = parse_options(["--sizes", "1K..4K", "--ops", "all_gather", "--iters", "3",

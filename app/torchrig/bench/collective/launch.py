@@ -430,7 +430,8 @@ def add_cli_arguments(parser: argparse.ArgumentParser, include_json: bool = True
     parser.add_argument("--sizes", help="message sizes, e.g. 8..256M or 1K,1M (binary units)")
     parser.add_argument("--ops", help=f"comma list of {', '.join(OPS)} (default all)")
     parser.add_argument("--iters", help="timed iterations per size (default 20)")
-    parser.add_argument("--warmup", help="untimed iterations per size (default 5)")
+    parser.add_argument("--warmup", help="untimed iterations per size (default 5 on nccl, 20 "
+                        "on gloo)")
     parser.add_argument("--timeout", help="process-group timeout in seconds (default 60)")
     parser.add_argument("--launch-timeout", type=float, default=DEFAULT_LAUNCH_TIMEOUT_S,
                         help="hard limit for the whole run in seconds (default 600)")

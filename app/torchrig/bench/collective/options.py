@@ -18,7 +18,13 @@ from torchrig.errors import InputError
 BACKENDS = ("nccl", "gloo")
 DEFAULT_ITERS = 20
 DEFAULT_WARMUP = 5
-"""nccl-tests' defaults (-n 20 -w 5)."""
+"""nccl-tests' defaults (-n 20 -w 5), for NCCL on GPUs."""
+
+DEFAULT_WARMUP_GLOO = 20
+"""gloo's default warm-up: CPU ranks are slower to settle than 5 operations. On a 2-core
+machine the first 5 intervals after a 5-operation warm-up were 1.1-1.3x the later ones at
+4 MiB, and TorchRig read 0.84-0.94x a plain loop that warms up with 20 calls; with 20 it
+read 0.89-1.03x, about what the plain loop read against itself (docs/collective.md)."""
 
 DEFAULT_TIMEOUT_S = 60.0
 """Process-group timeout: long enough for a slow rendezvous, short enough that a lost rank
@@ -32,7 +38,8 @@ class CollectiveOptions:
     sizes: tuple[int, ...] | None
     ops: tuple[Op, ...]
     iters: int
-    warmup: int
+    warmup: int | None
+    """Untimed operations per size; None: the backend's default (:meth:`warmup_for`)."""
     backend: str | None
     json_path: Path | None
     timeout_s: float
@@ -40,10 +47,17 @@ class CollectiveOptions:
     def sizes_for(self, backend: str) -> list[int]:
         return list(self.sizes) if self.sizes is not None else default_sizes(backend)
 
+    def warmup_for(self, backend: str) -> int:
+        if self.warmup is not None:
+            return self.warmup
+        return DEFAULT_WARMUP_GLOO if backend == "gloo" else DEFAULT_WARMUP
+
     def to_argv(self) -> list[str]:
         """The same options as command-line arguments (to hand to torchrun)."""
         argv = ["--ops", ",".join(self.ops), "--iters", str(self.iters),
-                "--warmup", str(self.warmup), "--timeout", f"{self.timeout_s:g}"]
+                "--timeout", f"{self.timeout_s:g}"]
+        if self.warmup is not None:
+            argv += ["--warmup", str(self.warmup)]
         if self.sizes is not None:
             argv += ["--sizes", ",".join(str(size) for size in self.sizes)]
         if self.backend is not None:
@@ -94,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ops", default="all",
                         help="all_reduce,all_gather,reduce_scatter or all (default)")
     parser.add_argument("--iters", type=_int_in("--iters", 1, 10_000), default=DEFAULT_ITERS)
-    parser.add_argument("--warmup", type=_int_in("--warmup", 0, 1_000), default=DEFAULT_WARMUP)
+    parser.add_argument("--warmup", type=_int_in("--warmup", 0, 1_000),
+                        help=f"untimed operations per size (default {DEFAULT_WARMUP} on nccl, "
+                        f"{DEFAULT_WARMUP_GLOO} on gloo)")
     parser.add_argument("--backend", choices=BACKENDS,
                         help="default: nccl when CUDA GPUs are usable, else gloo")
     parser.add_argument("--json", type=Path, help="rank 0 writes the report here")

@@ -258,7 +258,8 @@ def run_rank(options: CollectiveOptions, launch: LaunchEnv,
         # Per case: iters timings, then "verified", then ops per timing.
         local = torch.zeros((len(cases), options.iters + 2), dtype=torch.float64)
         for index, layout in enumerate(cases):
-            times, verified, n_ops = _measure_case(torch, dist, layout, launch, device, options)
+            times, verified, n_ops = _measure_case(torch, dist, layout, launch, device,
+                                                   options.iters, options.warmup_for(backend))
             local[index, : options.iters] = torch.tensor(times, dtype=torch.float64)
             local[index, options.iters] = 1.0 if verified else 0.0
             local[index, options.iters + 1] = float(n_ops)
@@ -377,7 +378,7 @@ def _sync(torch: Any, dist: Any, device: Any) -> None:
 
 
 def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEnv, device: Any,
-                  options: CollectiveOptions) -> tuple[list[float], bool, int]:
+                  iters: int, warmup: int) -> tuple[list[float], bool, int]:
     """(seconds per operation for each timed interval, verified, operations per interval)."""
     inp, out, call, expected = _buffers(torch, dist, layout, launch.world_size, device)
     # One checked call proves the bytes arrived where they should before they are timed.
@@ -386,7 +387,7 @@ def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEn
     verified = bool(torch.equal(out, expected))
     # Zeros from here on: repeated in-place sums of non-zero data would overflow to inf.
     inp.zero_()
-    warmup = max(1, options.warmup)
+    warmup = max(1, warmup)
     _sync(torch, dist, device)
     began = time.perf_counter()
     for _ in range(warmup):
@@ -398,8 +399,8 @@ def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEn
     dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
     n_ops = int(agreed.item())
     if device.type == "cuda":
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(options.iters)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(options.iters)]
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         torch.cuda.synchronize(device)
         for start, end in zip(starts, ends, strict=True):
             start.record()
@@ -411,7 +412,7 @@ def _measure_case(torch: Any, dist: Any, layout: MessageLayout, launch: LaunchEn
                  for start, end in zip(starts, ends, strict=True)]
     else:
         times = []
-        for _ in range(options.iters):
+        for _ in range(iters):
             dist.barrier()
             began = time.perf_counter()
             for _ in range(n_ops):
@@ -468,7 +469,8 @@ def _build_report(torch: Any, options: CollectiveOptions, launch: LaunchEnv,
     )
     settings = Settings(
         ops=options.ops, sizes=tuple(options.sizes_for(backend)), iters=iters,
-        warmup=options.warmup, dtype="float32", timeout_s=options.timeout_s, timing=timing,
+        warmup=options.warmup_for(backend), dtype="float32", timeout_s=options.timeout_s,
+        timing=timing,
     )
     topology = {"node_of_rank": 0, "nvml": nvml_topology().to_dict()}
     return CollectiveReport(
