@@ -22,11 +22,9 @@ SAMPLE = ROOT / "builds" / "pro-dual-4090.json"
 
 
 @pytest.fixture
-def window(window, qtbot):
-    """The main window on screen: hidden widgets take no clicks."""
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+def window(shown_window):
+    """The main window on screen (conftest.py): hidden widgets take no clicks."""
+    return shown_window
 
 
 @pytest.fixture
@@ -59,17 +57,33 @@ def print_dialog(monkeypatch):
 
 
 def _report_with_sample(window, qtbot):
+    """The Report page with the sample build open. ``report.shown`` lists every status the
+    page has shown since: a preview finishing later may replace "Sent ..." on the label."""
     # A build with parts first: the empty "New build" is no quote (issue 25).
     open_from_menu(window, SAMPLE)
     go_to(qtbot, window, "report")
-    return window.report_page
+    report = window.report_page
+    report.shown = []
+    set_text = report.status.setText
+
+    def shown(text):
+        report.shown.append(text)
+        set_text(text)
+
+    report.status.setText = shown  # the page sets its status from Python: each call is seen
+    return report
+
+
+def _sent(report) -> str | None:
+    return next((text for text in report.shown if text.startswith("Sent ")), None)
 
 
 def _print_and_wait(window, qtbot, print_dialog, out, dpi, full_page=False):
     print_dialog(out, dpi, full_page)
     report = _report_with_sample(window, qtbot)
     click(qtbot, report.print_button)
-    qtbot.waitUntil(lambda: report.status.text().startswith("Sent "), timeout=60_000)
+    qtbot.waitUntil(lambda: _sent(report) is not None, timeout=60_000)
+    qtbot.waitUntil(report.print_button.isEnabled)  # once the print thread has ended
     return report
 
 
@@ -89,8 +103,7 @@ def test_print_from_the_report_page_prints_every_page(window, qtbot, tmp_path, p
     pages = _sheet_pages(report.pdf_bytes)
     assert pages >= 2  # the second page is drawn after newPage(), not over the first
     assert len(pypdf.PdfReader(out).pages) == pages
-    assert report.status.text() == f"Sent {pages} pages to the printer."
-    assert report.print_button.isEnabled()
+    assert _sent(report) == f"Sent {pages} pages to the printer."
 
 
 @pytest.mark.parametrize(("dpi", "rendered_width"), [
@@ -200,26 +213,37 @@ class HeldPrint:
         self.released.set()
 
 
-def test_a_print_run_is_drawn_off_the_gui_thread_with_its_progress_shown(
-        window, qtbot, tmp_path, print_dialog, monkeypatch):
+def _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch):
+    """Print the sample quote (150 dpi, to a file) and return (held run, Report page, file)
+    once the worker is held at the first page."""
     held = HeldPrint(monkeypatch)
     out = tmp_path / "printed.pdf"
     print_dialog(out, 150)
     report = _report_with_sample(window, qtbot)
     click(qtbot, report.print_button)
-    pages = None
     try:
         # The GUI thread turns its event loop (waitUntil) while the page is held on the worker.
         qtbot.waitUntil(held.at_first_page.is_set, timeout=60_000)
+    except BaseException:
+        held.release()
+        raise
+    return held, report, out
+
+
+def test_a_print_run_is_drawn_off_the_gui_thread_with_its_progress_shown(
+        window, qtbot, tmp_path, print_dialog, monkeypatch):
+    held, report, _out = _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch)
+    pages = None
+    try:
         pages = _sheet_pages(report.pdf_bytes)
-        qtbot.waitUntil(lambda: report.status.text() == f"Printing page 1 of {pages}…")
+        qtbot.waitUntil(lambda: f"Printing page 1 of {pages}…" in report.shown)
         assert not report.print_button.isEnabled()  # one print run at a time
         assert held.threads[0] is not threading.main_thread()
     finally:
         held.release()
-    qtbot.waitUntil(lambda: report.status.text() == f"Sent {pages} pages to the printer.",
+    qtbot.waitUntil(lambda: _sent(report) == f"Sent {pages} pages to the printer.",
                     timeout=60_000)
-    assert report.print_button.isEnabled()
+    qtbot.waitUntil(report.print_button.isEnabled)  # once the print thread has ended
     assert held.results == [pages]
 
 
@@ -228,17 +252,12 @@ def test_closing_the_window_while_printing_waits_for_the_printout(
     """The first close waits until every page has been sent, then the window closes."""
     import pypdf
 
-    held = HeldPrint(monkeypatch)
-    out = tmp_path / "printed.pdf"
-    print_dialog(out, 150)
-    report = _report_with_sample(window, qtbot)
-    click(qtbot, report.print_button)
+    held, report, out = _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch)
     try:
-        qtbot.waitUntil(held.at_first_page.is_set, timeout=60_000)
         window.build_page.dirty = False  # no "Save changes?" in the way of this close
         assert not window.close()  # refused for now
         assert window.isVisible()
-        assert report.status.text() == "The window closes when the print run has been sent."
+        assert report.shown[-1] == "The window closes when the print run has been sent."
     finally:
         held.release()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
@@ -252,12 +271,7 @@ def test_closing_twice_while_printing_stops_the_run_between_pages(
     """A user who closes again does not wait: no page after the current one is drawn."""
     import pypdf
 
-    held = HeldPrint(monkeypatch)
-    out = tmp_path / "printed.pdf"
-    print_dialog(out, 150)
-    report = _report_with_sample(window, qtbot)
-    click(qtbot, report.print_button)
-    qtbot.waitUntil(held.at_first_page.is_set, timeout=60_000)
+    held, report, out = _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch)
     window.build_page.dirty = False
     assert not window.close()
     # The second close waits for the worker (page 1 still held): release it shortly after.
@@ -285,5 +299,5 @@ def test_a_printer_that_will_not_start_is_reported(window, qtbot, tmp_path, prin
     click(qtbot, report.print_button)
     qtbot.waitUntil(lambda: bool(shown), timeout=60_000)
     assert shown == ["The printer could not be started."]
-    assert report.status.text() == "The printer could not be started."
+    assert "The printer could not be started." in report.shown
     qtbot.waitUntil(report.print_button.isEnabled)
