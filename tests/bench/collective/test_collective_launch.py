@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import ipaddress
 import os
@@ -392,20 +393,31 @@ def test_a_local_run_listens_on_loopback_only(tmp_path, no_leftovers):
     me = psutil.Process()
     seen: list[tuple[str, int, int]] = []
     tree_sizes: list[int] = []
+    rank_sessions: list[tuple[int, int]] = []
 
     def look(line: str) -> None:
         progress = parse_progress(line)
         if progress is None or progress[0] != 1 or tree_sizes:
             return
-        tree = {p.pid for p in me.children(recursive=True)}
+        family = me.children(recursive=True)
+        tree = {p.pid for p in family}
         tree_sizes.append(len(tree))
         seen.extend(_listening_sockets(tree))
+        for process in family:
+            with contextlib.suppress(psutil.Error, OSError):
+                argv = process.cmdline()
+                if "torchrig.bench.collective" in argv:  # a rank, not the launcher (.local)
+                    rank_sessions.append((process.pid, os.getsid(process.pid)))
 
     # Small sizes and few iterations: the look happens at the first size's progress line.
     # No --warmup: the report records gloo's own default, as the plain loop warms up.
     launch_local(2, "gloo", ["--sizes", "8..4K", "--iters", "5"], 120,
                  json_path=tmp_path / "r.json", on_line=look)
     assert load_collective_report(tmp_path / "r.json").settings.warmup == 20
+    # Each rank leads a session of its own, as under torchrun: Linux's autogroup scheduling
+    # shares the CPUs between sessions, and ranks sharing one read 0.81x at 1 MiB.
+    assert len(rank_sessions) == 2
+    assert all(pid == sid for pid, sid in rank_sessions), rank_sessions
     assert tree_sizes and tree_sizes[0] >= 3  # launcher + 2 ranks were alive when looked at
     assert seen, "gloo listens for its peers: the look happened while the run was alive"
     outside = [s for s in seen if not ipaddress.ip_address(s[0]).is_loopback]

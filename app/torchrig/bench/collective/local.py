@@ -9,9 +9,9 @@ sockets on the loopback interface only (``GLOO_SOCKET_IFNAME``/``NCCL_SOCKET_IFN
 :func:`torchrig.bench.collective.launch.local_child_env`).
 
 It behaves like torchrun where the caller can tell: the ranks get RANK, LOCAL_RANK,
-WORLD_SIZE, LOCAL_WORLD_SIZE and GROUP_WORLD_SIZE; when one exits non-zero the others are
-stopped and a torchrun-style "Root Cause" block names it; the exit code is the failed rank's
-(1 for a signal). SIGTERM stops every rank.
+WORLD_SIZE, LOCAL_WORLD_SIZE and GROUP_WORLD_SIZE and each leads a session of its own; when
+one exits non-zero the others are stopped and a torchrun-style "Root Cause" block names it;
+the exit code is the failed rank's (1 for a signal). SIGTERM stops every rank.
 """
 
 from __future__ import annotations
@@ -77,9 +77,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank),
                            WORLD_SIZE=str(nproc), LOCAL_WORLD_SIZE=str(nproc),
                            GROUP_WORLD_SIZE="1", **{STORE_ENV: str(store)})
+                # Each rank leads a session of its own, as torchrun starts its workers. Beyond
+                # signals this decides the CPU share: Linux's autogroup scheduling
+                # (kernel.sched_autogroup_enabled, on by default) shares the processors between
+                # sessions first, so ranks in one session shared one rank's weight against
+                # anything else running and read 0.81x torchrun's ranks at 1 MiB.
                 procs.append(subprocess.Popen(
                     [sys.executable, "-m", WORKER_MODULE, *worker_args],
-                    stdin=subprocess.DEVNULL, env=env))
+                    stdin=subprocess.DEVNULL, env=env, start_new_session=os.name == "posix"))
             while True:
                 codes = [proc.poll() for proc in procs]
                 failed = [(rank, code) for rank, code in enumerate(codes)
