@@ -32,6 +32,7 @@ from torchrig.gui.qt import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -290,7 +291,14 @@ class WizardPage(QWidget):
         tabs.addTab(self.verify_panel, self.tr("On this machine"))
         self.result_tabs = tabs
         layout.addWidget(tabs, 1)
-        return host
+        # The results scroll on their own: in the window's page scroll area the whole page
+        # scrolled, and at 1280 x 720 a user reading the measured table had an empty space
+        # where the steps' form had been.
+        self.results_scroll = scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(host)
+        return scroll
 
     def _money_controls(self) -> QWidget:
         """The terms ``torchrig plan --recommend`` takes on the command line - a time target,
