@@ -23,8 +23,9 @@ DEFAULT_WARMUP = 5
 DEFAULT_WARMUP_GLOO = 20
 """gloo's default warm-up: CPU ranks are slower to settle than 5 operations. On a 2-core
 machine the first 5 intervals after a 5-operation warm-up were 1.1-1.3x the later ones at
-4 MiB, and TorchRig read 0.84-0.94x a plain loop that warms up with 20 calls; with 20 it
-read 0.89-1.03x, about what the plain loop read against itself (docs/collective.md)."""
+4 MiB; against a plain loop that warms up with 20 calls, 24 alternated rounds read 1.06 /
+0.84 / 0.94x (256 KiB / 1 MiB / 4 MiB) with 5 and 0.99 / 0.89 / 1.03x with 20
+(docs/collective.md)."""
 
 DEFAULT_TIMEOUT_S = 60.0
 """Process-group timeout: long enough for a slow rendezvous, short enough that a lost rank
