@@ -51,8 +51,10 @@ window's thread; 600 dpi is a quarter of that and finer than text needs on paper
 
 BAND_PIXELS = 500_000
 """Pixels rasterised and drawn per call into Qt (about 100 rows of a 600 dpi A4 page): on the
-2-core test machine such a band took 5-10 ms to render and 10-20 ms to draw, where the whole
-page took 1.2-1.6 s (``benchmarks/bench_gui_stalls.py --only print``)."""
+2-core test machine another Python thread then waited at most 11-21 ms for the lock, where a
+whole page's render and draw held it 0.15-0.25 s and 1.0-1.4 s; the window's worst stall
+while printing was 23-46 ms (``benchmarks/bench_gui_stalls.py --only print``). Half this size
+lowered the median stall by 5 ms and made a print run 15 % longer."""
 
 
 def print_pdf(pdf: bytes, printer: Any, cancel: threading.Event | None = None,

@@ -203,7 +203,7 @@ def string_cell_text(text: str, style: Any, width: float,
     lines: list[str] = []
     line: list[str] = []
     current = -space  # as reportlab: no space before a line's first word
-    for word in text.split(" "):
+    for word in words:  # text is these words joined by single spaces (checked above)
         word_width = stringWidth(word, font, size)
         if word_width > inside:
             return None
