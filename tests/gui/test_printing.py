@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from gui_gestures import click, go_to, open_from_menu
+from gui_gestures import click, go_to, menu_action, open_from_menu
 
 from torchrig.gui.qt import QDialog, QMessageBox
 
@@ -255,8 +255,8 @@ def test_closing_the_window_while_printing_waits_for_the_printout(
     held, report, out = _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch)
     try:
         window.build_page.dirty = False  # no "Save changes?" in the way of this close
-        assert not window.close()  # refused for now
-        assert window.isVisible()
+        menu_action(window, "File", "Quit").trigger()
+        assert window.isVisible()  # refused for now
         assert report.shown[-1] == "The window closes when the print run has been sent."
     finally:
         held.release()
@@ -273,10 +273,13 @@ def test_closing_twice_while_printing_stops_the_run_between_pages(
 
     held, report, out = _held_print_run(window, qtbot, tmp_path, print_dialog, monkeypatch)
     window.build_page.dirty = False
-    assert not window.close()
+    quit_action = menu_action(window, "File", "Quit")
+    quit_action.trigger()
+    assert window.isVisible()
     # The second close waits for the worker (page 1 still held): release it shortly after.
     threading.Timer(0.3, held.release).start()
-    assert window.close()
+    quit_action.trigger()
+    assert not window.isVisible()
     assert held.results == [None]  # stopped, not finished
     assert _sheet_pages(report.pdf_bytes) >= 2
     assert len(pypdf.PdfReader(out).pages) == 1  # a file cannot be aborted: what was drawn
